@@ -1,0 +1,3 @@
+from autology_mcp.cli import main
+
+raise SystemExit(main())
