@@ -1,0 +1,84 @@
+"""``autology doctor``: what is wrong with a store, without changing any node file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autology_mcp.store import NodeStore
+
+
+@dataclass
+class Problem:
+    kind: str  # malformed | duplicate_id | dangling_relation | misplaced | graph_index_out_of_sync
+    path: str
+    message: str
+
+
+@dataclass
+class DoctorReport:
+    nodes: int = 0
+    relations: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict:
+        return {
+            "ok": self.ok,
+            "nodes": self.nodes,
+            "relations": self.relations,
+            "problems": [p.__dict__ for p in self.problems],
+        }
+
+
+def diagnose(store: NodeStore) -> DoctorReport:
+    """Check the files against each other. Reads the store; only derived indexes may be refreshed."""
+    report = DoctorReport()
+    in_sync_before = store.graph_index_in_sync()
+    store.reconcile()  # brings the derived index up to date with the files first
+    if not in_sync_before:
+        report.problems.append(
+            Problem(
+                "graph_index_out_of_sync",
+                store.rel(store.paths.graph_index),
+                "graph/index.json did not match the relations in the node files (it has been rewritten)",
+            )
+        )
+    for path, error in store.index.errors():
+        kind = "duplicate_id" if error.startswith("duplicate id") else "malformed"
+        report.problems.append(Problem(kind, path, error))
+    summaries = store.index.node_summaries()
+    report.nodes = len(summaries)
+    known = {node_id for node_id, *_ in summaries}
+    for node_id, node_type, _status, _title, path in summaries:
+        expected = store.rel(store.paths.node_file(node_type, node_id))
+        if path != expected:
+            report.problems.append(
+                Problem("misplaced", path, f"a {node_type} node with id {node_id} belongs at {expected}")
+            )
+    relations = store.index.relations()
+    report.relations = len(relations)
+    paths = {node_id: path for node_id, _t, _s, _ti, path in summaries}
+    for r in relations:
+        if r.target not in known:
+            report.problems.append(
+                Problem(
+                    "dangling_relation",
+                    paths.get(r.source, r.source),
+                    f"relation {r.type.value} from {r.source} points at {r.target}, which does not exist",
+                )
+            )
+    report.problems.sort(key=lambda p: (p.kind, p.path, p.message))
+    return report
+
+
+def render(report: DoctorReport, root: Path) -> str:
+    lines = [f"{report.nodes} nodes, {report.relations} relations in {root}"]
+    if report.ok:
+        lines.append("✓ no problems found")
+    for p in report.problems:
+        lines.append(f"✗ [{p.kind}] {p.path}: {p.message}")
+    return "\n".join(lines)

@@ -1,0 +1,79 @@
+"""The relation graph: the spec's ``graph/index.json`` and the in-memory NetworkX graph.
+
+Both are derived from the relations in the nodes' frontmatter. ``index.json`` is rewritten
+atomically whenever a relation changes and rebuilt when it is missing, stale or corrupt; the
+NetworkX ``MultiDiGraph`` (one edge per relation, keyed by relation type) is built on demand.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from autology_mcp.models import RelationRecord, format_timestamp
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+GRAPH_INDEX_VERSION = "1.0"
+
+
+def relation_dict(r: RelationRecord) -> dict[str, Any]:
+    data: dict[str, Any] = {"source": r.source, "target": r.target, "type": r.type.value}
+    if r.description:
+        data["description"] = r.description
+    data["confidence"] = r.confidence
+    return data
+
+
+def render_graph_index(relations: Iterable[RelationRecord], last_updated: datetime) -> str:
+    """The file's text: deterministic order, one relation per line (small, readable diffs)."""
+    ordered = sorted(relations, key=lambda r: (r.source, r.type.value, r.target))
+    lines = ",\n".join("    " + json.dumps(relation_dict(r), ensure_ascii=False) for r in ordered)
+    head = (
+        "{\n"
+        f'  "version": "{GRAPH_INDEX_VERSION}",\n'
+        f'  "lastUpdated": "{format_timestamp(last_updated)}",\n'
+        '  "relations": ['
+    )
+    return head + ("\n" + lines + "\n  ]\n}\n" if lines else "]\n}\n")
+
+
+def read_graph_index(path: Path) -> list[RelationRecord] | None:
+    """The relations in the file, or None when it is missing or not a valid graph index."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("version") != GRAPH_INDEX_VERSION:
+            return None
+        return [RelationRecord.model_validate(item) for item in data["relations"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def relation_keys(relations: Iterable[RelationRecord]) -> set[tuple[str, str, str, str | None, float]]:
+    return {(r.source, r.target, r.type.value, r.description, r.confidence) for r in relations}
+
+
+def build_graph(nodes: Iterable[tuple[str, str, str, str]], relations: Iterable[RelationRecord]) -> nx.MultiDiGraph:
+    """A MultiDiGraph with a vertex per node (attributes type, status, title) and an edge per relation.
+
+    Relations whose target does not exist still get an edge; the target vertex then has
+    ``missing=True`` so callers can report dangling targets.
+    """
+    import networkx as nx  # imported here: it costs ~0.2 s and only graph operations need it
+
+    graph = nx.MultiDiGraph()
+    for node_id, node_type, status, title in nodes:
+        graph.add_node(node_id, type=node_type, status=status, title=title, missing=False)
+    for r in relations:
+        if r.target not in graph:
+            graph.add_node(r.target, missing=True)
+        if r.source not in graph:
+            graph.add_node(r.source, missing=True)
+        graph.add_edge(
+            r.source, r.target, key=r.type.value, type=r.type.value, description=r.description, confidence=r.confidence
+        )
+    return graph

@@ -1,0 +1,257 @@
+"""Node <-> Markdown file text (Obsidian-compatible: YAML frontmatter, ``# Title``, ``## Related`` wikilinks).
+
+``render_node`` writes the spec's layout; ``parse_node`` reads it back, and also reads files people
+wrote or edited by hand: missing optional fields get defaults, unknown frontmatter keys are kept in
+``node.extra`` and written back, and anything that cannot be understood raises
+:class:`MalformedNodeError` with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+import frontmatter
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+
+from autology_mcp.errors import ValidationError
+from autology_mcp.models import (
+    CONFIDENCE_MANUAL,
+    KnowledgeNode,
+    NodeStatus,
+    Relation,
+    format_timestamp,
+    parse_timestamp,
+    validate_confidence,
+    validate_description,
+    validate_id,
+    validate_references,
+    validate_relation_type,
+    validate_session,
+    validate_source,
+    validate_status,
+    validate_title,
+    validate_type,
+)
+
+try:  # the C emitter is ~10x faster; fall back to pure Python where libyaml is missing
+    from yaml import CSafeDumper as _BaseDumper
+except ImportError:  # pragma: no cover
+    from yaml import SafeDumper as _BaseDumper  # type: ignore[assignment]
+
+KNOWN_KEYS = (
+    "id",
+    "type",
+    "title",
+    "tags",
+    "confidence",
+    "created",
+    "modified",
+    "session",
+    "source",
+    "status",
+    "relations",
+    "references",
+)
+
+_YAML = YAMLHandler()
+_WIKILINK_LINE = re.compile(r"^- \[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]\s*$")
+_UUID_LIKE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+class MalformedNodeError(ValueError):
+    """A node file that cannot be read as a node; ``reason`` says why."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+        super().__init__(reason)
+
+
+class _Timestamp(str):
+    """A timestamp string written as a plain YAML scalar (unquoted), as in the spec's example."""
+
+
+class _Dumper(_BaseDumper):
+    pass
+
+
+_Dumper.add_representer(_Timestamp, lambda d, v: d.represent_scalar("tag:yaml.org,2002:timestamp", str(v)))
+
+
+def _yaml_dump(data: dict[str, Any]) -> str:
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000)
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------------------------
+
+
+def frontmatter_dict(node: KnowledgeNode) -> dict[str, Any]:
+    """The frontmatter in the spec's key order, then any unknown keys the file had."""
+    data: dict[str, Any] = {
+        "id": node.id,
+        "type": node.type.value,
+        "title": node.title,
+        "tags": list(node.tags),
+        "confidence": node.confidence,
+        "created": _Timestamp(format_timestamp(node.created)),
+        "modified": _Timestamp(format_timestamp(node.modified)),
+    }
+    if node.session:
+        data["session"] = node.session
+    data["source"] = node.source
+    data["status"] = node.status.value
+    data["relations"] = [
+        {
+            "type": r.type.value,
+            "target": r.target,
+            **({"description": r.description} if r.description else {}),
+            "confidence": r.confidence,
+        }
+        for r in node.relations
+    ]
+    data["references"] = list(node.references)
+    for key, value in node.extra.items():
+        if key not in data:
+            data[key] = value
+    return data
+
+
+def related_section(node: KnowledgeNode) -> str:
+    targets = list(dict.fromkeys(r.target for r in node.relations))
+    if not targets:
+        return ""
+    return "## Related\n" + "".join(f"- [[{t}]]\n" for t in targets)
+
+
+def render_node(node: KnowledgeNode) -> str:
+    """The full text of the node's file."""
+    parts = ["---\n", _yaml_dump(frontmatter_dict(node)), "---\n\n", f"# {node.title}\n\n"]
+    if node.content:
+        parts.append(node.content + "\n")
+    related = related_section(node)
+    if related:
+        parts.append("\n" + related)
+    return "".join(parts)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------------------------
+
+
+def _body_content(body: str, title: str) -> str:
+    """The node's content: the body without the generated ``# Title`` line and ``## Related`` list."""
+    text = body.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+    lines = text.split("\n")
+    if lines and lines[0].startswith("# ") and " ".join(lines[0][2:].split()) == title:
+        lines = lines[1:]
+    # A trailing "## Related" section made only of wikilinks to node ids is generated: drop it.
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].strip() == "## Related":
+            tail = [line for line in lines[index + 1 :] if line.strip()]
+            links = [_WIKILINK_LINE.match(line.strip()) for line in tail]
+            if tail and all(m and _UUID_LIKE.match(m.group(1).strip()) for m in links):
+                lines = lines[:index]
+            break
+        if lines[index].strip() and not _WIKILINK_LINE.match(lines[index].strip()):
+            break
+    return "\n".join(line.rstrip() for line in lines).strip("\n")
+
+
+def _tags_from_file(value: Any) -> tuple[str, ...]:
+    """Tags as written by hand: a list or a comma-separated string; normalised to the tag rule."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [v for v in re.split(r"[,\s]+", value) if v]
+    if not isinstance(value, list):
+        raise MalformedNodeError(f"tags must be a list, got {type(value).__name__}")
+    tags: list[str] = []
+    for item in value:
+        tag = re.sub(r"[^a-z0-9]+", "-", str(item).lower().lstrip("#")).strip("-")
+        if tag and tag not in tags:
+            tags.append(tag[:64])
+    return tuple(tags)
+
+
+def _relations_from_file(value: Any) -> tuple[Relation, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise MalformedNodeError(f"relations must be a list, got {type(value).__name__}")
+    relations: dict[tuple[str, str], Relation] = {}
+    for position, item in enumerate(value, 1):
+        if not isinstance(item, dict):
+            raise MalformedNodeError(f"relation #{position} must be a mapping with type and target")
+        try:
+            relation = Relation(
+                type=validate_relation_type(item.get("type"), f"relations[{position}].type"),
+                target=validate_id(str(item.get("target", "")), f"relations[{position}].target"),
+                description=validate_description(item.get("description")),
+                confidence=validate_confidence(item.get("confidence", 0.8), f"relations[{position}].confidence"),
+            )
+        except ValidationError as exc:
+            raise MalformedNodeError(str(exc)) from None
+        relations[(relation.target, relation.type.value)] = relation  # a later duplicate wins
+    return tuple(relations.values())
+
+
+def parse_node(text: str, fallback_time: datetime | None = None) -> KnowledgeNode:
+    """Read a node file's text. Raises :class:`MalformedNodeError` with a reason."""
+    if not text.lstrip("\ufeff").startswith("---"):
+        raise MalformedNodeError("no YAML frontmatter (the file must start with a '---' line)")
+    try:
+        metadata, body = frontmatter.parse(text.lstrip("\ufeff"), handler=_YAML)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise MalformedNodeError(f"invalid YAML frontmatter{where}: {problem}") from None
+    except ValueError as exc:
+        raise MalformedNodeError(f"cannot split frontmatter: {exc}") from None
+    if not metadata:
+        raise MalformedNodeError("empty or unterminated frontmatter")
+    for key in ("id", "type", "title"):
+        if metadata.get(key) in (None, ""):
+            raise MalformedNodeError(f"missing required field '{key}'")
+    try:
+        node_id = validate_id(str(metadata["id"]))
+        node_type = validate_type(metadata["type"])
+        title = validate_title(str(metadata["title"]))
+        confidence = validate_confidence(metadata.get("confidence", CONFIDENCE_MANUAL))
+        modified_raw = metadata.get("modified") or fallback_time
+        if modified_raw is None:
+            raise MalformedNodeError("missing 'modified' timestamp")
+        modified = parse_timestamp(modified_raw, "modified")
+        created = parse_timestamp(metadata.get("created") or modified, "created")
+        session = metadata.get("session")
+        session = validate_session(str(session)) if session not in (None, "") else None
+        source = validate_source(metadata.get("source") or "manual")
+        status = validate_status(metadata.get("status") or NodeStatus.ACTIVE.value)
+        references = validate_references(metadata.get("references") or [])
+    except ValidationError as exc:
+        raise MalformedNodeError(str(exc)) from None
+    relations = _relations_from_file(metadata.get("relations"))
+    tags = _tags_from_file(metadata.get("tags"))
+    content = _body_content(body, title)
+    extra = {k: v for k, v in metadata.items() if k not in KNOWN_KEYS}
+    return KnowledgeNode(
+        id=node_id,
+        type=node_type,
+        title=title,
+        content=content,
+        tags=tags,
+        relations=relations,
+        confidence=confidence,
+        created=created,
+        modified=modified,
+        session=session,
+        source=source,
+        references=references,
+        status=status,
+        extra=extra,
+    )

@@ -1,0 +1,337 @@
+"""The knowledge model: node types, statuses, relation types, and the immutable node itself.
+
+Validation rules of the spec (seed 004), each enforced here:
+1. id is a UUID v4          2. title is 1-100 characters     3. type is one of 7
+4. status is one of 3       5. confidence is within 0.0-1.0   6. tags are lowercase a-z, 0-9, hyphen
+7. relation targets exist   (checked by the store, which knows the other nodes)
+8. timestamps are ISO 8601  9. references are valid relative file paths inside the project
+
+Every check raises :class:`autology_mcp.errors.ValidationError` naming the field.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from autology_mcp.errors import ValidationError
+
+
+class NodeType(StrEnum):
+    DECISION = "decision"
+    COMPONENT = "component"
+    CONVENTION = "convention"
+    CONCEPT = "concept"
+    PATTERN = "pattern"
+    ISSUE = "issue"
+    SESSION = "session"
+
+
+class NodeStatus(StrEnum):
+    ACTIVE = "active"
+    NEEDS_REVIEW = "needs_review"
+    SUPERSEDED = "superseded"
+
+
+class RelationType(StrEnum):
+    AFFECTS = "affects"
+    USES = "uses"
+    SUPERSEDES = "supersedes"
+    RELATES_TO = "relates_to"
+    IMPLEMENTS = "implements"
+    DEPENDS_ON = "depends_on"
+    DERIVED_FROM = "derived_from"
+
+
+NODE_TYPES = [t.value for t in NodeType]
+NODE_STATUSES = [s.value for s in NodeStatus]
+RELATION_TYPES = [r.value for r in RelationType]
+
+TITLE_MAX = 100
+CONTENT_MAX = 200_000  # characters; a node is a note, not a document dump
+TAGS_MAX = 32
+TAG_MAX_LEN = 64
+REFERENCES_MAX = 64
+RELATION_DESCRIPTION_MAX = 500
+
+CONFIDENCE_MANUAL = 0.9
+CONFIDENCE_HOOK = 0.85
+CONFIDENCE_AUTOMATIC = 0.7
+CONFIDENCE_MINIMUM = 0.5
+RELATION_CONFIDENCE_DEFAULT = 0.8
+
+_UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+_TAG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_SOURCE = re.compile(r"^(manual|hook_[a-z0-9_]+)$")
+_SESSION = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+# Characters that have no place in text: C0 controls except tab and newline, DEL, C1 controls,
+# lone surrogates, and the Unicode line/paragraph separators that YAML treats as line breaks.
+_BAD_TEXT_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\ufeff]")
+# A reference: a relative path, optionally with #L10 / #L10-40 or #symbol.
+_REFERENCE = re.compile(r"^(?P<path>[^#]+?)(?:#(?P<anchor>L\d+(?:-L?\d+)?|[A-Za-z_][\w.:]*))?$")
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def utc_now() -> datetime:
+    """Now, truncated to milliseconds so it survives the round trip through text."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=(now.microsecond // 1000) * 1000)
+
+
+def format_timestamp(value: datetime) -> str:
+    """ISO 8601 in UTC with a ``Z``: seconds, plus milliseconds when there are any."""
+    value = value.astimezone(UTC)
+    if value.microsecond:
+        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --------------------------------------------------------------------------------------------
+# Field validators: each takes raw input and returns the normalised value, or raises.
+# --------------------------------------------------------------------------------------------
+
+
+def validate_id(value: Any, field: str = "id") -> str:
+    if not isinstance(value, str):
+        raise ValidationError(field, f"must be a string UUID v4, got {type(value).__name__}")
+    candidate = value.strip().lower()
+    if not _UUID4.match(candidate):
+        shown = value if len(value) <= 60 else value[:57] + "..."
+        raise ValidationError(field, f"must be a UUID v4 like 3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f, got {shown!r}")
+    return candidate
+
+
+def validate_title(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValidationError("title", f"must be a string, got {type(value).__name__}")
+    title = " ".join(value.split())  # one line, single spaces
+    if not title:
+        raise ValidationError("title", "must not be empty (1-100 characters)")
+    if len(title) > TITLE_MAX:
+        raise ValidationError("title", f"is {len(title)} characters long; the limit is {TITLE_MAX}")
+    if _BAD_TEXT_CHARS.search(title):
+        raise ValidationError("title", "contains control or invisible separator characters")
+    return title
+
+
+def validate_content(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValidationError("content", f"must be a string of Markdown, got {type(value).__name__}")
+    content = value.replace("\r\n", "\n").replace("\r", "\n")
+    content = "\n".join(line.rstrip() for line in content.split("\n")).strip("\n")
+    if not content.strip():
+        raise ValidationError("content", "must not be empty")
+    if len(content) > CONTENT_MAX:
+        raise ValidationError(
+            "content", f"is {len(content)} characters long; the limit is {CONTENT_MAX} (split it into several nodes)"
+        )
+    bad = _BAD_TEXT_CHARS.search(content)
+    if bad:
+        raise ValidationError("content", f"contains a control character {bad.group()!r} at offset {bad.start()}")
+    return content
+
+
+def validate_type(value: Any, field: str = "type") -> NodeType:
+    try:
+        return NodeType(value)
+    except ValueError:
+        raise ValidationError(field, f"unknown node type {value!r}", NODE_TYPES) from None
+
+
+def validate_status(value: Any) -> NodeStatus:
+    try:
+        return NodeStatus(value)
+    except ValueError:
+        raise ValidationError("status", f"unknown status {value!r}", NODE_STATUSES) from None
+
+
+def validate_relation_type(value: Any, field: str = "type") -> RelationType:
+    try:
+        return RelationType(value)
+    except ValueError:
+        raise ValidationError(field, f"unknown relation type {value!r}", RELATION_TYPES) from None
+
+
+def validate_confidence(value: Any, field: str = "confidence", minimum: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValidationError(field, f"must be a number between 0.0 and 1.0, got {type(value).__name__}")
+    number = float(value)
+    if math.isnan(number) or not 0.0 <= number <= 1.0:
+        raise ValidationError(field, f"must be between 0.0 and 1.0, got {value!r}")
+    if number < minimum:
+        raise ValidationError(field, f"{number} is below the minimum accepted confidence {minimum}")
+    return round(number, 4)
+
+
+def validate_tags(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise ValidationError("tags", f"must be a list of strings, got {type(value).__name__}")
+    if len(value) > TAGS_MAX:
+        raise ValidationError("tags", f"has {len(value)} tags; the limit is {TAGS_MAX}")
+    tags: list[str] = []
+    for tag in value:
+        if not isinstance(tag, str):
+            raise ValidationError("tags", f"every tag must be a string, got {type(tag).__name__}")
+        if not _TAG.match(tag) or len(tag) > TAG_MAX_LEN:
+            suggestion = re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-")[:TAG_MAX_LEN]
+            hint = f"; try {suggestion!r}" if suggestion and _TAG.match(suggestion) else ""
+            raise ValidationError(
+                "tags", f"{tag!r} is not lowercase letters, digits and single hyphens (max {TAG_MAX_LEN}){hint}"
+            )
+        if tag not in tags:
+            tags.append(tag)
+    return tuple(tags)
+
+
+def validate_reference(value: Any) -> str:
+    """A project-relative file path, optionally ``#L10-40`` or ``#symbol``. Never escapes the root."""
+    if not isinstance(value, str):
+        raise ValidationError("references", f"every reference must be a string, got {type(value).__name__}")
+    ref = value.strip().replace("\\", "/")
+    match = _REFERENCE.match(ref)
+    if not ref or not match or _BAD_TEXT_CHARS.search(ref) or len(ref) > 500:
+        raise ValidationError("references", f"{value!r} is not a file path (optionally with #L10-40 or #symbol)")
+    path = match.group("path")
+    while path.startswith("./"):
+        path = path[2:]
+    parts = path.split("/")
+    if path.startswith("/") or re.match(r"^[A-Za-z]:", path) or ".." in parts or "" in parts or "." in parts:
+        raise ValidationError(
+            "references", f"{value!r} must be a relative path inside the project (no '..', no absolute path)"
+        )
+    anchor = match.group("anchor")
+    return f"{path}#{anchor}" if anchor else path
+
+
+def validate_references(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise ValidationError("references", f"must be a list of file paths, got {type(value).__name__}")
+    if len(value) > REFERENCES_MAX:
+        raise ValidationError("references", f"has {len(value)} entries; the limit is {REFERENCES_MAX}")
+    refs: list[str] = []
+    for item in value:
+        ref = validate_reference(item)
+        if ref not in refs:
+            refs.append(ref)
+    return tuple(refs)
+
+
+def validate_source(value: Any) -> str:
+    if not isinstance(value, str) or not _SOURCE.match(value):
+        raise ValidationError("source", f"must be 'manual' or 'hook_<event>' (e.g. hook_post_commit), got {value!r}")
+    return value
+
+
+def validate_session(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not _SESSION.match(value):
+        raise ValidationError("session", "must be an identifier of letters, digits, '.', '_', ':' or '-' (max 128)")
+    return value
+
+
+def validate_description(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValidationError("description", f"must be a string, got {type(value).__name__}")
+    text = " ".join(value.split())
+    if len(text) > RELATION_DESCRIPTION_MAX:
+        raise ValidationError("description", f"is {len(text)} characters; the limit is {RELATION_DESCRIPTION_MAX}")
+    if _BAD_TEXT_CHARS.search(text):
+        raise ValidationError("description", "contains control characters")
+    return text or None
+
+
+def parse_timestamp(value: Any, field: str) -> datetime:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            parsed = None
+        if parsed is not None:
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    raise ValidationError(field, f"must be an ISO 8601 timestamp like 2026-02-08T12:00:00Z, got {value!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# The models. Frozen: every operation returns a new object.
+# --------------------------------------------------------------------------------------------
+
+
+class Relation(BaseModel):
+    """A typed edge, stored in the frontmatter of its source node."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: RelationType
+    target: str
+    description: str | None = None
+    confidence: float = RELATION_CONFIDENCE_DEFAULT
+
+
+class RelationRecord(BaseModel):
+    """A relation with its source: one entry of ``graph/index.json``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    target: str
+    type: RelationType
+    description: str | None = None
+    confidence: float = RELATION_CONFIDENCE_DEFAULT
+
+
+class KnowledgeNode(BaseModel):
+    """One node of the knowledge graph; its file is ``.autology/nodes/{type}s/{id}.md``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    type: NodeType
+    title: str
+    content: str
+    tags: tuple[str, ...] = ()
+    relations: tuple[Relation, ...] = ()
+    confidence: float = CONFIDENCE_MANUAL
+    created: datetime
+    modified: datetime
+    session: str | None = None
+    source: str = "manual"
+    references: tuple[str, ...] = ()
+    status: NodeStatus = NodeStatus.ACTIVE
+    # Frontmatter keys this version does not know: kept as they are and written back on update.
+    extra: dict[str, Any] = Field(default_factory=dict, exclude=True)
+
+    def public_dict(self) -> dict[str, Any]:
+        """The node as the tools show it (JSON-ready, timestamps as ISO 8601)."""
+        data = self.model_dump(mode="json", exclude={"extra"})
+        data["created"] = format_timestamp(self.created)
+        data["modified"] = format_timestamp(self.modified)
+        return data
+
+
+def build_relation(target: Any, type_: Any, description: Any = None, confidence: Any = None) -> Relation:
+    return Relation(
+        type=validate_relation_type(type_),
+        target=validate_id(target, "target"),
+        description=validate_description(description),
+        confidence=validate_confidence(
+            RELATION_CONFIDENCE_DEFAULT if confidence is None else confidence, "confidence"
+        ),
+    )

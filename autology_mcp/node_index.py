@@ -1,0 +1,372 @@
+"""The derived SQLite index of the node files: ``.autology/cache/nodes.sqlite``.
+
+It mirrors what the Markdown files say (one row per file, per node, per tag, per relation, and an
+FTS5 full-text table over title, content and tags) so that queries and start-up do not re-read
+thousands of files. It is shared by every server process on the project (WAL mode) and only ever
+written under the store's write lock, in the same critical section as the file it describes.
+Delete it at any time: it is rebuilt from the files.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from autology_mcp.models import KnowledgeNode, RelationRecord
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    node_id TEXT,
+    error TEXT
+);
+CREATE TABLE IF NOT EXISTS nodes (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    path TEXT NOT NULL,
+    type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    title TEXT NOT NULL,
+    modified TEXT NOT NULL,
+    confidence REAL NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS nodes_type ON nodes (type, modified);
+CREATE INDEX IF NOT EXISTS nodes_modified ON nodes (modified);
+CREATE TABLE IF NOT EXISTS tags (node_id TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (node_id, tag));
+CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag);
+CREATE TABLE IF NOT EXISTS relations (
+    source TEXT NOT NULL,
+    target TEXT NOT NULL,
+    type TEXT NOT NULL,
+    description TEXT,
+    confidence REAL NOT NULL,
+    PRIMARY KEY (source, target, type)
+);
+CREATE INDEX IF NOT EXISTS relations_target ON relations (target);
+CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5(
+    title, content, tags, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+
+
+@dataclass(frozen=True)
+class FileRow:
+    path: str
+    mtime_ns: int
+    size: int
+    node_id: str | None
+    error: str | None
+
+
+def sort_key_time(value: datetime) -> str:
+    """A timestamp as text that sorts correctly: UTC, fixed width."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
+
+
+def node_to_json(node: KnowledgeNode) -> str:
+    data = node.model_dump(mode="json")
+    data["extra"] = node.extra
+    return json.dumps(data, ensure_ascii=False, default=str, separators=(",", ":"))
+
+
+def node_from_json(text: str) -> KnowledgeNode:
+    return KnowledgeNode.model_validate(json.loads(text))
+
+
+class NodeIndex:
+    """Thread-safe wrapper over one SQLite connection to the cache database."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        self.conn = self._open()
+
+    # ---------------------------------------------------------------- connection and schema
+
+    def _open(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        conn.execute("PRAGMA busy_timeout = 30000")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        version = None
+        try:
+            version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        except sqlite3.OperationalError:
+            version = None
+        if version is not None and version[0] != SCHEMA_VERSION:
+            conn.close()
+            self._delete_files()
+            return self._open()
+        conn.executescript(_SCHEMA)
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?), ('generation', '0')",
+            (SCHEMA_VERSION,),
+        )
+        return conn
+
+    def _delete_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+
+    def check(self) -> None:
+        """Raise sqlite3.DatabaseError when the database is damaged."""
+        with self._lock:
+            row = self.conn.execute("PRAGMA quick_check").fetchone()
+            if row is None or row[0] != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {row[0] if row else 'no answer'}")
+
+    def reset(self) -> None:
+        """Throw the database away and start empty (it is only a cache)."""
+        with self._lock:
+            try:
+                self.conn.close()
+            except sqlite3.Error:
+                pass
+            self._delete_files()
+            self.conn = self._open()
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; bumps the shared generation counter so other processes notice."""
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+                self.conn.execute(
+                    "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
+                )
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+
+    def generation(self) -> int:
+        with self._lock:
+            return int(self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
+
+    def get_meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            return row[0] if row else None
+
+    def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    # ---------------------------------------------------------------- writes (inside transaction())
+
+    def upsert_node(self, conn: sqlite3.Connection, node: KnowledgeNode, path: str) -> None:
+        row = conn.execute("SELECT rowid FROM nodes WHERE id = ?", (node.id,)).fetchone()
+        values = (
+            node.id,
+            path,
+            node.type.value,
+            node.status.value,
+            node.title,
+            sort_key_time(node.modified),
+            node.confidence,
+            node_to_json(node),
+        )
+        if row is None:
+            cursor = conn.execute(
+                "INSERT INTO nodes (id, path, type, status, title, modified, confidence, data)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                values,
+            )
+            rowid = cursor.lastrowid
+        else:
+            rowid = row[0]
+            conn.execute(
+                "UPDATE nodes SET id = ?, path = ?, type = ?, status = ?, title = ?, modified = ?,"
+                " confidence = ?, data = ? WHERE rowid = ?",
+                (*values, rowid),
+            )
+            conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (rowid,))
+        conn.execute(
+            "INSERT INTO nodes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?)",
+            (rowid, node.title, node.content, " ".join(t.replace("-", " ") + " " + t for t in node.tags)),
+        )
+        conn.execute("DELETE FROM tags WHERE node_id = ?", (node.id,))
+        conn.executemany("INSERT INTO tags (node_id, tag) VALUES (?, ?)", [(node.id, t) for t in node.tags])
+        conn.execute("DELETE FROM relations WHERE source = ?", (node.id,))
+        conn.executemany(
+            "INSERT INTO relations (source, target, type, description, confidence) VALUES (?, ?, ?, ?, ?)",
+            [(node.id, r.target, r.type.value, r.description, r.confidence) for r in node.relations],
+        )
+
+    def delete_node(self, conn: sqlite3.Connection, node_id: str) -> None:
+        row = conn.execute("SELECT rowid FROM nodes WHERE id = ?", (node_id,)).fetchone()
+        if row is None:
+            return
+        conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (row[0],))
+        conn.execute("DELETE FROM nodes WHERE rowid = ?", (row[0],))
+        conn.execute("DELETE FROM tags WHERE node_id = ?", (node_id,))
+        conn.execute("DELETE FROM relations WHERE source = ?", (node_id,))
+
+    def put_file(
+        self, conn: sqlite3.Connection, path: str, mtime_ns: int, size: int, node_id: str | None, error: str | None
+    ) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO files (path, mtime_ns, size, node_id, error) VALUES (?, ?, ?, ?, ?)",
+            (path, mtime_ns, size, node_id, error),
+        )
+
+    def drop_file(self, conn: sqlite3.Connection, path: str) -> None:
+        conn.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    # ---------------------------------------------------------------- reads
+
+    def files(self) -> dict[str, FileRow]:
+        with self._lock:
+            rows = self.conn.execute("SELECT path, mtime_ns, size, node_id, error FROM files").fetchall()
+        return {r[0]: FileRow(*r) for r in rows}
+
+    def file_row(self, path: str) -> FileRow | None:
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT path, mtime_ns, size, node_id, error FROM files WHERE path = ?", (path,)
+            ).fetchone()
+        return FileRow(*row) if row else None
+
+    def errors(self) -> list[tuple[str, str]]:
+        with self._lock:
+            return self.conn.execute(
+                "SELECT path, error FROM files WHERE error IS NOT NULL ORDER BY path"
+            ).fetchall()
+
+    def node_path(self, node_id: str) -> str | None:
+        with self._lock:
+            row = self.conn.execute("SELECT path FROM nodes WHERE id = ?", (node_id,)).fetchone()
+        return row[0] if row else None
+
+    def get_node(self, node_id: str) -> KnowledgeNode | None:
+        with self._lock:
+            row = self.conn.execute("SELECT data FROM nodes WHERE id = ?", (node_id,)).fetchone()
+        return node_from_json(row[0]) if row else None
+
+    def get_nodes(self, node_ids: Iterable[str]) -> dict[str, KnowledgeNode]:
+        ids = list(dict.fromkeys(node_ids))
+        found: dict[str, KnowledgeNode] = {}
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for node_id, data in self.conn.execute(
+                    f"SELECT id, data FROM nodes WHERE id IN ({marks})", chunk
+                ).fetchall():
+                    found[node_id] = node_from_json(data)
+        return found
+
+    def existing_ids(self, node_ids: Iterable[str]) -> set[str]:
+        ids = list(dict.fromkeys(node_ids))
+        found: set[str] = set()
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.update(r[0] for r in self.conn.execute(f"SELECT id FROM nodes WHERE id IN ({marks})", chunk))
+        return found
+
+    def all_nodes(self) -> Iterator[KnowledgeNode]:
+        with self._lock:
+            rows = self.conn.execute("SELECT data FROM nodes ORDER BY id").fetchall()
+        for (data,) in rows:
+            yield node_from_json(data)
+
+    def node_summaries(self) -> list[tuple[str, str, str, str, str]]:
+        """(id, type, status, title, path) of every node, by id."""
+        with self._lock:
+            return self.conn.execute("SELECT id, type, status, title, path FROM nodes ORDER BY id").fetchall()
+
+    def counts_by(self, column: str) -> dict[str, int]:
+        assert column in ("type", "status")
+        with self._lock:
+            return dict(self.conn.execute(f"SELECT {column}, count(*) FROM nodes GROUP BY {column}").fetchall())
+
+    def relation_counts(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self.conn.execute("SELECT type, count(*) FROM relations GROUP BY type").fetchall())
+
+    def relations(self) -> list[RelationRecord]:
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT source, target, type, description, confidence FROM relations ORDER BY source, type, target"
+            ).fetchall()
+        return [
+            RelationRecord(source=s, target=t, type=ty, description=d, confidence=c) for s, t, ty, d, c in rows
+        ]
+
+    def incoming(self, node_id: str) -> list[tuple[str, str]]:
+        """(source id, relation type) of every relation pointing at ``node_id``."""
+        with self._lock:
+            return self.conn.execute(
+                "SELECT source, type FROM relations WHERE target = ? ORDER BY source, type", (node_id,)
+            ).fetchall()
+
+    def _filters(self, node_type: str | None, tags: tuple[str, ...]) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if node_type:
+            clauses.append("n.type = ?")
+            params.append(node_type)
+        if tags:
+            marks = ",".join("?" * len(tags))
+            clauses.append(
+                f"n.id IN (SELECT node_id FROM tags WHERE tag IN ({marks}) GROUP BY node_id"
+                " HAVING count(DISTINCT tag) = ?)"
+            )
+            params.extend(tags)
+            params.append(len(tags))
+        return (" AND " + " AND ".join(clauses)) if clauses else "", params
+
+    def search(
+        self, match: str, node_type: str | None, tags: tuple[str, ...], limit: int, weights: tuple[float, float, float]
+    ) -> list[tuple[KnowledgeNode, float]]:
+        """Nodes matching the FTS5 expression, best first, with their BM25 score (higher is better)."""
+        where, params = self._filters(node_type, tags)
+        sql = (
+            "SELECT n.data, -bm25(nodes_fts, ?, ?, ?) AS score FROM nodes_fts"
+            " JOIN nodes n ON n.rowid = nodes_fts.rowid"
+            f" WHERE nodes_fts MATCH ?{where} ORDER BY score DESC, n.modified DESC, n.id LIMIT ?"
+        )
+        with self._lock:
+            rows = self.conn.execute(sql, (*weights, match, *params, limit)).fetchall()
+        return [(node_from_json(data), score) for data, score in rows]
+
+    def ids_matching(self, match: str, node_ids: list[str]) -> list[str]:
+        """Which of ``node_ids`` match the FTS5 expression."""
+        marks = ",".join("?" * len(node_ids))
+        sql = (
+            "SELECT n.id FROM nodes_fts JOIN nodes n ON n.rowid = nodes_fts.rowid"
+            f" WHERE nodes_fts MATCH ? AND n.id IN ({marks})"
+        )
+        with self._lock:
+            return [r[0] for r in self.conn.execute(sql, (match, *node_ids)).fetchall()]
+
+    def recent(self, node_type: str | None, tags: tuple[str, ...], limit: int) -> list[KnowledgeNode]:
+        where, params = self._filters(node_type, tags)
+        sql = f"SELECT n.data FROM nodes n WHERE 1 = 1{where} ORDER BY n.modified DESC, n.id LIMIT ?"
+        with self._lock:
+            rows = self.conn.execute(sql, (*params, limit)).fetchall()
+        return [node_from_json(data) for (data,) in rows]
+
+    def count(self) -> int:
+        with self._lock:
+            return self.conn.execute("SELECT count(*) FROM nodes").fetchone()[0]

@@ -1,0 +1,78 @@
+"""Ranked full-text search over nodes (``autology_query``), on the SQLite FTS5 index.
+
+Score, from 0 to 1:  ``(0.6 * coverage + 0.4 * bm25 / best_bm25) * status_factor``
+
+- ``bm25`` is FTS5's BM25 with column weights title 10, tags 5, content 1 (so title and tag
+  matches weigh more), relative to the best candidate of this query;
+- ``coverage`` is the share of the query's terms the node contains (stemmed, any column);
+- ``status_factor`` is 1.0 for active, 0.9 for needs_review and 0.5 for superseded nodes, so
+  superseded knowledge ranks below active knowledge of similar relevance.
+
+Ties break by most recently modified, then id: the same store and query always give the same list.
+An empty query lists nodes, most recently modified first, each with score 1.0.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from autology_mcp.models import KnowledgeNode, NodeStatus
+from autology_mcp.node_index import NodeIndex
+
+COLUMN_WEIGHTS = (10.0, 1.0, 5.0)  # title, content, tags
+STATUS_FACTOR = {NodeStatus.ACTIVE: 1.0, NodeStatus.NEEDS_REVIEW: 0.9, NodeStatus.SUPERSEDED: 0.5}
+MAX_TERMS = 24
+
+STOP_WORDS = frozenset(
+    """a an and are as at be but by do does did for from has have how i if in into is it its of on or our
+    so that the their them then there these this those to was we were what when where which who why will
+    with you your""".split()
+)
+
+_TERM = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Hit:
+    node: KnowledgeNode
+    score: float
+
+
+def query_terms(query: str) -> list[str]:
+    """Lowercased word terms of the query, stop words dropped (unless nothing else is left)."""
+    words = [w.lower() for w in _TERM.findall(query)]
+    terms = [w for w in words if w not in STOP_WORDS] or words
+    return list(dict.fromkeys(terms))[:MAX_TERMS]
+
+
+def _quoted(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def search_nodes(
+    index: NodeIndex, query: str, node_type: str | None = None, tags: tuple[str, ...] = (), limit: int = 10
+) -> list[Hit]:
+    terms = query_terms(query or "")
+    if not terms:
+        return [Hit(node, 1.0) for node in index.recent(node_type, tags, limit)]
+    match = " OR ".join(_quoted(t) for t in terms)
+    candidates = index.search(match, node_type, tags, limit * 4 + 40, COLUMN_WEIGHTS)
+    if not candidates:
+        return []
+    best = max(score for _, score in candidates) or 1.0
+    ids = [node.id for node, _ in candidates]
+    matched = {node_id: 0 for node_id in ids}
+    if len(terms) > 1:
+        for term in terms:
+            for node_id in index.ids_matching(_quoted(term), ids):
+                matched[node_id] += 1
+    else:
+        matched = {node_id: 1 for node_id in ids}
+    hits = []
+    for node, bm25 in candidates:
+        coverage = matched[node.id] / len(terms)
+        relevance = 0.6 * coverage + 0.4 * max(bm25, 0.0) / best
+        hits.append(Hit(node, round(relevance * STATUS_FACTOR[node.status], 4)))
+    hits.sort(key=lambda h: (-h.score, -h.node.modified.timestamp(), h.node.id))
+    return hits[:limit]

@@ -1,0 +1,157 @@
+"""The MCP server: each tool is a thin wrapper over one method of the domain core.
+
+Core errors (``ValidationError``, ``NotFoundError``, ``StorageError``) become ``ToolError`` with
+the core's message, so the model reads what was wrong and what is allowed. Nothing here prints
+to stdout: on the stdio transport, stdout is the protocol. Logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from autology_mcp import __version__
+from autology_mcp.errors import AutologyError
+from autology_mcp.models import NODE_STATUSES, NODE_TYPES, RELATION_TYPES
+from autology_mcp.service import Autology, CaptureResult, QueryHit, StatusResult
+
+log = logging.getLogger("autology.server")
+T = TypeVar("T")
+
+INSTRUCTIONS = """autology is this project's memory: a knowledge graph of decisions, components, conventions,
+concepts, patterns, issues and sessions, stored as Markdown in .autology/nodes/.
+Before designing or changing something, search it with autology_query. When a decision is made,
+a convention agreed, a component built or a problem found, record it with autology_capture
+(decisions in ADR form: ## Context, ## Decision, ## Alternatives, ## Consequences) and link it
+with autology_relate. Mark outdated knowledge with autology_update (status superseded) and link
+the replacement with a 'supersedes' relation."""
+
+READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+CREATES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
+UPSERTS = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+OVERWRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
+
+NodeId = Annotated[str, Field(description="Node id (UUID v4)")]
+NodeTypeArg = Annotated[str | None, Field(description="Node type", json_schema_extra={"enum": NODE_TYPES})]
+TagsArg = Annotated[
+    list[str] | None, Field(description="Tags: lowercase letters, digits and hyphens, e.g. ['auth', 'api-design']")
+]
+ReferencesArg = Annotated[
+    list[str] | None,
+    Field(description="Project-relative file paths this node is about, optionally with #L10-40 or #symbol"),
+]
+ConfidenceArg = Annotated[float | None, Field(description="Confidence from 0.0 to 1.0 (0.5 is the minimum accepted)")]
+
+
+def _run(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    try:
+        return call(*args, **kwargs)
+    except AutologyError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def build_server(autology: Autology) -> MCPServer:
+    app = MCPServer("autology", version=__version__, instructions=INSTRUCTIONS)
+
+    @app.tool(name="autology_capture", annotations=CREATES)
+    def autology_capture(
+        title: Annotated[str, Field(description="Short title, 1-100 characters")],
+        content: Annotated[
+            str,
+            Field(
+                description="Markdown body. A decision needs the ADR sections "
+                "## Context, ## Decision, ## Alternatives, ## Consequences"
+            ),
+        ],
+        type: NodeTypeArg = None,
+        tags: TagsArg = None,
+        references: ReferencesArg = None,
+    ) -> CaptureResult:
+        """Create a knowledge node. Without `type`, the type is classified from the title and content."""
+        return _run(autology.capture, title, content, type=type, tags=tags, references=references)
+
+    @app.tool(name="autology_query", annotations=READ_ONLY)
+    def autology_query(
+        query: Annotated[str | None, Field(description="Full-text search; empty lists the most recent nodes")] = None,
+        type: NodeTypeArg = None,
+        tags: Annotated[list[str] | None, Field(description="Only nodes having all of these tags")] = None,
+        limit: Annotated[
+            int | None, Field(description="Maximum results (default 10, at most 100)", json_schema_extra={"minimum": 1, "maximum": 100})
+        ] = None,
+    ) -> list[QueryHit]:
+        """Search knowledge nodes, ranked by relevance (score 0-1; title and tag matches weigh more)."""
+        return _run(autology.query, query, type=type, tags=tags, limit=limit)
+
+    @app.tool(name="autology_status", annotations=READ_ONLY)
+    def autology_status() -> StatusResult:
+        """Knowledge graph statistics: nodes by type and status, relations by type, unreadable files."""
+        return _run(autology.status)
+
+    @app.tool(name="autology_update", annotations=OVERWRITES)
+    def autology_update(
+        id: NodeId,
+        title: Annotated[str | None, Field(description="New title")] = None,
+        content: Annotated[str | None, Field(description="New Markdown content (replaces the old)")] = None,
+        tags: Annotated[list[str] | None, Field(description="New tags (replace the old)")] = None,
+        status: Annotated[str | None, Field(description="New status", json_schema_extra={"enum": NODE_STATUSES})] = None,
+        confidence: ConfidenceArg = None,
+        references: ReferencesArg = None,
+    ) -> str:
+        """Update some fields of a node; the others are kept, and `modified` is set to now."""
+        return _run(
+            autology.update, id, title=title, content=content, tags=tags, status=status,
+            confidence=confidence, references=references,
+        )
+
+    @app.tool(name="autology_delete", annotations=OVERWRITES)
+    def autology_delete(id: NodeId) -> str:
+        """Delete a node and every relation from or to it. Irreversible."""
+        return _run(autology.delete, id)
+
+    @app.tool(name="autology_relate", annotations=UPSERTS)
+    def autology_relate(
+        source: Annotated[str, Field(description="Source node id")],
+        target: Annotated[str, Field(description="Target node id")],
+        type: Annotated[str, Field(description="Relation type", json_schema_extra={"enum": RELATION_TYPES})],
+        description: Annotated[str | None, Field(description="What the relation means here")] = None,
+        confidence: Annotated[float | None, Field(description="0.0-1.0, default 0.8")] = None,
+    ) -> str:
+        """Create or update (upsert) a typed relation from source to target; both nodes must exist."""
+        return _run(autology.relate, source, target, type, description=description, confidence=confidence)
+
+    @app.tool(name="autology_unrelate", annotations=OVERWRITES)
+    def autology_unrelate(
+        source: Annotated[str, Field(description="Source node id")],
+        target: Annotated[str, Field(description="Target node id")],
+        type: Annotated[str, Field(description="Relation type to remove", json_schema_extra={"enum": RELATION_TYPES})],
+    ) -> str:
+        """Remove one relation. Succeeds when the relation does not exist; the nodes stay."""
+        return _run(autology.unrelate, source, target, type)
+
+    return app
+
+
+def serve(root: Path, watch: bool = True) -> None:
+    """Run the server on stdio until the client disconnects."""
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="autology: %(levelname)s %(message)s")
+    autology = Autology.open(root)
+    watcher = None
+    if watch:
+        from autology_mcp.watch import NodeWatcher
+
+        watcher = NodeWatcher(autology.store)
+        watcher.start()
+    try:
+        build_server(autology).run("stdio")
+    finally:
+        if watcher is not None:
+            watcher.stop()
+        autology.close()

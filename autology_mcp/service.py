@@ -1,0 +1,340 @@
+"""The seven knowledge operations of the spec, as plain Python over the node store.
+
+The MCP tools and the CLI are thin wrappers over :class:`Autology`. Every method validates its
+input first (raising ``ValidationError`` before anything is written), then does its work under
+the store's write lock, and returns a pydantic result whose shape is the spec's tool output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from autology_mcp.adr import ADR_TEMPLATE, missing_adr_sections
+from autology_mcp.classify import classify
+from autology_mcp.errors import NotFoundError, ValidationError
+from autology_mcp.models import (
+    CONFIDENCE_HOOK,
+    CONFIDENCE_MANUAL,
+    CONFIDENCE_MINIMUM,
+    NODE_STATUSES,
+    NODE_TYPES,
+    RELATION_TYPES,
+    KnowledgeNode,
+    NodeType,
+    Relation,
+    build_relation,
+    new_id,
+    utc_now,
+    validate_confidence,
+    validate_content,
+    validate_id,
+    validate_references,
+    validate_relation_type,
+    validate_session,
+    validate_source,
+    validate_status,
+    validate_tags,
+    validate_title,
+    validate_type,
+)
+from autology_mcp.search import search_nodes
+from autology_mcp.store import NodeStore
+
+QUERY_LIMIT_DEFAULT = 10
+QUERY_LIMIT_MAX = 100
+
+
+# ------------------------------------------------------------------------------------------
+# Result shapes (the spec's tool outputs)
+# ------------------------------------------------------------------------------------------
+
+
+class RelationOut(BaseModel):
+    type: str
+    target: str
+    description: str | None = None
+    confidence: float
+
+
+class NodeOut(BaseModel):
+    """A KnowledgeNode as the tools return it."""
+
+    id: str
+    type: str
+    title: str
+    content: str
+    tags: list[str]
+    relations: list[RelationOut]
+    confidence: float
+    created: str
+    modified: str
+    session: str | None = None
+    source: str
+    references: list[str]
+    status: str
+
+    @classmethod
+    def of(cls, node: KnowledgeNode) -> NodeOut:
+        return cls.model_validate(node.public_dict())
+
+
+class CaptureResult(BaseModel):
+    id: str = Field(description="The new node's UUID v4")
+    type: str = Field(description="The node type, as given or as classified")
+    confidence: float = Field(description="0.9 manual, 0.85 hook-confirmed, 0.7 automatic classification")
+
+
+class QueryHit(BaseModel):
+    node: NodeOut
+    score: float = Field(description="Relevance from 0 to 1")
+
+
+class StatusResult(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    totalNodes: int
+    nodesByType: dict[str, int]
+    nodesByStatus: dict[str, int]
+    totalRelations: int
+    relationsByType: dict[str, int]
+    malformedFiles: list[dict[str, str]] = Field(
+        default_factory=list, description="Node files that could not be read (path and reason); they are skipped"
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# The operations
+# ------------------------------------------------------------------------------------------
+
+
+def _adr_error(missing: list[str]) -> ValidationError:
+    return ValidationError(
+        "content",
+        f"a decision must be written as an ADR; missing section(s): {', '.join(missing)}. "
+        f"Use this template:\n\n{ADR_TEMPLATE}",
+    )
+
+
+class Autology:
+    """The knowledge graph of one project."""
+
+    def __init__(self, store: NodeStore):
+        self.store = store
+
+    @classmethod
+    def open(cls, root: Path | str, reconcile: bool = True) -> Autology:
+        store = NodeStore(root)
+        store.init()
+        if reconcile:
+            store.reconcile()
+        return cls(store)
+
+    def close(self) -> None:
+        self.store.close()
+
+    # ---------------------------------------------------------------- capture
+
+    def capture(
+        self,
+        title: Any,
+        content: Any,
+        type: Any = None,
+        tags: Any = None,
+        references: Any = None,
+        session: Any = None,
+        source: Any = "manual",
+        confidence: Any = None,
+        status: Any = None,
+    ) -> CaptureResult:
+        """Create a node; classify its type when none is given."""
+        title = validate_title(title)
+        content = validate_content(content)
+        tag_list = validate_tags(tags)
+        refs = validate_references(references)
+        session_id = validate_session(session)
+        source = validate_source(source or "manual")
+        node_status = validate_status(status or "active")
+        if type is not None and type != "":
+            node_type = validate_type(type)
+            default_confidence = CONFIDENCE_HOOK if source.startswith("hook_") else CONFIDENCE_MANUAL
+        else:
+            guess = classify(title, content)
+            if not guess.clear:
+                top = sorted(guess.scores.items(), key=lambda kv: -kv[1])[:3]
+                shown = ", ".join(f"{t} ({s:g})" for t, s in top)
+                raise ValidationError(
+                    "type",
+                    f"could not classify this node confidently (confidence {guess.confidence} is below the minimum "
+                    f"{CONFIDENCE_MINIMUM}; strongest signals: {shown}); pass the type explicitly",
+                    NODE_TYPES,
+                )
+            node_type = guess.type
+            default_confidence = guess.confidence
+        node_confidence = validate_confidence(
+            default_confidence if confidence is None else confidence, "confidence", minimum=CONFIDENCE_MINIMUM
+        )
+        if node_type is NodeType.DECISION:
+            missing = missing_adr_sections(content)
+            if missing:
+                raise _adr_error(missing)
+        now = utc_now()
+        node = KnowledgeNode(
+            id=new_id(),
+            type=node_type,
+            title=title,
+            content=content,
+            tags=tag_list,
+            confidence=node_confidence,
+            created=now,
+            modified=now,
+            session=session_id,
+            source=source,
+            references=refs,
+            status=node_status,
+        )
+        self.store.create(node)
+        return CaptureResult(id=node.id, type=node.type.value, confidence=node.confidence)
+
+    # ---------------------------------------------------------------- query and status
+
+    def query(self, query: Any = None, type: Any = None, tags: Any = None, limit: Any = None) -> list[QueryHit]:
+        if query is not None and not isinstance(query, str):
+            raise ValidationError("query", f"must be a string, got {query.__class__.__name__}")
+        node_type = validate_type(type).value if type not in (None, "") else None
+        tag_filter = validate_tags(tags)
+        if limit is None:
+            limit = QUERY_LIMIT_DEFAULT
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= QUERY_LIMIT_MAX:
+            raise ValidationError("limit", f"must be a whole number from 1 to {QUERY_LIMIT_MAX}, got {limit!r}")
+        hits = search_nodes(self.store.index, query or "", node_type, tag_filter, limit)
+        return [QueryHit(node=NodeOut.of(h.node), score=h.score) for h in hits]
+
+    def status(self) -> StatusResult:
+        index = self.store.index
+        by_type = {t: 0 for t in NODE_TYPES} | index.counts_by("type")
+        by_status = {s: 0 for s in NODE_STATUSES} | index.counts_by("status")
+        by_relation = {r: 0 for r in RELATION_TYPES} | index.relation_counts()
+        return StatusResult(
+            totalNodes=sum(by_type.values()),
+            nodesByType=by_type,
+            nodesByStatus=by_status,
+            totalRelations=sum(by_relation.values()),
+            relationsByType=by_relation,
+            malformedFiles=[{"path": p, "reason": r} for p, r in index.errors()[:50]],
+        )
+
+    def get(self, node_id: Any) -> NodeOut:
+        return NodeOut.of(self.store.get(validate_id(node_id)))
+
+    # ---------------------------------------------------------------- update and delete
+
+    def update(
+        self,
+        id: Any,
+        title: Any = None,
+        content: Any = None,
+        tags: Any = None,
+        status: Any = None,
+        confidence: Any = None,
+        references: Any = None,
+    ) -> str:
+        node_id = validate_id(id)
+        changes: dict[str, Any] = {}
+        if title is not None:
+            changes["title"] = validate_title(title)
+        if content is not None:
+            changes["content"] = validate_content(content)
+        if tags is not None:
+            changes["tags"] = validate_tags(tags)
+        if status is not None:
+            changes["status"] = validate_status(status)
+        if confidence is not None:
+            changes["confidence"] = validate_confidence(confidence, minimum=CONFIDENCE_MINIMUM)
+        if references is not None:
+            changes["references"] = validate_references(references)
+        if not changes:
+            raise ValidationError(
+                "update", "no fields to update: give at least one of title, content, tags, status, confidence, references"
+            )
+        changed: list[str] = []
+
+        def apply(node: KnowledgeNode) -> KnowledgeNode:
+            changed.clear()
+            changed.extend(key for key, value in changes.items() if getattr(node, key) != value)
+            if not changed:
+                return node
+            if node.type is NodeType.DECISION and "content" in changed:
+                missing = missing_adr_sections(changes["content"])
+                if missing:
+                    raise _adr_error(missing)
+            return node.model_copy(update={**{k: changes[k] for k in changed}, "modified": utc_now()})
+
+        _, after = self.store.modify(node_id, apply)
+        fields = ", ".join(changed) if changed else "none (the values were already current)"
+        return f"✓ Updated: {after.title} ({after.type.value})\nFields changed: {fields}"
+
+    def delete(self, id: Any) -> str:
+        node, removed = self.store.delete(validate_id(id))
+        return f"✓ Deleted: {node.title} ({node.type.value})\nRelations removed: {removed}"
+
+    # ---------------------------------------------------------------- relations
+
+    def relate(
+        self, source: Any, target: Any, type: Any, description: Any = None, confidence: Any = None
+    ) -> str:
+        source_id = validate_id(source, "source")
+        proposed = build_relation(target, type, description, confidence)
+        if proposed.target == source_id:
+            raise ValidationError("target", "a node cannot be related to itself")
+        with self.store.lock.hold():
+            if not self.store.exists(proposed.target):
+                raise NotFoundError(proposed.target, "target node")
+
+            def upsert(node: KnowledgeNode) -> KnowledgeNode:
+                relations: list[Relation] = []
+                replaced = False
+                for r in node.relations:
+                    if r.target == proposed.target and r.type == proposed.type:
+                        relations.append(
+                            r.model_copy(
+                                update={
+                                    "description": proposed.description
+                                    if description is not None
+                                    else r.description,
+                                    "confidence": proposed.confidence if confidence is not None else r.confidence,
+                                }
+                            )
+                        )
+                        replaced = True
+                    else:
+                        relations.append(r)
+                if not replaced:
+                    relations.append(proposed)
+                return node.model_copy(update={"relations": tuple(relations)})
+
+            try:
+                self.store.modify(source_id, upsert)
+            except NotFoundError:
+                raise NotFoundError(source_id, "source node") from None
+        return f"✓ Related: {source_id} —[{proposed.type.value}]→ {proposed.target}"
+
+    def unrelate(self, source: Any, target: Any, type: Any) -> str:
+        source_id = validate_id(source, "source")
+        target_id = validate_id(target, "target")
+        relation_type = validate_relation_type(type)
+        message = f"✓ Removed relation: {source_id} —[{relation_type.value}]→ {target_id}"
+
+        def drop(node: KnowledgeNode) -> KnowledgeNode:
+            kept = tuple(r for r in node.relations if not (r.target == target_id and r.type == relation_type))
+            return node.model_copy(update={"relations": kept})
+
+        try:
+            before, after = self.store.modify(source_id, drop)
+        except NotFoundError:
+            return message + " (there was no such relation: the source node does not exist)"
+        if before.relations == after.relations:
+            return message + " (there was no such relation)"
+        return message

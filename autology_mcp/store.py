@@ -1,0 +1,394 @@
+"""The node store: Markdown files under ``.autology/nodes/`` are the truth; everything else is derived.
+
+Writes go file first (atomic), then the derived SQLite index, then ``graph/index.json`` when a
+relation changed, all inside one cross-process write lock. Files changed behind the store's back
+(an Obsidian edit, ``git checkout``, another process) are picked up by :meth:`NodeStore.reconcile`
+(a cheap mtime/size scan, run at start) and :meth:`NodeStore.sync_path` (called by the watcher).
+A file that cannot be read as a node is recorded with its reason, skipped, and never rewritten.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autology_mcp.errors import NotFoundError, StorageError
+from autology_mcp.fsutil import WriteLock, atomic_write, read_text, remove_file
+from autology_mcp.graph import build_graph, read_graph_index, relation_keys, render_graph_index
+from autology_mcp.markdown import MalformedNodeError, parse_node, render_node
+from autology_mcp.models import NODE_TYPES, KnowledgeNode, utc_now, validate_id
+from autology_mcp.node_index import NodeIndex
+from autology_mcp.paths import ProjectPaths
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+log = logging.getLogger("autology.store")
+
+GITIGNORE = "# Derived data: rebuilt from nodes/ at any time (autology rebuild)\ncache/\ngraph/\n"
+
+
+@dataclass
+class ReconcileReport:
+    scanned: int = 0
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    malformed: list[tuple[str, str]] = field(default_factory=list)
+    graph_index_rewritten: bool = False
+
+    @property
+    def changed(self) -> int:
+        return self.added + self.updated + self.removed
+
+
+class NodeStore:
+    """CRUD over node files, with the derived index kept in step."""
+
+    def __init__(self, root: Path | str, durable: bool = True):
+        self.paths = ProjectPaths(Path(root).resolve())
+        self.root = self.paths.root
+        self.durable = durable
+        self.lock = WriteLock(self.paths.lock_file)
+        self._graph: nx.MultiDiGraph | None = None
+        self._graph_generation = -1
+        self._graph_lock = threading.Lock()
+        self.index = self._open_index()
+
+    # ------------------------------------------------------------------ setup
+
+    def _open_index(self) -> NodeIndex:
+        try:
+            self.paths.cache.mkdir(parents=True, exist_ok=True)
+            index = NodeIndex(self.paths.node_db)
+            index.check()
+            return index
+        except sqlite3.DatabaseError as exc:
+            log.warning("cache database %s is damaged (%s); rebuilding it from the node files", self.paths.node_db, exc)
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(self.paths.node_db) + suffix).unlink(missing_ok=True)
+            return NodeIndex(self.paths.node_db)
+        except OSError as exc:
+            raise StorageError(str(self.paths.cache), f"cannot create the cache directory: {exc.strerror}") from exc
+
+    def init(self) -> list[Path]:
+        """Create the directory layout and ``.autology/.gitignore``; returns what was created."""
+        created: list[Path] = []
+        try:
+            for node_type in NODE_TYPES:
+                directory = self.paths.type_dir(node_type)
+                if not directory.exists():
+                    directory.mkdir(parents=True)
+                    created.append(directory)
+            self.paths.graph_index.parent.mkdir(parents=True, exist_ok=True)
+            gitignore = self.paths.base / ".gitignore"
+            if not gitignore.exists():
+                atomic_write(gitignore, GITIGNORE, durable=self.durable)
+                created.append(gitignore)
+        except OSError as exc:
+            raise StorageError(str(self.paths.base), exc.strerror or str(exc)) from exc
+        return created
+
+    def close(self) -> None:
+        self.index.close()
+
+    # ------------------------------------------------------------------ paths
+
+    def rel(self, path: Path) -> str:
+        return Path(path).relative_to(self.root).as_posix()
+
+    def abs(self, rel_path: str) -> Path:
+        return self.root / rel_path
+
+    def _scan_files(self) -> dict[str, os.stat_result]:
+        """Every ``*.md`` below nodes/ (hidden files and folders skipped), with its stat."""
+        found: dict[str, os.stat_result] = {}
+        stack = [self.paths.nodes]
+        while stack:
+            directory = stack.pop()
+            try:
+                entries = list(os.scandir(directory))
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                log.warning("cannot list %s: %s", directory, exc.strerror)
+                continue
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                    try:
+                        found[self.rel(Path(entry.path))] = entry.stat(follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue
+        return found
+
+    # ------------------------------------------------------------------ syncing files -> index
+
+    def _ingest(self, conn: sqlite3.Connection, rel_path: str, stat: os.stat_result | None) -> tuple[str, bool]:
+        """Bring one file's rows in line with the file. Returns (what happened, relations changed)."""
+        old_row = self.index.file_row(rel_path)
+        old_node = self.index.get_node(old_row.node_id) if old_row and old_row.node_id else None
+        if stat is None:  # the file is gone
+            if old_row is None:
+                return "none", False
+            self.index.drop_file(conn, rel_path)
+            if old_node is not None and self.index.node_path(old_node.id) == rel_path:
+                self.index.delete_node(conn, old_node.id)
+                return "removed", bool(old_node.relations)
+            return "removed", False
+        abs_path = self.abs(rel_path)
+        try:
+            node = parse_node(read_text(abs_path), fallback_time=None)
+            error = None
+        except (MalformedNodeError, StorageError) as exc:
+            node, error = None, getattr(exc, "reason", str(exc))
+        if node is not None:
+            holder = self.index.node_path(node.id)
+            if holder and holder != rel_path and self.abs(holder).exists():
+                node, error = None, f"duplicate id {node.id}: the node is already defined in {holder}"
+        if node is None:
+            if not old_row or old_row.error != error:
+                log.warning("skipping malformed node file %s: %s", rel_path, error)
+            self.index.put_file(conn, rel_path, stat.st_mtime_ns, stat.st_size, None, error)
+            if old_node is not None and self.index.node_path(old_node.id) == rel_path:
+                self.index.delete_node(conn, old_node.id)
+                return "updated", bool(old_node.relations)
+            return ("updated" if old_row else "added"), False
+        if old_node is not None and old_node.id != node.id and self.index.node_path(old_node.id) == rel_path:
+            self.index.delete_node(conn, old_node.id)
+        previous = self.index.get_node(node.id)
+        self.index.upsert_node(conn, node, rel_path)
+        self.index.put_file(conn, rel_path, stat.st_mtime_ns, stat.st_size, node.id, None)
+        relations_changed = previous is None and bool(node.relations) or (
+            previous is not None and previous.relations != node.relations
+        )
+        if old_node is not None and old_node.id != node.id and old_node.relations:
+            relations_changed = True
+        return ("updated" if old_row else "added"), relations_changed
+
+    def reconcile(self) -> ReconcileReport:
+        """Compare every node file's mtime and size with the index; re-read only what changed."""
+        report = ReconcileReport()
+        with self.lock.hold():
+            on_disk = self._scan_files()
+            known = self.index.files()
+            report.scanned = len(on_disk)
+            changed = [
+                p
+                for p, st in on_disk.items()
+                if p not in known or known[p].mtime_ns != st.st_mtime_ns or known[p].size != st.st_size
+            ]
+            gone = [p for p in known if p not in on_disk]
+            relations_changed = False
+            if changed or gone:
+                with self.index.transaction() as conn:
+                    for rel_path in sorted(gone):  # removals first, so a moved file keeps its id
+                        outcome, rel_changed = self._ingest(conn, rel_path, None)
+                        report.removed += outcome == "removed"
+                        relations_changed |= rel_changed
+                    for rel_path in sorted(changed):
+                        outcome, rel_changed = self._ingest(conn, rel_path, on_disk[rel_path])
+                        report.added += outcome == "added"
+                        report.updated += outcome == "updated"
+                        relations_changed |= rel_changed
+            report.malformed = self.index.errors()
+            report.graph_index_rewritten = self._ensure_graph_index(force_check=True)
+        if report.changed:
+            log.info(
+                "reconciled %d node files: %d added, %d updated, %d removed",
+                report.scanned,
+                report.added,
+                report.updated,
+                report.removed,
+            )
+        return report
+
+    def sync_path(self, abs_path: Path | str) -> str:
+        """Re-read one file if it changed (the watcher calls this on every file event)."""
+        abs_path = Path(abs_path)
+        try:
+            rel_path = self.rel(abs_path)
+        except ValueError:
+            return "none"
+        if not rel_path.endswith(".md") or any(part.startswith(".") for part in Path(rel_path).parts):
+            return "none"
+        with self.lock.hold():
+            try:
+                stat = abs_path.stat()
+            except FileNotFoundError:
+                stat = None
+            row = self.index.file_row(rel_path)
+            if stat is not None and row is not None and row.mtime_ns == stat.st_mtime_ns and row.size == stat.st_size:
+                return "none"
+            if stat is None and row is None:
+                return "none"
+            with self.index.transaction() as conn:
+                outcome, relations_changed = self._ingest(conn, rel_path, stat)
+            if relations_changed:
+                self._write_graph_index()
+            return outcome
+
+    def rebuild(self) -> ReconcileReport:
+        """Throw away every derived index and rebuild it from the node files."""
+        with self.lock.hold():
+            self.index.reset()
+            self.paths.graph_index.unlink(missing_ok=True)
+            with self._graph_lock:
+                self._graph = None
+            return self.reconcile()
+
+    # ------------------------------------------------------------------ graph index
+
+    def _write_graph_index(self) -> None:
+        atomic_write(self.paths.graph_index, render_graph_index(self.index.relations(), utc_now()), self.durable)
+
+    def _ensure_graph_index(self, force_check: bool = False) -> bool:
+        """Rewrite ``graph/index.json`` when it is missing, corrupt or differs from the nodes."""
+        on_file = read_graph_index(self.paths.graph_index)
+        if on_file is not None and relation_keys(on_file) == relation_keys(self.index.relations()):
+            return False
+        self._write_graph_index()
+        return True
+
+    def graph_index_in_sync(self) -> bool:
+        on_file = read_graph_index(self.paths.graph_index)
+        return on_file is not None and relation_keys(on_file) == relation_keys(self.index.relations())
+
+    def graph(self) -> nx.MultiDiGraph:
+        """The NetworkX view of all nodes and relations, rebuilt when any process changed the store."""
+        generation = self.index.generation()
+        with self._graph_lock:
+            if self._graph is None or generation != self._graph_generation:
+                nodes = [(i, t, s, title) for i, t, s, title, _ in self.index.node_summaries()]
+                self._graph = build_graph(nodes, self.index.relations())
+                self._graph_generation = generation
+            return self._graph
+
+    # ------------------------------------------------------------------ reads
+
+    def _locate(self, node_id: str) -> str:
+        """The file of a node, looking on disk when the index does not know it yet."""
+        rel_path = self.index.node_path(node_id)
+        if rel_path is not None and self.abs(rel_path).exists():
+            return rel_path
+        # Not indexed (yet), or moved: a file named <id>.md in any folder, or anything changed on disk.
+        candidates = [self.paths.type_dir(t) / f"{node_id}.md" for t in NODE_TYPES]
+        if rel_path is not None or not any(c.exists() for c in candidates):
+            self.reconcile()
+        else:
+            for candidate in candidates:
+                if candidate.exists():
+                    self.sync_path(candidate)
+        rel_path = self.index.node_path(node_id)
+        if rel_path is not None:
+            return rel_path
+        for path, error in self.index.errors():
+            if Path(path).stem == node_id:
+                raise StorageError(str(self.abs(path)), f"the node file is malformed and cannot be changed: {error}")
+        raise NotFoundError(node_id)
+
+    def get(self, node_id: str) -> KnowledgeNode:
+        node_id = validate_id(node_id)
+        node = self.index.get_node(node_id)
+        if node is None:
+            self._locate(node_id)
+            node = self.index.get_node(node_id)
+            if node is None:
+                raise NotFoundError(node_id)
+        return node
+
+    def exists(self, node_id: str) -> bool:
+        try:
+            self.get(node_id)
+            return True
+        except NotFoundError:
+            return False
+
+    def _read_fresh(self, node_id: str) -> tuple[str, KnowledgeNode]:
+        """Under the lock: the node as its file says now (not as the index remembers it)."""
+        rel_path = self._locate(node_id)
+        try:
+            node = parse_node(read_text(self.abs(rel_path)))
+        except MalformedNodeError as exc:
+            raise StorageError(str(self.abs(rel_path)), f"the node file is malformed and cannot be changed: {exc}")
+        if node.id != node_id:
+            self.reconcile()
+            raise StorageError(str(self.abs(rel_path)), f"the file now holds node {node.id}, not {node_id}; retry")
+        return rel_path, node
+
+    # ------------------------------------------------------------------ writes
+
+    def _commit(self, node: KnowledgeNode, old_rel_path: str | None, relations_changed: bool) -> None:
+        """Write the node's file, then its index rows (and the graph index when relations changed)."""
+        new_path = self.paths.node_file(node.type.value, node.id)
+        stat = atomic_write(new_path, render_node(node), durable=self.durable)
+        new_rel = self.rel(new_path)
+        if old_rel_path and old_rel_path != new_rel:
+            remove_file(self.abs(old_rel_path))
+        with self.index.transaction() as conn:
+            if old_rel_path and old_rel_path != new_rel:
+                self.index.drop_file(conn, old_rel_path)
+            self.index.upsert_node(conn, node, new_rel)
+            self.index.put_file(conn, new_rel, stat.st_mtime_ns, stat.st_size, node.id, None)
+        if relations_changed:
+            self._write_graph_index()
+
+    def create(self, node: KnowledgeNode) -> KnowledgeNode:
+        """Store a new node. Its relation targets must exist (rule 7)."""
+        with self.lock.hold():
+            if self.index.node_path(node.id) is not None:
+                raise StorageError(str(self.paths.node_file(node.type.value, node.id)), "a node with this id exists")
+            missing = [r.target for r in node.relations if not self.exists(r.target)]
+            if missing:
+                raise NotFoundError(missing[0], "relation target")
+            self._commit(node, None, bool(node.relations))
+        return node
+
+    def modify(
+        self, node_id: str, change: Callable[[KnowledgeNode], KnowledgeNode]
+    ) -> tuple[KnowledgeNode, KnowledgeNode]:
+        """Read-modify-write one node under the lock: ``change`` gets the node as on disk now.
+
+        Returns (before, after); nothing is written when ``change`` returns an equal node.
+        """
+        node_id = validate_id(node_id)
+        with self.lock.hold():
+            rel_path, before = self._read_fresh(node_id)
+            after = change(before)
+            if after != before or self.rel(self.paths.node_file(after.type.value, after.id)) != rel_path:
+                self._commit(after, rel_path, after.relations != before.relations)
+        return before, after
+
+    def delete(self, node_id: str) -> tuple[KnowledgeNode, int]:
+        """Delete a node and every relation from or to it. Returns (the node, relations removed)."""
+        node_id = validate_id(node_id)
+        with self.lock.hold():
+            rel_path, node = self._read_fresh(node_id)
+            removed = len(node.relations)
+            for source_id in sorted({source for source, _ in self.index.incoming(node_id)} - {node_id}):
+                try:
+                    before, after = self.modify(
+                        source_id,
+                        lambda n: n.model_copy(
+                            update={"relations": tuple(r for r in n.relations if r.target != node_id)}
+                        ),
+                    )
+                except (NotFoundError, StorageError) as exc:
+                    log.warning("could not remove the relations of %s to deleted %s: %s", source_id, node_id, exc)
+                    continue
+                removed += len(before.relations) - len(after.relations)
+            remove_file(self.abs(rel_path))
+            with self.index.transaction() as conn:
+                self.index.delete_node(conn, node_id)
+                self.index.drop_file(conn, rel_path)
+            self._write_graph_index()
+        return node, removed

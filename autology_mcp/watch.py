@@ -1,0 +1,57 @@
+"""Notice node files changed behind the server's back (Obsidian, ``git checkout``, another process).
+
+A watchdog observer on ``.autology/nodes/`` hands every file event to ``NodeStore.sync_path``,
+which re-reads the file only when its mtime or size changed. A directory event (a folder moved or
+removed) triggers a full, still cheap, ``reconcile``. Errors are logged, never raised: a watcher
+must not take the server down.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from autology_mcp.store import NodeStore
+
+log = logging.getLogger("autology.watch")
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, store: NodeStore):
+        self.store = store
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        try:
+            if event.is_directory:
+                if event.event_type in ("moved", "deleted", "created"):
+                    self.store.reconcile()
+                return
+            for path in (event.src_path, getattr(event, "dest_path", "")):
+                if path and str(path).endswith(".md"):
+                    self.store.sync_path(path)
+        except Exception:  # noqa: BLE001 - keep watching whatever one event did
+            log.exception("failed to process file event %s on %s", event.event_type, event.src_path)
+
+
+class NodeWatcher:
+    def __init__(self, store: NodeStore):
+        self.store = store
+        self._observer: Observer | None = None
+
+    def start(self) -> None:
+        self.store.paths.nodes.mkdir(parents=True, exist_ok=True)
+        observer = Observer()
+        observer.daemon = True
+        observer.schedule(_Handler(self.store), str(self.store.paths.nodes), recursive=True)
+        observer.start()
+        self._observer = observer
+
+    def stop(self) -> None:
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=5)
+            self._observer = None
