@@ -1,0 +1,248 @@
+"""Build the index, incrementally.
+
+A previous index is reused only when (seed 003): it exists and is valid, its config hash matches,
+its engine id/version/dimension match, and then per file, the content hash is unchanged. Otherwise
+the file is re-chunked and re-vectorized; files that disappeared are deleted. A full build writes a
+fresh database beside the old one and swaps it in, so readers never see a half-built index.
+
+``fast=True`` (used before a search) trusts an unchanged size + mtime and skips hashing those files.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict
+from multiprocessing import get_context
+from pathlib import Path
+
+from autology_mcp.errors import StorageError
+from autology_mcp.repo import git
+from autology_mcp.repo.chunking import chunk_file, language_of
+from autology_mcp.repo.config import ENGINE_ID, ENGINE_VERSION, INDEX_FORMAT_VERSION, IndexConfig, load_index_config
+from autology_mcp.repo.layout import IndexLocation, build_lock, file_sha256, read_json, write_json_atomic
+from autology_mcp.repo.scan import ScannedFile, classify_content, scan
+from autology_mcp.repo.store import ChunkRow, FileRecord, IndexDB, SymbolRow, sha256
+from autology_mcp.repo.vectors import vector_f32
+
+Progress = Callable[[int, int, str], None]
+POOL_THRESHOLD = 64  # files to (re)process before worker processes pay off
+
+
+def process_file(root: str, path: str, size: int, mtime_ns: int, cfg: IndexConfig) -> FileRecord | None:
+    """Read, hash, classify, chunk and vectorize one file (runs in worker processes too)."""
+    try:
+        data = (Path(root) / path).read_bytes()
+    except OSError:
+        return None
+    digest = sha256(data)
+    language = language_of(path)
+    skipped = classify_content(data, cfg)
+    if skipped:
+        return FileRecord(path, digest, size, mtime_ns, language, skipped, [], [])
+    text = data.decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    chunks, symbols = chunk_file(path, text, cfg)
+    rows = [
+        ChunkRow(c.start_line, c.end_line, c.chunk_type, c.symbol_name, c.symbol_kind, c.text, sha256(c.text),
+                 vector_f32(_vector_text(path, c.symbol_name, c.text), cfg.dimension, cfg.max_bigrams))
+        for c in chunks
+    ]
+    syms = [SymbolRow(s.name, s.kind, s.start_line, s.end_line, s.signature) for s in symbols]
+    return FileRecord(path, digest, size, mtime_ns, language, None, rows, syms)
+
+
+def _vector_text(path: str, symbol: str | None, text: str) -> str:
+    """What a chunk's vector is computed from: its path and symbol name, then its text."""
+    return f"{path}\n{symbol or ''}\n{text}"
+
+
+def _process_star(args: tuple) -> FileRecord | None:
+    return process_file(*args)
+
+
+def manifest_is_compatible(manifest: dict | None, cfg: IndexConfig) -> str | None:
+    """Why a previous index cannot be reused (None when it can)."""
+    if manifest is None:
+        return "no previous index"
+    if manifest.get("format_version") != INDEX_FORMAT_VERSION:
+        return "index format changed"
+    engine = manifest.get("engine") or {}
+    if (engine.get("id"), engine.get("version"), engine.get("dimension")) != (ENGINE_ID, ENGINE_VERSION, cfg.dimension):
+        return "engine changed"
+    if manifest.get("config_hash") != cfg.build_hash():
+        return "config changed"
+    return None
+
+
+def make_manifest(db: IndexDB, cfg: IndexConfig, loc: IndexLocation, gitstate: dict) -> dict:
+    """The deterministic build contract: no times, nothing that differs between identical builds."""
+    return {
+        "format_version": INDEX_FORMAT_VERSION,
+        "engine": {"id": ENGINE_ID, "version": ENGINE_VERSION, "dimension": cfg.dimension},
+        "config_hash": cfg.build_hash(),
+        "namespace": loc.namespace,
+        "git": gitstate,
+        "stats": db.stats(),
+        "checksums": db.checksums(),
+        "drift_contract": {
+            "reuse": "content-hash",
+            "verify_checks_source_hashes": True,
+            "strict_fails_on_drift": True,
+            "strict_fresh_query_fails_on_drift": True,
+        },
+    }
+
+
+def build(
+    root: Path,
+    cfg: IndexConfig | None = None,
+    *,
+    rebuild: bool = False,
+    fast: bool = False,
+    progress: Progress | None = None,
+) -> dict:
+    """Build or update the index of ``root``; returns a summary (see docs/repo-index.md)."""
+    root = Path(root).resolve()
+    cfg = cfg or load_index_config(root)
+    loc = IndexLocation.of(root, cfg)
+    started = time.perf_counter()
+    with build_lock(loc):
+        manifest = read_json(loc.manifest)
+        reason = "rebuild requested" if rebuild else manifest_is_compatible(manifest, cfg)
+        if reason is None and not loc.db.exists():
+            reason = "index database missing"
+        db = None
+        if reason is None:
+            try:
+                db = IndexDB(loc.db, create=False)
+                if not db.has_tables():
+                    reason = "index database incomplete"
+            except StorageError:
+                reason = "index database unreadable"
+            if reason is not None and db is not None:
+                db.close()
+                db = None
+        full = reason is not None
+        target = loc.db.with_name("index.sqlite.new") if full else loc.db
+        if full:
+            target.unlink(missing_ok=True)
+            db = IndexDB(target)
+            db.conn.execute("PRAGMA synchronous=OFF")
+        assert db is not None
+        try:
+            summary = _update(root, cfg, db, fast, progress)
+            gitstate = git.state(root)
+            new_manifest = make_manifest(db, cfg, loc, gitstate)
+            db.conn.execute("PRAGMA optimize")
+        except BaseException:
+            db.rollback()
+            db.close()
+            if full:
+                target.unlink(missing_ok=True)
+            raise
+        db.close()
+        if full:
+            os.replace(target, loc.db)
+        changed = full or summary["rebuilt"] or summary["deleted"] or manifest != new_manifest
+        if changed:
+            write_json_atomic(loc.manifest, new_manifest)
+        duration = time.perf_counter() - started
+        summary.update(
+            namespace=loc.namespace,
+            index_dir=str(loc.dir),
+            mode="full" if full else "incremental",
+            reason=reason or "content hashes",
+            chunks=new_manifest["stats"]["chunks"],
+            symbols=new_manifest["stats"]["symbols"],
+            files=new_manifest["stats"]["files"],
+            files_skipped=new_manifest["stats"]["files_skipped"],
+            git=gitstate,
+            duration_s=round(duration, 3),
+        )
+        record = read_json(loc.build_record) or {}
+        if changed or not record:
+            record = {
+                "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "db_sha256": file_sha256(loc.db),
+                "db_bytes": loc.db.stat().st_size,
+            }
+        record["last_build"] = {k: v for k, v in summary.items() if k not in ("index_dir", "git")}
+        write_json_atomic(loc.build_record, record)
+    return summary
+
+
+def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Progress | None) -> dict:
+    files = scan(root, cfg)
+    known = db.file_states()
+    present = {f.path for f in files}
+    deleted = sorted(p for p in known if p not in present)
+    todo: list[ScannedFile] = []
+    reused = 0
+    db.begin()
+    for path in deleted:
+        db.delete_file(path)
+    for f in files:
+        old = known.get(f.path)
+        if old is not None:
+            if fast and old[1] == f.size and old[2] == f.mtime_ns:
+                reused += 1
+                continue
+            if not fast or old[1] == f.size:
+                try:
+                    same = file_sha256(root / f.path) == old[0]
+                except OSError:
+                    same = False
+                if same:
+                    reused += 1
+                    if (old[1], old[2]) != (f.size, f.mtime_ns):
+                        db.touch_file(f.path, f.size, f.mtime_ns)
+                    continue
+        todo.append(f)
+    total = len(todo)
+    added = sum(1 for f in todo if f.path not in known)
+    if progress:
+        progress(0, total, "")
+    args = [(str(root), f.path, f.size, f.mtime_ns, cfg) for f in todo]
+    workers = cfg.workers or min(os.cpu_count() or 1, 4)
+    if workers > 1 and total >= POOL_THRESHOLD:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("forkserver")) as pool:
+            results = pool.map(_process_star, args, chunksize=8)
+            _store(db, todo, known, results, progress, total)
+    else:
+        _store(db, todo, known, map(_process_star, args), progress, total)
+    db.commit()
+    return {
+        "files_scanned": len(files),
+        "reused": reused,
+        "rebuilt": total,
+        "added": added,
+        "deleted": len(deleted),
+        "deleted_paths": deleted[:50],
+    }
+
+
+def _store(db, todo, known, results, progress, total) -> None:
+    for i, (f, rec) in enumerate(zip(todo, results), 1):
+        if f.path in known:
+            db.delete_file(f.path)
+        if rec is not None:
+            db.insert_file(rec)
+        if progress:
+            progress(i, total, f.path)
+
+
+def summary_text(summary: dict) -> str:
+    return (
+        f"index {summary['namespace']}: {summary['mode']} build ({summary['reason']}); "
+        f"files {summary['files_scanned']} scanned, {summary['reused']} reused, {summary['rebuilt']} rebuilt "
+        f"({summary['added']} new), {summary['deleted']} deleted, {summary['files_skipped']} skipped; "
+        f"{summary['chunks']} chunks, {summary['symbols']} symbols; {summary['duration_s']:.2f} s"
+    )
+
+
+__all__ = ["build", "process_file", "make_manifest", "manifest_is_compatible", "summary_text", "asdict"]

@@ -1,0 +1,153 @@
+"""Settings of the repository index, read from ``[tool.autology.index]`` with good defaults.
+
+Only the settings that change what is indexed (scan, chunking, engine) enter the config hash;
+query weights and priors can be tuned without a rebuild.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from autology_mcp.config import section
+from autology_mcp.errors import ValidationError
+
+INDEX_FORMAT_VERSION = 1
+ENGINE_ID = "deterministic-hash-tf"
+ENGINE_VERSION = 1
+
+DEFAULT_EXTENSIONS = [
+    # code
+    ".py", ".pyi", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".go", ".rs", ".java", ".kt", ".kts",
+    ".scala", ".swift", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cs", ".rb", ".php", ".lua",
+    ".sh", ".bash", ".zsh", ".sql", ".vue", ".svelte", ".ex", ".exs", ".erl", ".hs", ".ml", ".r", ".jl",
+    ".dart", ".m", ".proto", ".graphql",
+    # docs and text
+    ".md", ".markdown", ".rst", ".txt", ".adoc",
+    # config
+    ".toml", ".yaml", ".yml", ".json", ".cfg", ".ini", ".html", ".css", ".scss",
+]
+DEFAULT_FILENAMES = ["Makefile", "Dockerfile", "Justfile", "README", "LICENSE", "CHANGES", "AUTHORS"]
+DEFAULT_PRUNE = [
+    ".git", ".hg", ".svn", ".autology", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis", "dist", "build", "target", "vendor",
+    "third_party", "_vendor", ".next", ".cache", "coverage", "htmlcov", ".eggs", "site-packages",
+]
+DEFAULT_EXCLUDE = [
+    "**/*.min.js", "**/*.min.css", "**/*.map", "**/*_pb2.py", "**/*_pb2_grpc.py", "**/*.pb.go",
+    "**/package-lock.json", "**/yarn.lock", "**/pnpm-lock.yaml", "**/poetry.lock", "**/uv.lock",
+    "**/Cargo.lock", "**/go.sum", "**/*.egg-info/**",
+]
+DEFAULT_WEIGHTS = {"bm25": 1.0, "symbol": 0.35, "path": 0.25, "vector": 0.5, "recency": 0.0}
+DEFAULT_AREA_WEIGHTS = {
+    "**/tests/**": 0.8, "**/test/**": 0.8, "tests/**": 0.8, "test/**": 0.8, "**/test_*.py": 0.8,
+    "docs/**": 0.9, "doc/**": 0.9, "examples/**": 0.9, "**/CHANGES*": 0.7, "**/CHANGELOG*": 0.7,
+    "**/HISTORY*": 0.7,
+}
+ISOLATION_MODES = ("branch-worktree", "none")
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    """Every setting of ``[tool.autology.index]``; see docs/repo-index.md."""
+
+    # scan
+    include_roots: list[str] = field(default_factory=lambda: ["."])
+    exclude_globs: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
+    prune_dirs: list[str] = field(default_factory=lambda: list(DEFAULT_PRUNE))
+    extensions: list[str] = field(default_factory=lambda: list(DEFAULT_EXTENSIONS))
+    filenames: list[str] = field(default_factory=lambda: list(DEFAULT_FILENAMES))
+    max_file_bytes: int = 1_000_000
+    skip_generated: bool = True
+    use_git: bool = True
+    # chunking
+    code_max_lines: int = 80
+    code_overlap_lines: int = 10
+    doc_max_lines: int = 60
+    doc_overlap_lines: int = 8
+    text_max_lines: int = 50
+    text_overlap_lines: int = 8
+    # engine
+    dimension: int = 384
+    max_bigrams: int = 256
+    # storage
+    isolation: str = "branch-worktree"
+    worktree_hash_length: int = 8
+    workers: int = 0  # 0 = one per CPU (at most 4); 1 = no worker processes
+    # query
+    weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    area_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_AREA_WEIGHTS))
+    max_hits_per_file: int = 2
+    candidates: int = 300
+
+    def build_hash(self) -> str:
+        """Hash of the settings that decide the index's contents (rule 2 of incremental reuse)."""
+        keep = {
+            k: v
+            for k, v in asdict(self).items()
+            if k not in {"weights", "area_weights", "max_hits_per_file", "candidates", "workers", "isolation",
+                         "worktree_hash_length"}
+        }
+        keep["format_version"] = INDEX_FORMAT_VERSION
+        blob = json.dumps(keep, sort_keys=True, separators=(",", ":")).encode()
+        return hashlib.sha256(blob).hexdigest()
+
+
+_INT_MIN = {
+    "max_file_bytes": 1, "code_max_lines": 5, "code_overlap_lines": 0, "doc_max_lines": 5,
+    "doc_overlap_lines": 0, "text_max_lines": 5, "text_overlap_lines": 0, "dimension": 16,
+    "max_bigrams": 0, "worktree_hash_length": 4, "workers": 0, "max_hits_per_file": 1, "candidates": 10,
+}
+
+
+def config_from_dict(raw: dict[str, Any]) -> IndexConfig:
+    """Validate a ``[tool.autology.index]`` table into an :class:`IndexConfig`."""
+    defaults = IndexConfig()
+    known = {f.name for f in fields(IndexConfig)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = key.replace("-", "_")
+        if name not in known:
+            raise ValidationError(f"[tool.autology.index] {key}", "unknown setting", sorted(known))
+        default = getattr(defaults, name)
+        where = f"[tool.autology.index] {key}"
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise ValidationError(where, "must be true or false")
+        elif isinstance(default, int):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValidationError(where, "must be an integer")
+            if value < _INT_MIN[name]:
+                raise ValidationError(where, f"must be at least {_INT_MIN[name]}")
+        elif isinstance(default, list):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ValidationError(where, "must be a list of strings")
+        elif isinstance(default, dict):
+            if not isinstance(value, dict) or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values()
+            ):
+                raise ValidationError(where, "must be a table of numbers")
+            if name == "weights":
+                unknown = set(value) - set(DEFAULT_WEIGHTS)
+                if unknown:
+                    raise ValidationError(where, f"unknown weight {sorted(unknown)[0]!r}", sorted(DEFAULT_WEIGHTS))
+                value = {**DEFAULT_WEIGHTS, **{k: float(v) for k, v in value.items()}}
+            else:
+                value = {k: float(v) for k, v in value.items()}
+        elif isinstance(default, str):
+            if name == "isolation" and value not in ISOLATION_MODES:
+                raise ValidationError(where, f"unknown mode {value!r}", ISOLATION_MODES)
+        values[name] = value
+    cfg = IndexConfig(**values)
+    for kind in ("code", "doc", "text"):
+        if getattr(cfg, f"{kind}_overlap_lines") >= getattr(cfg, f"{kind}_max_lines"):
+            raise ValidationError(f"[tool.autology.index] {kind}_overlap_lines", f"must be less than {kind}_max_lines")
+    return cfg
+
+
+def load_index_config(root: str | Path) -> IndexConfig:
+    """The index settings of the project at ``root``."""
+    return config_from_dict(section(root, "index"))

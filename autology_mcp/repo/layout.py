@@ -1,0 +1,118 @@
+"""Where a namespace's index lives: ``.autology/cache/index/<namespace>/``.
+
+Namespace (seed 003): ``br-<branch-slug>--wt-<worktree-hash>`` with isolation ``branch-worktree``
+(a detached HEAD is ``br-detached``; outside git ``default``), or ``default`` with isolation ``none``.
+
+Files in the directory:
+- ``index.sqlite``  files, chunks, vectors, symbols and the FTS5 table;
+- ``manifest.json`` the deterministic build contract (engine, config hash, git state, stats, checksums);
+- ``build.json``    the last build's record (time, reused/rebuilt counts, database digest);
+- ``build.lock``    serialises builders across processes.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from autology_mcp.errors import StorageError
+from autology_mcp.paths import ProjectPaths
+from autology_mcp.repo import git
+from autology_mcp.repo.config import IndexConfig
+
+
+def namespace(root: Path, cfg: IndexConfig) -> str:
+    if cfg.isolation == "none" or not git.is_repo(root):
+        return "default"
+    br = git.branch(root)
+    slug = re.sub(r"[^a-z0-9._-]+", "-", (br or "detached").lower()).strip("-.")[:60] or "detached"
+    wt = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[: cfg.worktree_hash_length]
+    return f"br-{slug}--wt-{wt}"
+
+
+@dataclass(frozen=True)
+class IndexLocation:
+    root: Path
+    namespace: str
+
+    @classmethod
+    def of(cls, root: Path, cfg: IndexConfig) -> "IndexLocation":
+        return cls(Path(root), namespace(Path(root), cfg))
+
+    @property
+    def dir(self) -> Path:
+        return ProjectPaths(self.root).cache / "index" / self.namespace
+
+    @property
+    def db(self) -> Path:
+        return self.dir / "index.sqlite"
+
+    @property
+    def manifest(self) -> Path:
+        return self.dir / "manifest.json"
+
+    @property
+    def build_record(self) -> Path:
+        return self.dir / "build.json"
+
+    @property
+    def lock(self) -> Path:
+        return self.dir / "build.lock"
+
+    def exists(self) -> bool:
+        return self.manifest.exists() and self.db.exists()
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise StorageError(str(path), f"cannot write: {exc.strerror or exc}") from exc
+
+
+def read_json(path: Path) -> dict | None:
+    """The parsed JSON object, or None when the file is missing or not a JSON object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+@contextmanager
+def build_lock(loc: IndexLocation) -> Iterator[None]:
+    """An exclusive lock on the namespace (blocks until another builder is done)."""
+    try:
+        loc.dir.mkdir(parents=True, exist_ok=True)
+        fh = open(loc.lock, "a+")
+    except OSError as exc:
+        raise StorageError(str(loc.lock), f"cannot create lock: {exc.strerror or exc}") from exc
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        fh.close()
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -1,0 +1,210 @@
+"""Hybrid ranking over the index.
+
+Candidates are the best ``candidates`` chunks by BM25 (FTS5, porter stemming, OR of the query
+words; columns text / symbol / path weighted 1 / 3 / 2). Each candidate is then scored:
+
+    score = (w.bm25·bm25 + w.symbol·symbol + w.path·path + w.vector·vector + w.recency·recency) × area
+
+- bm25    the FTS5 score divided by the best candidate's (0..1);
+- symbol  set cosine between the query words and the words of the chunk's symbol name;
+- path    how well the query words match the file path's words (trigram similarity, so partial
+          and misspelled names count);
+- vector  cosine of the deterministic hashed vectors (a chunk sharing no feature with the query
+          has cosine 0, so scoring the lexical candidates loses nothing);
+- recency the file's mtime scaled over the candidates (weight 0 by default: mtimes are not
+          reproducible across clones);
+- area    the path prior from ``area_weights`` (the lowest matching glob wins; 1 otherwise).
+
+Ties break on path then line, so the same index and query always give the same ranking.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from dataclasses import dataclass
+
+from autology_mcp.errors import ValidationError
+from autology_mcp.repo.config import IndexConfig
+from autology_mcp.repo.scan import glob_match
+from autology_mcp.repo.store import IndexDB
+from autology_mcp.repo.tokens import query_words, words
+from autology_mcp.repo.vectors import sparse_vector
+
+BM25_COLUMN_WEIGHTS = (1.0, 3.0, 2.0)  # body, symbol, path
+SNIPPET_LINES = 6
+
+
+@dataclass
+class _Cand:
+    id: int
+    bm25: float
+    path: str = ""
+    start: int = 0
+    end: int = 0
+    chunk_type: str = ""
+    symbol: str | None = None
+    kind: str | None = None
+    text: str = ""
+    vector: bytes = b""
+
+
+def trigrams(word: str) -> set[str]:
+    padded = f"  {word} "
+    return {padded[i : i + 3] for i in range(len(padded) - 2)}
+
+
+def _word_sim(a: str, b: str) -> float:
+    if a == b:
+        return 1.0
+    if len(a) >= 4 and len(b) >= 4 and (a in b or b in a):
+        return 0.8
+    ta, tb = trigrams(a), trigrams(b)
+    return len(ta & tb) / len(ta | tb)
+
+
+def path_score(qwords: list[str], path: str) -> float:
+    """Mean over query words of the best trigram similarity to a word of the path (below 0.4 counts 0)."""
+    pw = words(path)
+    if not qwords or not pw:
+        return 0.0
+    total = 0.0
+    for q in qwords:
+        best = max(_word_sim(q, p) for p in pw)
+        total += best if best >= 0.4 else 0.0
+    return total / len(qwords)
+
+
+def symbol_score(qwords: set[str], symbol: str | None) -> float:
+    if not symbol:
+        return 0.0
+    sw = words(symbol)
+    if not sw:
+        return 0.0
+    common = len(qwords & sw)
+    return common / (len(qwords) * len(sw)) ** 0.5 if common else 0.0
+
+
+def area_weight(path: str, area_weights: dict[str, float]) -> float:
+    matches = [w for pattern, w in area_weights.items() if glob_match(path, pattern)]
+    return min(matches) if matches else 1.0
+
+
+def snippet(text: str, qwords: list[str], max_lines: int = SNIPPET_LINES) -> tuple[int, str]:
+    """(offset of the first snippet line within the chunk, the snippet): the window with most query words."""
+    lines = text.split("\n")
+    if len(lines) <= max_lines:
+        return 0, "\n".join(line[:200] for line in lines)
+    stems = [q[:5] for q in qwords]
+    hits = [sum(1 for s in stems if s in line.lower()) for line in lines]
+    best, best_at = -1, 0
+    for i in range(0, len(lines) - max_lines + 1):
+        n = sum(hits[i : i + max_lines])
+        if n > best:
+            best, best_at = n, i
+    return best_at, "\n".join(line[:200] for line in lines[best_at : best_at + max_lines])
+
+
+def fts_expression(qwords: list[str]) -> str:
+    return " OR ".join(f'"{w}"' for w in qwords)
+
+
+def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
+    """Rank the index's chunks for ``query``; returns ``{"hits": [...], "trace": {...}}``."""
+    if not isinstance(query, str) or not query.strip():
+        raise ValidationError("query", "must be a non-empty string")
+    if top < 1 or top > 200:
+        raise ValidationError("top", f"must be between 1 and 200, got {top}")
+    t0 = time.perf_counter()
+    qwords = query_words(query)
+    if not qwords:
+        raise ValidationError("query", "has no searchable words (only stop words, numbers or punctuation)")
+    weights = cfg.weights
+    conn = db.conn
+    bw = ", ".join(str(w) for w in BM25_COLUMN_WEIGHTS)
+    rows = conn.execute(
+        f"SELECT rowid, bm25(chunks_fts, {bw}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s, rowid LIMIT ?",
+        (fts_expression(qwords), cfg.candidates),
+    ).fetchall()
+    t_fts = time.perf_counter()
+    cands = {rid: _Cand(rid, -score) for rid, score in rows}
+    if cands:
+        marks = ",".join("?" * len(cands))
+        for rid, path, s, e, ctype, sym, kind, vec in conn.execute(
+            "SELECT c.id, c.path, c.start_line, c.end_line, c.chunk_type, c.symbol_name, c.symbol_kind,"
+            f" v.vector FROM chunks c JOIN vectors v ON v.chunk_id = c.id WHERE c.id IN ({marks})",
+            list(cands),
+        ):
+            c = cands[rid]
+            c.path, c.start, c.end, c.chunk_type, c.symbol, c.kind, c.vector = path, s, e, ctype, sym, kind, vec
+    live = [c for c in cands.values() if c.path]
+    mtimes: dict[str, int] = {}
+    if live and weights.get("recency"):
+        paths = sorted({c.path for c in live})
+        marks = ",".join("?" * len(paths))
+        mtimes = dict(conn.execute(f"SELECT path, mtime_ns FROM files WHERE path IN ({marks})", paths))
+    lo, hi = (min(mtimes.values()), max(mtimes.values())) if mtimes else (0, 0)
+    best_bm25 = max((c.bm25 for c in live), default=0.0) or 1.0
+    qset = set(qwords)
+    qvec = sparse_vector(query, cfg.dimension, cfg.max_bigrams)
+    path_cache: dict[str, tuple[float, float]] = {}
+    scored = []
+    for c in live:
+        if c.path not in path_cache:
+            path_cache[c.path] = (path_score(qwords, c.path), area_weight(c.path, cfg.area_weights))
+        pscore, prior = path_cache[c.path]
+        dense = array("f")
+        dense.frombytes(c.vector)
+        vscore = max(0.0, sum(w * dense[i] for i, w in qvec.items())) if len(dense) == cfg.dimension else 0.0
+        parts = {
+            "bm25": c.bm25 / best_bm25,
+            "symbol": symbol_score(qset, c.symbol),
+            "path": pscore,
+            "vector": vscore,
+            "recency": ((mtimes.get(c.path, lo) - lo) / (hi - lo)) if hi > lo else 0.0,
+        }
+        raw = sum(weights.get(k, 0.0) * v for k, v in parts.items())
+        parts = {k: round(v, 4) for k, v in parts.items()}
+        parts["area"] = prior
+        scored.append((raw * prior, c, parts))
+    scored.sort(key=lambda t: (-t[0], t[1].path, t[1].start, t[1].id))
+    chosen = []
+    per_file: dict[str, int] = {}
+    for score, c, parts in scored:
+        if per_file.get(c.path, 0) >= cfg.max_hits_per_file:
+            continue
+        per_file[c.path] = per_file.get(c.path, 0) + 1
+        chosen.append((score, c, parts))
+        if len(chosen) >= top:
+            break
+    if chosen:
+        marks = ",".join("?" * len(chosen))
+        texts = dict(conn.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", [c.id for _, c, _ in chosen]))
+    hits = []
+    for score, c, parts in chosen:
+        offset, snip = snippet(texts.get(c.id, ""), qwords)
+        hits.append({
+            "path": c.path,
+            "start_line": c.start,
+            "end_line": c.end,
+            "location": f"{c.path}:{c.start}-{c.end}",
+            "symbol": c.symbol,
+            "symbol_kind": c.kind,
+            "chunk_type": c.chunk_type,
+            "snippet_start_line": c.start + offset,
+            "snippet": snip,
+            "score": round(score, 4),
+            "scores": parts,
+        })
+    t_end = time.perf_counter()
+    return {
+        "query": query,
+        "hits": hits,
+        "trace": {
+            "words": qwords,
+            "candidates": len(live),
+            "weights": dict(weights),
+            "fts_ms": round((t_fts - t0) * 1000, 2),
+            "total_ms": round((t_end - t0) * 1000, 2),
+        },
+    }

@@ -1,0 +1,122 @@
+"""The repository index's plain entry points, shared by the CLI and the MCP tools.
+
+Every function takes the project root, reads the project's config, and returns JSON-ready dicts.
+Errors are the typed errors of :mod:`autology_mcp.errors` (plus :class:`StaleIndexError`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autology_mcp.errors import AutologyError, NotFoundError, ValidationError
+from autology_mcp.repo import build as build_mod
+from autology_mcp.repo import query as query_mod
+from autology_mcp.repo import verify as verify_mod
+from autology_mcp.repo.config import load_index_config
+from autology_mcp.repo.export import export
+from autology_mcp.repo.layout import IndexLocation, read_json
+from autology_mcp.repo.store import IndexDB
+
+
+class StaleIndexError(AutologyError):
+    """``strict_fresh`` was asked and the index no longer matches the code."""
+
+    def __init__(self, reasons: list[str]):
+        self.reasons = reasons
+        super().__init__("Index is stale: " + "; ".join(reasons) + " (run `autology index build`)")
+
+
+def build_index(root: Path, rebuild: bool = False, progress: build_mod.Progress | None = None) -> dict:
+    """Build or incrementally update the index; returns the build summary."""
+    return build_mod.build(Path(root), load_index_config(root), rebuild=rebuild, progress=progress)
+
+
+def refresh_index(root: Path, progress: build_mod.Progress | None = None) -> dict:
+    """The cheap pre-search update: re-index files whose size or mtime changed (builds if missing)."""
+    return build_mod.build(Path(root), load_index_config(root), fast=True, progress=progress)
+
+
+def verify_index(root: Path, strict: bool = False) -> dict:
+    return verify_mod.verify(Path(root), load_index_config(root), strict=strict)
+
+
+def freshness(root: Path) -> dict:
+    """A quick staleness check (size/mtime, then hash) without the integrity pass."""
+    root = Path(root).resolve()
+    cfg = load_index_config(root)
+    loc = IndexLocation.of(root, cfg)
+    manifest = read_json(loc.manifest)
+    if manifest is None or not loc.db.exists():
+        return {"exists": False, "stale": True, "reasons": ["no index built for this namespace"]}
+    with IndexDB(loc.db, create=False) as db:
+        src = verify_mod.source_drift(root, cfg, db, fast=True)
+    gd = verify_mod.git_drift(root, manifest)
+    config_reason = build_mod.manifest_is_compatible(manifest, cfg)
+    reasons = []
+    if config_reason:
+        reasons.append(config_reason)
+    if src["drifted"]:
+        reasons.append(f"{src['changed_count']} changed, {src['missing_count']} missing, "
+                       f"{src['added_count']} new files")
+    if gd["drifted"]:
+        reasons.append("git HEAD or dirty state differs from the build")
+    return {"exists": True, "stale": bool(reasons), "reasons": reasons, "source_drift": src, "git_drift": gd}
+
+
+def index_status(root: Path) -> dict:
+    root = Path(root).resolve()
+    cfg = load_index_config(root)
+    loc = IndexLocation.of(root, cfg)
+    manifest = read_json(loc.manifest)
+    record = read_json(loc.build_record) or {}
+    out = {"namespace": loc.namespace, "index_dir": str(loc.dir), "exists": manifest is not None and loc.db.exists()}
+    if not out["exists"]:
+        out["hint"] = "no index yet; run `autology index build`"
+        return out
+    out.update(
+        engine=manifest.get("engine"),
+        stats=manifest.get("stats"),
+        git=manifest.get("git"),
+        built_at=record.get("built_at"),
+        db_bytes=record.get("db_bytes"),
+        last_build=record.get("last_build"),
+        freshness={k: v for k, v in freshness(root).items() if k in ("stale", "reasons")},
+    )
+    return out
+
+
+def code_search(root: Path, query: str, top: int = 10, refresh: bool = True, strict_fresh: bool = False,
+                progress: build_mod.Progress | None = None) -> dict:
+    """Search the index. With ``refresh`` the index is first brought up to date cheaply (and built if
+    missing); with ``strict_fresh`` a stale index is refused instead."""
+    root = Path(root).resolve()
+    cfg = load_index_config(root)
+    if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= 200:
+        raise ValidationError("top", f"must be an integer between 1 and 200, got {top!r}")
+    refreshed = None
+    if refresh:
+        s = build_mod.build(root, cfg, fast=True, progress=progress)
+        refreshed = {"rebuilt": s["rebuilt"], "deleted": s["deleted"], "mode": s["mode"], "duration_s": s["duration_s"]}
+    loc = IndexLocation.of(root, cfg)
+    if not loc.db.exists() or not loc.manifest.exists():
+        raise NotFoundError(loc.namespace, "index")
+    fresh = None
+    if strict_fresh:
+        fresh = freshness(root)
+        if fresh["stale"]:
+            raise StaleIndexError(fresh["reasons"])
+    with IndexDB(loc.db, create=False) as db:
+        result = query_mod.search(db, cfg, query, top)
+    result["trace"]["namespace"] = loc.namespace
+    if refreshed is not None:
+        result["trace"]["refresh"] = refreshed
+    if fresh is not None:
+        result["trace"]["stale"] = fresh["stale"]
+    return result
+
+
+def export_index(root: Path, out_dir: Path | None = None) -> dict:
+    root = Path(root).resolve()
+    cfg = load_index_config(root)
+    loc = IndexLocation.of(root, cfg)
+    return export(loc, cfg, Path(out_dir) if out_dir else loc.dir / "export")

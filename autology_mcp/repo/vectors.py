@@ -1,0 +1,78 @@
+"""Deterministic hashed vectors (engine ``deterministic-hash-tf``, seed 003).
+
+normalize → tokenize → add bounded bigrams → FNV-1a (32 bit) of each feature modulo the dimension
+→ weight ``1 + log(tf)`` → L2-normalize → float32. No model, no network: the same text always gives
+the same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections import Counter
+
+from autology_mcp.repo.tokens import tokenize
+
+FNV_OFFSET = 0x811C9DC5
+FNV_PRIME = 0x01000193
+
+_bucket_cache: dict[tuple[str, int], int] = {}
+
+
+def fnv1a_32(data: bytes) -> int:
+    h = FNV_OFFSET
+    for byte in data:
+        h = ((h ^ byte) * FNV_PRIME) & 0xFFFFFFFF
+    return h
+
+
+def bucket(feature: str, dimension: int) -> int:
+    key = (feature, dimension)
+    b = _bucket_cache.get(key)
+    if b is None:
+        if len(_bucket_cache) > 400_000:  # bound memory; it is only a cache
+            _bucket_cache.clear()
+        b = _bucket_cache[key] = fnv1a_32(feature.encode("utf-8")) % dimension
+    return b
+
+
+def features(text: str, max_bigrams: int) -> Counter[str]:
+    tokens = tokenize(text)
+    counts = Counter(tokens)
+    if max_bigrams:
+        bigrams = [f"{a} {b}" for a, b in zip(tokens, tokens[1:])][:max_bigrams]
+        counts.update(bigrams)
+    return counts
+
+
+def sparse_vector(text: str, dimension: int, max_bigrams: int) -> dict[int, float]:
+    """The L2-normalized vector as ``{dimension index: weight}`` (only non-zero entries)."""
+    acc: dict[int, float] = {}
+    for feat, tf in features(text, max_bigrams).items():
+        i = bucket(feat, dimension)
+        acc[i] = acc.get(i, 0.0) + 1.0 + math.log(tf)
+    norm = math.sqrt(sum(v * v for v in acc.values()))
+    if norm == 0:
+        return {}
+    return {i: v / norm for i, v in sorted(acc.items())}
+
+
+def to_f32(sparse: dict[int, float], dimension: int) -> bytes:
+    """Dense float32 row (little-endian, as ``array('f')`` on every supported platform)."""
+    row = array("f", bytes(4 * dimension))
+    for i, v in sparse.items():
+        row[i] = v
+    return row.tobytes()
+
+
+def vector_f32(text: str, dimension: int, max_bigrams: int) -> bytes:
+    return to_f32(sparse_vector(text, dimension, max_bigrams), dimension)
+
+
+def cosine_sparse_dense(query: dict[int, float], row: bytes) -> float:
+    """Cosine of a sparse query vector with a stored float32 row (both L2-normalized)."""
+    if not query:
+        return 0.0
+    dense = array("f")
+    dense.frombytes(row)
+    return sum(w * dense[i] for i, w in query.items())
