@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Creates .venv (if needed) and installs autology-mcp with its test dependencies into it.
+# Needs only python3 (3.11+) and network access to PyPI the first time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python3 - <<'PY'
+import sys
+if sys.version_info < (3, 11):
+    sys.exit(f"autology-mcp needs Python 3.11 or newer; python3 is {sys.version.split()[0]}")
+PY
+
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+fi
+# Reinstall only when pyproject.toml changed since the last install.
+stamp=.venv/.autology-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+    touch "$stamp"
+fi
