@@ -175,6 +175,15 @@ class NodeStore:
             relations_changed = True
         return ("updated" if old_row else "added"), relations_changed
 
+    def _recheck_duplicates(self, conn: sqlite3.Connection, on_disk: dict[str, os.stat_result]) -> bool:
+        """After removals: a file skipped as a duplicate may now be the only holder of its id."""
+        relations_changed = False
+        for rel_path, error in self.index.errors():
+            if error.startswith("duplicate id") and rel_path in on_disk:
+                _, rel_changed = self._ingest(conn, rel_path, on_disk[rel_path])
+                relations_changed |= rel_changed
+        return relations_changed
+
     def reconcile(self) -> ReconcileReport:
         """Compare every node file's mtime and size with the index; re-read only what changed."""
         report = ReconcileReport()
@@ -200,6 +209,8 @@ class NodeStore:
                         report.added += outcome == "added"
                         report.updated += outcome == "updated"
                         relations_changed |= rel_changed
+                    if gone:
+                        relations_changed |= self._recheck_duplicates(conn, on_disk)
             report.malformed = self.index.errors()
             report.graph_index_rewritten = self._ensure_graph_index(force_check=True)
         if report.changed:
@@ -233,6 +244,8 @@ class NodeStore:
                 return "none"
             with self.index.transaction() as conn:
                 outcome, relations_changed = self._ingest(conn, rel_path, stat)
+                if stat is None:
+                    relations_changed |= self._recheck_duplicates(conn, self._scan_files())
             if relations_changed:
                 self._write_graph_index()
             return outcome
