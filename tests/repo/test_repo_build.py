@@ -1,0 +1,140 @@
+import json
+import shutil
+from pathlib import Path
+
+from autology_mcp.repo.build import build
+from autology_mcp.repo.config import IndexConfig, config_from_dict
+from autology_mcp.repo.layout import IndexLocation
+from autology_mcp.repo.store import IndexDB
+
+from conftest import git, write
+
+
+def indexed_paths(root: Path, cfg: IndexConfig | None = None) -> dict:
+    loc = IndexLocation.of(root, cfg or IndexConfig())
+    with IndexDB(loc.db, create=False) as db:
+        return {p: s for p, s in db.conn.execute("SELECT path, skipped FROM files")}
+
+
+def manifest(root: Path, cfg: IndexConfig | None = None) -> dict:
+    return json.loads(IndexLocation.of(root, cfg or IndexConfig()).manifest.read_text())
+
+
+def test_full_build_scans_what_it_should(repo: Path):
+    s = build(repo)
+    assert s["mode"] == "full" and s["reason"] == "no previous index"
+    files = indexed_paths(repo)
+    assert set(files) == {"src/app/websocket.py", "src/app/billing.py", "web/client.ts", "server/main.go",
+                          "docs/guide.md", "docs/api.rst", "notes.txt", "src/app/auto_gen.py", "data/blob.json"}
+    assert files["src/app/auto_gen.py"] == "generated" and files["data/blob.json"] == "binary"
+    # ignored by .gitignore, pruned (vendor/), excluded glob (*_pb2.py)
+    assert "debug.log" not in files and "vendor/lib.js" not in files and "src/app/schema_pb2.py" not in files
+    assert s["files"] == 7 and s["files_skipped"] == 2 and s["rebuilt"] == 9
+    loc = IndexLocation.of(repo, IndexConfig())
+    assert loc.namespace.startswith("br-main--wt-")
+    assert loc.dir == repo / ".autology" / "cache" / "index" / loc.namespace
+    m = manifest(repo)
+    assert m["engine"] == {"id": "deterministic-hash-tf", "version": 1, "dimension": 384}
+    assert m["git"]["head"] == git(repo, "rev-parse", "HEAD").strip() and m["git"]["dirty"] is False
+    assert set(m["checksums"]) == {"files", "chunks", "symbols", "vectors"}
+    assert "built_at" not in json.dumps(m)
+
+
+def test_untracked_files_are_indexed_and_walk_outside_git(repo: Path, plain_dir: Path):
+    write(repo, "src/app/new_module.py", "def fresh():\n    return 1\n")
+    build(repo)
+    assert "src/app/new_module.py" in indexed_paths(repo)
+    build(plain_dir)
+    files = indexed_paths(plain_dir)
+    assert IndexLocation.of(plain_dir, IndexConfig()).namespace == "default"
+    assert "vendor/lib.js" not in files and "src/app/websocket.py" in files
+    assert "debug.log" not in files  # .log is not an indexed extension
+
+
+def test_incremental_reuses_unchanged_and_handles_deletion(repo: Path):
+    build(repo)
+    s = build(repo)
+    assert s["mode"] == "incremental" and s["rebuilt"] == 0 and s["reused"] == 9
+    write(repo, "src/app/billing.py", "def compute_invoice_total(lines):\n    return 0\n")
+    (repo / "notes.txt").unlink()
+    write(repo, "src/app/extra.py", "def extra():\n    pass\n")
+    s = build(repo)
+    assert (s["rebuilt"], s["added"], s["deleted"], s["reused"]) == (2, 1, 1, 7)
+    assert s["deleted_paths"] == ["notes.txt"]
+    files = indexed_paths(repo)
+    assert "notes.txt" not in files and "src/app/extra.py" in files
+    loc = IndexLocation.of(repo, IndexConfig())
+    with IndexDB(loc.db, create=False) as db:
+        assert db.conn.execute("SELECT count(*) FROM chunks WHERE path='notes.txt'").fetchone()[0] == 0
+        n = db.conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'note'").fetchone()[0]
+        assert n == 0  # the FTS rows went with the file
+        assert db.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == \
+            db.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+
+def test_touch_without_content_change_is_reused(repo: Path):
+    build(repo)
+    p = repo / "src/app/billing.py"
+    p.write_text(p.read_text())
+    s = build(repo)
+    assert s["rebuilt"] == 0
+    s = build(repo, fast=True)
+    assert s["rebuilt"] == 0
+
+
+def test_incremental_result_equals_a_fresh_build(repo: Path):
+    build(repo)
+    write(repo, "src/app/billing.py", "def compute_invoice_total(lines):\n    return 0\n")
+    (repo / "docs/api.rst").unlink()
+    build(repo)
+    incremental = manifest(repo)
+    s = build(repo, rebuild=True)
+    assert s["mode"] == "full" and s["reason"] == "rebuild requested"
+    assert manifest(repo) == incremental
+
+
+def test_two_builds_give_identical_manifests(repo: Path, tmp_path: Path):
+    cfg = config_from_dict({"isolation": "none"})
+    build(repo, cfg)
+    first = manifest(repo, cfg)
+    shutil.rmtree(repo / ".autology")
+    build(repo, cfg)
+    assert manifest(repo, cfg) == first
+    copy = tmp_path / "copy"
+    shutil.copytree(repo, copy, ignore=shutil.ignore_patterns(".autology"))
+    build(copy, cfg)
+    assert manifest(copy, cfg) == first
+
+
+def test_config_change_forces_full_rebuild(repo: Path):
+    build(repo)
+    (repo / ".autology" / "config.toml").write_text("[index]\ncode_max_lines = 30\n")
+    s = build(repo)
+    assert s["mode"] == "full" and s["reason"] == "config changed"
+    (repo / ".autology" / "config.toml").write_text("[index.weights]\nbm25 = 2\n")
+    build(repo)
+    s = build(repo)
+    assert s["mode"] == "incremental"
+
+
+def test_worker_processes_give_the_same_index(tmp_path: Path):
+    root = tmp_path / "many"
+    for i in range(70):
+        write(root, f"pkg/mod_{i:02d}.py", f"def handler_{i}(x):\n    return x + {i}\n\nCONST_{i} = {i}\n")
+    serial = config_from_dict({"workers": 1, "use_git": False, "isolation": "none"})
+    pooled = config_from_dict({"workers": 2, "use_git": False, "isolation": "none"})
+    build(root, serial)
+    a = manifest(root, serial)
+    s = build(root, pooled, rebuild=True)
+    assert s["rebuilt"] == 70
+    assert manifest(root, pooled) == a
+
+
+def test_branch_isolation_uses_separate_namespaces(repo: Path):
+    build(repo)
+    main_ns = IndexLocation.of(repo, IndexConfig()).namespace
+    git(repo, "checkout", "-q", "-b", "feature/x")
+    ns = IndexLocation.of(repo, IndexConfig()).namespace
+    assert ns != main_ns and ns.startswith("br-feature-x--wt-")
+    s = build(repo)
+    assert s["mode"] == "full" and s["namespace"] == ns

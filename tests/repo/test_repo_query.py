@@ -1,0 +1,83 @@
+from pathlib import Path
+
+import pytest
+
+from autology_mcp.errors import NotFoundError, ValidationError
+from autology_mcp.repo import service
+from autology_mcp.repo.build import build
+from autology_mcp.repo.query import path_score, symbol_score
+
+from conftest import write
+
+
+def test_natural_question_finds_the_method(repo: Path):
+    build(repo)
+    r = service.code_search(repo, "where do we reconnect the websocket after a timeout?", top=5, refresh=False)
+    top = r["hits"][0]
+    assert top["path"] == "src/app/websocket.py"
+    assert top["symbol"] == "WebSocketClient" or top["symbol"].startswith("WebSocketClient")
+    assert top["start_line"] <= 20 <= top["end_line"]  # reconnect_after_timeout's body
+    assert top["location"] == f"src/app/websocket.py:{top['start_line']}-{top['end_line']}"
+    assert set(top["scores"]) == {"bm25", "symbol", "path", "vector", "recency", "area"}
+    assert "reconnect" in top["snippet"].lower()
+    assert r["trace"]["words"] == ["reconnect", "websocket", "after", "timeout"]
+
+
+def test_camel_case_and_other_languages(repo: Path):
+    build(repo)
+    hits = service.code_search(repo, "listen together", top=3, refresh=False)["hits"]
+    assert hits[0]["path"] == "web/client.ts" and hits[0]["symbol"] == "startListenTogether"
+    hits = service.code_search(repo, "serve health", top=3, refresh=False)["hits"]
+    assert hits[0]["path"] == "server/main.go"
+    hits = service.code_search(repo, "invoice total", top=3, refresh=False)["hits"]
+    assert hits[0]["symbol"] == "compute_invoice_total"
+
+
+def test_docs_are_searchable_with_heading_breadcrumbs(repo: Path):
+    build(repo)
+    hits = service.code_search(repo, "installation make install", top=3, refresh=False)["hits"]
+    assert hits[0]["path"] == "docs/guide.md" and hits[0]["symbol"] == "Guide > Installation"
+
+
+def test_ranking_is_deterministic_and_top_is_respected(repo: Path):
+    build(repo)
+    a = service.code_search(repo, "socket url connect", top=4, refresh=False)
+    b = service.code_search(repo, "socket url connect", top=4, refresh=False)
+    assert [h["location"] for h in a["hits"]] == [h["location"] for h in b["hits"]]
+    assert [h["score"] for h in a["hits"]] == [h["score"] for h in b["hits"]]
+    assert len(a["hits"]) <= 4
+    assert [h["score"] for h in a["hits"]] == sorted((h["score"] for h in a["hits"]), reverse=True)
+
+
+def test_max_hits_per_file(repo: Path):
+    write(repo, "big.py", "\n\n".join(f"def socket_fn_{i}():\n    return 'socket'" for i in range(10)) + "\n")
+    build(repo)
+    hits = service.code_search(repo, "socket", top=10, refresh=False)["hits"]
+    assert sum(1 for h in hits if h["path"] == "big.py") == 2
+
+
+def test_refresh_builds_a_missing_index(repo: Path):
+    r = service.code_search(repo, "refund payment", top=3)
+    assert r["trace"]["refresh"]["mode"] == "full"
+    assert r["hits"][0]["symbol"] == "refund_payment"
+
+
+def test_bad_queries(repo: Path):
+    with pytest.raises(NotFoundError):
+        service.code_search(repo, "anything", refresh=False)
+    build(repo)
+    with pytest.raises(ValidationError, match="non-empty"):
+        service.code_search(repo, "   ", refresh=False)
+    with pytest.raises(ValidationError, match="no searchable words"):
+        service.code_search(repo, "the of and ???", refresh=False)
+    with pytest.raises(ValidationError, match="top"):
+        service.code_search(repo, "socket", top=0, refresh=False)
+    assert service.code_search(repo, "zzzqqqxxx", refresh=False)["hits"] == []
+
+
+def test_channel_scores():
+    assert path_score(["websocket"], "src/app/websocket.py") == 1.0
+    assert path_score(["websockt"], "src/app/websocket.py") > 0.4  # misspelled still matches
+    assert path_score(["billing"], "src/app/websocket.py") == 0.0
+    assert symbol_score({"reconnect", "timeout"}, "reconnect_after_timeout") > 0.5
+    assert symbol_score({"billing"}, "reconnect_after_timeout") == 0.0
