@@ -143,18 +143,22 @@ def render_node(node: KnowledgeNode) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _body_content(body: str, title: str) -> str:
+def _body_content(body: str, title: str, relation_targets: set[str]) -> str:
     """The node's content: the body without the generated ``# Title`` line and ``## Related`` list."""
     text = body.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
     lines = text.split("\n")
     if lines and lines[0].startswith("# ") and " ".join(lines[0][2:].split()) == title:
         lines = lines[1:]
-    # A trailing "## Related" section made only of wikilinks to node ids is generated: drop it.
+    # A trailing "## Related" section made only of wikilinks to this node's relation targets is
+    # generated: drop it. Links to anything else were written by the author: they are content.
     for index in range(len(lines) - 1, -1, -1):
         if lines[index].strip() == "## Related":
             tail = [line for line in lines[index + 1 :] if line.strip()]
             links = [_WIKILINK_LINE.match(line.strip()) for line in tail]
-            if tail and all(m and _UUID_LIKE.match(m.group(1).strip()) for m in links):
+            if tail and all(
+                m and _UUID_LIKE.match(m.group(1).strip()) and m.group(1).strip().lower() in relation_targets
+                for m in links
+            ):
                 lines = lines[:index]
             break
         if lines[index].strip() and not _WIKILINK_LINE.match(lines[index].strip()):
@@ -237,7 +241,7 @@ def parse_node(text: str, fallback_time: datetime | None = None) -> KnowledgeNod
         raise MalformedNodeError(str(exc)) from None
     relations = _relations_from_file(metadata.get("relations"))
     tags = _tags_from_file(metadata.get("tags"))
-    content = _body_content(body, title)
+    content = _body_content(body, title, {r.target for r in relations})
     extra = {k: v for k, v in metadata.items() if k not in KNOWN_KEYS}
     return KnowledgeNode(
         id=node_id,
