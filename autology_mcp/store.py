@@ -228,9 +228,10 @@ class NodeStore:
         abs_path = Path(abs_path)
         try:
             rel_path = self.rel(abs_path)
+            below_nodes = abs_path.relative_to(self.paths.nodes).parts  # '.autology' itself is hidden
         except ValueError:
             return "none"
-        if not rel_path.endswith(".md") or any(part.startswith(".") for part in Path(rel_path).parts):
+        if not rel_path.endswith(".md") or any(part.startswith(".") for part in below_nodes):
             return "none"
         with self.lock.hold():
             try:
