@@ -1,0 +1,48 @@
+"""Shared fixtures for the core test suite: a project root in a temp dir, an opened Autology, an
+in-memory MCP client factory. Helper functions live in core_helpers.py."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from autology_mcp.service import Autology
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    return project
+
+
+@pytest.fixture
+def autology(root: Path):
+    service = Autology.open(root)
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def connect(autology: Autology) -> Callable:
+    """``async with connect() as client:`` an in-memory MCP client on the ``autology`` fixture."""
+    from mcp import Client
+
+    from autology_mcp.server import build_server
+
+    def factory(service: Autology | None = None):
+        return Client(build_server(service or autology))
+
+    return factory
+
+
+@pytest.fixture
+def capture(autology: Autology) -> Callable[..., str]:
+    """Capture a node through the service and return its id (type defaults to concept)."""
+
+    def make(title: str = "A concept", content: str = "Some domain knowledge.", type: str = "concept", **kw) -> str:
+        return autology.capture(title, content, type=type, **kw).id
+
+    return make

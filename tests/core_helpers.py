@@ -1,0 +1,93 @@
+"""Helpers shared by the core tests: read the store back from the files themselves, write node files by hand."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+from autology_mcp.markdown import parse_node
+
+ADR = """## Context
+We need a lexical search engine that works offline.
+
+## Decision
+Use SQLite FTS5 from the standard library.
+
+## Alternatives
+rank-bm25 in memory; Tantivy through bindings.
+
+## Consequences
+No extra dependency; incremental updates are cheap."""
+
+
+def adr(extra: str = "") -> str:
+    """A decision body with all four ADR sections (plus optional text)."""
+    return ADR + (f"\n\n{extra}" if extra else "")
+
+
+def node_files(root: Path) -> dict[str, str]:
+    """Every node file under .autology/nodes/, relative path -> text."""
+    base = root / ".autology" / "nodes"
+    if not base.exists():
+        return {}
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(base.rglob("*.md"))}
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file of the store except the derived cache: node files, graph/index.json, .gitignore."""
+    base = root / ".autology"
+    if not base.exists():
+        return {}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(base.rglob("*"))
+        if p.is_file() and "cache" not in p.relative_to(base).parts
+    }
+
+
+def tree(path: Path) -> set[str]:
+    """Every path (files and folders) below ``path``."""
+    return {p.relative_to(path).as_posix() for p in path.rglob("*")}
+
+
+def relations_in_files(root: Path) -> set[tuple[str, str, str, str | None, float]]:
+    """The relations as the node files say, parsed independently of the store's index."""
+    found = set()
+    for text in node_files(root).values():
+        node = parse_node(text)
+        for r in node.relations:
+            found.add((node.id, r.target, r.type.value, r.description, r.confidence))
+    return found
+
+
+def relations_in_graph_index(root: Path) -> set[tuple[str, str, str, str | None, float]]:
+    data = json.loads((root / ".autology" / "graph" / "index.json").read_text(encoding="utf-8"))
+    assert data["version"] == "1.0"
+    assert data["lastUpdated"].endswith("Z")
+    return {(r["source"], r["target"], r["type"], r.get("description"), r["confidence"]) for r in data["relations"]}
+
+
+def assert_graph_index_matches_files(root: Path) -> None:
+    assert relations_in_graph_index(root) == relations_in_files(root)
+
+
+def write_node_file(
+    root: Path,
+    node_type: str = "concept",
+    node_id: str | None = None,
+    title: str = "Hand written",
+    body: str = "Written by hand.",
+    extra_frontmatter: str = "",
+    filename: str | None = None,
+) -> tuple[str, Path]:
+    """A node file as a person would write it (minimal frontmatter)."""
+    node_id = node_id or str(uuid.uuid4())
+    path = root / ".autology" / "nodes" / f"{node_type}s" / (filename or f"{node_id}.md")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f"---\nid: {node_id}\ntype: {node_type}\ntitle: {title}\nmodified: 2026-01-02T03:04:05Z\n"
+        f"{extra_frontmatter}---\n\n{body}\n",
+        encoding="utf-8",
+    )
+    return node_id, path

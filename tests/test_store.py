@@ -1,0 +1,326 @@
+"""The node store: files are the truth; the SQLite index and graph/index.json follow them.
+
+Covers reconcile of outside changes (files added, edited, deleted, moved by hand), malformed files
+(skipped, reported by path and reason, never rewritten), duplicate ids, unknown frontmatter keys,
+and rebuilding every derived index (cache dir deleted, corrupt DB, corrupt/missing index.json).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+
+import pytest
+from core_helpers import (
+    assert_graph_index_matches_files,
+    node_files,
+    relations_in_graph_index,
+    write_node_file,
+)
+
+from autology_mcp.errors import NotFoundError, StorageError
+from autology_mcp.models import new_id
+from autology_mcp.service import Autology
+from autology_mcp.store import NodeStore
+
+
+def reopen(root) -> Autology:
+    return Autology.open(root)
+
+
+def test_open_creates_the_layout(root):
+    service = Autology.open(root)
+    try:
+        base = root / ".autology"
+        for folder in ("decisions", "components", "conventions", "concepts", "patterns", "issues", "sessions"):
+            assert (base / "nodes" / folder).is_dir()
+        assert (base / "graph" / "index.json").is_file()
+        assert "cache/" in (base / ".gitignore").read_text()
+        assert relations_in_graph_index(root) == set()
+    finally:
+        service.close()
+
+
+def test_capture_writes_the_file_at_the_spec_path(autology, root):
+    result = autology.capture("Auth service", "Handles login.", type="component", tags=["auth"])
+    path = root / ".autology" / "nodes" / "components" / f"{result.id}.md"
+    assert path.is_file()
+    text = path.read_text()
+    assert f"id: {result.id}\n" in text and "# Auth service\n\nHandles login.\n" in text
+    assert not list(path.parent.glob(".*.tmp"))  # no temp files left behind
+
+
+# ------------------------------------------------------------------------------ reconcile
+
+
+def test_file_added_by_hand_is_picked_up(autology, root):
+    node_id, _ = write_node_file(root, "pattern", title="Retry with backoff", body="Retry idempotent calls.")
+    report = autology.store.reconcile()
+    assert report.added == 1
+    assert autology.get(node_id).title == "Retry with backoff"
+    assert [h.node.id for h in autology.query("backoff")] == [node_id]
+
+
+def test_file_edited_by_hand_is_picked_up(autology, root, capture):
+    node_id = capture("Old title", "old words")
+    path = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
+    path.write_text(path.read_text().replace("old words", "brand new words").replace("Old title", "New title"))
+    os.utime(path, ns=(1, 1_000_000_000))  # a different mtime even on coarse clocks
+    report = autology.store.reconcile()
+    assert report.updated == 1
+    assert autology.get(node_id).title == "New title"
+    assert autology.get(node_id).content == "brand new words"
+    assert [h.node.id for h in autology.query("brand")] == [node_id]
+    assert autology.query("old") == []
+
+
+def test_file_deleted_by_hand_is_dropped(autology, root, capture):
+    a, b = capture("A"), capture("B")
+    autology.relate(a, b, "relates_to")
+    (root / ".autology" / "nodes" / "concepts" / f"{a}.md").unlink()
+    report = autology.store.reconcile()
+    assert report.removed == 1
+    with pytest.raises(NotFoundError):
+        autology.get(a)
+    assert autology.status().totalNodes == 1
+    assert relations_in_graph_index(root) == set()  # the deleted file's relation is gone from index.json
+
+
+def test_a_stale_index_is_reconciled_on_get(autology, root):
+    """A file written by hand is found by id even before any reconcile."""
+    node_id, _ = write_node_file(root, "issue", title="Flaky test")
+    assert autology.get(node_id).title == "Flaky test"
+
+
+def test_relation_added_by_hand_reaches_the_graph_index(autology, root, capture):
+    a, b = capture("A"), capture("B")
+    path = root / ".autology" / "nodes" / "concepts" / f"{a}.md"
+    path.write_text(
+        path.read_text().replace("relations: []", f"relations:\n- type: uses\n  target: {b}\n  confidence: 0.6")
+    )
+    autology.store.reconcile()
+    assert relations_in_graph_index(root) == {(a, b, "uses", None, 0.6)}
+    assert_graph_index_matches_files(root)
+
+
+def test_file_moved_to_another_folder_keeps_the_node(autology, root, capture):
+    node_id = capture("Movable")
+    src = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
+    dst = root / ".autology" / "nodes" / "patterns" / "renamed.md"
+    shutil.move(src, dst)
+    autology.store.reconcile()
+    assert autology.get(node_id).title == "Movable"
+    assert autology.store.index.node_path(node_id) == ".autology/nodes/patterns/renamed.md"
+
+
+# ------------------------------------------------------------------------------ malformed files
+
+
+def test_malformed_file_is_skipped_reported_and_never_rewritten(autology, root, capture):
+    good = capture("Good")
+    bad = root / ".autology" / "nodes" / "concepts" / "broken.md"
+    bad.write_text("---\nid: [unclosed\n---\nbody\n")
+    before = bad.read_bytes()
+    report = autology.store.reconcile()
+    assert report.malformed == [(".autology/nodes/concepts/broken.md", report.malformed[0][1])]
+    assert "invalid YAML frontmatter" in report.malformed[0][1]
+    status = autology.status()
+    assert status.totalNodes == 1
+    assert status.malformedFiles == [{"path": ".autology/nodes/concepts/broken.md", "reason": report.malformed[0][1]}]
+    # writes, rebuilds and reopenings leave it alone
+    autology.update(good, title="Still good")
+    autology.store.rebuild()
+    reopen(root).close()
+    assert bad.read_bytes() == before
+
+
+def test_malformed_file_named_by_id_is_refused_with_its_reason(autology, root):
+    node_id = new_id()
+    path = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
+    path.write_text(f"---\nid: {node_id}\ntype: nonsense\ntitle: x\nmodified: 2026-01-01T00:00:00Z\n---\nx\n")
+    before = path.read_bytes()
+    with pytest.raises(StorageError, match="malformed.*unknown node type"):
+        autology.update(node_id, title="fixed")
+    with pytest.raises(StorageError, match="malformed"):
+        autology.delete(node_id)
+    assert path.read_bytes() == before
+
+
+def test_a_node_file_broken_by_hand_disappears_then_comes_back_when_fixed(autology, root, capture):
+    node_id = capture("Fragile", "fragile words")
+    path = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
+    good_text = path.read_text()
+    path.write_text(good_text.replace("type: concept", "type: [broken"))
+    autology.store.reconcile()
+    assert autology.query("fragile") == []
+    assert autology.status().malformedFiles[0]["path"].endswith(f"{node_id}.md")
+    path.write_text(good_text)
+    os.utime(path, ns=(2, 2_000_000_000))
+    autology.store.reconcile()
+    assert [h.node.id for h in autology.query("fragile")] == [node_id]
+    assert autology.status().malformedFiles == []
+
+
+def test_non_utf8_file_is_reported(autology, root):
+    path = root / ".autology" / "nodes" / "concepts" / "latin1.md"
+    path.write_bytes("---\ntitle: caf\xe9\n---\n".encode("latin-1"))
+    report = autology.store.reconcile()
+    assert report.malformed and "not UTF-8" in report.malformed[0][1]
+
+
+def test_hidden_and_non_markdown_files_are_ignored(autology, root):
+    (root / ".autology" / "nodes" / "concepts" / ".draft.md").write_text("junk")
+    (root / ".autology" / "nodes" / "concepts" / "notes.txt").write_text("junk")
+    report = autology.store.reconcile()
+    assert report.malformed == [] and report.scanned == 0
+
+
+# ------------------------------------------------------------------------------ unknown keys, duplicates
+
+
+def test_unknown_frontmatter_keys_survive_an_update(autology, root):
+    node_id, path = write_node_file(
+        root, "concept", title="Obsidian note", extra_frontmatter="aliases:\n- alias one\ncssclass: wide\nreviewed: 2026-01-05\n"
+    )
+    autology.store.reconcile()
+    autology.update(node_id, title="Obsidian note, edited", tags=["obsidian"])
+    text = path.read_text()
+    assert "aliases:\n- alias one\n" in text
+    assert "cssclass: wide\n" in text
+    assert "reviewed: 2026-01-05\n" in text
+    assert "title: Obsidian note, edited\n" in text
+    autology.relate(node_id, autology.capture("Other", "x", type="concept").id, "relates_to")
+    assert "cssclass: wide\n" in path.read_text()
+
+
+def test_the_same_id_in_two_files(autology, root, capture):
+    node_id = capture("Original", "original words")
+    original = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
+    copy = root / ".autology" / "nodes" / "patterns" / "copy.md"
+    copy.write_text(original.read_text().replace("Original", "Copy"))
+    report = autology.store.reconcile()
+    assert report.malformed == [
+        (".autology/nodes/patterns/copy.md", f"duplicate id {node_id}: the node is already defined in "
+         f".autology/nodes/concepts/{node_id}.md")
+    ]  # fmt: skip
+    assert autology.get(node_id).title == "Original"
+    assert autology.status().totalNodes == 1
+    assert copy.read_text().count("Copy") >= 1  # never rewritten
+
+
+def test_when_one_of_two_duplicates_is_deleted_the_other_becomes_the_node(autology, root, capture):
+    node_id = capture("Original", "original words")
+    original = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
+    copy = root / ".autology" / "nodes" / "patterns" / "copy.md"
+    copy.write_text(original.read_text().replace("Original", "Copy"))
+    autology.store.reconcile()
+    original.unlink()
+    report = autology.store.reconcile()
+    assert report.malformed == []
+    assert autology.get(node_id).title == "Copy"
+    assert autology.store.index.node_path(node_id) == ".autology/nodes/patterns/copy.md"
+
+
+# ------------------------------------------------------------------------------ derived indexes
+
+
+def test_rebuild_after_deleting_the_cache_dir(root, capture, autology):
+    a, b = capture("Alpha", "alpha words"), capture("Beta", "beta words")
+    autology.relate(a, b, "uses", description="alpha uses beta")
+    autology.close()
+    shutil.rmtree(root / ".autology" / "cache")
+    service = reopen(root)
+    try:
+        assert service.status().totalNodes == 2
+        assert service.status().totalRelations == 1
+        assert [h.node.id for h in service.query("alpha")] == [a]
+        assert_graph_index_matches_files(root)
+    finally:
+        service.close()
+
+
+def test_a_corrupt_cache_database_is_rebuilt(root, capture, autology):
+    a = capture("Alpha", "alpha words")
+    autology.close()
+    db = root / ".autology" / "cache" / "nodes.sqlite"
+    for suffix in ("-wal", "-shm"):
+        (root / ".autology" / "cache" / f"nodes.sqlite{suffix}").unlink(missing_ok=True)
+    db.write_bytes(b"this is not a database" * 100)
+    service = reopen(root)
+    try:
+        assert [h.node.id for h in service.query("alpha")] == [a]
+        service.store.index.check()
+    finally:
+        service.close()
+
+
+def test_a_cache_database_of_another_schema_version_is_replaced(root, capture, autology):
+    a = capture("Alpha", "alpha words")
+    autology.close()
+    conn = sqlite3.connect(root / ".autology" / "cache" / "nodes.sqlite")
+    conn.execute("UPDATE meta SET value = 'old' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    service = reopen(root)
+    try:
+        assert service.store.index.get_meta("schema_version") == "1"
+        assert [h.node.id for h in service.query("alpha")] == [a]
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("damage", ["missing", "garbage", "wrong-version", "stale"])
+def test_graph_index_is_rebuilt_when_missing_corrupt_or_stale(root, capture, autology, damage):
+    a, b = capture("A"), capture("B")
+    autology.relate(a, b, "depends_on")
+    index = root / ".autology" / "graph" / "index.json"
+    if damage == "missing":
+        index.unlink()
+    elif damage == "garbage":
+        index.write_text("{ not json")
+    elif damage == "wrong-version":
+        index.write_text('{"version": "9", "relations": []}')
+    else:
+        index.write_text('{"version": "1.0", "lastUpdated": "2026-01-01T00:00:00Z", "relations": []}')
+    report = autology.store.reconcile()
+    assert report.graph_index_rewritten
+    assert relations_in_graph_index(root) == {(a, b, "depends_on", None, 0.8)}
+
+
+def test_rebuild_equals_the_incremental_index(autology, root, capture):
+    ids = [capture(f"Node {i}", f"content {i} shared") for i in range(5)]
+    autology.relate(ids[0], ids[1], "uses")
+    autology.relate(ids[2], ids[1], "affects", description="d", confidence=0.7)
+    before = ([h.node.id for h in autology.query("shared")], autology.status(), autology.store.index.relations())
+    report = autology.store.rebuild()
+    assert report.scanned == 5 and report.added == 5
+    after = ([h.node.id for h in autology.query("shared")], autology.status(), autology.store.index.relations())
+    assert before == after
+    assert_graph_index_matches_files(root)
+
+
+def test_graph_view(autology, capture):
+    a, b = capture("A"), capture("B")
+    autology.relate(a, b, "uses")
+    graph = autology.store.graph()
+    assert graph.has_edge(a, b, key="uses")
+    assert graph.nodes[a]["title"] == "A"
+    autology.relate(b, a, "derived_from")
+    assert autology.store.graph().has_edge(b, a, key="derived_from")  # the cached view follows changes
+
+
+def test_two_stores_on_one_root_see_each_other(root):
+    first, second = NodeStore(root), NodeStore(root)
+    first.init()
+    try:
+        one = Autology(first)
+        two = Autology(second)
+        node_id = one.capture("Shared", "shared words", type="concept").id
+        assert two.get(node_id).title == "Shared"
+        two.update(node_id, title="Changed by two")
+        assert one.get(node_id).title == "Changed by two"
+        assert len(node_files(root)) == 1
+    finally:
+        first.close()
+        second.close()
