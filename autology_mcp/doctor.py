@@ -37,7 +37,7 @@ class DoctorReport:
 def diagnose(store: NodeStore) -> DoctorReport:
     """Check the files against each other. Reads the store; only derived indexes may be refreshed."""
     report = DoctorReport()
-    in_sync_before = store.graph_index_in_sync()
+    in_sync_before = store.graph_index_in_sync() or not store.paths.graph_index.exists()  # absent = fresh clone
     store.reconcile()  # brings the derived index up to date with the files first
     if not in_sync_before:
         report.problems.append(
