@@ -1,0 +1,149 @@
+"""autology_query ranking and filters (autology_mcp.search over the SQLite FTS5 index)."""
+
+from __future__ import annotations
+
+import pytest
+from core_helpers import write_node_file
+
+from autology_mcp.errors import ValidationError
+from autology_mcp.search import query_terms
+
+
+def ids(hits):
+    return [h.node.id for h in hits]
+
+
+def test_title_and_tag_matches_rank_above_content_only_matches(autology, capture):
+    content_only = capture("Storage notes", "We talked about caching once, among many other storage topics.")
+    in_title = capture("Caching strategy", "Keep it simple and measured.")
+    in_tags = capture("Hot paths", "Keep hot paths fast.", tags=["caching"])
+    hits = autology.query("caching")
+    assert set(ids(hits)) == {content_only, in_title, in_tags}
+    assert ids(hits)[-1] == content_only
+    scores = {h.node.id: h.score for h in hits}
+    assert scores[in_title] > scores[content_only]
+    assert scores[in_tags] > scores[content_only]
+
+
+def test_superseded_ranks_below_active(autology, capture):
+    old = capture("Session tokens in cookies", "Store session tokens in cookies.")
+    new = capture("Session tokens in headers", "Store session tokens in headers.")
+    autology.update(old, status="superseded")
+    hits = autology.query("session tokens")
+    assert ids(hits) == [new, old]
+    assert hits[1].score < hits[0].score
+    autology.update(old, status="active")
+    autology.update(new, status="superseded")
+    assert ids(autology.query("session tokens")) == [old, new]
+
+
+def test_needs_review_ranks_between(autology, capture):
+    a = capture("Queue worker", "queue worker")
+    b = capture("Queue worker", "queue worker")
+    c = capture("Queue worker", "queue worker")
+    autology.update(b, status="needs_review")
+    autology.update(c, status="superseded")
+    assert ids(autology.query("queue worker")) == [a, b, c]
+
+
+def test_scores_are_within_0_and_1(autology, capture):
+    for i in range(15):
+        capture(f"Node {i} about search", " ".join(["search ranking"] * (i + 1)) + f" extra{i}", tags=["search"])
+    capture("Superseded search", "search", status="superseded")
+    for query in ("search", "search ranking extra3", "ranking", "nothing-matches-this", "the"):
+        for hit in autology.query(query, limit=100):
+            assert 0.0 <= hit.score <= 1.0
+    hits = autology.query("search ranking extra3")
+    assert hits[0].node.title == "Node 3 about search"  # the only one with all three terms
+
+
+def test_more_query_terms_matched_ranks_higher(autology, capture):
+    one = capture("Database", "postgres database")
+    both = capture("Database migrations", "postgres database migrations with alembic")
+    assert ids(autology.query("database migrations"))[0] == both
+    assert one in ids(autology.query("database migrations"))
+
+
+def test_type_filter(autology, capture):
+    concept = capture("Billing cycle", "billing")
+    issue = capture("Billing bug", "billing", type="issue")
+    assert ids(autology.query("billing", type="issue")) == [issue]
+    assert ids(autology.query(type="concept")) == [concept]
+    with pytest.raises(ValidationError, match="unknown node type"):
+        autology.query("billing", type="bugs")
+
+
+def test_tags_filter_requires_all_tags(autology, capture):
+    both = capture("Both", "shared", tags=["auth", "api"])
+    capture("Auth only", "shared", tags=["auth"])
+    capture("Api only", "shared", tags=["api"])
+    assert ids(autology.query("shared", tags=["auth", "api"])) == [both]
+    assert ids(autology.query(tags=["api", "auth"])) == [both]
+    assert len(autology.query(tags=["auth"])) == 2
+    assert autology.query(tags=["auth", "missing"]) == []
+    with pytest.raises(ValidationError, match="tags"):
+        autology.query(tags=["Auth"])
+
+
+def test_limit_default_10_and_max_100(autology, capture):
+    for i in range(12):
+        capture(f"Item {i}", "common words")
+    assert len(autology.query("common")) == 10
+    assert len(autology.query()) == 10
+    assert len(autology.query("common", limit=12)) == 12
+    assert len(autology.query("common", limit=100)) == 12
+    assert len(autology.query("common", limit=1)) == 1
+    for bad in (0, 101, -1, 2.5, "10", True):
+        with pytest.raises(ValidationError, match="from 1 to 100"):
+            autology.query("common", limit=bad)
+
+
+def test_empty_query_lists_the_most_recently_modified_first(autology, root):
+    times = ["2026-01-03T00:00:00Z", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"]
+    made = []
+    for i, modified in enumerate(times):
+        node_id, path = write_node_file(root, "concept", title=f"N{i}")
+        path.write_text(path.read_text().replace("2026-01-02T03:04:05Z", modified))
+        made.append(node_id)
+    autology.store.reconcile()
+    for query in (None, "", "   ", "?!"):
+        hits = autology.query(query)
+        assert ids(hits) == [made[0], made[2], made[1]]
+        assert all(h.score == 1.0 for h in hits)
+    autology.update(made[1], title="touched")  # now the most recent
+    assert ids(autology.query())[0] == made[1]
+
+
+def test_no_match_is_an_empty_list(autology, capture):
+    capture("Something", "else")
+    assert autology.query("zebra") == []
+
+
+@pytest.mark.parametrize(
+    "query", ['"unbalanced', "NEAR(a b)", "a AND OR NOT", "col:value", "*", "^start", "-x", "a'b", "(", "{x}"]
+)
+def test_fts_syntax_in_the_query_is_just_text(autology, capture, query):
+    capture("Plain", "plain words value start")
+    assert isinstance(autology.query(query), list)
+
+
+def test_stemming_and_diacritics(autology, capture):
+    node = capture("Caching", "We cache the café menu.")
+    assert ids(autology.query("cached")) == [node]
+    assert ids(autology.query("cafe")) == [node]
+
+
+def test_ranking_is_deterministic(autology, capture):
+    for i in range(8):
+        capture("Same title", "identical content")
+    first = [(h.node.id, h.score) for h in autology.query("identical")]
+    assert first == [(h.node.id, h.score) for h in autology.query("identical")]
+    autology.store.rebuild()
+    assert first == [(h.node.id, h.score) for h in autology.query("identical")]
+
+
+def test_query_terms_drop_stop_words_unless_nothing_is_left():
+    assert query_terms("How do we cache the tokens?") == ["cache", "tokens"]
+    assert query_terms("the") == ["the"]
+    assert query_terms("") == []
+    assert query_terms("naïve café ünïcode") == ["naïve", "café", "ünïcode"]

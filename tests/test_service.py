@@ -1,0 +1,415 @@
+"""The seven operations on the domain core (autology_mcp.service.Autology), against real files.
+
+Capture classification and confidence, partial update, delete with relation clean-up both ways,
+relate upsert, unrelate of a missing relation, status counts; bad ids and references never touch
+the file system; graph/index.json equals the relations in the files after every operation.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import pytest
+from core_helpers import (
+    ADR,
+    adr,
+    assert_graph_index_matches_files,
+    node_files,
+    relations_in_files,
+    snapshot,
+    tree,
+    write_node_file,
+)
+
+from autology_mcp.errors import NotFoundError, ValidationError
+from autology_mcp.markdown import parse_node
+from autology_mcp.models import format_timestamp, new_id
+
+
+def file_of(root, node_type, node_id):
+    return root / ".autology" / "nodes" / f"{node_type}s" / f"{node_id}.md"
+
+
+# ------------------------------------------------------------------------------ capture
+
+
+def test_capture_with_type_is_manual_confidence_09(autology, root):
+    result = autology.capture("Use FTS5", adr(), type="decision", tags=["search"], references=["autology_mcp/search.py"])
+    assert (result.type, result.confidence) == ("decision", 0.9)
+    node = parse_node(file_of(root, "decision", result.id).read_text())
+    assert node.source == "manual" and node.confidence == 0.9
+    assert node.tags == ("search",)
+    assert node.references == ("autology_mcp/search.py",)
+    assert node.created == node.modified
+    assert node.status.value == "active"
+
+
+def test_capture_from_a_hook_with_type_is_085(autology):
+    result = autology.capture("Session summary", "We worked on search.", type="session", source="hook_session_end")
+    assert result.confidence == 0.85
+
+
+def test_capture_without_type_is_classified_at_07(autology, root):
+    result = autology.capture(
+        "Login fails with a timeout error", "Known bug: the login endpoint fails when the database is slow."
+    )
+    assert (result.type, result.confidence) == ("issue", 0.7)
+    assert file_of(root, "issue", result.id).is_file()
+
+
+def test_capture_classifies_an_adr_as_a_decision(autology):
+    result = autology.capture("Search engine", ADR)
+    assert (result.type, result.confidence) == ("decision", 0.7)
+
+
+@pytest.mark.parametrize(
+    ("title", "content", "expected"),
+    [
+        ("Payment service", "The payment service module exposes the billing API endpoints.", "component"),
+        ("Naming convention", "Always use snake_case for module names; never abbreviate.", "convention"),
+        ("What is a tenant", "In our domain a tenant means one paying organisation.", "concept"),
+        ("Retry pattern", "A reusable retry with exponential backoff approach.", "pattern"),
+        ("Today's session", "In this session we worked on search; next steps: ranking.", "session"),
+    ],
+)
+def test_classification_of_each_type(autology, title, content, expected):
+    assert autology.capture(title, content).type == expected
+
+
+def test_capture_refuses_when_classification_is_below_the_minimum(autology, root):
+    before = snapshot(root)
+    with pytest.raises(ValidationError) as info:
+        autology.capture("Misc", "Some text.")
+    assert info.value.field == "type"
+    assert "below the minimum 0.5" in str(info.value)
+    assert "pass the type explicitly" in str(info.value)
+    assert info.value.allowed and "decision" in info.value.allowed
+    assert snapshot(root) == before
+
+
+def test_capture_refuses_a_confidence_below_the_minimum(autology, root):
+    before = snapshot(root)
+    with pytest.raises(ValidationError, match="below the minimum accepted confidence 0.5"):
+        autology.capture("Low", "x", type="concept", confidence=0.4)
+    assert snapshot(root) == before
+    assert autology.capture("Ok", "x", type="concept", confidence=0.5).confidence == 0.5
+
+
+def test_a_decision_needs_the_four_adr_sections(autology, root):
+    before = snapshot(root)
+    with pytest.raises(ValidationError) as info:
+        autology.capture("Use Postgres", "## Context\nWe need a DB.\n\n## Decision\nPostgres.", type="decision")
+    message = str(info.value)
+    assert "missing section(s): Alternatives, Consequences" in message
+    for heading in ("## Context", "## Decision", "## Alternatives", "## Consequences"):
+        assert heading in message  # the template
+    assert snapshot(root) == before
+
+
+def test_adr_sections_may_be_bold_labels_or_numbered_headings(autology):
+    content = "**Context**: a.\n\n### 2. Decision\nb.\n\n## Options considered\nc.\n\n**Consequences**: d."
+    assert autology.capture("Decided", content, type="decision").type == "decision"
+
+
+def test_capture_validates_every_field_before_writing(autology, root):
+    before = snapshot(root)
+    bad_inputs = [
+        dict(title="", content="x", type="concept"),
+        dict(title="x" * 101, content="x", type="concept"),
+        dict(title="t", content="", type="concept"),
+        dict(title="t", content="x", type="thing"),
+        dict(title="t", content="x", type="concept", tags=["Not OK"]),
+        dict(title="t", content="x", type="concept", references=["../outside.py"]),
+        dict(title="t", content="x", type="concept", references=["/etc/passwd"]),
+        dict(title="t", content="x", type="concept", source="robot"),
+        dict(title="t", content="x", type="concept", status="done"),
+        dict(title="t", content="x", type="concept", session="has spaces"),
+    ]
+    for kwargs in bad_inputs:
+        with pytest.raises(ValidationError):
+            autology.capture(**kwargs)
+    assert snapshot(root) == before
+    assert autology.status().totalNodes == 0
+
+
+# ------------------------------------------------------------------------------ update
+
+
+def test_update_is_partial_and_bumps_modified(autology, root):
+    node_id, path = write_node_file(
+        root, "concept", title="Caching", body="Use an LRU cache.", extra_frontmatter="tags:\n- perf\nreferences:\n- src/cache.py\n"
+    )
+    autology.store.reconcile()
+    before = parse_node(path.read_text())
+    assert before.modified == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    message = autology.update(node_id, title="Caching strategy", status="needs_review")
+    assert message == "✓ Updated: Caching strategy (concept)\nFields changed: title, status"
+    after = parse_node(path.read_text())
+    assert after.title == "Caching strategy"
+    assert after.status.value == "needs_review"
+    assert (after.content, after.tags, after.references, after.confidence, after.created) == (
+        before.content,
+        before.tags,
+        before.references,
+        before.confidence,
+        before.created,
+    )
+    assert after.modified > before.modified
+    assert abs((after.modified - datetime.now(UTC)).total_seconds()) < 3600
+    assert autology.get(node_id).title == "Caching strategy"
+    assert autology.get(node_id).modified == format_timestamp(after.modified)
+
+
+def test_update_every_field(autology, root, capture):
+    node_id = capture()
+    message = autology.update(
+        node_id, title="T2", content="C2", tags=["a", "b"], status="superseded", confidence=0.6, references=["x.py"]
+    )
+    assert message.endswith("Fields changed: title, content, tags, status, confidence, references")
+    node = autology.get(node_id)
+    assert (node.title, node.content, node.tags, node.status, node.confidence, node.references) == (
+        "T2", "C2", ["a", "b"], "superseded", 0.6, ["x.py"],
+    )  # fmt: skip
+
+
+def test_update_with_no_fields_is_an_error(autology, root, capture):
+    node_id = capture()
+    before = snapshot(root)
+    with pytest.raises(ValidationError, match="no fields to update"):
+        autology.update(node_id)
+    assert snapshot(root) == before
+
+
+def test_update_with_the_current_values_changes_nothing(autology, root, capture):
+    node_id = capture("Same")
+    before = snapshot(root)
+    assert autology.update(node_id, title="Same").endswith("Fields changed: none (the values were already current)")
+    assert snapshot(root) == before
+
+
+def test_update_of_a_missing_node(autology, root):
+    missing = new_id()
+    with pytest.raises(NotFoundError, match=f"Node not found: {missing}"):
+        autology.update(missing, title="x")
+
+
+def test_update_bad_values_change_nothing(autology, root, capture):
+    node_id = capture()
+    decision = autology.capture("D", adr(), type="decision").id
+    before = snapshot(root)
+    for kwargs in (
+        dict(title=""),
+        dict(content="  "),
+        dict(tags=["UPPER"]),
+        dict(status="archived"),
+        dict(confidence=1.5),
+        dict(confidence=0.2),
+        dict(references=["../../x"]),
+    ):
+        with pytest.raises(ValidationError):
+            autology.update(node_id, **kwargs)
+    with pytest.raises(ValidationError, match="missing section"):
+        autology.update(decision, content="No sections at all.")
+    assert snapshot(root) == before
+
+
+# ------------------------------------------------------------------------------ relate / unrelate
+
+
+def test_relate_creates_a_relation_in_the_source_file(autology, root, capture):
+    a, b = capture("A"), capture("B")
+    message = autology.relate(a, b, "uses", description="A calls B")
+    assert message == f"✓ Related: {a} —[uses]→ {b}"
+    node = parse_node(file_of(root, "concept", a).read_text())
+    assert [(r.type.value, r.target, r.description, r.confidence) for r in node.relations] == [
+        ("uses", b, "A calls B", 0.8)
+    ]
+    assert f"## Related\n- [[{b}]]\n" in file_of(root, "concept", a).read_text()
+    assert parse_node(file_of(root, "concept", b).read_text()).relations == ()
+    assert_graph_index_matches_files(root)
+
+
+def test_relate_is_an_upsert(autology, root, capture):
+    a, b = capture("A"), capture("B")
+    autology.relate(a, b, "uses", description="first", confidence=0.6)
+    autology.relate(a, b, "uses", description="second")
+    assert relations_in_files(root) == {(a, b, "uses", "second", 0.6)}  # confidence kept when not given
+    autology.relate(a, b, "uses", confidence=0.95)
+    assert relations_in_files(root) == {(a, b, "uses", "second", 0.95)}  # description kept when not given
+    autology.relate(a, b, "affects")
+    assert relations_in_files(root) == {(a, b, "uses", "second", 0.95), (a, b, "affects", None, 0.8)}
+    assert autology.status().totalRelations == 2
+    assert_graph_index_matches_files(root)
+
+
+def test_relate_errors(autology, root, capture):
+    a, b = capture("A"), capture("B")
+    missing = new_id()
+    before = snapshot(root)
+    with pytest.raises(NotFoundError, match=f"Target node not found: {missing}"):
+        autology.relate(a, missing, "uses")
+    with pytest.raises(NotFoundError, match=f"Source node not found: {missing}"):
+        autology.relate(missing, b, "uses")
+    with pytest.raises(ValidationError, match="related to itself"):
+        autology.relate(a, a, "uses")
+    with pytest.raises(ValidationError, match="unknown relation type"):
+        autology.relate(a, b, "likes")
+    with pytest.raises(ValidationError, match="confidence"):
+        autology.relate(a, b, "uses", confidence=2)
+    with pytest.raises(ValidationError, match="description"):
+        autology.relate(a, b, "uses", description="x" * 501)
+    assert snapshot(root) == before
+
+
+def test_unrelate_removes_only_that_relation_and_leaves_the_nodes(autology, root, capture):
+    a, b = capture("A"), capture("B")
+    autology.relate(a, b, "uses")
+    autology.relate(a, b, "affects")
+    b_before = file_of(root, "concept", b).read_bytes()
+    message = autology.unrelate(a, b, "uses")
+    assert message == f"✓ Removed relation: {a} —[uses]→ {b}"
+    assert relations_in_files(root) == {(a, b, "affects", None, 0.8)}
+    node_a = autology.get(a)
+    assert (node_a.title, node_a.content) == ("A", "Some domain knowledge.")
+    assert file_of(root, "concept", b).read_bytes() == b_before
+    assert_graph_index_matches_files(root)
+
+
+def test_unrelate_of_a_missing_relation_does_not_fail(autology, root, capture):
+    a, b = capture("A"), capture("B")
+    before = snapshot(root)
+    assert autology.unrelate(a, b, "uses").startswith(f"✓ Removed relation: {a} —[uses]→ {b}")
+    assert autology.unrelate(new_id(), b, "uses").startswith("✓ Removed relation:")
+    assert snapshot(root) == before
+    with pytest.raises(ValidationError):
+        autology.unrelate(a, b, "nope")
+
+
+# ------------------------------------------------------------------------------ delete
+
+
+def test_delete_removes_the_node_and_relations_both_ways(autology, root, capture):
+    a, b, c, d = capture("A"), capture("B"), capture("C"), capture("D")
+    autology.relate(a, b, "uses")
+    autology.relate(c, b, "depends_on")
+    autology.relate(c, a, "relates_to")
+    autology.relate(b, d, "implements")
+    message = autology.delete(b)
+    assert message == "✓ Deleted: B (concept)\nRelations removed: 3"
+    assert not file_of(root, "concept", b).exists()
+    assert relations_in_files(root) == {(c, a, "relates_to", None, 0.8)}
+    assert b not in file_of(root, "concept", a).read_text()  # also gone from the ## Related links
+    assert b not in file_of(root, "concept", c).read_text()
+    assert autology.status().totalNodes == 3
+    with pytest.raises(NotFoundError):
+        autology.get(b)
+    assert autology.query("B") == [] or all(h.node.id != b for h in autology.query("B"))
+    assert_graph_index_matches_files(root)
+
+
+def test_delete_of_a_missing_node(autology, root, capture):
+    capture()
+    before = snapshot(root)
+    missing = new_id()
+    with pytest.raises(NotFoundError, match=missing):
+        autology.delete(missing)
+    assert snapshot(root) == before
+
+
+# ------------------------------------------------------------------------------ the graph index after every operation
+
+
+def test_graph_index_equals_the_files_after_every_operation(autology, root, capture):
+    check = lambda: assert_graph_index_matches_files(root)  # noqa: E731
+    a = capture("A")
+    check()
+    b = capture("B")
+    autology.relate(a, b, "uses", description="d1")
+    check()
+    autology.relate(a, b, "uses", confidence=0.55)
+    check()
+    autology.relate(b, a, "derived_from")
+    check()
+    autology.update(a, title="A2", tags=["x"])
+    check()
+    autology.unrelate(a, b, "uses")
+    check()
+    autology.unrelate(a, b, "uses")
+    check()
+    c = capture("C")
+    autology.relate(c, a, "supersedes")
+    check()
+    autology.delete(a)
+    check()
+    autology.store.rebuild()
+    check()
+    assert autology.status().totalRelations == 0
+
+
+# ------------------------------------------------------------------------------ status
+
+
+def test_status_counts(autology, capture):
+    a = capture("A", type="component")
+    b = capture("B", type="component")
+    c = autology.capture("C", adr(), type="decision").id
+    autology.update(b, status="superseded")
+    autology.relate(c, a, "affects")
+    autology.relate(a, b, "uses")
+    autology.relate(b, a, "uses")
+    status = autology.status()
+    assert status.totalNodes == 3
+    assert status.nodesByType == {
+        "decision": 1, "component": 2, "convention": 0, "concept": 0, "pattern": 0, "issue": 0, "session": 0,
+    }  # fmt: skip
+    assert status.nodesByStatus == {"active": 2, "needs_review": 0, "superseded": 1}
+    assert status.totalRelations == 3
+    assert status.relationsByType["uses"] == 2 and status.relationsByType["affects"] == 1
+    assert sum(status.relationsByType.values()) == 3
+
+
+# ------------------------------------------------------------------------------ ids and paths from input
+
+
+BAD_IDS = ["../../etc/passwd", "../nodes/concepts/x", "/etc/passwd", "a" * 36, "", "3f2b8c1e-9d4a-1e5b-8c7d-1a2b3c4d5e6f"]
+
+
+@pytest.mark.parametrize("bad", BAD_IDS)
+def test_ids_that_are_not_uuid4_never_touch_the_file_system(autology, root, capture, tmp_path, bad):
+    a = capture("A")
+    before_tree, before = tree(tmp_path), snapshot(root)
+    calls = [
+        lambda: autology.get(bad),
+        lambda: autology.update(bad, title="x"),
+        lambda: autology.delete(bad),
+        lambda: autology.relate(bad, a, "uses"),
+        lambda: autology.relate(a, bad, "uses"),
+        lambda: autology.unrelate(bad, a, "uses"),
+        lambda: autology.unrelate(a, bad, "uses"),
+    ]
+    for call in calls:
+        with pytest.raises(ValidationError, match="UUID v4"):
+            call()
+    assert tree(tmp_path) == before_tree
+    assert snapshot(root) == before
+
+
+def test_references_that_escape_the_root_are_refused(autology, root, capture):
+    node_id = capture()
+    before = snapshot(root)
+    for refs in (["../x.py"], ["src/../../x.py"], ["/abs/x.py"], ["C:\\x.py"], ["ok.py", "../../bad.py"]):
+        with pytest.raises(ValidationError, match="inside the project"):
+            autology.update(node_id, references=refs)
+        with pytest.raises(ValidationError, match="inside the project"):
+            autology.capture("t", "c", type="concept", references=refs)
+    assert snapshot(root) == before
+
+
+def test_node_files_are_only_written_at_their_spec_path(autology, root, capture):
+    ids = [capture(f"N{i}", type=t) for i, t in enumerate(["concept", "issue", "pattern"])]
+    files = node_files(root)
+    assert len(files) == 3
+    for path in files:
+        assert re.fullmatch(r"\.autology/nodes/(concept|issue|pattern)s/[0-9a-f-]{36}\.md", path)
+    assert {p.rsplit("/", 1)[1][:-3] for p in files} == set(ids)
