@@ -323,6 +323,58 @@ node(
     """,
 )
 
+node(
+    "single-binary", "decision", "Ship one static binary with the web UI embedded",
+    ["packaging", "release", "web-ui"],
+    ["cmd/tonearm/main.go", "ui/embed.go", ".goreleaser.yaml"],
+    """
+    ## Context
+    Most installs are on a NAS or a Pi by people who are not Go or Node developers. Every extra
+    file to place (static assets, templates, a config skeleton) is a support question.
+
+    ## Decision
+    Build the web UI with Vite in CI, embed `ui/dist/` with `//go:embed`, and release a single
+    `CGO_ENABLED=0` binary per platform (linux amd64/arm64/armv7, darwin arm64, windows amd64)
+    with GoReleaser, plus a Docker image that adds ffmpeg. Configuration has defaults for
+    everything; a missing config file is not an error.
+
+    ## Alternatives
+    - **Serve the UI from a separate nginx container**: flexible, but two things to run.
+    - **Ship the UI as a tarball next to the binary**: smaller binary, one more path to configure.
+
+    ## Consequences
+    - The binary is ~38 MB, of which ~1.9 MB is the UI.
+    - A UI change needs a server release; UI developers use `vite dev` with a proxy to `:4533`.
+    - This relies on the pure-Go SQLite driver (no cgo).
+    """,
+)
+
+node(
+    "docker-debian", "decision", "Docker image: Debian slim with the distribution's ffmpeg",
+    ["packaging", "docker", "ffmpeg"],
+    ["Dockerfile", "docs/install-docker.md"],
+    """
+    ## Context
+    Half of our users run tonearm in Docker (Unraid, TrueNAS SCALE, Portainer). The image needs
+    ffmpeg with libopus and libmp3lame for the transcoder, on amd64 and arm64.
+
+    ## Decision
+    `FROM debian:bookworm-slim`, `apt-get install --no-install-recommends ffmpeg`, run as UID
+    1000 by default (overridable with `--user`), data in `/data`, music mounted read-only at
+    `/music`. Image size: ~210 MB.
+
+    ## Alternatives
+    - **Alpine**: ~90 MB, but musl's ffmpeg build was 20-30% slower at Opus encoding on arm64
+      in our measurements.
+    - **distroless + static ffmpeg from johnvansickle.com**: smallest, but no shell for users
+      debugging permission problems, and the static build lags upstream security fixes.
+
+    ## Consequences
+    - Security updates come from Debian; the image is rebuilt weekly by CI.
+    - The music mount can stay read-only: tonearm never writes tags or artwork into the library.
+    """,
+)
+
 # ============================================================================== components
 
 node(
@@ -561,6 +613,19 @@ node(
     """,
 )
 
+node(
+    "api-errors", "convention", "/api/v1 errors are RFC 9457 problem details",
+    ["api", "errors", "web-ui"],
+    ["internal/api/problem.go", "ui/src/api/client.ts"],
+    """
+    Every error from `/api/v1/` is `application/problem+json` with `type`, `title`, `status` and
+    `detail`, plus `errors: [{field, message}]` for validation failures, e.g.
+    `{"type": "/problems/validation", "status": 422, "errors": [{"field": "name", "message":
+    "playlist name must not be empty"}]}`. Handlers return a `*api.Problem`; they never write
+    error bodies themselves. The Subsonic endpoints keep the Subsonic error envelope instead.
+    """,
+)
+
 # ============================================================================== concepts
 
 node(
@@ -655,6 +720,21 @@ node(
     """,
 )
 
+node(
+    "playlists", "concept", "Playlists and smart playlists",
+    ["playlists", "library"],
+    ["internal/db/playlists.go", "internal/playlist/smart.go"],
+    """
+    A playlist is an ordered list of track ids owned by one user, optionally public. Because
+    tracks are identified by content hash, playlists survive moves and renames. M3U files found in
+    the music folder are imported read-only as public playlists owned by the admin.
+
+    A smart playlist stores rules instead of tracks (`{"all": [{"genre": "Jazz"}, {"rating_gte":
+    4}], "sort": "random", "limit": 100}`) and is evaluated into SQL at request time; results are
+    cached for 60 s. Subsonic clients see smart playlists as ordinary read-only playlists.
+    """,
+)
+
 # ============================================================================== patterns
 
 node(
@@ -724,6 +804,19 @@ node(
     correct `Content-Type` from the profile and an `ETag` of `{hash}-{profile}`. Browsers and
     most Subsonic clients seek by issuing a new Range request, so this is what makes the seek bar
     work. Live transcodes cannot do this (their length is unknown).
+    """,
+)
+
+node(
+    "outbox-queue", "pattern", "Persistent outbox queue for calls to external services",
+    ["integrations", "reliability", "database"],
+    ["internal/scrobble/queue.go", "internal/db/migrations/0011_scrobble_queue.sql"],
+    """
+    Anything sent to a third party (ListenBrainz, Last.fm, webhooks) is first written to a table
+    in the same transaction as the local change, then delivered by a background worker that
+    retries with exponential back-off (1 min doubling to 6 h, given up after 24 h) and deletes the
+    row on success. Rows are delivered in insertion order per user and service, so plays are never
+    reordered. A crash or an outage never loses a submission and never blocks the request.
     """,
 )
 
@@ -814,6 +907,19 @@ node(
     track artist, so a 20-track soundtrack becomes 20 one-track albums. Affects ~3% of albums in
     the libraries users sent us. Heuristic under discussion: if one directory holds tracks with
     the same album title and more than 3 distinct artists, treat it as a compilation.
+    """,
+)
+
+node(
+    "artwork-stale", "issue", "Replaced cover.jpg keeps showing the old artwork",
+    ["artwork", "cache", "web-ui"],
+    ["internal/artwork/resize.go", "internal/cache/lru.go"],
+    """
+    The artwork cache key is `{album hash}-{size}`, and the album hash does not change when only
+    `cover.jpg` is replaced, so resized covers stay stale until evicted. Browsers make it worse:
+    covers are served with `Cache-Control: max-age=31536000, immutable`. Fix: include the source
+    image's mtime and size in the key and in the URL (`?v=`), or drop cached sizes when the
+    scanner sees a changed image file.
     """,
 )
 
@@ -938,6 +1044,18 @@ RELATIONS: list[tuple[str, str, str, str | None]] = [
     ("session-subsonic", "relates_to", "seek-live-transcode", "transcodeOffset as a workaround"),
     ("session-fsnotify", "relates_to", "fsnotify-watch", None),
     ("session-cache", "relates_to", "transcode-cache", None),
+    # packaging, playlists, API errors, outbox, artwork staleness
+    ("single-binary", "affects", "web-ui", "embedded with go:embed"),
+    ("single-binary", "depends_on", "sqlite-wal", "the pure-Go driver keeps CGO_ENABLED=0 possible"),
+    ("docker-debian", "relates_to", "ffmpeg-subprocess", "the image provides ffmpeg"),
+    ("docker-debian", "derived_from", "single-binary", None),
+    ("api-errors", "relates_to", "errors-wrap", "the /api/v1 side of translating errors at the edge"),
+    ("web-ui", "uses", "api-errors", "client.ts shows field errors next to inputs"),
+    ("playlists", "relates_to", "track-identity", "playlists hold content-hash ids"),
+    ("scrobbler", "implements", "outbox-queue", None),
+    ("outbox-queue", "derived_from", "scrobbling", None),
+    ("artwork-stale", "affects", "artwork", None),
+    ("artwork-stale", "relates_to", "lru-disk", "cache keys must change when the source changes"),
 ]
 
 # Status changes made after the relations, as a person would: supersede, then mark the old one.
