@@ -1,0 +1,244 @@
+"""Every tool through the MCP SDK's in-memory Client; bad input to every tool gives a clear error and
+changes nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from core_helpers import ADR, adr, assert_graph_index_matches_files, relations_in_files, snapshot
+
+from autology_mcp.models import new_id
+
+TOOLS = [
+    "autology_capture",
+    "autology_query",
+    "autology_status",
+    "autology_update",
+    "autology_delete",
+    "autology_relate",
+    "autology_unrelate",
+]
+
+
+def ok(result):
+    assert not result.is_error, result.content[0].text
+    return result
+
+
+def error_text(result, tool):
+    assert result.is_error
+    text = result.content[0].text
+    prefix = f"Error executing tool {tool}: "
+    assert text.startswith(prefix), text
+    return text[len(prefix) :]
+
+
+async def new_node(client, title="A node", content="Some domain knowledge.", type="concept", **kw):
+    result = ok(await client.call_tool("autology_capture", {"title": title, "content": content, "type": type, **kw}))
+    return result.structured_content["id"]
+
+
+async def test_the_seven_tools_are_listed_with_schemas(connect):
+    async with connect() as client:
+        listed = (await client.list_tools()).tools
+    assert [t.name for t in listed] == TOOLS
+    by_name = {t.name: t for t in listed}
+    capture = by_name["autology_capture"].input_schema
+    assert set(capture["required"]) == {"title", "content"}
+    assert "decision" in json.dumps(capture["properties"]["type"])
+    assert set(by_name["autology_relate"].input_schema["required"]) == {"source", "target", "type"}
+    assert set(by_name["autology_unrelate"].input_schema["required"]) == {"source", "target", "type"}
+    assert by_name["autology_update"].input_schema["required"] == ["id"]
+    assert by_name["autology_delete"].input_schema["required"] == ["id"]
+    assert not by_name["autology_query"].input_schema.get("required")
+    assert by_name["autology_query"].annotations.read_only_hint is True
+    assert by_name["autology_delete"].annotations.destructive_hint is True
+    for tool in listed:
+        assert tool.description
+
+
+async def test_capture(connect, root):
+    async with connect() as client:
+        result = ok(
+            await client.call_tool(
+                "autology_capture",
+                {"title": "Use FTS5", "content": ADR, "type": "decision", "tags": ["search"], "references": ["a.py"]},
+            )
+        )
+    data = result.structured_content
+    assert set(data) == {"id", "type", "confidence"}
+    assert (data["type"], data["confidence"]) == ("decision", 0.9)
+    assert json.loads(result.content[0].text) == data
+    assert (root / ".autology" / "nodes" / "decisions" / f"{data['id']}.md").is_file()
+
+
+async def test_capture_classifies_without_type(connect):
+    async with connect() as client:
+        result = ok(
+            await client.call_tool(
+                "autology_capture",
+                {"title": "Checkout crashes", "content": "Bug: checkout crashes with a null error; workaround below."},
+            )
+        )
+    assert (result.structured_content["type"], result.structured_content["confidence"]) == ("issue", 0.7)
+
+
+async def test_query(connect):
+    async with connect() as client:
+        a = await new_node(client, "Caching strategy", "LRU with a size bound.", tags=["perf"])
+        await new_node(client, "Other", "unrelated")
+        result = ok(await client.call_tool("autology_query", {"query": "caching"}))
+        hits = result.structured_content["result"]
+        assert [h["node"]["id"] for h in hits] == [a]
+        node = hits[0]["node"]
+        assert set(node) == {
+            "id", "type", "title", "content", "tags", "relations", "confidence", "created", "modified",
+            "session", "source", "references", "status",
+        }  # fmt: skip
+        assert node["tags"] == ["perf"] and node["created"].endswith("Z")
+        assert 0 < hits[0]["score"] <= 1
+        everything = ok(await client.call_tool("autology_query", {})).structured_content["result"]
+        assert len(everything) == 2
+        filtered = ok(await client.call_tool("autology_query", {"type": "concept", "tags": ["perf"], "limit": 5}))
+        assert [h["node"]["id"] for h in filtered.structured_content["result"]] == [a]
+        empty = ok(await client.call_tool("autology_query", {"query": "zebra"}))
+        assert empty.structured_content == {"result": []}
+
+
+async def test_status(connect):
+    async with connect() as client:
+        a = await new_node(client, "A", type="component")
+        b = await new_node(client, "B", type="component")
+        ok(await client.call_tool("autology_relate", {"source": a, "target": b, "type": "uses"}))
+        data = ok(await client.call_tool("autology_status", {})).structured_content
+    assert data["totalNodes"] == 2
+    assert data["nodesByType"]["component"] == 2
+    assert data["totalRelations"] == 1
+    assert data["relationsByType"]["uses"] == 1
+    assert set(data["relationsByType"]) == {
+        "affects", "uses", "supersedes", "relates_to", "implements", "depends_on", "derived_from",
+    }  # fmt: skip
+    assert data["malformedFiles"] == []
+
+
+async def test_update(connect):
+    async with connect() as client:
+        a = await new_node(client, "Old title")
+        result = ok(await client.call_tool("autology_update", {"id": a, "title": "New title", "status": "needs_review"}))
+        assert result.content[0].text == "✓ Updated: New title (concept)\nFields changed: title, status"
+        hit = ok(await client.call_tool("autology_query", {"query": "new title"})).structured_content["result"][0]
+        assert hit["node"]["status"] == "needs_review"
+        assert hit["node"]["content"] == "Some domain knowledge."
+
+
+async def test_delete(connect, root):
+    async with connect() as client:
+        a = await new_node(client, "A")
+        b = await new_node(client, "B")
+        ok(await client.call_tool("autology_relate", {"source": a, "target": b, "type": "uses"}))
+        ok(await client.call_tool("autology_relate", {"source": b, "target": a, "type": "affects"}))
+        result = ok(await client.call_tool("autology_delete", {"id": b}))
+        assert result.content[0].text == "✓ Deleted: B (concept)\nRelations removed: 2"
+    assert relations_in_files(root) == set()
+    assert_graph_index_matches_files(root)
+
+
+async def test_relate_and_unrelate(connect, root):
+    async with connect() as client:
+        a = await new_node(client, "A")
+        b = await new_node(client, "B")
+        result = ok(
+            await client.call_tool(
+                "autology_relate",
+                {"source": a, "target": b, "type": "implements", "description": "A realises B", "confidence": 0.7},
+            )
+        )
+        assert result.content[0].text == f"✓ Related: {a} —[implements]→ {b}"
+        assert relations_in_files(root) == {(a, b, "implements", "A realises B", 0.7)}
+        ok(await client.call_tool("autology_relate", {"source": a, "target": b, "type": "implements", "confidence": 0.9}))
+        assert relations_in_files(root) == {(a, b, "implements", "A realises B", 0.9)}
+        assert_graph_index_matches_files(root)
+        result = ok(await client.call_tool("autology_unrelate", {"source": a, "target": b, "type": "implements"}))
+        assert result.content[0].text == f"✓ Removed relation: {a} —[implements]→ {b}"
+        assert relations_in_files(root) == set()
+        again = ok(await client.call_tool("autology_unrelate", {"source": a, "target": b, "type": "implements"}))
+        assert again.content[0].text.startswith(f"✓ Removed relation: {a} —[implements]→ {b}")
+    assert_graph_index_matches_files(root)
+
+
+# ------------------------------------------------------------------------------ bad input, every tool
+
+MISSING = "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f"
+
+BAD_CALLS = [
+    # (tool, arguments, words the error must contain)
+    ("autology_capture", {"content": "x", "type": "concept"}, ["title", "required"]),
+    ("autology_capture", {"title": "t", "type": "concept"}, ["content", "required"]),
+    ("autology_capture", {"title": "", "content": "x", "type": "concept"}, ["Invalid title", "empty"]),
+    ("autology_capture", {"title": "x" * 101, "content": "x", "type": "concept"}, ["Invalid title", "100"]),
+    ("autology_capture", {"title": "t", "content": "   ", "type": "concept"}, ["Invalid content", "empty"]),
+    ("autology_capture", {"title": "t", "content": "x", "type": "idea"}, ["Invalid type", "allowed: decision"]),
+    ("autology_capture", {"title": "t", "content": "x", "type": "concept", "tags": ["Bad Tag"]}, ["Invalid tags", "try 'bad-tag'"]),
+    ("autology_capture", {"title": "t", "content": "x", "type": "concept", "tags": "auth"}, ["tags"]),
+    ("autology_capture", {"title": "t", "content": "x", "type": "concept", "references": ["../etc/x"]}, ["Invalid references", "inside the project"]),
+    ("autology_capture", {"title": "Misc", "content": "Some text."}, ["Invalid type", "pass the type explicitly"]),
+    ("autology_capture", {"title": "D", "content": "## Context\nx", "type": "decision"}, ["ADR", "Decision, Alternatives, Consequences", "## Consequences"]),
+    ("autology_query", {"limit": 0}, ["Invalid limit", "1 to 100"]),
+    ("autology_query", {"limit": 101}, ["Invalid limit", "1 to 100"]),
+    ("autology_query", {"type": "ideas"}, ["Invalid type", "allowed"]),
+    ("autology_query", {"tags": ["UPPER"]}, ["Invalid tags"]),
+    ("autology_query", {"query": 42}, ["query"]),
+    ("autology_update", {"id": "../../etc/passwd", "title": "x"}, ["Invalid id", "UUID v4"]),
+    ("autology_update", {"id": "{A}"}, ["no fields to update"]),
+    ("autology_update", {"id": MISSING, "title": "x"}, [f"Node not found: {MISSING}"]),
+    ("autology_update", {"id": "{A}", "status": "archived"}, ["Invalid status", "allowed: active, needs_review, superseded"]),
+    ("autology_update", {"id": "{A}", "confidence": 1.5}, ["Invalid confidence", "between 0.0 and 1.0"]),
+    ("autology_update", {"id": "{A}", "confidence": 0.3}, ["below the minimum"]),
+    ("autology_update", {"id": "{A}", "title": "   "}, ["Invalid title"]),
+    ("autology_update", {"id": "{A}", "references": ["/etc/passwd"]}, ["Invalid references"]),
+    ("autology_update", {"id": "{D}", "content": "no sections"}, ["ADR", "missing section(s): Context, Decision, Alternatives, Consequences"]),
+    ("autology_update", {"title": "x"}, ["id", "required"]),
+    ("autology_delete", {"id": "../../etc/passwd"}, ["Invalid id", "UUID v4"]),
+    ("autology_delete", {"id": MISSING}, [f"Node not found: {MISSING}"]),
+    ("autology_delete", {}, ["id", "required"]),
+    ("autology_relate", {"source": "{A}", "target": MISSING, "type": "uses"}, [f"Target node not found: {MISSING}"]),
+    ("autology_relate", {"source": MISSING, "target": "{A}", "type": "uses"}, [f"Source node not found: {MISSING}"]),
+    ("autology_relate", {"source": "{A}", "target": "{B}", "type": "loves"}, ["Invalid type", "allowed: affects"]),
+    ("autology_relate", {"source": "{A}", "target": "{A}", "type": "uses"}, ["itself"]),
+    ("autology_relate", {"source": "{A}", "target": "{B}", "type": "uses", "confidence": -1}, ["Invalid confidence"]),
+    ("autology_relate", {"source": "../x", "target": "{B}", "type": "uses"}, ["Invalid source", "UUID v4"]),
+    ("autology_relate", {"source": "{A}", "target": "../x", "type": "uses"}, ["Invalid target", "UUID v4"]),
+    ("autology_relate", {"source": "{A}", "target": "{B}"}, ["type", "required"]),
+    ("autology_unrelate", {"source": "../x", "target": "{B}", "type": "uses"}, ["Invalid source", "UUID v4"]),
+    ("autology_unrelate", {"source": "{A}", "target": "x", "type": "uses"}, ["Invalid target", "UUID v4"]),
+    ("autology_unrelate", {"source": "{A}", "target": "{B}", "type": "hates"}, ["Invalid type", "allowed"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("tool", "arguments", "words"), BAD_CALLS, ids=[f"{t}-{i}" for i, (t, *_) in enumerate(BAD_CALLS)])
+async def test_bad_input_gives_a_clear_error_and_changes_nothing(connect, autology, root, tool, arguments, words):
+    a = autology.capture("A", "a", type="concept").id
+    b = autology.capture("B", "b", type="concept").id
+    d = autology.capture("D", adr(), type="decision").id
+    autology.relate(a, b, "uses")
+    filled = {
+        k: (v.replace("{A}", a).replace("{B}", b).replace("{D}", d) if isinstance(v, str) else v)
+        for k, v in arguments.items()
+    }
+    before = snapshot(root)
+    async with connect() as client:
+        result = await client.call_tool(tool, filled)
+    message = error_text(result, tool)
+    for word in words:
+        assert word in message, message
+    assert snapshot(root) == before
+    assert autology.status().totalNodes == 3
+
+
+async def test_a_new_id_per_capture_and_nothing_shared(connect):
+    async with connect() as client:
+        made = {await new_node(client, f"N{i}") for i in range(5)}
+    assert len(made) == 5
+    assert all(len(i) == 36 for i in made)
+    assert new_id() not in made
