@@ -297,6 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
     from autology_mcp.repo.cli import add_commands as add_index_commands
 
     add_index_commands(sub)
+    from autology_mcp.hooks import add_commands as add_hook_commands  # Claude Code hooks (issue 4)
+
+    add_hook_commands(sub)
     return parser
 
 

@@ -1,0 +1,56 @@
+"""Claude Code hooks: ``autology hook post-commit|pre-compact|session-end|session-start``.
+
+Each reads Claude Code's JSON payload on stdin and prints the documented JSON on stdout (see
+:mod:`autology_mcp.hooks.output`). They fail open: malformed input, a missing store or any error
+means exit 0 and no output (a traceback goes to stderr only when ``AUTOLOGY_HOOK_DEBUG`` is set).
+They stay fast by importing neither the MCP SDK nor NetworkX.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+EVENTS = ("post-commit", "pre-compact", "session-end", "session-start")
+
+
+def run(event: str, stdin_text: str, root: str | None = None) -> str | None:
+    """The text to print for one hook invocation, or None. Never raises."""
+    try:
+        payload = json.loads(stdin_text)
+        if not isinstance(payload, dict):
+            return None
+        from autology_mcp.hooks.handlers import HANDLERS
+
+        result: dict[str, Any] | None = HANDLERS[event](payload, root)
+        return json.dumps(result, ensure_ascii=False) if result else None
+    except Exception:  # fail open: a hook must never get in the way
+        if os.environ.get("AUTOLOGY_HOOK_DEBUG"):
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+        return None
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    try:
+        stdin_text = sys.stdin.read()
+    except (OSError, UnicodeDecodeError):
+        return 0
+    text = run(args.event, stdin_text, getattr(args, "root", None))
+    if text:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "hook",
+        help="run a Claude Code hook (reads the JSON payload on stdin)",
+        description="Claude Code hook handlers: read the hook payload on stdin, print the hook JSON on stdout, always exit 0.",
+    )
+    p.add_argument("event", choices=EVENTS)
+    p.set_defaults(func=cmd_hook)

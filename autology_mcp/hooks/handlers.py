@@ -1,0 +1,270 @@
+"""The four Claude Code hooks, as plain functions: the parsed stdin payload in, the stdout JSON out.
+
+Each returns a dict to print, or None to print nothing. They never write outside ``.autology/``;
+the only write is post-commit marking nodes ``needs_review`` (through ``Autology.update``, so it
+is validated, locked and atomic), which ``[tool.autology.hooks] mark_needs_review = false`` turns off.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from autology_mcp.hooks import git
+from autology_mcp.hooks.commands import GIT_COMMIT, PR_CREATE, PR_MERGE, detect_events
+from autology_mcp.hooks.output import RECALL_MAX_CHARS, additional_context, clip_lines, system_message
+from autology_mcp.paths import ProjectPaths, resolve_root
+
+if TYPE_CHECKING:
+    from autology_mcp.models import KnowledgeNode
+    from autology_mcp.store import NodeStore
+
+MAX_FILES_SHOWN = 15
+MAX_NODES_SHOWN = 10
+RECENT_COMMIT_SECONDS = 600  # HEAD counts as "the commit just made" only if it is this fresh
+CAPTURE_HINT = (
+    "Capture what this work decided or built that is not recorded yet with /autology:capture "
+    "(decisions as ADRs: Context, Decision, Alternatives, Consequences; link nodes with autology_relate)."
+)
+TYPE_WEIGHT = {"decision": 2.0, "convention": 2.0, "issue": 1.5, "component": 1.0, "pattern": 1.0, "concept": 1.0, "session": 0.5}
+
+
+# ------------------------------------------------------------------------------ shared
+
+
+def project_root(payload: dict[str, Any], root: Path | str | None = None) -> Path:
+    cwd = payload.get("cwd")
+    return resolve_root(root, cwd=Path(cwd) if isinstance(cwd, str) and cwd else None)
+
+
+def open_store(root: Path) -> NodeStore | None:
+    """The project's store, reconciled with its files; None when the project has no ``.autology/nodes``."""
+    if not ProjectPaths(root).nodes.is_dir():
+        return None
+    from autology_mcp.store import NodeStore
+
+    store = NodeStore(root)
+    store.reconcile()
+    return store
+
+
+def hooks_config(root: Path) -> dict[str, Any]:
+    """``[tool.autology.hooks]``; the defaults when it is absent or unreadable (a hook never fails on config)."""
+    from autology_mcp.config import section
+    from autology_mcp.errors import AutologyError
+
+    try:
+        config = section(root, "hooks")
+    except AutologyError:
+        config = {}
+    return {"mark_needs_review": config.get("mark_needs_review", True) is not False}
+
+
+def _node_line(node: KnowledgeNode) -> str:
+    return f"- [{node.type.value}] {node.title} ({node.id})"
+
+
+# ------------------------------------------------------------------------------ post-commit
+
+
+def _tool_stdout(payload: dict[str, Any]) -> str:
+    response = payload.get("tool_response")
+    if isinstance(response, dict):
+        return str(response.get("stdout") or "")
+    return response if isinstance(response, str) else ""
+
+
+def _the_commit(cwd: Path, stdout: str) -> git.Commit | None:
+    sha = git.sha_from_output(stdout)
+    commit = git.commit_info(cwd, sha or "HEAD")
+    if commit is None or sha:
+        return commit
+    when = git.git(cwd, "log", "-1", "--format=%ct", commit.sha)
+    if not when or not when.strip().isdigit() or time.time() - int(when.strip()) > RECENT_COMMIT_SECONDS:
+        return None  # no commit printed and HEAD is old: the command did not commit
+    return commit
+
+
+def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) -> list[str]:
+    """Lines about the nodes referencing the commit's files; marks the active ones needs_review."""
+    from autology_mcp.references import nodes_referencing, relative_to_root
+    from autology_mcp.service import Autology
+
+    files = relative_to_root(commit.files, commit.toplevel, root)
+    node_files = {f for f in files if f.startswith(".autology/")}
+    found = nodes_referencing(store.index.all_nodes(), [f for f in files if f not in node_files])
+    lines = []
+    service = Autology(store)
+    for node, matched in found[:MAX_NODES_SHOWN]:
+        note = node.status.value
+        own_file = store.rel(store.paths.node_file(node.type.value, node.id))
+        if mark and node.status.value == "active" and own_file not in node_files:
+            service.update(node.id, status="needs_review")
+            note = "marked needs_review (the code it references changed)"
+        lines.append(f"{_node_line(node)} — references {', '.join(matched[:3])} — {note}")
+    if len(found) > MAX_NODES_SHOWN:
+        lines.append(f"- … and {len(found) - MAX_NODES_SHOWN} more (autology_query to list them)")
+    return lines
+
+
+def _commit_section(root: Path, cwd: Path, stdout: str, config: dict[str, Any]) -> tuple[list[str], str] | None:
+    commit = _the_commit(cwd, stdout)
+    if commit is None:
+        return None
+    shown = ", ".join(commit.files[:MAX_FILES_SHOWN])
+    if len(commit.files) > MAX_FILES_SHOWN:
+        shown += f", … (+{len(commit.files) - MAX_FILES_SHOWN} more)"
+    lines = [
+        f'autology (post-commit): commit {commit.sha[:7]} "{commit.subject}" changed {len(commit.files)} file(s): {shown}'
+    ]
+    store = open_store(root)
+    if store is None:
+        lines.append("This project has no autology knowledge graph yet (.autology/ is missing); /autology:tutorial sets one up.")
+        return lines, f"autology: commit {commit.sha[:7]} — no knowledge graph in this project yet"
+    try:
+        node_lines = _review_nodes(store, root, commit, config["mark_needs_review"])
+    finally:
+        store.close()
+    if node_lines:
+        marked = sum("marked needs_review" in line for line in node_lines)
+        lines.append("Knowledge that references these files:")
+        lines.extend(node_lines)
+        lines.append(
+            "Check that these nodes still hold (autology_query / read them); correct them with autology_update "
+            "and set status back to active once reviewed, or supersede them via /autology:capture."
+        )
+        summary = f"autology: commit {commit.sha[:7]} touches {sum(ln.startswith('- [') for ln in node_lines)} knowledge node(s)"
+        if marked:
+            summary += f", {marked} marked needs_review"
+    else:
+        lines.append("No existing knowledge node references these files.")
+        summary = f"autology: commit {commit.sha[:7]} — consider /autology:capture for its decisions"
+    return lines, summary
+
+
+def post_commit(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
+    """PostToolUse on Bash: react to git commit, gh pr create and gh pr merge anywhere in the command."""
+    if payload.get("tool_name") != "Bash":
+        return None
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    events = detect_events(command) if isinstance(command, str) else []
+    if not events:
+        return None
+    root = project_root(payload, root)
+    cwd = Path(payload["cwd"]) if isinstance(payload.get("cwd"), str) and payload.get("cwd") else root
+    stdout = _tool_stdout(payload)
+    lines: list[str] = []
+    summaries: list[str] = []
+    kinds = {e.kind for e in events}
+    if GIT_COMMIT in kinds:
+        event = next(e for e in events if e.kind == GIT_COMMIT)
+        commit_cwd = (cwd / event.git_dir) if event.git_dir else cwd
+        section = _commit_section(root, commit_cwd, stdout, hooks_config(root))
+        if section:
+            lines.extend(section[0])
+            summaries.append(section[1])
+    if PR_CREATE in kinds:
+        lines.append(
+            "autology (pull request created): before review, record the decisions, components and conventions "
+            "this branch introduces, and check that nodes referencing the changed files still hold."
+        )
+        summaries.append("autology: pull request created — a good moment for /autology:capture")
+    if PR_MERGE in kinds:
+        lines.append(
+            "autology (pull request merged): record what the merge settled; if it replaced an earlier decision, "
+            "supersede that node (/autology:capture, supersede flow)."
+        )
+        summaries.append("autology: pull request merged — record what it settled with /autology:capture")
+    if not lines:
+        return None
+    lines.append(CAPTURE_HINT)
+    return additional_context("PostToolUse", "\n".join(lines), "; ".join(summaries))
+
+
+# ------------------------------------------------------------------------------ pre-compact and session-end
+
+
+def pre_compact(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any]:
+    """PreCompact: ask for the session's decisions to be kept and captured."""
+    trigger = payload.get("trigger") if payload.get("trigger") in ("manual", "auto") else "manual"
+    return system_message(
+        f"autology ({trigger} compaction): keep in the summary every decision made in this session — what was "
+        "chosen, why, and what else was considered — and every new component, convention or known issue. "
+        "Capture them with /autology:capture (decisions as ADRs) so they outlive the context."
+    )
+
+
+def ingest_session(root: Path, payload: dict[str, Any]) -> str | None:
+    """Session-memory ingestion of the transcript: a no-op until session memory exists (returns what was done)."""
+    return None
+
+
+def session_end(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any]:
+    """SessionEnd: capture tips (and transcript ingestion once session memory exists)."""
+    root = project_root(payload, root)
+    ingested = ingest_session(root, payload)
+    tips = (
+        "autology: before you go — were decisions made, components built or conventions agreed in this session? "
+        "Next time, resume with `claude --continue` and run /autology:capture to record them "
+        "(or a `session` node summarising the work); /autology:explore shows what is already known."
+    )
+    return system_message(tips + (f" {ingested}" if ingested else ""))
+
+
+# ------------------------------------------------------------------------------ session-start
+
+
+def _recall_rank(nodes: list[KnowledgeNode], recent_files: list[str]) -> list[KnowledgeNode]:
+    from autology_mcp.references import matching_references
+
+    def score(node: KnowledgeNode) -> tuple[float, float, str]:
+        touched = 3.0 if recent_files and matching_references(node, recent_files) else 0.0
+        return (-(touched + TYPE_WEIGHT.get(node.type.value, 1.0) + node.confidence), -node.modified.timestamp(), node.id)
+
+    return sorted(nodes, key=score)
+
+
+def recall_text(store: NodeStore, recent_files: list[str], limit: int = RECALL_MAX_CHARS) -> str:
+    """A short recall of the most relevant active knowledge, at most ``limit`` characters."""
+    nodes = list(store.index.all_nodes())
+    active = [n for n in nodes if n.status.value == "active"]
+    review = sum(n.status.value == "needs_review" for n in nodes)
+    header = [f"autology — project memory: {len(nodes)} knowledge node(s)" + (f", {review} needing review" if review else "") + "."]
+    if active:
+        header.append("Most relevant active knowledge (decisions, conventions, and nodes about recently changed files):")
+    reviewing = [n for n in nodes if n.status.value == "needs_review"]
+    items = [_node_line(n) for n in _recall_rank(active, recent_files)]
+    items += [_node_line(n) + " — needs review" for n in _recall_rank(reviewing, recent_files)]
+    footer = ["Search before designing or changing code: autology_query. Record new decisions: /autology:capture."]
+    return clip_lines(header, items, footer, limit)
+
+
+def session_start(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
+    """SessionStart (startup, resume, compact): inject a short recall of active knowledge."""
+    root = project_root(payload, root)
+    store = open_store(root)
+    if store is None:
+        return additional_context(
+            "SessionStart",
+            "autology: this project has no knowledge graph yet (.autology/ is missing). When decisions are made, "
+            "suggest /autology:capture; /autology:tutorial explains how it works.",
+        )
+    try:
+        from autology_mcp.references import relative_to_root
+
+        top = git.toplevel(root)
+        recent = relative_to_root(git.recently_changed(root), top, root) if top else []
+        text = recall_text(store, recent)
+    finally:
+        store.close()
+    return additional_context("SessionStart", text)
+
+
+HANDLERS = {
+    "post-commit": post_commit,
+    "pre-compact": pre_compact,
+    "session-end": session_end,
+    "session-start": session_start,
+}

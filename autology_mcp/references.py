@@ -1,0 +1,53 @@
+"""Node references (``path``, ``path#L10-40``, ``path#symbol``) matched against project files.
+
+A reference names a file or a folder relative to the project root; a folder reference covers
+every file below it. Used by the post-commit hook (which nodes does a commit touch?) and by the
+health analysis (which referenced files are missing, or changed since the node was reviewed?).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from autology_mcp.models import KnowledgeNode
+
+
+def reference_path(reference: str) -> str:
+    """The path part of a reference, without ``#anchor`` and trailing slashes."""
+    return reference.split("#", 1)[0].strip().rstrip("/")
+
+
+def covers(reference: str, file: str) -> bool:
+    """True when the reference names ``file`` itself or a folder containing it."""
+    path = reference_path(reference)
+    return bool(path) and (file == path or file.startswith(path + "/"))
+
+
+def matching_references(node: KnowledgeNode, files: Iterable[str]) -> list[str]:
+    """The files (from ``files``) this node's references cover, in the order given."""
+    refs = [r for r in node.references if reference_path(r)]
+    return [f for f in files if any(covers(r, f) for r in refs)]
+
+
+def nodes_referencing(nodes: Iterable[KnowledgeNode], files: Iterable[str]) -> list[tuple[KnowledgeNode, list[str]]]:
+    """Every node that references at least one of ``files``, with the files it covers."""
+    wanted = list(dict.fromkeys(files))
+    found = []
+    for node in nodes:
+        matched = matching_references(node, wanted)
+        if matched:
+            found.append((node, matched))
+    return found
+
+
+def relative_to_root(files: Iterable[str], repo_top: Path, root: Path) -> list[str]:
+    """Repository-relative paths re-expressed relative to the autology root (dropping those outside it)."""
+    repo_top, root = Path(repo_top).resolve(), Path(root).resolve()
+    out = []
+    for f in files:
+        try:
+            out.append((repo_top / f).relative_to(root).as_posix())
+        except ValueError:
+            continue
+    return out

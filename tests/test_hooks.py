@@ -1,0 +1,353 @@
+"""The Claude Code hooks on real-shaped payloads, against temp git repositories and real stores."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autology_mcp.hooks import run
+from autology_mcp.hooks.handlers import post_commit, pre_compact, session_end, session_start
+from autology_mcp.hooks.output import RECALL_MAX_CHARS
+from autology_mcp.service import Autology
+
+ADR = "## Context\nWhy.\n\n## Decision\nWhat.\n\n## Alternatives\nOthers.\n\n## Consequences\nEffects."
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.com",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+@pytest.fixture(autouse=True)
+def _no_root_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("AUTOLOGY_ROOT", "CLAUDE_PROJECT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)
+
+
+def git(repo: Path, *args: str) -> str:
+    out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
+    return out.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repository with src/retry.py and src/other.py committed, and an autology store."""
+    root = tmp_path / "project"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "retry.py").write_text("def retry():\n    pass\n")
+    (root / "src" / "other.py").write_text("x = 1\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "Initial commit")
+    Autology.open(root).close()
+    return root
+
+
+def capture(root: Path, title: str, type: str = "component", refs: list[str] | None = None, content: str = "Text.") -> str:
+    service = Autology.open(root)
+    try:
+        return service.capture(title, content, type=type, references=refs).id
+    finally:
+        service.close()
+
+
+def status_of(root: Path, node_id: str) -> str:
+    service = Autology.open(root)
+    try:
+        return service.get(node_id).status
+    finally:
+        service.close()
+
+
+def commit_change(root: Path, path: str, message: str) -> str:
+    file = root / path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(file.read_text() + "# changed\n" if file.exists() else "new\n")
+    git(root, "add", path)
+    return git(root, "commit", "-m", message)  # git's own output: "[main 1a2b3c4] message ..."
+
+
+def bash_payload(root: Path, command: str, stdout: str = "") -> dict:
+    """A PostToolUse payload as Claude Code sends it for the Bash tool."""
+    return {
+        "session_id": "9f1c2d3e-4b5a-4c6d-8e7f-001122334455",
+        "transcript_path": str(root / "transcript.jsonl"),
+        "cwd": str(root),
+        "permission_mode": "default",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "Commit the change"},
+        "tool_response": {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False},
+        "tool_use_id": "toolu_01ABCDEF",
+    }
+
+
+def context_of(output: dict) -> str:
+    assert output["hookSpecificOutput"]["hookEventName"] in ("PostToolUse", "SessionStart")
+    return output["hookSpecificOutput"]["additionalContext"]
+
+
+# ------------------------------------------------------------------------------ post-commit
+
+
+def test_chained_commit_names_referencing_nodes_and_marks_them(repo: Path) -> None:
+    retry = capture(repo, "Retry with backoff", refs=["src/retry.py#L1-2"])
+    folder = capture(repo, "The src package", refs=["src"])
+    unrelated = capture(repo, "Other module", refs=["src/other.py"])
+    stdout = commit_change(repo, "src/retry.py", "Tune the retry")
+
+    output = post_commit(bash_payload(repo, "git add -A && git commit -m 'Tune the retry'", stdout), repo)
+
+    text = context_of(output)
+    assert '"Tune the retry"' in text and "src/retry.py" in text
+    assert retry in text and folder in text and unrelated not in text
+    assert "marked needs_review" in text
+    assert "needs_review" in output["systemMessage"]
+    assert status_of(repo, retry) == "needs_review"
+    assert status_of(repo, folder) == "needs_review"
+    assert status_of(repo, unrelated) == "active"
+
+
+def test_marking_can_be_turned_off(repo: Path) -> None:
+    (repo / "pyproject.toml").write_text("[tool.autology.hooks]\nmark_needs_review = false\n")
+    node = capture(repo, "Retry with backoff", refs=["src/retry.py"])
+    stdout = commit_change(repo, "src/retry.py", "Tune the retry")
+
+    text = context_of(post_commit(bash_payload(repo, "git commit -am 'Tune the retry'", stdout), repo))
+
+    assert node in text and "marked needs_review" not in text
+    assert status_of(repo, node) == "active"
+
+
+def test_node_updated_in_the_same_commit_is_not_marked(repo: Path) -> None:
+    node = capture(repo, "Retry with backoff", refs=["src/retry.py"])
+    (repo / "src" / "retry.py").write_text("def retry(times=3):\n    pass\n")
+    service = Autology.open(repo)
+    service.update(node, content="Retries three times.")
+    service.close()
+    git(repo, "add", "-A")
+    stdout = git(repo, "commit", "-m", "Retry three times, and say so")
+
+    text = context_of(post_commit(bash_payload(repo, "git add -A && git commit -m x", stdout), repo))
+
+    assert node in text
+    assert status_of(repo, node) == "active"
+
+
+def test_commit_without_referencing_nodes_suggests_capture(repo: Path) -> None:
+    capture(repo, "Other module", refs=["src/other.py"])
+    stdout = commit_change(repo, "docs/guide.md", "Write the guide")
+
+    output = post_commit(bash_payload(repo, "git commit -m 'Write the guide'", stdout), repo)
+
+    text = context_of(output)
+    assert "docs/guide.md" in text and "No existing knowledge node references" in text
+    assert "/autology:capture" in text
+
+
+def test_commit_found_from_head_when_git_printed_nothing(repo: Path) -> None:
+    node = capture(repo, "Retry with backoff", refs=["src/retry.py"])
+    commit_change(repo, "src/retry.py", "Quiet commit")
+
+    text = context_of(post_commit(bash_payload(repo, "git commit -q -am 'Quiet commit'", ""), repo))
+
+    assert '"Quiet commit"' in text and node in text
+
+
+def test_git_dash_c_commit_in_a_subdirectory_repo(tmp_path: Path) -> None:
+    root = tmp_path / "mono"
+    (root / "svc").mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    (root / "svc" / "api.py").write_text("x = 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "init")
+    Autology.open(root).close()
+    node = capture(root, "The API service", refs=["svc/api.py"])
+    (root / "svc" / "api.py").write_text("x = 2\n")
+    git(root, "add", "-A")
+    stdout = git(root, "commit", "-m", "Change the API")
+    payload = bash_payload(root, "git -C svc commit -m 'Change the API'", stdout)
+
+    text = context_of(post_commit(payload, root))
+
+    assert node in text and "svc/api.py" in text
+
+
+def test_pull_request_events(repo: Path) -> None:
+    created = post_commit(bash_payload(repo, "git push -u origin feat && gh pr create --fill", "https://github.com/o/r/pull/7\n"), repo)
+    merged = post_commit(bash_payload(repo, "gh pr merge 7 --squash", ""), repo)
+
+    assert "pull request created" in context_of(created)
+    assert "supersede" in context_of(merged)
+
+
+@pytest.mark.parametrize("command", ["git status", "pytest -q", "echo 'git commit'", "ls && git log -1"])
+def test_non_git_bash_commands_are_silent(repo: Path, command: str) -> None:
+    assert post_commit(bash_payload(repo, command, "output"), repo) is None
+
+
+def test_other_tools_are_silent(repo: Path) -> None:
+    payload = bash_payload(repo, "git commit -m x")
+    payload["tool_name"] = "Write"
+    assert post_commit(payload, repo) is None
+
+
+def test_project_without_store(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "a.txt").write_text("a\n")
+    git(root, "add", "-A")
+    stdout = git(root, "commit", "-m", "First")
+
+    text = context_of(post_commit(bash_payload(root, "git commit -m First", stdout), root))
+
+    assert '"First"' in text and "no autology knowledge graph" in text
+    assert not (root / ".autology").exists()
+
+
+def test_commit_outside_a_repository_is_silent(tmp_path: Path) -> None:
+    assert post_commit(bash_payload(tmp_path, "git commit -m x", ""), tmp_path) is None
+
+
+# ------------------------------------------------------------------------------ pre-compact, session-end
+
+
+@pytest.mark.parametrize("trigger", ["manual", "auto"])
+def test_pre_compact_suggests_capturing_decisions(repo: Path, trigger: str) -> None:
+    payload = {
+        "session_id": "s1",
+        "transcript_path": str(repo / "t.jsonl"),
+        "cwd": str(repo),
+        "hook_event_name": "PreCompact",
+        "trigger": trigger,
+        "custom_instructions": None if trigger == "auto" else "keep the API design",
+    }
+    output = pre_compact(payload, repo)
+    assert set(output) == {"systemMessage"}
+    assert "decision" in output["systemMessage"] and "/autology:capture" in output["systemMessage"]
+    assert trigger in output["systemMessage"]
+
+
+@pytest.mark.parametrize("reason", ["clear", "logout", "prompt_input_exit", "other"])
+def test_session_end_gives_capture_tips(repo: Path, reason: str) -> None:
+    payload = {
+        "session_id": "s1",
+        "transcript_path": str(repo / "t.jsonl"),
+        "cwd": str(repo),
+        "hook_event_name": "SessionEnd",
+        "reason": reason,
+    }
+    output = session_end(payload, repo)
+    assert set(output) == {"systemMessage"}
+    assert "/autology:capture" in output["systemMessage"]
+
+
+# ------------------------------------------------------------------------------ session-start
+
+
+def start_payload(root: Path, source: str = "startup") -> dict:
+    return {
+        "session_id": "s1",
+        "transcript_path": str(root / "t.jsonl"),
+        "cwd": str(root),
+        "hook_event_name": "SessionStart",
+        "source": source,
+        "model": "claude-sonnet-4-5",
+    }
+
+
+@pytest.mark.parametrize("source", ["startup", "resume", "compact"])
+def test_session_start_recalls_active_knowledge(repo: Path, source: str) -> None:
+    decision = capture(repo, "Use SQLite FTS5 for search", type="decision", content=ADR)
+    concept = capture(repo, "Billing cycles", type="concept")
+    old = capture(repo, "Old approach", type="decision", content=ADR)
+    service = Autology.open(repo)
+    service.update(old, status="superseded")
+    service.close()
+
+    text = context_of(session_start(start_payload(repo, source), repo))
+
+    assert decision in text and concept in text and old not in text
+    assert text.index(decision) < text.index(concept)  # decisions before concepts
+    assert len(text) <= RECALL_MAX_CHARS
+
+
+def test_session_start_puts_nodes_about_recent_changes_first(repo: Path) -> None:
+    decision = capture(repo, "A decision", type="decision", content=ADR)
+    concept = capture(repo, "Retry concept", type="concept", refs=["src/retry.py"])
+    commit_change(repo, "src/retry.py", "Recent change")
+
+    text = context_of(session_start(start_payload(repo), repo))
+
+    assert text.index(concept) < text.index(decision)
+
+
+def test_session_start_recall_is_capped(repo: Path) -> None:
+    service = Autology.open(repo)
+    for i in range(60):
+        service.capture(f"Convention number {i} about a rather long subject line", "Always do it.", type="convention")
+    service.close()
+
+    text = context_of(session_start(start_payload(repo), repo))
+
+    assert len(text) <= RECALL_MAX_CHARS
+    assert text.count("\n- [convention]") >= 5
+    assert text.rstrip().endswith("/autology:capture.")
+
+
+def test_session_start_without_store_is_a_short_hint(tmp_path: Path) -> None:
+    text = context_of(session_start(start_payload(tmp_path), tmp_path))
+    assert "/autology:tutorial" in text and len(text) < 300
+    assert not (tmp_path / ".autology").exists()
+
+
+# ------------------------------------------------------------------------------ the command: stdin, stdout, exit code
+
+
+@pytest.mark.parametrize("event", ["post-commit", "pre-compact", "session-end", "session-start"])
+@pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '{"tool_input": 5, "cwd": 3}', "\x00\xff"])
+def test_malformed_input_is_silent(event: str, stdin: str) -> None:
+    if event != "post-commit" and stdin.startswith("{"):
+        pytest.skip("a JSON object is a valid (if odd) payload for events that read no tool fields")
+    assert run(event, stdin) is None
+
+
+@pytest.mark.parametrize("event", ["post-commit", "session-start"])
+def test_command_exits_zero_silently_on_garbage(event: str, tmp_path: Path) -> None:
+    for argv in (["-m", "autology_mcp", "hook", event], ["-m", "autology_mcp.hooks", event]):
+        out = subprocess.run([sys.executable, *argv], input="{broken", capture_output=True, text=True, cwd=tmp_path)
+        assert out.returncode == 0 and out.stdout == "" and out.stderr == ""
+
+
+def test_end_to_end_commit_in_a_fresh_repository(repo: Path) -> None:
+    """Scripted: a commit in a fresh repo, then the real `autology hook post-commit` command."""
+    node = capture(repo, "Retry with backoff", type="decision", content=ADR, refs=["src/retry.py"])
+    stdout = commit_change(repo, "src/retry.py", "Retry five times")
+    payload = bash_payload(repo, "git add -A && git commit -m 'Retry five times'", stdout)
+    env = {k: v for k, v in os.environ.items() if k not in ("AUTOLOGY_ROOT",)} | {"CLAUDE_PROJECT_DIR": str(repo)}
+
+    out = subprocess.run(
+        [sys.executable, "-m", "autology_mcp", "hook", "post-commit"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        env=env,
+    )
+
+    assert out.returncode == 0
+    result = json.loads(out.stdout)
+    assert node in result["hookSpecificOutput"]["additionalContext"]
+    assert "Retry with backoff" in result["hookSpecificOutput"]["additionalContext"]
+    assert status_of(repo, node) == "needs_review"
