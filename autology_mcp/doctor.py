@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autology_mcp.graph import read_graph_index, relation_keys
 from autology_mcp.store import NodeStore
 
 
@@ -37,8 +38,14 @@ class DoctorReport:
 def diagnose(store: NodeStore) -> DoctorReport:
     """Check the files against each other. Reads the store; only derived indexes may be refreshed."""
     report = DoctorReport()
-    in_sync_before = store.graph_index_in_sync() or not store.paths.graph_index.exists()  # absent = fresh clone
-    store.reconcile()  # brings the derived index up to date with the files first
+    # Read graph/index.json before reconcile, which rewrites it; compare it with the relations of the
+    # files once the cache has caught up (the cache may be stale or just deleted). Absent = fresh clone.
+    on_file = read_graph_index(store.paths.graph_index)
+    index_exists = store.paths.graph_index.exists()
+    store.reconcile()
+    in_sync_before = not index_exists or (
+        on_file is not None and relation_keys(on_file) == relation_keys(store.index.relations())
+    )
     if not in_sync_before:
         report.problems.append(
             Problem(

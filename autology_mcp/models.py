@@ -202,7 +202,7 @@ def validate_reference(value: Any) -> str:
     match = _REFERENCE.match(ref)
     if not ref or not match or _BAD_TEXT_CHARS.search(ref) or len(ref) > 500:
         raise ValidationError("references", f"{value!r} is not a file path (optionally with #L10-40 or #symbol)")
-    path = match.group("path")
+    path = match.group("path").rstrip("/")  # a directory may be named with a trailing slash
     while path.startswith("./"):
         path = path[2:]
     parts = path.split("/")
