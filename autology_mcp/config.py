@@ -12,6 +12,7 @@ This module only finds, parses and merges; it returns plain dicts.
 
 from __future__ import annotations
 
+import copy
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,21 @@ from autology_mcp.errors import StorageError, ValidationError
 from autology_mcp.paths import ProjectPaths
 
 
+_cache: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
+    """The parsed file ({} when absent); re-parsed only when its size or mtime changes."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise StorageError(str(path), f"cannot read config: {exc.strerror or exc}") from exc
+    key = (st.st_size, st.st_mtime_ns, st.st_ino)
+    hit = _cache.get(path)
+    if hit is not None and hit[0] == key:
+        return copy.deepcopy(hit[1])
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -28,9 +43,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise StorageError(str(path), f"cannot read config: {exc.strerror or exc}") from exc
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ValidationError(str(path), f"not valid TOML: {exc}") from exc
+    _cache[path] = (key, data)
+    return copy.deepcopy(data)
 
 
 def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

@@ -136,6 +136,14 @@ def build(
         assert db is not None
         try:
             summary = _update(root, cfg, db, fast, progress)
+            if fast and not full and not summary["rebuilt"] and not summary["deleted"] and manifest:
+                db.close()  # the quick pre-search check found nothing to do: leave everything as it is
+                summary.update(namespace=loc.namespace, index_dir=str(loc.dir), mode="incremental",
+                               reason="size and mtime", chunks=manifest["stats"]["chunks"],
+                               symbols=manifest["stats"]["symbols"], files=manifest["stats"]["files"],
+                               files_skipped=manifest["stats"]["files_skipped"], git=manifest.get("git"),
+                               duration_s=round(time.perf_counter() - started, 3))
+                return summary
             gitstate = git.state(root)
             new_manifest = make_manifest(db, cfg, loc, gitstate)
             db.conn.execute("PRAGMA optimize")

@@ -16,9 +16,25 @@ def _git(root: Path, *args: str) -> str | None:
     return out.stdout.decode("utf-8", "surrogateescape")
 
 
+def _git_dir(root: Path) -> Path | None:
+    """The repository directory of a work tree whose top level is ``root`` (``.git`` or a worktree's gitdir)."""
+    dot = Path(root) / ".git"
+    if dot.is_dir():
+        return dot
+    if dot.is_file():
+        try:
+            line = dot.read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        if line.startswith("gitdir:"):
+            gd = Path(line[len("gitdir:"):].strip())
+            return gd if gd.is_absolute() else (Path(root) / gd).resolve()
+    return None
+
+
 def is_repo(root: Path) -> bool:
-    top = _git(root, "rev-parse", "--show-toplevel")
-    return top is not None and Path(top.strip()).resolve() == Path(root).resolve()
+    """Whether ``root`` is the top level of a git work tree (checked on disk, no subprocess)."""
+    return _git_dir(root) is not None
 
 
 def list_files(root: Path) -> list[str] | None:
@@ -35,6 +51,17 @@ def head(root: Path) -> str | None:
 
 
 def branch(root: Path) -> str | None:
+    """The checked-out branch (None when HEAD is detached), read from HEAD without a subprocess."""
+    gd = _git_dir(root)
+    if gd is not None:
+        try:
+            line = (gd / "HEAD").read_text(encoding="utf-8").strip()
+        except OSError:
+            line = ""
+        if line.startswith("ref: refs/heads/"):
+            return line[len("ref: refs/heads/"):]
+        if line and not line.startswith("ref:"):
+            return None
     out = _git(root, "symbolic-ref", "-q", "--short", "HEAD")
     return out.strip() if out else None
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from array import array
 from dataclasses import dataclass
+from functools import lru_cache
 
 from autology_mcp.errors import ValidationError
 from autology_mcp.repo.config import IndexConfig
@@ -49,9 +50,10 @@ class _Cand:
     vector: bytes = b""
 
 
-def trigrams(word: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def trigrams(word: str) -> frozenset[str]:
     padded = f"  {word} "
-    return {padded[i : i + 3] for i in range(len(padded) - 2)}
+    return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
 
 
 def _word_sim(a: str, b: str) -> float:
@@ -63,14 +65,21 @@ def _word_sim(a: str, b: str) -> float:
     return len(ta & tb) / len(ta | tb)
 
 
-def path_score(qwords: list[str], path: str) -> float:
+def path_score(qwords: list[str], path: str, memo: dict | None = None) -> float:
     """Mean over query words of the best trigram similarity to a word of the path (below 0.4 counts 0)."""
     pw = words(path)
     if not qwords or not pw:
         return 0.0
+    memo = {} if memo is None else memo  # (query word, path word) -> similarity, shared within a query
     total = 0.0
     for q in qwords:
-        best = max(_word_sim(q, p) for p in pw)
+        best = 0.0
+        for p in pw:
+            sim = memo.get((q, p))
+            if sim is None:
+                sim = memo[(q, p)] = _word_sim(q, p)
+            if sim > best:
+                best = sim
         total += best if best >= 0.4 else 0.0
     return total / len(qwords)
 
@@ -86,7 +95,12 @@ def symbol_score(qwords: set[str], symbol: str | None) -> float:
 
 
 def area_weight(path: str, area_weights: dict[str, float]) -> float:
-    matches = [w for pattern, w in area_weights.items() if glob_match(path, pattern)]
+    return _area_weight(path, tuple(sorted(area_weights.items())))
+
+
+@lru_cache(maxsize=65536)
+def _area_weight(path: str, area_weights: tuple[tuple[str, float], ...]) -> float:
+    matches = [w for pattern, w in area_weights if glob_match(path, pattern)]
     return min(matches) if matches else 1.0
 
 
@@ -148,10 +162,11 @@ def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
     qset = set(qwords)
     qvec = sparse_vector(query, cfg.dimension, cfg.max_bigrams)
     path_cache: dict[str, tuple[float, float]] = {}
+    sim_memo: dict[tuple[str, str], float] = {}
     scored = []
     for c in live:
         if c.path not in path_cache:
-            path_cache[c.path] = (path_score(qwords, c.path), area_weight(c.path, cfg.area_weights))
+            path_cache[c.path] = (path_score(qwords, c.path, sim_memo), area_weight(c.path, cfg.area_weights))
         pscore, prior = path_cache[c.path]
         dense = array("f")
         dense.frombytes(c.vector)
@@ -164,7 +179,6 @@ def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
             "recency": ((mtimes.get(c.path, lo) - lo) / (hi - lo)) if hi > lo else 0.0,
         }
         raw = sum(weights.get(k, 0.0) * v for k, v in parts.items())
-        parts = {k: round(v, 4) for k, v in parts.items()}
         parts["area"] = prior
         scored.append((raw * prior, c, parts))
     scored.sort(key=lambda t: (-t[0], t[1].path, t[1].start, t[1].id))
@@ -194,7 +208,7 @@ def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
             "snippet_start_line": c.start + offset,
             "snippet": snip,
             "score": round(score, 4),
-            "scores": parts,
+            "scores": {k: round(v, 4) for k, v in parts.items()},
         })
     t_end = time.perf_counter()
     return {

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
-from pathlib import Path, PurePosixPath
+from fnmatch import fnmatchcase, translate
+from functools import lru_cache
+from pathlib import Path
 
 from autology_mcp.repo import git
 from autology_mcp.repo.config import IndexConfig
@@ -29,6 +31,36 @@ def glob_match(path: str, pattern: str) -> bool:
     if fnmatchcase(path, pattern):
         return True
     return pattern.startswith("**/") and fnmatchcase(path, pattern[3:])
+
+
+class GlobSet:
+    """Many globs matched at once (same rules as :func:`glob_match`).
+
+    ``**/<name-glob>`` patterns are matched against the file name alone, which is short, so the
+    common case stays fast; the other patterns form one regex over the whole path.
+    """
+
+    def __init__(self, patterns: tuple[str, ...]):
+        names, paths = [], []
+        for pattern in patterns:
+            if pattern.startswith("**/") and "/" not in pattern[3:]:
+                names.append(translate(pattern[3:]))
+            else:
+                paths.append(translate(pattern))
+                if pattern.startswith("**/"):
+                    paths.append(translate(pattern[3:]))
+        self.names = re.compile("|".join(f"(?:{p})" for p in names)) if names else None
+        self.paths = re.compile("|".join(f"(?:{p})" for p in paths)) if paths else None
+
+    def match(self, path: str) -> bool:
+        if self.names is not None and self.names.match(path.rsplit("/", 1)[-1]):
+            return True
+        return self.paths is not None and self.paths.match(path) is not None
+
+
+@lru_cache(maxsize=64)
+def glob_set(patterns: tuple[str, ...]) -> GlobSet:
+    return GlobSet(patterns)
 
 
 def _wanted_name(path: str, cfg: IndexConfig, ext_set: set[str], names: set[str]) -> bool:
@@ -63,16 +95,17 @@ def candidate_paths(root: Path, cfg: IndexConfig) -> list[str]:
             for fn in filenames:
                 rel = fn if rel_dir == "." else f"{rel_dir}/{fn}"
                 listed.append(rel.replace(os.sep, "/"))
+    excluded = glob_set(tuple(cfg.exclude_globs))
     out = []
     for path in listed:
-        parts = PurePosixPath(path).parts
+        if not _wanted_name(path, cfg, ext_set, names):
+            continue
+        parts = path.split("/")
         if any(p in prune for p in parts[:-1]):
             continue
         if not _under_roots(path, cfg.include_roots):
             continue
-        if not _wanted_name(path, cfg, ext_set, names):
-            continue
-        if any(glob_match(path, g) for g in cfg.exclude_globs):
+        if excluded.match(path):
             continue
         out.append(path)
     return sorted(set(out))
@@ -81,13 +114,13 @@ def candidate_paths(root: Path, cfg: IndexConfig) -> list[str]:
 def scan(root: Path, cfg: IndexConfig) -> list[ScannedFile]:
     """The files to index with their size and mtime (regular files within the size limit)."""
     files = []
+    base = str(root)
     for path in candidate_paths(root, cfg):
-        full = root / path
         try:
-            st = full.stat()
+            st = os.lstat(os.path.join(base, path))
         except OSError:
             continue  # listed by git but deleted from the work tree
-        if not full.is_file() or full.is_symlink():
+        if not stat.S_ISREG(st.st_mode):  # symlinks and special files are not indexed
             continue
         if st.st_size > cfg.max_file_bytes:
             continue

@@ -8,6 +8,7 @@ Normalize (seed 003): split camelCase, lowercase, turn punctuation into spaces. 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _CAMEL1 = re.compile(r"([a-z0-9])([A-Z])")
 _CAMEL2 = re.compile(r"([A-Z]+)([A-Z][a-z])")
@@ -36,16 +37,29 @@ def _keep(token: str) -> bool:
     return token not in STOP_WORDS and not token.replace("_", "").replace("-", "").replace("/", "").isdigit()
 
 
+_expansions: dict[str, tuple[str, ...]] = {}
+
+
+def _expand(raw: str) -> tuple[str, ...]:
+    tok = raw.strip("_/-")
+    if len(tok) < 2 or not _keep(tok):
+        return ()
+    if _SPLIT.search(tok):
+        return (tok, *(p for p in _SPLIT.split(tok) if len(p) >= 2 and _keep(p)))
+    return (tok,)
+
+
 def tokenize(text: str) -> list[str]:
     """Vector features' unigrams, in order (compound tokens followed by their parts)."""
     out: list[str] = []
-    for tok in _TOKEN.findall(normalize(text)):
-        tok = tok.strip("_/-")
-        if len(tok) < 2 or not _keep(tok):
-            continue
-        out.append(tok)
-        if _SPLIT.search(tok):
-            out.extend(p for p in _SPLIT.split(tok) if len(p) >= 2 and _keep(p))
+    cache = _expansions
+    for raw in _TOKEN.findall(normalize(text)):
+        exp = cache.get(raw)
+        if exp is None:
+            if len(cache) > 300_000:  # bound memory; it is only a cache
+                cache.clear()
+            exp = cache[raw] = _expand(raw)
+        out.extend(exp)
     return out
 
 
@@ -64,6 +78,7 @@ def query_words(query: str) -> list[str]:
     return list(seen)
 
 
-def words(text: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def words(text: str) -> frozenset[str]:
     """The set of lowercase words in a name or path (camelCase, snake_case and separators split)."""
-    return {w.lower() for w in _WORD.findall(split_camel(text))}
+    return frozenset(w.lower() for w in _WORD.findall(split_camel(text)))

@@ -16,7 +16,7 @@ from autology_mcp.repo.tokens import tokenize
 FNV_OFFSET = 0x811C9DC5
 FNV_PRIME = 0x01000193
 
-_bucket_cache: dict[tuple[str, int], int] = {}
+_bucket_caches: dict[int, dict[str, int]] = {}
 
 
 def fnv1a_32(data: bytes) -> int:
@@ -26,13 +26,18 @@ def fnv1a_32(data: bytes) -> int:
     return h
 
 
+def _buckets(dimension: int) -> dict[str, int]:
+    cache = _bucket_caches.setdefault(dimension, {})
+    if len(cache) > 400_000:  # bound memory; it is only a cache
+        cache.clear()
+    return cache
+
+
 def bucket(feature: str, dimension: int) -> int:
-    key = (feature, dimension)
-    b = _bucket_cache.get(key)
+    cache = _buckets(dimension)
+    b = cache.get(feature)
     if b is None:
-        if len(_bucket_cache) > 400_000:  # bound memory; it is only a cache
-            _bucket_cache.clear()
-        b = _bucket_cache[key] = fnv1a_32(feature.encode("utf-8")) % dimension
+        b = cache[feature] = fnv1a_32(feature.encode("utf-8")) % dimension
     return b
 
 
@@ -40,17 +45,20 @@ def features(text: str, max_bigrams: int) -> Counter[str]:
     tokens = tokenize(text)
     counts = Counter(tokens)
     if max_bigrams:
-        bigrams = [f"{a} {b}" for a, b in zip(tokens, tokens[1:])][:max_bigrams]
-        counts.update(bigrams)
+        counts.update(f"{a} {b}" for a, b in zip(tokens, tokens[1 : max_bigrams + 1]))
     return counts
 
 
 def sparse_vector(text: str, dimension: int, max_bigrams: int) -> dict[int, float]:
     """The L2-normalized vector as ``{dimension index: weight}`` (only non-zero entries)."""
     acc: dict[int, float] = {}
+    cache = _buckets(dimension)
+    log = math.log
     for feat, tf in features(text, max_bigrams).items():
-        i = bucket(feat, dimension)
-        acc[i] = acc.get(i, 0.0) + 1.0 + math.log(tf)
+        i = cache.get(feat)
+        if i is None:
+            i = cache[feat] = fnv1a_32(feat.encode("utf-8")) % dimension
+        acc[i] = acc.get(i, 0.0) + (1.0 + log(tf) if tf > 1 else 1.0)
     norm = math.sqrt(sum(v * v for v in acc.values()))
     if norm == 0:
         return {}
