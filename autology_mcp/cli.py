@@ -75,7 +75,8 @@ def cmd_init(args: argparse.Namespace) -> int:
 def cmd_capture(args: argparse.Namespace) -> int:
     content = _text(args.content, args.content_file)
     if content is None:
-        raise SystemExit("error: give --content TEXT or --content-file PATH (- for stdin)")
+        print("error: give --content TEXT or --content-file PATH (- for stdin)", file=sys.stderr)
+        return 2
     autology = _open(args)
     result = autology.capture(
         args.title,
