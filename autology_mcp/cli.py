@@ -121,8 +121,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     def human() -> str:
         lines = [f"{status.totalNodes} nodes, {status.totalRelations} relations"]
-        lines.append("  nodes:     " + ", ".join(f"{k} {v}" for k, v in status.nodesByType.items() if v) or "-")
-        lines.append("  status:    " + ", ".join(f"{k} {v}" for k, v in status.nodesByStatus.items() if v) or "-")
+        lines.append("  nodes:     " + (", ".join(f"{k} {v}" for k, v in status.nodesByType.items() if v) or "-"))
+        lines.append("  status:    " + (", ".join(f"{k} {v}" for k, v in status.nodesByStatus.items() if v) or "-"))
         lines.append(
             "  relations: " + (", ".join(f"{k} {v}" for k, v in status.relationsByType.items() if v) or "-")
         )
