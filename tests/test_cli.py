@@ -1,0 +1,195 @@
+"""The `autology` command line (autology_mcp.cli.main): --root, --json output, exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from core_helpers import ADR, assert_graph_index_matches_files, relations_in_files, snapshot
+
+from autology_mcp.cli import main
+
+
+@pytest.fixture
+def cli(root, capsys):
+    """Run ``autology --root ROOT ARGS...``; returns (exit code, stdout, stderr)."""
+
+    def run(*args: str):
+        code = main(["--root", str(root), *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def run_json(cli, *args):
+    code, out, err = cli(*args, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_init(cli, root):
+    code, out, _ = cli("init")
+    assert code == 0
+    assert "✓ autology store ready" in out
+    assert (root / ".autology" / "nodes" / "decisions").is_dir()
+    assert cli("init")[0] == 0  # idempotent
+
+
+def test_capture_query_show_status(cli, root):
+    data = run_json(cli, "capture", "Use SQLite FTS5", "--type", "decision", "--content", ADR, "--tag", "search")
+    assert set(data) == {"id", "type", "confidence"}
+    assert (data["type"], data["confidence"]) == ("decision", 0.9)
+    node_id = data["id"]
+    assert (root / ".autology" / "nodes" / "decisions" / f"{node_id}.md").is_file()
+
+    code, out, _ = cli("capture", "Flaky upload test", "-c", "Bug: the upload test fails intermittently.")
+    assert code == 0 and out.startswith("✓ Captured issue ") and "(confidence 0.7)" in out
+
+    hits = run_json(cli, "query", "sqlite")
+    assert [h["node"]["id"] for h in hits] == [node_id]
+    assert 0 < hits[0]["score"] <= 1
+    code, out, _ = cli("query", "sqlite")
+    assert code == 0 and "Use SQLite FTS5" in out and node_id in out and "#search" in out
+    assert run_json(cli, "query", "--type", "issue", "--limit", "5")[0]["node"]["type"] == "issue"
+    assert cli("query", "zebra")[1].strip() == "no matching nodes"
+
+    node = run_json(cli, "show", node_id)
+    assert node["id"] == node_id and node["tags"] == ["search"]
+    code, out, _ = cli("show", node_id)
+    assert out.startswith("---\nid: ") and "# Use SQLite FTS5" in out
+
+    status = run_json(cli, "status")
+    assert status["totalNodes"] == 2 and status["nodesByType"]["decision"] == 1
+    code, out, _ = cli("status")
+    assert out.startswith("2 nodes, 0 relations") and "decision 1" in out
+
+
+def test_status_of_an_empty_store(cli):
+    code, out, _ = cli("status")
+    assert code == 0
+    assert "0 nodes, 0 relations" in out
+    assert "nodes:     -" in out and "relations: -" in out
+
+
+def test_capture_content_from_stdin_and_file(cli, root, tmp_path, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("From standard input."))
+    data = run_json(cli, "capture", "Stdin", "--type", "concept", "--content-file", "-")
+    assert run_json(cli, "show", data["id"])["content"] == "From standard input."
+    body = tmp_path / "body.md"
+    body.write_text("From a file.\n")
+    data = run_json(cli, "capture", "File", "-t", "concept", "-f", str(body))
+    assert run_json(cli, "show", data["id"])["content"] == "From a file."
+
+
+def test_update_relate_unrelate_delete(cli, root):
+    a = run_json(cli, "capture", "A", "-t", "component", "-c", "a")["id"]
+    b = run_json(cli, "capture", "B", "-t", "component", "-c", "b")["id"]
+    assert run_json(cli, "update", a, "--title", "A2", "--tag", "x", "--tag", "y") == {
+        "message": "✓ Updated: A2 (component)\nFields changed: title, tags"
+    }
+    assert run_json(cli, "show", a)["tags"] == ["x", "y"]
+    code, out, _ = cli("update", a, "--clear-tags")
+    assert code == 0 and "Fields changed: tags" in out
+    assert run_json(cli, "show", a)["tags"] == []
+
+    code, out, _ = cli("relate", a, "uses", b, "-d", "A calls B", "--confidence", "0.7")
+    assert (code, out.strip()) == (0, f"✓ Related: {a} —[uses]→ {b}")
+    assert relations_in_files(root) == {(a, b, "uses", "A calls B", 0.7)}
+    assert_graph_index_matches_files(root)
+    code, out, _ = cli("unrelate", a, "uses", b)
+    assert (code, out.strip()) == (0, f"✓ Removed relation: {a} —[uses]→ {b}")
+    assert relations_in_files(root) == set()
+
+    cli("relate", b, "depends_on", a)
+    code, out, _ = cli("delete", a)
+    assert (code, out.strip()) == (0, "✓ Deleted: A2 (component)\nRelations removed: 1")
+    assert relations_in_files(root) == set()
+    assert_graph_index_matches_files(root)
+
+
+def test_rebuild(cli, root):
+    a = run_json(cli, "capture", "Alpha", "-t", "concept", "-c", "alpha")["id"]
+    (root / ".autology" / "nodes" / "concepts" / "bad.md").write_text("nope")
+    data = run_json(cli, "rebuild")
+    assert (data["files"], data["nodes"]) == (2, 1)
+    assert data["malformed"][0]["path"] == ".autology/nodes/concepts/bad.md"
+    code, out, _ = cli("rebuild")
+    assert code == 0 and "✓ rebuilt" in out and "✗ skipped .autology/nodes/concepts/bad.md" in out
+    assert [h["node"]["id"] for h in run_json(cli, "query", "alpha")] == [a]
+
+
+def test_doctor_exit_codes(cli, root):
+    a = run_json(cli, "capture", "Alpha", "-t", "concept", "-c", "alpha")["id"]
+    code, out, _ = cli("doctor")
+    assert code == 0 and "✓ no problems found" in out
+    assert run_json(cli, "doctor")["ok"] is True
+    (root / ".autology" / "nodes" / "concepts" / "bad.md").write_text("nope")
+    code, out, _ = cli("doctor")
+    assert code == 1 and "[malformed]" in out
+    assert a
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["update", "../../etc/passwd", "--title", "x"], "Invalid id: must be a UUID v4"),
+        (["update", "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f", "--title", "x"], "Node not found"),
+        (["delete", "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f"], "Node not found"),
+        (["capture", "Misc", "-c", "Some text."], "pass the type explicitly"),
+        (["capture", "T", "-t", "decision", "-c", "no sections"], "missing section(s)"),
+        (["capture", "T", "-t", "concept", "-c", "x", "--tag", "Bad Tag"], "Invalid tags"),
+        (["capture", "T", "-t", "concept", "-c", "x", "-r", "../../x"], "inside the project"),
+        (["capture", "T", "-t", "concept", "-c", "x", "--confidence", "0.3"], "below the minimum"),
+        (["query", "x", "--limit", "500"], "Invalid limit"),
+        (["relate", "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f", "uses", "../x"], "Invalid target"),
+        (["show", "nope"], "Invalid id"),
+    ],
+)
+def test_errors_exit_1_with_a_message_and_change_nothing(cli, root, args, message):
+    cli("init")
+    before = snapshot(root)
+    code, out, err = cli(*args)
+    assert code == 1
+    assert err.startswith("error: ") and message in err
+    assert out == ""
+    assert snapshot(root) == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["capture"],
+        ["capture", "T", "--type", "idea", "-c", "x"],
+        ["relate", "a", "likes", "b"],
+        ["query", "--limit", "ten"],
+        ["no-such-command"],
+    ],
+)
+def test_usage_errors_exit_2(root, args, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--root", str(root), *args])
+    assert info.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_capture_without_content_is_a_usage_error(cli, root):
+    code, out, err = cli("capture", "No content", "-t", "concept")
+    assert code == 2
+    assert "--content" in err
+    assert not (root / ".autology" / "nodes" / "concepts").exists() or not any(
+        (root / ".autology" / "nodes" / "concepts").iterdir()
+    )
+
+
+def test_no_command_prints_help_and_exits_2(capsys):
+    assert main([]) == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_root_from_the_environment(root, capsys, monkeypatch):
+    monkeypatch.setenv("AUTOLOGY_ROOT", str(root))
+    assert main(["capture", "Env root", "-t", "concept", "-c", "x", "--json"]) == 0
+    node_id = json.loads(capsys.readouterr().out)["id"]
+    assert (root / ".autology" / "nodes" / "concepts" / f"{node_id}.md").is_file()
