@@ -18,7 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from autology_mcp import __version__
+from autology_mcp import __version__, analyze, graph_ops
 from autology_mcp.errors import AutologyError
 from autology_mcp.models import NODE_STATUSES, NODE_TYPES, RELATION_TYPES
 from autology_mcp.service import Autology, CaptureResult, QueryHit, StatusResult
@@ -136,7 +136,79 @@ def build_server(autology: Autology) -> MCPServer:
         """Remove one relation. Succeeds when the relation does not exist; the nodes stay."""
         return _run(autology.unrelate, source, target, type)
 
+    # ---------------------------------------------------------------- graph, analysis, prompts, resources (issue 4)
+    _add_graph_and_analysis(app, autology)
+
     return app
+
+
+def _add_graph_and_analysis(app: MCPServer, autology: Autology) -> None:
+    """Issue 4: the graph and health tools, the skills as MCP prompts, and the node/status resources."""
+    from mcp.server.mcpserver.exceptions import ResourceError
+
+    from autology_mcp.markdown import render_node
+    from autology_mcp.models import validate_id
+    from autology_mcp.skills import SKILLS
+
+    @app.tool(name="autology_graph", annotations=READ_ONLY)
+    def autology_graph(
+        operation: Annotated[
+            str,
+            Field(
+                description="neighbours: nodes within `depth` relations (both directions); path: shortest chain of "
+                "relations from `id` to `target`; impact: everything that depends on or is affected by `id`; "
+                "supersession: the supersedes chain through `id`, oldest first",
+                json_schema_extra={"enum": list(graph_ops.OPERATIONS)},
+            ),
+        ],
+        id: NodeId,
+        target: Annotated[str | None, Field(description="Target node id (operation path)")] = None,
+        depth: Annotated[
+            int | None,
+            Field(description="neighbours: 1-6 (default 1); impact: 1-6 (default 6)", json_schema_extra={"minimum": 1, "maximum": graph_ops.DEPTH_MAX}),
+        ] = None,
+        relation_types: Annotated[
+            list[str] | None,
+            Field(description="Only follow these relation types (neighbours, path)", json_schema_extra={"items": {"enum": RELATION_TYPES}}),
+        ] = None,
+    ) -> dict[str, Any]:
+        """Walk the knowledge graph: neighbours to depth k, a path between two nodes, impact, supersession chain."""
+        return _run(lambda: graph_ops.run(autology.store.graph(), operation, id, target, depth, relation_types))
+
+    @app.tool(name="autology_analyze", annotations=READ_ONLY)
+    def autology_analyze(
+        categories: Annotated[
+            list[str] | None,
+            Field(
+                description="Limit the report to these categories (default: all)",
+                json_schema_extra={"items": {"enum": list(analyze.CATEGORIES)}},
+            ),
+        ] = None,
+    ) -> dict[str, Any]:
+        """Health report by category, each scored 0-100: structure (orphans, dangling targets), review (needs_review,
+        superseded still referenced), adr (decisions missing sections), references (missing or changed files),
+        consistency (duplicate titles, depends_on cycles)."""
+        return _run(analyze.analyze, autology.store, categories)
+
+    def add_prompt(skill) -> None:  # one MCP prompt per skill, same workflow text as skills/<name>/SKILL.md
+        def prompt(request: str = "") -> str:
+            return skill.prompt(request)
+
+        app.prompt(name=skill.name, title=f"autology {skill.name}", description=skill.description)(prompt)
+
+    for skill in SKILLS.values():
+        add_prompt(skill)
+
+    @app.resource("autology://status", name="status", description="Knowledge graph statistics", mime_type="application/json")
+    def status_resource() -> str:
+        return autology.status().model_dump_json(indent=2)
+
+    @app.resource("autology://node/{id}", name="node", description="One knowledge node as its Markdown file", mime_type="text/markdown")
+    def node_resource(id: str) -> str:
+        try:
+            return render_node(autology.store.get(validate_id(id)))
+        except AutologyError as exc:
+            raise ResourceError(str(exc)) from exc
 
 
 def serve(root: Path, watch: bool = True) -> None:
