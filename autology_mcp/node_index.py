@@ -158,6 +158,19 @@ class NodeIndex:
                 self.conn.execute("ROLLBACK")
                 raise
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Several reads that see one consistent state of the database (a read transaction)."""
+        with self._lock:
+            if self.conn.in_transaction:
+                yield
+                return
+            self.conn.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self.conn.execute("COMMIT")
+
     def generation(self) -> int:
         with self._lock:
             return int(self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
@@ -336,29 +349,61 @@ class NodeIndex:
             params.append(len(tags))
         return (" AND " + " AND ".join(clauses)) if clauses else "", params
 
-    def search(
+    def search_candidates(
         self, match: str, node_type: str | None, tags: tuple[str, ...], limit: int, weights: tuple[float, float, float]
-    ) -> list[tuple[KnowledgeNode, float]]:
-        """Nodes matching the FTS5 expression, best first, with their BM25 score (higher is better)."""
-        where, params = self._filters(node_type, tags)
-        sql = (
-            "SELECT n.data, -bm25(nodes_fts, ?, ?, ?) AS score FROM nodes_fts"
-            " JOIN nodes n ON n.rowid = nodes_fts.rowid"
-            f" WHERE nodes_fts MATCH ?{where} ORDER BY score DESC, n.modified DESC, n.id LIMIT ?"
-        )
-        with self._lock:
-            rows = self.conn.execute(sql, (*weights, match, *params, limit)).fetchall()
-        return [(node_from_json(data), score) for data, score in rows]
+    ) -> list[tuple[int, str, str, str, float]]:
+        """The ``limit`` best nodes matching the FTS5 expression, as (rowid, id, status, modified, score).
 
-    def ids_matching(self, match: str, node_ids: list[str]) -> list[str]:
-        """Which of ``node_ids`` match the FTS5 expression."""
-        marks = ",".join("?" * len(node_ids))
-        sql = (
-            "SELECT n.id FROM nodes_fts JOIN nodes n ON n.rowid = nodes_fts.rowid"
-            f" WHERE nodes_fts MATCH ? AND n.id IN ({marks})"
-        )
+        Best first by BM25 score (higher is better), ties by most recently modified, then id. Node
+        data is not read here: the caller decodes only the nodes it finally returns.
+        """
+        # The weights are our own floats, written into the SQL: FTS5 computes BM25 measurably faster
+        # with literal weights than with bound parameters (2.3 vs 2.8 ms for ~2,000 matches).
+        bm25 = "-bm25(nodes_fts, {!r}, {!r}, {!r})".format(*(float(w) for w in weights))
         with self._lock:
-            return [r[0] for r in self.conn.execute(sql, (match, *node_ids)).fetchall()]
+            if not node_type and not tags:
+                # Rank inside FTS5 alone (no join per matching row); exact unless the score at the
+                # cut-off is tied with the first row left out, in which case the join below decides.
+                rows = self.conn.execute(
+                    f"SELECT rowid, {bm25} AS score FROM nodes_fts WHERE nodes_fts MATCH ?"
+                    " ORDER BY score DESC LIMIT ?",
+                    (match, limit + 1),
+                ).fetchall()
+                if len(rows) <= limit or rows[limit - 1][1] != rows[limit][1]:
+                    scores = dict(rows[:limit])
+                    found = []
+                    marks = ",".join("?" * len(scores))
+                    for rowid, node_id, status, modified in self.conn.execute(
+                        f"SELECT rowid, id, status, modified FROM nodes WHERE rowid IN ({marks})", list(scores)
+                    ):
+                        found.append((rowid, node_id, status, modified, scores[rowid]))
+                    found.sort(key=lambda r: r[1])
+                    found.sort(key=lambda r: r[3], reverse=True)
+                    found.sort(key=lambda r: r[4], reverse=True)
+                    return found
+            where, params = self._filters(node_type, tags)
+            sql = (
+                f"SELECT n.rowid, n.id, n.status, n.modified, {bm25} AS score FROM nodes_fts"
+                " JOIN nodes n ON n.rowid = nodes_fts.rowid"
+                f" WHERE nodes_fts MATCH ?{where} ORDER BY score DESC, n.modified DESC, n.id LIMIT ?"
+            )
+            return self.conn.execute(sql, (match, *params, limit)).fetchall()
+
+    def rowids_matching(self, match: str, low: int, high: int) -> set[int]:
+        """Rowids from ``low`` to ``high`` of the nodes matching the FTS5 expression."""
+        with self._lock:
+            return {
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid BETWEEN ? AND ?", (match, low, high)
+                )
+            }
+
+    def nodes_by_rowid(self, rowids: list[int]) -> dict[int, KnowledgeNode]:
+        marks = ",".join("?" * len(rowids))
+        with self._lock:
+            rows = self.conn.execute(f"SELECT rowid, data FROM nodes WHERE rowid IN ({marks})", rowids).fetchall()
+        return {rowid: node_from_json(data) for rowid, data in rows}
 
     def recent(self, node_type: str | None, tags: tuple[str, ...], limit: int) -> list[KnowledgeNode]:
         where, params = self._filters(node_type, tags)

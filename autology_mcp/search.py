@@ -57,22 +57,36 @@ def search_nodes(
     if not terms:
         return [Hit(node, 1.0) for node in index.recent(node_type, tags, limit)]
     match = " OR ".join(_quoted(t) for t in terms)
-    candidates = index.search(match, node_type, tags, limit * 4 + 40, COLUMN_WEIGHTS)
+    with index.snapshot():  # candidates, term matches and node data from one state of the index
+        return _ranked(index, terms, match, node_type, tags, limit)
+
+
+def _ranked(
+    index: NodeIndex, terms: list[str], match: str, node_type: str | None, tags: tuple[str, ...], limit: int
+) -> list[Hit]:
+    candidates = index.search_candidates(match, node_type, tags, limit * 4 + 40, COLUMN_WEIGHTS)
     if not candidates:
         return []
-    best = max(score for _, score in candidates) or 1.0
-    ids = [node.id for node, _ in candidates]
-    matched = {node_id: 0 for node_id in ids}
+    best = max(c[4] for c in candidates) or 1.0
     if len(terms) > 1:
+        rowids = [c[0] for c in candidates]
+        low, high = min(rowids), max(rowids)
+        matched = dict.fromkeys(rowids, 0)
         for term in terms:
-            for node_id in index.ids_matching(_quoted(term), ids):
-                matched[node_id] += 1
+            for rowid in index.rowids_matching(_quoted(term), low, high):
+                if rowid in matched:
+                    matched[rowid] += 1
     else:
-        matched = {node_id: 1 for node_id in ids}
-    hits = []
-    for node, bm25 in candidates:
-        coverage = matched[node.id] / len(terms)
+        matched = {c[0]: 1 for c in candidates}
+    scored = []
+    for rowid, node_id, status, modified, bm25 in candidates:
+        coverage = matched[rowid] / len(terms)
         relevance = 0.6 * coverage + 0.4 * max(bm25, 0.0) / best
-        hits.append(Hit(node, round(relevance * STATUS_FACTOR[node.status], 4)))
-    hits.sort(key=lambda h: (-h.score, -h.node.modified.timestamp(), h.node.id))
-    return hits[:limit]
+        scored.append((rowid, node_id, modified, round(relevance * STATUS_FACTOR[status], 4)))
+    # Best score first; ties by most recently modified (the index's fixed-width UTC text), then id.
+    scored.sort(key=lambda s: s[1])
+    scored.sort(key=lambda s: s[2], reverse=True)
+    scored.sort(key=lambda s: s[3], reverse=True)
+    top = scored[:limit]
+    nodes = index.nodes_by_rowid([s[0] for s in top])
+    return [Hit(nodes[s[0]], s[3]) for s in top if s[0] in nodes]
