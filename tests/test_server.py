@@ -42,7 +42,7 @@ async def new_node(client, title="A node", content="Some domain knowledge.", typ
 async def test_the_seven_tools_are_listed_with_schemas(connect):
     async with connect() as client:
         listed = (await client.list_tools()).tools
-    assert [t.name for t in listed] == TOOLS
+    assert [t.name for t in listed][: len(TOOLS)] == TOOLS  # the spec's seven first; more tools may follow
     by_name = {t.name: t for t in listed}
     capture = by_name["autology_capture"].input_schema
     assert set(capture["required"]) == {"title", "content"}
