@@ -86,3 +86,67 @@ async def test_two_server_processes_interleaving_captures_and_relates_lose_nothi
         assert (report.nodes, report.relations) == (2 * CAPTURES_PER_PROCESS, len(relations))
     finally:
         service.close()
+
+
+def test_threads_of_one_process_lose_nothing(autology, root):
+    """The MCP SDK runs sync tools in worker threads: one Autology must take concurrent calls."""
+    import threading
+
+    errors: list[BaseException] = []
+    made: dict[str, list[str]] = {}
+
+    def worker(name: str) -> None:
+        try:
+            mine = made.setdefault(name, [])
+            for i in range(25):
+                mine.append(autology.capture(f"{name} {i}", f"thread {name} item {i}", type="concept").id)
+                if i:
+                    autology.relate(mine[-1], mine[-2], "derived_from")
+                if i % 5 == 0:
+                    autology.update(mine[0], content=f"updated by {name} at {i}")
+                    autology.query(name)
+                    autology.status()
+            autology.unrelate(mine[1], mine[0], "derived_from")
+            autology.delete(mine[-1])
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(f"t{n}",)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    expected_nodes = {i for ids in made.values() for i in ids[:-1]}
+    on_disk = {parse_node(text).id for text in node_files(root).values()}
+    assert on_disk == expected_nodes
+    expected_relations = {
+        (ids[i], ids[i - 1], "derived_from") for ids in made.values() for i in range(2, len(ids) - 1)
+    }
+    assert {(s, t, ty) for s, t, ty, _d, _c in relations_in_files(root)} == expected_relations
+    assert {(s, t, ty) for s, t, ty, _d, _c in relations_in_graph_index(root)} == expected_relations
+    assert autology.status().totalNodes == len(expected_nodes)
+    assert diagnose(autology.store).ok
+
+
+async def test_concurrent_tool_calls_on_one_in_memory_server(connect, root):
+    made: list[str] = []
+
+    async def one(i: int) -> None:
+        result = await client.call_tool(
+            "autology_capture", {"title": f"Parallel {i}", "content": f"parallel call {i}", "type": "pattern"}
+        )
+        assert not result.is_error, result.content[0].text
+        made.append(result.structured_content["id"])
+
+    async with connect() as client:
+        async with anyio.create_task_group() as group:
+            for i in range(40):
+                group.start_soon(one, i)
+        async with anyio.create_task_group() as group:
+            for source, target in zip(made, made[1:], strict=False):
+                group.start_soon(client.call_tool, "autology_relate", {"source": source, "target": target, "type": "uses"})
+        status = (await client.call_tool("autology_status", {})).structured_content
+    assert status["totalNodes"] == 40 and status["totalRelations"] == 39
+    assert len(relations_in_files(root)) == 39
+    assert relations_in_graph_index(root) == relations_in_files(root)
