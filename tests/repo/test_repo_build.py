@@ -7,7 +7,7 @@ from autology_mcp.repo.config import IndexConfig, config_from_dict
 from autology_mcp.repo.layout import IndexLocation
 from autology_mcp.repo.store import IndexDB
 
-from conftest import git, write
+from repo_fixtures import git, write
 
 
 def indexed_paths(root: Path, cfg: IndexConfig | None = None) -> dict:

@@ -2,7 +2,7 @@ from autology_mcp.repo.chunking import chunk_file, language_of, windows
 from autology_mcp.repo.config import IndexConfig
 from autology_mcp.repo.scan import classify_content
 
-from conftest import GO_SERVER, MD_GUIDE, PY_WEBSOCKET, RST_API, TS_CLIENT
+from repo_fixtures import GO_SERVER, MD_GUIDE, PY_WEBSOCKET, RST_API, TS_CLIENT
 
 CFG = IndexConfig()
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from autology_mcp.cli import main
 
-from conftest import write
+from repo_fixtures import write
 
 
 def run(capsys, root: Path, *args: str) -> tuple[int, str, str]:

@@ -7,7 +7,7 @@ from autology_mcp.repo import service
 from autology_mcp.repo.build import build
 from autology_mcp.repo.query import path_score, symbol_score
 
-from conftest import write
+from repo_fixtures import write
 
 
 def test_natural_question_finds_the_method(repo: Path):

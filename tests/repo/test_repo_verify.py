@@ -8,7 +8,7 @@ from autology_mcp.repo.build import build
 from autology_mcp.repo.config import IndexConfig
 from autology_mcp.repo.layout import IndexLocation
 
-from conftest import git, write
+from repo_fixtures import git, write
 
 
 def loc(root: Path) -> IndexLocation:
