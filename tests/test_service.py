@@ -413,3 +413,111 @@ def test_node_files_are_only_written_at_their_spec_path(autology, root, capture)
     for path in files:
         assert re.fullmatch(r"\.autology/nodes/(concept|issue|pattern)s/[0-9a-f-]{36}\.md", path)
     assert {p.rsplit("/", 1)[1][:-3] for p in files} == set(ids)
+
+
+# ------------------------------------------------------------------------------ stateful: any sequence of operations
+
+from hypothesis import HealthCheck, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule  # noqa: E402
+
+
+class StoreMachine(RuleBasedStateMachine):
+    """Random sequences of the operations, plus outside edits, against a model of what the files must say."""
+
+    nodes = Bundle("nodes")
+
+    def __init__(self):
+        super().__init__()
+        import tempfile
+        from pathlib import Path
+
+        from autology_mcp.service import Autology
+        from autology_mcp.store import NodeStore
+
+        self._tmp = tempfile.TemporaryDirectory()
+        self.root = Path(self._tmp.name)
+        store = NodeStore(self.root, durable=False)
+        store.init()
+        store.reconcile()
+        self.autology = Autology(store)
+        self.model_nodes: dict[str, str] = {}  # id -> title
+        self.model_relations: set[tuple[str, str, str]] = set()
+
+    def teardown(self):
+        self.autology.close()
+        self._tmp.cleanup()
+
+    @rule(target=nodes, title=st.sampled_from(["alpha", "beta", "gamma: delta", "ε — unicode", "---"]))
+    def capture(self, title):
+        node_id = self.autology.capture(title, f"content of {title}", type="concept").id
+        self.model_nodes[node_id] = title
+        return node_id
+
+    @rule(src=nodes, dst=nodes, rel=st.sampled_from(["uses", "affects", "supersedes"]))
+    def relate(self, src, dst, rel):
+        source, target = src, dst
+        if source == target:
+            with pytest.raises(ValidationError):
+                self.autology.relate(source, target, rel)
+        elif source not in self.model_nodes or target not in self.model_nodes:
+            with pytest.raises(NotFoundError):
+                self.autology.relate(source, target, rel)
+        else:
+            self.autology.relate(source, target, rel)
+            self.model_relations.add((source, target, rel))
+
+    @rule(src=nodes, dst=nodes, rel=st.sampled_from(["uses", "affects", "supersedes"]))
+    def unrelate(self, src, dst, rel):
+        source, target = src, dst
+        assert self.autology.unrelate(source, target, rel).startswith("✓ Removed relation")
+        self.model_relations.discard((source, target, rel))
+
+    @rule(node=nodes, title=st.sampled_from(["renamed", "other: name"]))
+    def update(self, node, title):
+        if node not in self.model_nodes:
+            with pytest.raises(NotFoundError):
+                self.autology.update(node, title=title)
+        else:
+            self.autology.update(node, title=title)
+            self.model_nodes[node] = title
+
+    @rule(node=nodes)
+    def delete(self, node):
+        if node not in self.model_nodes:
+            with pytest.raises(NotFoundError):
+                self.autology.delete(node)
+            return
+        removed = {r for r in self.model_relations if node in r[:2]}
+        message = self.autology.delete(node)
+        assert message.endswith(f"Relations removed: {len(removed)}")
+        self.model_relations -= removed
+        del self.model_nodes[node]
+
+    @rule(node=nodes)
+    def edit_by_hand(self, node):
+        if node not in self.model_nodes:
+            return
+        path = self.root / ".autology" / "nodes" / "concepts" / f"{node}.md"
+        text = path.read_text()
+        old = self.model_nodes[node]
+        path.write_text(text.replace(f"# {old}\n", "# hand edited\n", 1).replace("content of", "hand edited content of"))
+
+    @rule()
+    def reconcile(self):
+        self.autology.store.reconcile()
+
+    @invariant()
+    def files_and_graph_index_agree_with_the_model(self):
+        files = node_files(self.root)
+        assert {parse_node(t).id: parse_node(t).title for t in files.values()} == self.model_nodes
+        assert {(s, t, ty) for s, t, ty, _d, _c in relations_in_files(self.root)} == self.model_relations
+        assert_graph_index_matches_files(self.root)
+        assert self.autology.status().totalNodes == len(self.model_nodes)
+        assert self.autology.status().totalRelations == len(self.model_relations)
+
+
+StoreMachine.TestCase.settings = settings(
+    max_examples=25, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+test_any_sequence_of_operations = StoreMachine.TestCase
