@@ -1,0 +1,167 @@
+"""End to end through the real Claude Code: the plugin installed from the local marketplace, a
+scripted model (a local stand-in for the Messages API that asks for one Bash call, `git add -A &&
+git commit …`), and the hooks firing for real.
+
+Checks that SessionStart's recall reaches the model, that Claude Code runs our PostToolUse hook
+after the commit and hands its additionalContext (naming the node that references the changed file)
+to the model with the tool result, and that PreCompact fires on /compact. Skipped when `claude` is
+not installed. Nothing leaves the machine: the API base URL points at 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from autology_mcp.service import Autology
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("claude") is None, reason="Claude Code (npm i -g @anthropic-ai/claude-code) is not installed"),
+]
+
+REPO = Path(__file__).resolve().parents[1]
+COMMAND = "git add -A && git commit -m 'Tune the retry'"
+
+
+def _sse(blocks: list[dict], stop: str) -> bytes:
+    events: list[dict] = [
+        {
+            "type": "message_start",
+            "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [],
+                        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}},
+        }
+    ]
+    for i, block in enumerate(blocks):
+        if block["type"] == "text":
+            events.append({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}})
+            events.append({"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": block["text"]}})
+        else:
+            events.append({"type": "content_block_start", "index": i, "content_block": {**block, "input": {}}})
+            events.append({"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}})
+        events.append({"type": "content_block_stop", "index": i})
+    events.append({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 1}})
+    events.append({"type": "message_stop"})
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
+class ScriptedModel:
+    """Answers the first request that offers the Bash tool with one Bash call, everything else with text."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict] = []
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
+                model.requests.append(body)
+                if "count_tokens" in self.path:
+                    self._send("application/json", b'{"input_tokens": 1}')
+                    return
+                tools = [t.get("name") for t in body.get("tools") or []]
+                if "Bash" in tools and "tool_result" not in json.dumps(body.get("messages")):
+                    blocks = [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": COMMAND, "description": "Commit"}}]
+                    stop = "tool_use"
+                else:
+                    blocks, stop = [{"type": "text", "text": "Done."}], "end_turn"
+                if body.get("stream"):
+                    self._send("text/event-stream", _sse(blocks, stop))
+                else:
+                    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": blocks,
+                               "stop_reason": stop, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+                    self._send("application/json", json.dumps(message).encode())
+
+            def do_GET(self) -> None:
+                self._send("application/json", b"{}")
+
+            def _send(self, content_type: str, data: bytes) -> None:
+                self.send_response(200)
+                self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def git(repo: Path, env: dict[str, str], *args: str) -> str:
+    out = run(["git", *args], repo, env)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
+    model = ScriptedModel()
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "ANTHROPIC_BASE_URL": model.url,
+        "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "AUTOLOGY_PYTHON": sys.executable,
+        "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+    }
+    try:
+        for step in (["claude", "plugin", "marketplace", "add", str(REPO)], ["claude", "plugin", "install", "autology@autology-local"]):
+            out = run(step, tmp_path, env)
+            assert out.returncode == 0, out.stdout + out.stderr
+
+        project = tmp_path / "project"
+        (project / "src").mkdir(parents=True)
+        (project / "src" / "retry.py").write_text("def retry():\n    pass\n")
+        service = Autology.open(project)
+        node = service.capture("Retry with backoff", "Retries the client.", type="component", references=["src/retry.py"]).id
+        service.close()
+        git(project, env, "init", "-q", "-b", "main")
+        git(project, env, "add", "-A")
+        git(project, env, "commit", "-qm", "Initial commit")
+        (project / "src" / "retry.py").write_text("def retry(times=5):\n    pass\n")
+
+        out = run(["claude", "-p", "commit the change", "--allowedTools", "Bash"], project, env)
+        assert out.returncode == 0, out.stdout + out.stderr
+
+        assert "Tune the retry" in git(project, env, "log", "-1", "--format=%s")
+        conversations = [json.dumps(r) for r in model.requests if r.get("messages")]
+        assert any("SessionStart hook additional context: autology" in c and node in c for c in conversations)
+        after_commit = [c for c in conversations if "tool_result" in c]
+        assert after_commit, "the model never got the Bash result"
+        assert "PostToolUse:Bash hook additional context: autology (post-commit)" in after_commit[0]
+        assert node in after_commit[0] and "src/retry.py" in after_commit[0]
+        service = Autology.open(project)
+        assert service.get(node).status == "needs_review"
+        service.close()
+
+        debug = tmp_path / "debug.log"
+        out = run(["claude", "--continue", "-p", "/compact", "--debug-file", str(debug)], project, env)
+        assert out.returncode == 0, out.stdout + out.stderr
+        log = debug.read_text()
+        assert "PreCompact:manual" in log and "hook pre-compact] completed with status 0" in log
+        assert "hook session-end] completed with status 0" in log
+    finally:
+        model.close()
