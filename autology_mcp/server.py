@@ -139,6 +139,9 @@ def build_server(autology: Autology) -> MCPServer:
     # ---------------------------------------------------------------- graph, analysis, prompts, resources (issue 4)
     _add_graph_and_analysis(app, autology)
 
+    # ---------------------------------------------------------------- repository index (issue 3)
+    _add_repo_index(app, autology)
+
     return app
 
 
@@ -209,6 +212,84 @@ def _add_graph_and_analysis(app: MCPServer, autology: Autology) -> None:
             return render_node(autology.store.get(validate_id(id)))
         except AutologyError as exc:
             raise ResourceError(str(exc)) from exc
+
+
+# ==================================================================== repository index (issue 3)
+# autology_index and autology_code_search: thin async wrappers over autology_mcp.repo.service.
+# The blocking work runs in a worker thread; build progress goes out as MCP progress notifications.
+# (Module-level imports: the tool signatures' annotations are resolved in this module's globals.)
+
+import time  # noqa: E402
+from typing import Literal  # noqa: E402
+
+import anyio.from_thread  # noqa: E402
+import anyio.to_thread  # noqa: E402
+from mcp.server.mcpserver import Context  # noqa: E402
+
+
+def _add_repo_index(app: MCPServer, autology: Autology) -> None:
+    from autology_mcp.repo import service as repo
+
+    root = autology.store.root
+
+    def reporter(ctx: Context) -> Callable[[int, int, str], None]:
+        """A build progress callback (called from the worker thread) sending throttled notifications."""
+        last = [0.0]
+
+        def report(done: int, total: int, path: str) -> None:
+            now = time.monotonic()
+            if done not in (0, total) and now - last[0] < 0.25:
+                return
+            last[0] = now
+            message = f"indexed {path}" if path else f"{total} files to index"
+            try:
+                anyio.from_thread.run(ctx.report_progress, done, total, message)
+            except Exception:  # a client that went away must not break the build
+                log.debug("progress notification failed", exc_info=True)
+
+        return report
+
+    @app.tool(name="autology_index", annotations=UPSERTS)
+    async def autology_index(
+        ctx: Context,
+        action: Annotated[
+            Literal["status", "build", "rebuild", "verify"],
+            Field(
+                description="status: namespace, size and freshness; build: index what changed (incremental, "
+                "reports progress); rebuild: from scratch; verify: integrity and drift report"
+            ),
+        ] = "status",
+        strict: Annotated[bool, Field(description="verify: count drift as a failure (ok=false)")] = False,
+    ) -> dict[str, Any]:
+        """The repository index of this project's code and docs: status, build (incremental), rebuild or verify."""
+        if action == "status":
+            call = lambda: repo.index_status(root)  # noqa: E731
+        elif action in ("build", "rebuild"):
+            progress = reporter(ctx)
+            call = lambda: repo.build_index(root, rebuild=action == "rebuild", progress=progress)  # noqa: E731
+        else:
+            call = lambda: repo.verify_index(root, strict=strict)  # noqa: E731
+        return await anyio.to_thread.run_sync(lambda: _run(call))
+
+    @app.tool(name="autology_code_search", annotations=READ_ONLY)
+    async def autology_code_search(
+        ctx: Context,
+        query: Annotated[str, Field(description="What to find, in words: 'where do we reconnect the websocket after a timeout'")],
+        top: Annotated[
+            int, Field(description="Number of hits (default 10, at most 50)", json_schema_extra={"minimum": 1, "maximum": 50})
+        ] = 10,
+    ) -> dict[str, Any]:
+        """Search the project's code and docs. Each hit: path:start-end, symbol, snippet and score breakdown.
+        Files changed since the last search are re-indexed first, so results are never stale."""
+        if not isinstance(top, int) or not 1 <= top <= 50:
+            raise ToolError(f"Invalid top: must be between 1 and 50, got {top!r}")
+        progress = reporter(ctx)
+        return await anyio.to_thread.run_sync(
+            lambda: _run(repo.code_search, root, query, top=top, refresh=True, progress=progress)
+        )
+
+
+# ==================================================================== end of repository index section
 
 
 def serve(root: Path, watch: bool = True) -> None:
