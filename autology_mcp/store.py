@@ -15,6 +15,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,11 @@ class ReconcileReport:
     @property
     def changed(self) -> int:
         return self.added + self.updated + self.removed
+
+
+def _file_time(stat: os.stat_result) -> datetime:
+    """A file's mtime, to the millisecond: the ``modified`` of a hand-written node file that has none."""
+    return datetime.fromtimestamp(stat.st_mtime_ns // 1_000_000 / 1000, UTC)
 
 
 class NodeStore:
@@ -147,7 +153,7 @@ class NodeStore:
             return "removed", False
         abs_path = self.abs(rel_path)
         try:
-            node = parse_node(read_text(abs_path), fallback_time=None)
+            node = parse_node(read_text(abs_path), fallback_time=_file_time(stat))
             error = None
         except (MalformedNodeError, StorageError) as exc:
             node, error = None, getattr(exc, "reason", str(exc))
@@ -331,9 +337,12 @@ class NodeStore:
         """Under the lock: the node as its file says now (not as the index remembers it)."""
         rel_path = self._locate(node_id)
         try:
-            node = parse_node(read_text(self.abs(rel_path)))
+            abs_path = self.abs(rel_path)
+            node = parse_node(read_text(abs_path), fallback_time=_file_time(abs_path.stat()))
         except MalformedNodeError as exc:
             raise StorageError(str(self.abs(rel_path)), f"the node file is malformed and cannot be changed: {exc}")
+        except FileNotFoundError:
+            raise NotFoundError(node_id) from None
         if node.id != node_id:
             self.reconcile()
             raise StorageError(str(self.abs(rel_path)), f"the file now holds node {node.id}, not {node_id}; retry")
@@ -386,6 +395,9 @@ class NodeStore:
         """Delete a node and every relation from or to it. Returns (the node, relations removed)."""
         node_id = validate_id(node_id)
         with self.lock.hold():
+            # The incoming relations are found through the index: bring it up to date with the files
+            # first, or a relation written by hand since the last reconcile would be left dangling.
+            self.reconcile()
             rel_path, node = self._read_fresh(node_id)
             removed = len(node.relations)
             for source_id in sorted({source for source, _ in self.index.incoming(node_id)} - {node_id}):
