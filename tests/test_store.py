@@ -324,3 +324,38 @@ def test_two_stores_on_one_root_see_each_other(root):
     finally:
         first.close()
         second.close()
+
+
+# ------------------------------------------------------------------------------ outside edits meeting writes
+
+
+def test_an_update_keeps_an_outside_edit_the_index_has_not_seen(autology, root, capture):
+    node_id = capture("Title", "original body")
+    path = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
+    path.write_text(path.read_text().replace("original body", "edited by hand, not yet reconciled"))
+    autology.update(node_id, tags=["edited"])
+    text = path.read_text()
+    assert "edited by hand, not yet reconciled" in text and "- edited\n" in text
+    assert autology.get(node_id).content == "edited by hand, not yet reconciled"
+
+
+def test_delete_removes_an_incoming_relation_the_index_has_not_seen(autology, root, capture):
+    a, b = capture("A"), capture("B")
+    path = root / ".autology" / "nodes" / "concepts" / f"{a}.md"
+    path.write_text(path.read_text().replace("relations: []", f"relations:\n- type: uses\n  target: {b}"))
+    assert autology.delete(b).endswith("Relations removed: 1")
+    assert b not in path.read_text()
+    assert_graph_index_matches_files(root)
+
+
+def test_a_hand_written_file_without_timestamps_takes_the_file_time(autology, root):
+    node_id = new_id()
+    path = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
+    path.write_text(f"---\nid: {node_id}\ntype: concept\ntitle: Minimal note\n---\nJust a body.\n")
+    os.utime(path, (1_767_225_600, 1_767_225_600))  # 2026-01-01T00:00:00Z
+    report = autology.store.reconcile()
+    assert report.malformed == []
+    node = autology.get(node_id)
+    assert node.modified == node.created == "2026-01-01T00:00:00Z"
+    autology.update(node_id, status="needs_review")
+    assert "modified: " in path.read_text()
