@@ -115,7 +115,9 @@ class NodeStore:
     def _scan_files(self) -> dict[str, os.stat_result]:
         """Every ``*.md`` below nodes/ (hidden files and folders skipped), with its stat."""
         found: dict[str, os.stat_result] = {}
-        stack = [self.paths.nodes]
+        # Root-relative paths by slicing the scanned path (Path.relative_to per file costs ~20 us).
+        prefix = len(os.path.join(str(self.root), ""))
+        stack = [str(self.paths.nodes)]
         while stack:
             directory = stack.pop()
             try:
@@ -129,10 +131,13 @@ class NodeStore:
                 if entry.name.startswith("."):
                     continue
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
+                    stack.append(entry.path)
                 elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                    rel_path = entry.path[prefix:]
+                    if os.sep != "/":
+                        rel_path = rel_path.replace(os.sep, "/")
                     try:
-                        found[self.rel(Path(entry.path))] = entry.stat(follow_symlinks=False)
+                        found[rel_path] = entry.stat(follow_symlinks=False)
                     except FileNotFoundError:
                         continue
         return found
