@@ -8,6 +8,7 @@ NetworkX ``MultiDiGraph`` (one edge per relation, keyed by relation type) is bui
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring as _encode_str  # what json.dumps(ensure_ascii=False) uses
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -29,17 +30,34 @@ def relation_dict(r: RelationRecord) -> dict[str, Any]:
     return data
 
 
-def render_graph_index(relations: Iterable[RelationRecord], last_updated: datetime) -> str:
-    """The file's text: deterministic order, one relation per line (small, readable diffs)."""
-    ordered = sorted(relations, key=lambda r: (r.source, r.type.value, r.target))
-    lines = ",\n".join("    " + json.dumps(relation_dict(r), ensure_ascii=False) for r in ordered)
+def relation_line(source: str, target: str, type_: str, description: str | None, confidence: float) -> str:
+    """One relation's line of ``index.json``: exactly ``json.dumps(relation_dict(r), ensure_ascii=False)``
+    indented, built directly (this runs for every relation whenever the file is rewritten)."""
+    described = f'"description": {_encode_str(description)}, ' if description else ""
+    return (
+        f'    {{"source": {_encode_str(source)}, "target": {_encode_str(target)}, "type": {_encode_str(type_)}, '
+        f'{described}"confidence": {float(confidence)!r}}}'
+    )
+
+
+def render_graph_index_lines(lines: Iterable[str], last_updated: datetime) -> str:
+    """The file's text from relation lines already in the file's order (source, type, target)."""
+    body = ",\n".join(lines)
     head = (
         "{\n"
         f'  "version": "{GRAPH_INDEX_VERSION}",\n'
         f'  "lastUpdated": "{format_timestamp(last_updated)}",\n'
         '  "relations": ['
     )
-    return head + ("\n" + lines + "\n  ]\n}\n" if lines else "]\n}\n")
+    return head + ("\n" + body + "\n  ]\n}\n" if body else "]\n}\n")
+
+
+def render_graph_index(relations: Iterable[RelationRecord], last_updated: datetime) -> str:
+    """The file's text: deterministic order, one relation per line (small, readable diffs)."""
+    ordered = sorted(relations, key=lambda r: (r.source, r.type.value, r.target))
+    return render_graph_index_lines(
+        (relation_line(r.source, r.target, r.type.value, r.description, r.confidence) for r in ordered), last_updated
+    )
 
 
 def read_graph_index(path: Path) -> list[RelationRecord] | None:

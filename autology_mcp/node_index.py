@@ -92,6 +92,7 @@ class NodeIndex:
     def __init__(self, path: Path):
         self.path = Path(path)
         self._lock = threading.RLock()
+        self.last_generation = -1  # the generation the last transaction() of this object committed
         self.conn = self._open()
 
     # ---------------------------------------------------------------- connection and schema
@@ -153,7 +154,11 @@ class NodeIndex:
                 self.conn.execute(
                     "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
                 )
+                generation = int(
+                    self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0]
+                )
                 self.conn.execute("COMMIT")
+                self.last_generation = generation
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
@@ -325,6 +330,11 @@ class NodeIndex:
         return [
             RelationRecord(source=s, target=t, type=ty, description=d, confidence=c) for s, t, ty, d, c in rows
         ]
+
+    def relation_rows(self) -> list[tuple[str, str, str, str | None, float]]:
+        """(source, target, type, description, confidence) of every relation, in no particular order."""
+        with self._lock:
+            return self.conn.execute("SELECT source, target, type, description, confidence FROM relations").fetchall()
 
     def incoming(self, node_id: str) -> list[tuple[str, str]]:
         """(source id, relation type) of every relation pointing at ``node_id``."""

@@ -9,8 +9,10 @@ A file that cannot be read as a node is recorded with its reason, skipped, and n
 
 from __future__ import annotations
 
+import bisect
 import logging
 import os
+import re
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -21,9 +23,15 @@ from typing import TYPE_CHECKING
 
 from autology_mcp.errors import NotFoundError, StorageError
 from autology_mcp.fsutil import WriteLock, atomic_write, read_text, remove_file
-from autology_mcp.graph import build_graph, read_graph_index, relation_keys, render_graph_index
+from autology_mcp.graph import (
+    build_graph,
+    read_graph_index,
+    relation_keys,
+    relation_line,
+    render_graph_index_lines,
+)
 from autology_mcp.markdown import MalformedNodeError, parse_node, render_node
-from autology_mcp.models import NODE_TYPES, KnowledgeNode, utc_now, validate_id
+from autology_mcp.models import NODE_TYPES, KnowledgeNode, Relation, utc_now, validate_id
 from autology_mcp.node_index import NodeIndex
 from autology_mcp.paths import ProjectPaths
 
@@ -49,6 +57,11 @@ class ReconcileReport:
         return self.added + self.updated + self.removed
 
 
+_STAMP_TIME = datetime(2000, 1, 1, tzinfo=UTC)
+_STAMP_LINE = '  "lastUpdated": "2000-01-01T00:00:00Z",'
+_LAST_UPDATED = re.compile(r'^  "lastUpdated": "[^"\n]*",$', re.MULTILINE)
+
+
 def _file_time(stat: os.stat_result) -> datetime:
     """A file's mtime, to the millisecond: the ``modified`` of a hand-written node file that has none."""
     return datetime.fromtimestamp(stat.st_mtime_ns // 1_000_000 / 1000, UTC)
@@ -65,6 +78,13 @@ class NodeStore:
         self._graph: nx.MultiDiGraph | None = None
         self._graph_generation = -1
         self._graph_lock = threading.Lock()
+        # The lines of graph/index.json per source node, in order, as of index generation
+        # _lines_generation. Kept in step with this process's own commits, so that a relation change
+        # rewrites the file without re-reading and re-rendering every relation; rebuilt from the
+        # index whenever another process (or any other transaction) changed it in between.
+        self._line_sources: list[str] | None = None  # sorted source ids having relations
+        self._line_chunks: list[str] = []  # each source's lines, joined; parallel to _line_sources
+        self._lines_generation = -1
         self.index = self._open_index()
 
     # ------------------------------------------------------------------ setup
@@ -269,15 +289,67 @@ class NodeStore:
             self.paths.graph_index.unlink(missing_ok=True)
             with self._graph_lock:
                 self._graph = None
+            self._line_sources = None  # a new database counts its generations from 0 again
             return self.reconcile()
 
     # ------------------------------------------------------------------ graph index
 
+    def _track_relations(self, source_id: str, relations: tuple[Relation, ...]) -> None:
+        """After this process committed a transaction that set ``source_id``'s relations: update the lines."""
+        generation = self.index.last_generation
+        if self._line_sources is None or self._lines_generation != generation - 1:
+            self._line_sources = None  # the index changed in between: rebuilt from it when next needed
+            return
+        lines = sorted(
+            (r.type.value, r.target, relation_line(source_id, r.target, r.type.value, r.description, r.confidence))
+            for r in relations
+        )
+        position = bisect.bisect_left(self._line_sources, source_id)
+        present = position < len(self._line_sources) and self._line_sources[position] == source_id
+        if lines:
+            chunk = ",\n".join(line for _, _, line in lines)
+            if present:
+                self._line_chunks[position] = chunk
+            else:
+                self._line_sources.insert(position, source_id)
+                self._line_chunks.insert(position, chunk)
+        elif present:
+            del self._line_sources[position]
+            del self._line_chunks[position]
+        self._lines_generation = generation
+
+    def _relation_lines(self) -> list[str]:
+        """The relations part of graph/index.json, in the file's order (source, type, target): one
+        string per source node, each holding that node's relation lines."""
+        with self.index.snapshot():
+            generation = self.index.generation()
+            if self._line_sources is None or self._lines_generation != generation:
+                by_source: dict[str, list[tuple[str, str, str]]] = {}
+                for source, target, type_, description, confidence in self.index.relation_rows():
+                    by_source.setdefault(source, []).append(
+                        (type_, target, relation_line(source, target, type_, description, confidence))
+                    )
+                sources = sorted(by_source)
+                self._line_chunks = [",\n".join(line for _, _, line in sorted(by_source[s])) for s in sources]
+                self._line_sources = sources
+                self._lines_generation = generation
+            return self._line_chunks
+
     def _write_graph_index(self) -> None:
-        atomic_write(self.paths.graph_index, render_graph_index(self.index.relations(), utc_now()), self.durable)
+        text = render_graph_index_lines(self._relation_lines(), utc_now())
+        atomic_write(self.paths.graph_index, text, self.durable)
 
     def _ensure_graph_index(self, force_check: bool = False) -> bool:
         """Rewrite ``graph/index.json`` when it is missing, corrupt or differs from the nodes."""
+        try:
+            text = self.paths.graph_index.read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            text = None
+        if text is not None:
+            # Fast path: the file is exactly what we would write, apart from its lastUpdated stamp.
+            expected = render_graph_index_lines(self._relation_lines(), _STAMP_TIME)
+            if _LAST_UPDATED.sub(_STAMP_LINE, text, count=1) == expected:
+                return False
         on_file = read_graph_index(self.paths.graph_index)
         if on_file is not None and relation_keys(on_file) == relation_keys(self.index.relations()):
             return False
@@ -367,6 +439,7 @@ class NodeStore:
                 self.index.drop_file(conn, old_rel_path)
             self.index.upsert_node(conn, node, new_rel)
             self.index.put_file(conn, new_rel, stat.st_mtime_ns, stat.st_size, node.id, None)
+        self._track_relations(node.id, node.relations)
         if relations_changed:
             self._write_graph_index()
 
@@ -421,5 +494,6 @@ class NodeStore:
             with self.index.transaction() as conn:
                 self.index.delete_node(conn, node_id)
                 self.index.drop_file(conn, rel_path)
+            self._track_relations(node_id, ())
             self._write_graph_index()
         return node, removed
