@@ -45,7 +45,8 @@ DEFAULT_WEIGHTS = {"bm25": 1.0, "symbol": 0.35, "path": 0.25, "vector": 0.5, "re
 DEFAULT_AREA_WEIGHTS = {
     "**/tests/**": 0.8, "**/test/**": 0.8, "tests/**": 0.8, "test/**": 0.8, "**/test_*.py": 0.8,
     "docs/**": 0.9, "doc/**": 0.9, "examples/**": 0.9, "**/CHANGES*": 0.7, "**/CHANGELOG*": 0.7,
-    "**/HISTORY*": 0.7,
+    "**/HISTORY*": 0.7, ".github/**": 0.75, "**/*.yaml": 0.85, "**/*.yml": 0.85, "**/*.toml": 0.85,
+    "**/*.cfg": 0.85, "**/*.ini": 0.85,
 }
 ISOLATION_MODES = ("branch-worktree", "none")
 
