@@ -131,8 +131,22 @@ class NodeIndex:
                 raise sqlite3.DatabaseError(f"quick_check: {row[0] if row else 'no answer'}")
 
     def reset(self) -> None:
-        """Throw the database away and start empty (it is only a cache)."""
+        """Empty the database (it is only a cache).
+
+        In place: other processes on the project keep their connection to this same file (deleting it
+        would leave them on an unlinked copy, blind to every later write), and the generation counter
+        goes on, so they notice. Only a damaged database is thrown away and created anew.
+        """
         with self._lock:
+            try:
+                with self.transaction() as conn:
+                    for table in ("files", "nodes", "tags", "relations", "nodes_fts"):
+                        conn.execute(f"DELETE FROM {table}")
+                return
+            except sqlite3.OperationalError:
+                raise
+            except sqlite3.DatabaseError:
+                pass
             try:
                 self.conn.close()
             except sqlite3.Error:
