@@ -359,3 +359,21 @@ def test_a_hand_written_file_without_timestamps_takes_the_file_time(autology, ro
     assert node.modified == node.created == "2026-01-01T00:00:00Z"
     autology.update(node_id, status="needs_review")
     assert "modified: " in path.read_text()
+
+
+def test_a_rebuild_in_one_process_keeps_the_others_in_step(root):
+    """`autology rebuild` while a server runs: both must go on sharing one index."""
+    first, second = Autology.open(root), Autology.open(root)
+    try:
+        before = first.capture("Before", "before words", type="concept").id
+        first.store.rebuild()
+        after = second.capture("After", "after words", type="concept").id
+        assert [h.node.id for h in first.query("after")] == [after]
+        later = first.capture("Later", "later words", type="concept").id
+        assert [h.node.id for h in second.query("later")] == [later]
+        assert [h.node.id for h in second.query("before")] == [before]
+        assert first.status() == second.status()
+        assert first.status().totalNodes == 3
+    finally:
+        first.close()
+        second.close()
