@@ -193,3 +193,15 @@ def test_root_from_the_environment(root, capsys, monkeypatch):
     assert main(["capture", "Env root", "-t", "concept", "-c", "x", "--json"]) == 0
     node_id = json.loads(capsys.readouterr().out)["id"]
     assert (root / ".autology" / "nodes" / "concepts" / f"{node_id}.md").is_file()
+
+
+def test_capture_from_a_hook_with_session(cli, root):
+    data = run_json(
+        cli, "capture", "Commit summary", "-t", "session", "-c", "Committed the parser.",
+        "--source", "hook_post_commit", "--session", "s-42",
+    )  # fmt: skip
+    assert data["confidence"] == 0.85
+    node = run_json(cli, "show", data["id"])
+    assert (node["source"], node["session"]) == ("hook_post_commit", "s-42")
+    code, _, err = cli("capture", "X", "-t", "session", "-c", "x", "--source", "robot")
+    assert code == 1 and "Invalid source" in err

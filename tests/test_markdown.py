@@ -254,3 +254,33 @@ def test_malformed_files_raise_with_a_reason(text, reason):
     with pytest.raises(MalformedNodeError) as info:
         parse_node(text)
     assert reason in info.value.reason
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    order=st.permutations(["id", "type", "title", "tags", "status", "modified", "relations", "note"]),
+    flow=st.booleans(),
+    title=title_text,
+    note=st.one_of(st.none(), st.text(text_chars, max_size=20), st.lists(st.integers(), max_size=3)),
+    tags=st.lists(st.text("ABCabc -#_1", min_size=1, max_size=6), max_size=3),
+)
+def test_hand_written_frontmatter_in_any_style_reads_back_the_same_after_a_rewrite(order, flow, title, note, tags):
+    """Key order, flow or block style, quoting: whatever a person wrote, parse -> render -> parse is stable."""
+    title = valid(validate_title, title)
+    values = {
+        "id": new_id(),
+        "type": "pattern",
+        "title": title,
+        "tags": tags,
+        "status": "needs_review",
+        "modified": "2026-03-04T05:06:07.890Z",
+        "relations": [{"target": new_id(), "type": "uses"}],
+        "note": note,
+    }
+    front = yaml.safe_dump({k: values[k] for k in order}, default_flow_style=flow, allow_unicode=True, sort_keys=False)
+    text = f"---\n{front}---\nHand-written body.\n"
+    first = parse_node(text)
+    assert first.title == title
+    assert first.extra == {"note": note}
+    again = parse_node(render_node(first))
+    assert again == first
