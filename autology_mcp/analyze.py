@@ -23,7 +23,7 @@ from typing import Any
 
 from autology_mcp.adr import missing_adr_sections
 from autology_mcp.models import KnowledgeNode
-from autology_mcp.references import covers, reference_path
+from autology_mcp.references import reference_path
 from autology_mcp.store import NodeStore
 
 CATEGORIES = ("structure", "review", "adr", "references", "consistency")
@@ -107,11 +107,17 @@ def _git(root: Path, *args: str) -> str | None:
     return out.stdout if out.returncode == 0 else None
 
 
+def _self_and_parents(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[:depth]) for depth in range(1, len(parts) + 1)]
+
+
 def last_changed(root: Path, paths: list[str]) -> dict[str, float]:
     """When each path (file or folder) last changed: last commit time, or mtime when dirty / not in git."""
     times: dict[str, float] = {}
     if not paths:
         return times
+    wanted = set(paths)
     in_git = _git(root, "rev-parse", "--show-prefix")
     dirty: set[str] = set()
     if in_git is not None:
@@ -122,15 +128,16 @@ def last_changed(root: Path, paths: list[str]) -> dict[str, float]:
             if line.startswith("\x00"):
                 when = float(line[1:] or 0)
             elif line.strip():
-                for p in paths:
-                    if p not in times and covers(p, line.strip()):
+                for p in _self_and_parents(line.strip()):
+                    if p in wanted and p not in times:
                         times[p] = when
         status = _git(root, "status", "--porcelain", "--no-renames", "--", *paths) or ""
         for line in status.splitlines():
             name = line[3:].strip().strip('"')
             dirty.add(name[len(prefix):] if prefix and name.startswith(prefix) else name)
+    dirty_paths = {p for d in dirty for p in _self_and_parents(d)}
     for p in paths:
-        if p not in times or any(covers(p, d) for d in dirty):
+        if p not in times or p in dirty_paths:
             try:
                 times[p] = (root / p).stat().st_mtime
             except OSError:

@@ -13,10 +13,11 @@ import html
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
-from autology_mcp.store import NodeStore
+if TYPE_CHECKING:
+    from autology_mcp.store import NodeStore
 
 FORMATS = ("mermaid", "dot", "graphml", "json", "html")
 EXCERPT_CHARS = 400
@@ -332,6 +333,7 @@ def export(store: NodeStore, fmt: str) -> str:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from autology_mcp.paths import resolve_root
+    from autology_mcp.store import NodeStore
 
     store = NodeStore(resolve_root(getattr(args, "root", None)))
     try:

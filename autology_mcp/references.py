@@ -24,18 +24,37 @@ def covers(reference: str, file: str) -> bool:
     return bool(path) and (file == path or file.startswith(path + "/"))
 
 
-def matching_references(node: KnowledgeNode, files: Iterable[str]) -> list[str]:
-    """The files (from ``files``) this node's references cover, in the order given."""
-    refs = [r for r in node.references if reference_path(r)]
-    return [f for f in files if any(covers(r, f) for r in refs)]
+class FileSet:
+    """Files indexed by themselves and by every folder above them, so matching a reference is one lookup."""
+
+    def __init__(self, files: Iterable[str]):
+        self.files = list(dict.fromkeys(files))
+        self._under: dict[str, list[str]] = {}
+        for f in self.files:
+            parts = f.split("/")
+            for depth in range(1, len(parts) + 1):
+                self._under.setdefault("/".join(parts[:depth]), []).append(f)
+
+    def covered_by(self, reference: str) -> list[str]:
+        return self._under.get(reference_path(reference), [])
+
+
+def matching_references(node: KnowledgeNode, files: FileSet | Iterable[str]) -> list[str]:
+    """The files (from ``files``) this node's references cover, without repeats."""
+    file_set = files if isinstance(files, FileSet) else FileSet(files)
+    found: dict[str, None] = {}
+    for ref in node.references:
+        for f in file_set.covered_by(ref):
+            found[f] = None
+    return list(found)
 
 
 def nodes_referencing(nodes: Iterable[KnowledgeNode], files: Iterable[str]) -> list[tuple[KnowledgeNode, list[str]]]:
     """Every node that references at least one of ``files``, with the files it covers."""
-    wanted = list(dict.fromkeys(files))
+    file_set = FileSet(files)
     found = []
     for node in nodes:
-        matched = matching_references(node, wanted)
+        matched = matching_references(node, file_set)
         if matched:
             found.append((node, matched))
     return found

@@ -351,3 +351,18 @@ def test_end_to_end_commit_in_a_fresh_repository(repo: Path) -> None:
     assert node in result["hookSpecificOutput"]["additionalContext"]
     assert "Retry with backoff" in result["hookSpecificOutput"]["additionalContext"]
     assert status_of(repo, node) == "needs_review"
+
+
+def test_every_referencing_node_is_marked_but_the_list_is_capped(repo: Path) -> None:
+    service = Autology.open(repo)
+    ids = [service.capture(f"Retry note {i}", "About retries.", type="concept", references=["src/retry.py"]).id for i in range(13)]
+    service.close()
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "Record the notes")
+    stdout = commit_change(repo, "src/retry.py", "Tune the retry")
+
+    output = post_commit(bash_payload(repo, "git commit -am 'Tune the retry'", stdout), repo)
+
+    assert "and 3 more" in context_of(output)
+    assert "touches 13 knowledge node(s), 13 marked needs_review" in output["systemMessage"]
+    assert all(status_of(repo, node_id) == "needs_review" for node_id in ids)

@@ -86,26 +86,32 @@ def _the_commit(cwd: Path, stdout: str) -> git.Commit | None:
     return commit
 
 
-def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) -> list[str]:
-    """Lines about the nodes referencing the commit's files; marks the active ones needs_review."""
+def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) -> tuple[list[str], int, int]:
+    """Lines about the nodes referencing the commit's files, having marked the active ones needs_review.
+
+    Returns (lines, nodes found, nodes marked). A node whose own file changed in the same commit was
+    just reviewed, so it is not marked.
+    """
     from autology_mcp.references import nodes_referencing, relative_to_root
-    from autology_mcp.service import Autology
 
     files = relative_to_root(commit.files, commit.toplevel, root)
     node_files = {f for f in files if f.startswith(".autology/")}
     found = nodes_referencing(store.index.all_nodes(), [f for f in files if f not in node_files])
-    lines = []
-    service = Autology(store)
-    for node, matched in found[:MAX_NODES_SHOWN]:
+    lines, marked = [], 0
+    for index, (node, matched) in enumerate(found):
         note = node.status.value
         own_file = store.rel(store.paths.node_file(node.type.value, node.id))
         if mark and node.status.value == "active" and own_file not in node_files:
-            service.update(node.id, status="needs_review")
+            from autology_mcp.service import Autology  # only when there is something to mark (it costs ~50 ms)
+
+            Autology(store).update(node.id, status="needs_review")
             note = "marked needs_review (the code it references changed)"
-        lines.append(f"{_node_line(node)} — references {', '.join(matched[:3])} — {note}")
+            marked += 1
+        if index < MAX_NODES_SHOWN:
+            lines.append(f"{_node_line(node)} — references {', '.join(matched[:3])} — {note}")
     if len(found) > MAX_NODES_SHOWN:
         lines.append(f"- … and {len(found) - MAX_NODES_SHOWN} more (autology_query to list them)")
-    return lines
+    return lines, len(found), marked
 
 
 def _commit_section(root: Path, cwd: Path, stdout: str, config: dict[str, Any]) -> tuple[list[str], str] | None:
@@ -123,18 +129,17 @@ def _commit_section(root: Path, cwd: Path, stdout: str, config: dict[str, Any]) 
         lines.append("This project has no autology knowledge graph yet (.autology/ is missing); /autology:tutorial sets one up.")
         return lines, f"autology: commit {commit.sha[:7]} — no knowledge graph in this project yet"
     try:
-        node_lines = _review_nodes(store, root, commit, config["mark_needs_review"])
+        node_lines, found, marked = _review_nodes(store, root, commit, config["mark_needs_review"])
     finally:
         store.close()
     if node_lines:
-        marked = sum("marked needs_review" in line for line in node_lines)
         lines.append("Knowledge that references these files:")
         lines.extend(node_lines)
         lines.append(
             "Check that these nodes still hold (autology_query / read them); correct them with autology_update "
             "and set status back to active once reviewed, or supersede them via /autology:capture."
         )
-        summary = f"autology: commit {commit.sha[:7]} touches {sum(ln.startswith('- [') for ln in node_lines)} knowledge node(s)"
+        summary = f"autology: commit {commit.sha[:7]} touches {found} knowledge node(s)"
         if marked:
             summary += f", {marked} marked needs_review"
     else:
@@ -217,10 +222,12 @@ def session_end(payload: dict[str, Any], root: Path | str | None = None) -> dict
 
 
 def _recall_rank(nodes: list[KnowledgeNode], recent_files: list[str]) -> list[KnowledgeNode]:
-    from autology_mcp.references import matching_references
+    from autology_mcp.references import FileSet, matching_references
+
+    recent = FileSet(f for f in recent_files if not f.startswith(".autology/"))
 
     def score(node: KnowledgeNode) -> tuple[float, float, str]:
-        touched = 3.0 if recent_files and matching_references(node, recent_files) else 0.0
+        touched = 3.0 if matching_references(node, recent) else 0.0
         return (-(touched + TYPE_WEIGHT.get(node.type.value, 1.0) + node.confidence), -node.modified.timestamp(), node.id)
 
     return sorted(nodes, key=score)
