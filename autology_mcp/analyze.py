@@ -145,11 +145,15 @@ def last_changed(root: Path, paths: list[str]) -> dict[str, float]:
     return times
 
 
-def references(root: Path, nodes: dict[str, KnowledgeNode]) -> dict[str, Any]:
+def references(root: Path, nodes: dict[str, KnowledgeNode], node_paths: dict[str, str]) -> dict[str, Any]:
+    """``node_paths``: node id -> its file, relative to the root. A node counts as modified when its
+    ``modified`` time says so or when its file was last committed, whichever is later (so a node
+    committed together with the code it describes is not stale)."""
     live = [n for n in nodes.values() if n.status.value != "superseded" and n.references]
     paths = sorted({reference_path(r) for n in live for r in n.references if reference_path(r)})
     existing = [p for p in paths if (root / p).exists()]
-    changed_at = last_changed(root, existing)
+    own_files = sorted({node_paths[n.id] for n in live if n.id in node_paths})
+    changed_at = last_changed(root, existing + [p for p in own_files if p not in existing])
     findings, affected = [], set()
     for node in live:
         for ref in node.references:
@@ -159,7 +163,7 @@ def references(root: Path, nodes: dict[str, KnowledgeNode]) -> dict[str, Any]:
             if not (root / p).exists():
                 findings.append(_finding("missing_file", node, f"references {ref}, which does not exist"))
                 affected.add(node.id)
-            elif changed_at.get(p, 0.0) > node.modified.timestamp():
+            elif changed_at.get(p, 0.0) > max(node.modified.timestamp(), changed_at.get(node_paths.get(node.id, ""), 0.0)):
                 findings.append(_finding("changed_since_modified", node, f"{p} changed after the node was last modified"))
                 affected.add(node.id)
     return _category(findings, len(live), affected)
@@ -213,7 +217,7 @@ def analyze(store: NodeStore, categories: Any = None) -> dict[str, Any]:
         "structure": lambda: structure(nodes, relations),
         "review": lambda: review(nodes, relations),
         "adr": lambda: adr(nodes),
-        "references": lambda: references(store.root, nodes),
+        "references": lambda: references(store.root, nodes, {i: p for i, _t, _s, _ti, p in store.index.node_summaries()}),
         "consistency": lambda: consistency(nodes, relations),
     }
     report = {name: build[name]() for name in wanted}

@@ -301,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     from autology_mcp.hooks import add_commands as add_hook_commands  # Claude Code hooks (issue 4)
 
     add_hook_commands(sub)
-    from autology_mcp.export import add_commands as add_graph_commands  # autology graph export (issue 4)
+    from autology_mcp.graph_cli import add_commands as add_graph_commands  # autology graph …, autology analyze (issue 4)
 
     add_graph_commands(sub)
     return parser

@@ -8,11 +8,8 @@ in the file; nothing is fetched when it is opened.
 
 from __future__ import annotations
 
-import argparse
 import html
 import json
-import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
@@ -326,37 +323,3 @@ def export(store: NodeStore, fmt: str) -> str:
 
         raise ValidationError("format", f"unknown export format {fmt!r}", FORMATS)
     return RENDERERS[fmt](graph_data(store))
-
-
-# ------------------------------------------------------------------------------ CLI: autology graph export
-
-
-def cmd_export(args: argparse.Namespace) -> int:
-    from autology_mcp.paths import resolve_root
-    from autology_mcp.store import NodeStore
-
-    store = NodeStore(resolve_root(getattr(args, "root", None)))
-    try:
-        store.reconcile()
-        text = export(store, args.format)
-    finally:
-        store.close()
-    if args.output and args.output != "-":
-        Path(args.output).write_text(text, encoding="utf-8")
-        print(f"✓ wrote {args.output} ({args.format})", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
-    return 0
-
-
-def add_commands(sub: argparse._SubParsersAction) -> None:
-    graph = sub.add_parser("graph", help="the knowledge graph as a whole (export)", description="Whole-graph commands.")
-    graph_sub = graph.add_subparsers(dest="graph_command", metavar="SUBCOMMAND", required=True)
-    p = graph_sub.add_parser(
-        "export",
-        help="export the graph as mermaid, dot, graphml, json or a self-contained html page",
-        description="Export every node and relation. html is one self-contained page (no network needed to view it).",
-    )
-    p.add_argument("--format", "-f", choices=FORMATS, default="json")
-    p.add_argument("--output", "-o", help="file to write (default: stdout)")
-    p.set_defaults(func=cmd_export)

@@ -171,3 +171,17 @@ async def test_autology_analyze_tool_over_mcp(service: Autology) -> None:
         assert report["categories"]["structure"]["findings"][0]["id"] == lonely
         bad = await client.call_tool("autology_analyze", {"categories": ["beauty"]})
         assert bad.is_error and "categor" in bad.content[0].text
+
+
+def test_node_committed_with_its_code_is_not_stale(service: Autology, tmp_path: Path) -> None:
+    (tmp_path / "api.py").write_text("a = 1\n")
+    node = service.capture("API module", "x", type="component", references=["api.py"]).id
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "code and its node together", date="2099-01-01T00:00:00Z")  # later than `modified`
+
+    assert kinds(analyze(service.store, ["references"]), "references") == []
+    (tmp_path / "api.py").write_text("a = 2\n")
+    git(tmp_path, "add", "api.py")
+    git(tmp_path, "commit", "-qm", "code alone", date="2099-02-01T00:00:00Z")
+    assert kinds(analyze(service.store, ["references"]), "references") == [("changed_since_modified", node)]

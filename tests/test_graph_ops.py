@@ -134,3 +134,28 @@ async def test_autology_graph_tool_over_mcp(kg) -> None:
         assert path.structured_content["length"] == 2
         bad = await client.call_tool("autology_graph", {"operation": "neighbours", "id": ids["api"], "depth": 99})
         assert bad.is_error and "depth" in bad.content[0].text
+
+
+def test_cli_twins(kg) -> None:
+    import json
+    import subprocess
+    import sys
+
+    service, ids = kg
+    root = str(service.store.root)
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "autology_mcp", "--root", root, *args], capture_output=True, text=True)
+
+    text = cli("graph", "neighbours", ids["api"], "--depth", "2", "--type", "uses", "--type", "depends_on")
+    assert text.returncode == 0 and "The cache" in text.stdout and "The redis" in text.stdout and "The doc" not in text.stdout
+    impact = json.loads(cli("graph", "impact", ids["redis"], "--json").stdout)
+    assert [n["id"] for n in impact["impacted"]] == [ids["cache"], ids["api"]]
+    path = cli("graph", "path", ids["doc"], ids["redis"])
+    assert path.returncode == 0 and path.stdout.count("—[") == 3
+    chain = cli("graph", "supersession", ids["new_adr"])
+    assert chain.stdout.index("Decision old_adr") < chain.stdout.index("Decision new_adr")
+    report = json.loads(cli("analyze", "structure", "--json").stdout)
+    assert [f["id"] for f in report["categories"]["structure"]["findings"]] == [ids["lonely"]]
+    bad = cli("graph", "neighbours", "not-an-id")
+    assert bad.returncode == 1 and "UUID" in bad.stderr

@@ -1,0 +1,135 @@
+"""The command-line twins of ``autology_graph`` and ``autology_analyze``, and the graph export.
+
+    autology graph export --format mermaid|dot|graphml|json|html [-o FILE]
+    autology graph neighbours ID [--depth K] [--type RELATION ...]
+    autology graph path SOURCE TARGET [--type RELATION ...]
+    autology graph impact ID [--depth K]
+    autology graph supersession ID
+    autology analyze [CATEGORY ...]
+
+Each prints text for people, or JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from autology_mcp.models import RELATION_TYPES
+
+
+@contextmanager
+def _store(args: argparse.Namespace):
+    from autology_mcp.paths import resolve_root
+    from autology_mcp.store import NodeStore
+
+    store = NodeStore(resolve_root(getattr(args, "root", None)))
+    try:
+        store.reconcile()
+        yield store
+    finally:
+        store.close()
+
+
+def _print(args: argparse.Namespace, data: dict[str, Any], human: Callable[[], str]) -> int:
+    print(json.dumps(data, indent=2, ensure_ascii=False) if args.json else human())
+    return 0
+
+
+def _line(node: dict[str, Any], extra: str = "") -> str:
+    if node.get("missing"):
+        return f"  (missing) {node['id']}{extra}"
+    status = "" if node["status"] == "active" else f" [{node['status']}]"
+    return f"  {node['type']:<10} {node['title']}{status}  {node['id']}{extra}"
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from autology_mcp.export import export
+
+    with _store(args) as store:
+        text = export(store, args.format)
+    if args.output and args.output != "-":
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"✓ wrote {args.output} ({args.format})", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_walk(args: argparse.Namespace) -> int:
+    from autology_mcp import graph_ops
+
+    with _store(args) as store:
+        graph = store.graph()
+        op = args.graph_command
+        if op == "neighbours":
+            data = graph_ops.neighbours(graph, args.id, args.depth, args.type)
+            human = lambda: "\n".join(  # noqa: E731
+                [f"{data['node']['title']}: {len(data['neighbours'])} node(s) within {data['depth']}"]
+                + [_line(n, f"  (distance {n['distance']})") for n in data["neighbours"]]
+            )
+        elif op == "path":
+            data = graph_ops.path(graph, args.id, args.target, args.type)
+            human = lambda: "no path" if not data["found"] else "\n".join(  # noqa: E731
+                [_line(data["nodes"][0])]
+                + [f"    —[{r['type']}]{'→' if r['source'] == a['id'] else '←'}\n{_line(b)}" for r, a, b in zip(data["relations"], data["nodes"], data["nodes"][1:])]
+            )
+        elif op == "impact":
+            data = graph_ops.impact(graph, args.id, args.depth)
+            human = lambda: "\n".join(  # noqa: E731
+                [f"{data['node']['title']}: {len(data['impacted'])} node(s) depend on it or are affected by it"]
+                + [_line(n, f"  (via {n['via']['type']}, distance {n['distance']})") for n in data["impacted"]]
+            )
+        else:
+            data = graph_ops.supersession_chain(graph, args.id)
+            human = lambda: "\n".join(["oldest first:"] + [_line(n) for n in data["chain"]])  # noqa: E731
+    return _print(args, data, human)
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from autology_mcp.analyze import analyze, render
+
+    with _store(args) as store:
+        report = analyze(store, args.category or None)
+    return _print(args, report, lambda: render(report))
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    graph = sub.add_parser("graph", help="walk or export the knowledge graph", description="Whole-graph commands.")
+    graph_sub = graph.add_subparsers(dest="graph_command", metavar="SUBCOMMAND", required=True)
+
+    p = graph_sub.add_parser(
+        "export",
+        help="export the graph as mermaid, dot, graphml, json or a self-contained html page",
+        description="Export every node and relation. html is one self-contained page (no network needed to view it).",
+    )
+    p.add_argument("--format", "-f", choices=("mermaid", "dot", "graphml", "json", "html"), default="json")
+    p.add_argument("--output", "-o", help="file to write (default: stdout)")
+    p.set_defaults(func=cmd_export)
+
+    def walk(name: str, help: str, target: bool = False, depth: int | None = None, types: bool = False) -> None:
+        p = graph_sub.add_parser(name, help=help, description=help)
+        p.add_argument("id", help="node id")
+        if target:
+            p.add_argument("target", help="target node id")
+        if depth is not None:
+            p.add_argument("--depth", "-k", type=int, default=depth, help=f"1-6 (default {depth})")
+        if types:
+            p.add_argument("--type", "-t", action="append", choices=RELATION_TYPES, help="only this relation type (repeat)")
+        p.add_argument("--json", action="store_true", help="machine-readable JSON output")
+        p.set_defaults(func=cmd_walk)
+
+    walk("neighbours", "nodes within K relations of a node (both directions)", depth=1, types=True)
+    walk("path", "the shortest chain of relations between two nodes", target=True, types=True)
+    walk("impact", "everything that depends on, or is affected by, a node", depth=6)
+    walk("supersession", "the supersedes chain through a node, oldest first")
+
+    p = sub.add_parser("analyze", help="health report of the knowledge graph", description="Health report by category, each scored 0-100.")
+    p.add_argument("category", nargs="*", help="structure, review, adr, references, consistency (default: all)")
+    p.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    p.set_defaults(func=cmd_analyze)
