@@ -162,7 +162,7 @@ def main() -> int:
     results: dict = {
         "repo": str(repo), "head": head, "python": platform.python_version(), "cpus": os.cpu_count(),
         "platform": platform.platform(), "tracked_files": len(git(repo, "ls-files").splitlines()),
-        "targets": TARGETS,
+        "targets": TARGETS, "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
     }
 
     shutil.rmtree(repo / ".autology" / "cache" / "index", ignore_errors=True)
@@ -218,6 +218,7 @@ def main() -> int:
     results["git_grep"] = stats_ms(grep_times)
     print(f"git grep: {results['git_grep']}", flush=True)
     results["peak_rss_mb"] = round(max(full["tree_peak_rss_mb"], q["tree_peak_rss_mb"]), 1)
+    results["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     results["verdict"] = {
         "full_build_s": results["full_build"]["seconds"] <= TARGETS["full_build_s"],
         "incremental_1_file_s": results["incremental_1"]["seconds"] <= TARGETS["incremental_1_file_s"],

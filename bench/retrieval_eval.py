@@ -179,6 +179,7 @@ def main() -> int:
         "index": mean(idx_rows), "grep_baseline": mean(grep_rows),
         "index_build_total_s": round(build_s, 1),
         "query_ms_p50": round(statistics.median(query_ms), 1),
+        "config": "defaults (no [tool.autology.index] table in the evaluated repositories)",
     }
     results["index_beats_baseline"] = {
         k: results["index"][k] > results["grep_baseline"][k] for k in ("recall@10", "mrr@10")}
