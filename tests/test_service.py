@@ -77,6 +77,20 @@ def test_classification_of_each_type(autology, title, content, expected):
     assert autology.capture(title, content).type == expected
 
 
+def test_a_classified_decision_still_needs_all_four_sections(autology, root):
+    three = ADR.split("## Consequences")[0]
+    before = snapshot(root)
+    with pytest.raises(ValidationError, match=r"missing section\(s\): Consequences") as info:
+        autology.capture("Search engine choice", three)
+    assert "## Consequences" in str(info.value)
+    assert snapshot(root) == before
+
+
+def test_a_hook_capture_without_type_is_an_automatic_inference(autology):
+    result = autology.capture("Flaky upload test", "Bug: the upload test fails intermittently.", source="hook_pre_compact")
+    assert (result.type, result.confidence) == ("issue", 0.7)
+
+
 def test_capture_refuses_when_classification_is_below_the_minimum(autology, root):
     before = snapshot(root)
     with pytest.raises(ValidationError) as info:
