@@ -45,7 +45,7 @@ def features(text: str, max_bigrams: int) -> Counter[str]:
     tokens = tokenize(text)
     counts = Counter(tokens)
     if max_bigrams:
-        counts.update(f"{a} {b}" for a, b in zip(tokens, tokens[1 : max_bigrams + 1]))
+        counts.update(map(" ".join, zip(tokens, tokens[1 : max_bigrams + 1])))
     return counts
 
 
@@ -53,12 +53,17 @@ def sparse_vector(text: str, dimension: int, max_bigrams: int) -> dict[int, floa
     """The L2-normalized vector as ``{dimension index: weight}`` (only non-zero entries)."""
     acc: dict[int, float] = {}
     cache = _buckets(dimension)
+    get = cache.get
     log = math.log
     for feat, tf in features(text, max_bigrams).items():
-        i = cache.get(feat)
+        i = get(feat)
         if i is None:
             i = cache[feat] = fnv1a_32(feat.encode("utf-8")) % dimension
-        acc[i] = acc.get(i, 0.0) + (1.0 + log(tf) if tf > 1 else 1.0)
+        w = 1.0 + log(tf) if tf > 1 else 1.0
+        if i in acc:
+            acc[i] += w
+        else:
+            acc[i] = w
     norm = math.sqrt(sum(v * v for v in acc.values()))
     if norm == 0:
         return {}
