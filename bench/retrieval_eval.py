@@ -28,7 +28,6 @@ import json
 import re
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 

@@ -1,8 +1,21 @@
 """The repository index: scan, chunk, vectorize, store, query and verify the project's own code and docs.
 
-Modules, one job each: ``config`` (settings), ``scan`` (which files), ``chunking`` (chunks and symbols),
-``vectors`` (deterministic hashed vectors), ``store`` (the SQLite database), ``build`` (incremental
-indexing), ``query`` (hybrid ranking), ``verify`` (integrity and drift), ``export`` (JSONL artifacts),
-``service`` (plain functions the MCP tools call) and ``cli`` (the ``autology index`` commands).
-No MCP imports here.
+Modules, one job each:
+
+- ``config``   settings of ``[tool.autology.index]`` (defaults, validation, config hash)
+- ``git``      the few git facts needed (files, HEAD, branch, dirty)
+- ``scan``     which files are indexed
+- ``chunking`` chunks and symbols per file (``ast`` for Python, heuristics otherwise, doc sections)
+- ``tokens``   normalization and tokenization
+- ``vectors``  deterministic hashed vectors
+- ``store``    the SQLite database (files, chunks, vectors, symbols, FTS5)
+- ``layout``   where a namespace's index lives, atomic JSON, the build lock
+- ``build``    incremental indexing
+- ``query``    hybrid ranking
+- ``verify``   integrity and drift
+- ``export``   JSONL + vectors.f32 artifacts
+- ``service``  plain functions the CLI and the MCP tools call
+- ``cli``      the ``autology index`` commands
+
+No MCP imports here. See docs/repo-index.md.
 """

@@ -14,7 +14,6 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -251,6 +250,3 @@ def summary_text(summary: dict) -> str:
         f"({summary['added']} new), {summary['deleted']} deleted, {summary['files_skipped']} skipped; "
         f"{summary['chunks']} chunks, {summary['symbols']} symbols; {summary['duration_s']:.2f} s"
     )
-
-
-__all__ = ["build", "process_file", "make_manifest", "manifest_is_compatible", "summary_text", "asdict"]

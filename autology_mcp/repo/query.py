@@ -21,7 +21,6 @@ Ties break on path then line, so the same index and query always give the same r
 from __future__ import annotations
 
 import time
-from array import array
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -30,7 +29,7 @@ from autology_mcp.repo.config import IndexConfig
 from autology_mcp.repo.scan import glob_match
 from autology_mcp.repo.store import IndexDB
 from autology_mcp.repo.tokens import query_words, words
-from autology_mcp.repo.vectors import sparse_vector
+from autology_mcp.repo.vectors import cosine_sparse_dense, sparse_vector
 
 BM25_COLUMN_WEIGHTS = (1.0, 3.0, 2.0)  # body, symbol, path
 SNIPPET_LINES = 6
@@ -168,9 +167,7 @@ def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
         if c.path not in path_cache:
             path_cache[c.path] = (path_score(qwords, c.path, sim_memo), area_weight(c.path, cfg.area_weights))
         pscore, prior = path_cache[c.path]
-        dense = array("f")
-        dense.frombytes(c.vector)
-        vscore = max(0.0, sum(w * dense[i] for i, w in qvec.items())) if len(dense) == cfg.dimension else 0.0
+        vscore = max(0.0, cosine_sparse_dense(qvec, c.vector)) if len(c.vector) == 4 * cfg.dimension else 0.0
         parts = {
             "bm25": c.bm25 / best_bm25,
             "symbol": symbol_score(qset, c.symbol),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -242,10 +242,3 @@ class IndexDB:
             (path,),
         ).fetchall()
 
-
-def insert_many(db: IndexDB, records: Iterable[FileRecord]) -> int:
-    n = 0
-    for rec in records:
-        db.insert_file(rec)
-        n += 1
-    return n

@@ -46,7 +46,7 @@ def _integrity(loc: IndexLocation, cfg: IndexConfig) -> tuple[list[str], dict, I
         if not db.has_tables():
             errors.append(f"index database lacks tables (expected {', '.join(TABLES)})")
             return errors, manifest or {}, db
-    except (sqlite3.Error, Exception) as exc:  # a corrupt file can fail in many ways
+    except Exception as exc:  # a corrupt file can fail in many ways (sqlite3.Error, StorageError, ...)
         errors.append(f"index database unreadable: {exc}")
         return errors, manifest or {}, None
     try:
