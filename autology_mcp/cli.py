@@ -308,6 +308,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if (sys.argv[1:] if argv is None else argv)[:1] == ["hook"]:  # issue 4: hooks skip the CLI's imports (<300 ms)
+        from autology_mcp.hooks.__main__ import main as hook_main
+
+        return hook_main((sys.argv[1:] if argv is None else argv)[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
