@@ -67,6 +67,9 @@ def _file_time(stat: os.stat_result) -> datetime:
     return datetime.fromtimestamp(stat.st_mtime_ns // 1_000_000 / 1000, UTC)
 
 
+_UUID_NAME = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.md$")
+
+
 class NodeStore:
     """CRUD over node files, with the derived index kept in step."""
 
@@ -235,7 +238,9 @@ class NodeStore:
                         outcome, rel_changed = self._ingest(conn, rel_path, None)
                         report.removed += outcome == "removed"
                         relations_changed |= rel_changed
-                    for rel_path in sorted(changed):
+                    # Files named <id>.md first: when two files hold one id, the one at the node's own
+                    # path is the node, whatever the other file is called (and however it sorts).
+                    for rel_path in sorted(changed, key=lambda p: (not _UUID_NAME.match(p.rsplit("/", 1)[-1]), p)):
                         outcome, rel_changed = self._ingest(conn, rel_path, on_disk[rel_path])
                         report.added += outcome == "added"
                         report.updated += outcome == "updated"
@@ -430,8 +435,15 @@ class NodeStore:
     def _commit(self, node: KnowledgeNode, old_rel_path: str | None, relations_changed: bool) -> None:
         """Write the node's file, then its index rows (and the graph index when relations changed)."""
         new_path = self.paths.node_file(node.type.value, node.id)
-        stat = atomic_write(new_path, render_node(node), durable=self.durable)
         new_rel = self.rel(new_path)
+        if old_rel_path != new_rel and new_path.exists():
+            # Moving the node to its own path would overwrite another file (a duplicate of the id).
+            raise StorageError(
+                str(new_path),
+                f"cannot move node {node.id} here from {old_rel_path or 'nowhere'}: another file already "
+                "exists at this path (a duplicate id?); resolve it first (see 'autology doctor')",
+            )
+        stat = atomic_write(new_path, render_node(node), durable=self.durable)
         if old_rel_path and old_rel_path != new_rel:
             remove_file(self.abs(old_rel_path))
         with self.index.transaction() as conn:
