@@ -15,6 +15,7 @@ import pytest
 from core_helpers import (
     assert_graph_index_matches_files,
     node_files,
+    snapshot,
     relations_in_graph_index,
     write_node_file,
 )
@@ -377,3 +378,31 @@ def test_a_rebuild_in_one_process_keeps_the_others_in_step(root):
     finally:
         first.close()
         second.close()
+
+
+def test_of_two_files_with_one_id_the_one_at_the_node_path_wins_a_rebuild(autology, root, capture):
+    node_id = capture("Original", "the original words")
+    original = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
+    copy = root / ".autology" / "nodes" / "concepts" / "0-copy.md"  # sorts before the id
+    copy.write_text(original.read_text().replace("the original words", "a stale copy"))
+    copy_text = copy.read_text()
+    autology.store.rebuild()
+    assert autology.store.index.node_path(node_id) == original.relative_to(root).as_posix()
+    assert autology.get(node_id).content == "the original words"
+    autology.update(node_id, tags=["kept"])
+    assert "the original words" in original.read_text() and "- kept\n" in original.read_text()
+    assert copy.read_text() == copy_text  # the duplicate is never rewritten
+
+
+def test_an_update_never_overwrites_another_file_at_the_node_path(autology, root, capture):
+    node_id = capture("Moved", "moved words")
+    own = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
+    moved = root / ".autology" / "nodes" / "concepts" / "moved.md"
+    own.rename(moved)
+    autology.store.reconcile()  # the node now lives in moved.md
+    own.write_text(moved.read_text().replace("moved words", "someone else's words"))  # a duplicate appears
+    autology.store.reconcile()
+    before = snapshot(root)
+    with pytest.raises(StorageError, match="another file already exists"):
+        autology.update(node_id, title="Changed")
+    assert snapshot(root) == before
