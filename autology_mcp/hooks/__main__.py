@@ -12,7 +12,7 @@ from autology_mcp.hooks import EVENTS, run
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or args[0] not in EVENTS:
-        print(f"usage: python -m autology_mcp.hooks {{{','.join(EVENTS)}}} < payload.json", file=sys.stderr)
+        print(f"usage: autology hook {{{','.join(EVENTS)}}} < payload.json", file=sys.stderr)
         return 0
     try:
         text = run(args[0], sys.stdin.read())
