@@ -77,18 +77,29 @@ def commit_change(root: Path, path: str, message: str) -> str:
     return git(root, "commit", "-m", message)  # git's own output: "[main 1a2b3c4] message ..."
 
 
-def bash_payload(root: Path, command: str, stdout: str = "") -> dict:
-    """A PostToolUse payload as Claude Code sends it for the Bash tool."""
-    return {
-        "session_id": "9f1c2d3e-4b5a-4c6d-8e7f-001122334455",
-        "transcript_path": str(root / "transcript.jsonl"),
+SESSION = {
+    "session_id": "7b41cd2d-de84-4479-9ad2-5e738ef7d211",
+    "transcript_path": "/home/dev/.claude/projects/-tmp-project/7b41cd2d-de84-4479-9ad2-5e738ef7d211.jsonl",
+}
+
+
+def bash_payload(root: Path, command: str, stdout: str = "", git_operation: dict | None = None) -> dict:
+    """A PostToolUse payload for the Bash tool, shaped exactly as Claude Code 2.1.197 sends it
+    (recorded from a real run; ``gitOperation`` is what it adds after a commit)."""
+    response = {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False, "noOutputExpected": False}
+    if git_operation:
+        response["gitOperation"] = git_operation
+    return SESSION | {
         "cwd": str(root),
+        "prompt_id": "655787d2-21e1-4e01-b415-0a78762686c7",
         "permission_mode": "default",
+        "effort": {"level": "high"},
         "hook_event_name": "PostToolUse",
         "tool_name": "Bash",
         "tool_input": {"command": command, "description": "Commit the change"},
-        "tool_response": {"stdout": stdout, "stderr": "", "interrupted": False, "isImage": False},
+        "tool_response": response,
         "tool_use_id": "toolu_01ABCDEF",
+        "duration_ms": 80,
     }
 
 
@@ -153,6 +164,18 @@ def test_commit_without_referencing_nodes_suggests_capture(repo: Path) -> None:
     text = context_of(output)
     assert "docs/guide.md" in text and "No existing knowledge node references" in text
     assert "/autology:capture" in text
+
+
+def test_commit_sha_reported_by_claude_code_is_used(repo: Path) -> None:
+    node = capture(repo, "Retry with backoff", refs=["src/retry.py"])
+    commit_change(repo, "src/retry.py", "First change")
+    first = git(repo, "rev-parse", "--short", "HEAD").strip()
+    commit_change(repo, "src/other.py", "Second change")  # HEAD is now a commit that does not touch retry.py
+    operation = {"commit": {"sha": first, "kind": "committed"}}
+
+    text = context_of(post_commit(bash_payload(repo, "git commit -q -m 'First change'", "", operation), repo))
+
+    assert '"First change"' in text and node in text
 
 
 def test_commit_found_from_head_when_git_printed_nothing(repo: Path) -> None:
@@ -225,10 +248,9 @@ def test_commit_outside_a_repository_is_silent(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("trigger", ["manual", "auto"])
 def test_pre_compact_suggests_capturing_decisions(repo: Path, trigger: str) -> None:
-    payload = {
-        "session_id": "s1",
-        "transcript_path": str(repo / "t.jsonl"),
+    payload = SESSION | {
         "cwd": str(repo),
+        "prompt_id": "164f4621-bc41-460e-b616-181bed264e9a",
         "hook_event_name": "PreCompact",
         "trigger": trigger,
         "custom_instructions": None if trigger == "auto" else "keep the API design",
@@ -241,10 +263,9 @@ def test_pre_compact_suggests_capturing_decisions(repo: Path, trigger: str) -> N
 
 @pytest.mark.parametrize("reason", ["clear", "logout", "prompt_input_exit", "other"])
 def test_session_end_gives_capture_tips(repo: Path, reason: str) -> None:
-    payload = {
-        "session_id": "s1",
-        "transcript_path": str(repo / "t.jsonl"),
+    payload = SESSION | {
         "cwd": str(repo),
+        "prompt_id": "164f4621-bc41-460e-b616-181bed264e9a",
         "hook_event_name": "SessionEnd",
         "reason": reason,
     }
@@ -257,14 +278,7 @@ def test_session_end_gives_capture_tips(repo: Path, reason: str) -> None:
 
 
 def start_payload(root: Path, source: str = "startup") -> dict:
-    return {
-        "session_id": "s1",
-        "transcript_path": str(root / "t.jsonl"),
-        "cwd": str(root),
-        "hook_event_name": "SessionStart",
-        "source": source,
-        "model": "claude-sonnet-4-5",
-    }
+    return SESSION | {"cwd": str(root), "hook_event_name": "SessionStart", "source": source}
 
 
 @pytest.mark.parametrize("source", ["startup", "resume", "compact"])

@@ -7,6 +7,7 @@ is validated, locked and atomic), which ``[tool.autology.hooks] mark_needs_revie
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,8 +76,17 @@ def _tool_stdout(payload: dict[str, Any]) -> str:
     return response if isinstance(response, str) else ""
 
 
-def _the_commit(cwd: Path, stdout: str) -> git.Commit | None:
-    sha = git.sha_from_output(stdout)
+def _reported_sha(payload: dict[str, Any]) -> str | None:
+    """The commit Claude Code itself saw (``tool_response.gitOperation.commit.sha``, Claude Code 2.1), if any."""
+    response = payload.get("tool_response")
+    operation = response.get("gitOperation") if isinstance(response, dict) else None
+    commit = operation.get("commit") if isinstance(operation, dict) else None
+    sha = commit.get("sha") if isinstance(commit, dict) else None
+    return sha if isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{7,40}", sha) else None
+
+
+def _the_commit(cwd: Path, stdout: str, sha: str | None = None) -> git.Commit | None:
+    sha = sha or git.sha_from_output(stdout)
     commit = git.commit_info(cwd, sha or "HEAD")
     if commit is None or sha:
         return commit
@@ -114,8 +124,10 @@ def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) 
     return lines, len(found), marked
 
 
-def _commit_section(root: Path, cwd: Path, stdout: str, config: dict[str, Any]) -> tuple[list[str], str] | None:
-    commit = _the_commit(cwd, stdout)
+def _commit_section(
+    root: Path, cwd: Path, stdout: str, config: dict[str, Any], sha: str | None = None
+) -> tuple[list[str], str] | None:
+    commit = _the_commit(cwd, stdout, sha)
     if commit is None:
         return None
     shown = ", ".join(commit.files[:MAX_FILES_SHOWN])
@@ -166,7 +178,7 @@ def post_commit(payload: dict[str, Any], root: Path | str | None = None) -> dict
     if GIT_COMMIT in kinds:
         event = next(e for e in events if e.kind == GIT_COMMIT)
         commit_cwd = (cwd / event.git_dir) if event.git_dir else cwd
-        section = _commit_section(root, commit_cwd, stdout, hooks_config(root))
+        section = _commit_section(root, commit_cwd, stdout, hooks_config(root), _reported_sha(payload))
         if section:
             lines.extend(section[0])
             summaries.append(section[1])
