@@ -15,10 +15,19 @@ fi
 
 if [ "${1:-}" = "hook" ]; then
     shift
+    payload="$(cat)"
+    # PostToolUse fires after every Bash call: start Python only when the payload could hold a
+    # git commit or a gh pr command (the handler then decides for real).
+    if [ "${1:-}" = "post-commit" ]; then
+        case "$payload" in
+            *commit*|*gh*pr*) ;;
+            *) exit 0 ;;
+        esac
+    fi
     if [ -n "$python" ]; then
-        "$python" -m autology_mcp.hooks "$@"
+        printf '%s\n' "$payload" | "$python" -m autology_mcp.hooks "$@"
     elif command -v autology >/dev/null 2>&1; then
-        autology hook "$@"
+        printf '%s\n' "$payload" | autology hook "$@"
     fi
     exit 0
 fi

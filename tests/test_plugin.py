@@ -182,3 +182,17 @@ async def test_node_and_status_resources(service) -> None:
         assert status["totalNodes"] == 1 and status["nodesByType"]["concept"] == 1
         with pytest.raises(Exception, match="UUID"):
             await client.read_resource("autology://node/not-a-node")
+
+
+def test_launcher_skips_python_for_bash_calls_without_git(tmp_path: Path) -> None:
+    marker = tmp_path / "python-started"
+    fake_python = tmp_path / "python"
+    fake_python.write_text(f"#!/bin/sh\ntouch {marker}\ncat >/dev/null\n")
+    fake_python.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin", "AUTOLOGY_PYTHON": str(fake_python), "HOME": str(tmp_path)}
+    plain = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "ls -la"}, "tool_response": {"stdout": "total 0"}}
+    out = launcher(["hook", "post-commit"], json.dumps(plain), env, tmp_path)
+    assert out.returncode == 0 and out.stdout == "" and not marker.exists()
+    commit = plain | {"tool_input": {"command": "git commit -m x"}}
+    launcher(["hook", "post-commit"], json.dumps(commit), env, tmp_path)
+    assert marker.exists()
