@@ -7,6 +7,7 @@ to stdout: on the stdio transport, stdout is the protocol. Logs go to stderr.
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from collections.abc import Callable
@@ -15,7 +16,7 @@ from typing import Annotated, Any, TypeVar
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from autology_mcp import __version__, analyze, graph_ops
@@ -88,7 +89,10 @@ def build_server(autology: Autology) -> MCPServer:
         ] = None,
     ) -> list[QueryHit]:
         """Search knowledge nodes, ranked by relevance (score 0-1; title and tag matches weigh more)."""
-        return _run(autology.query, query, type=type, tags=tags, limit=limit)
+        hits = [hit.model_dump(mode="json") for hit in _run(autology.query, query, type=type, tags=tags, limit=limit)]
+        # The text is the spec's output, one JSON array (the SDK would send a block per hit, none when empty).
+        text = json.dumps(hits, indent=2, ensure_ascii=False)
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content={"result": hits})
 
     @app.tool(name="autology_status", annotations=READ_ONLY)
     def autology_status() -> StatusResult:
