@@ -242,3 +242,16 @@ async def test_a_new_id_per_capture_and_nothing_shared(connect):
     assert len(made) == 5
     assert all(len(i) == 36 for i in made)
     assert new_id() not in made
+
+
+async def test_query_text_output_is_one_json_array(connect, capture):
+    """The spec's output is an array: one text block holding it, also when there are no matches."""
+    for i in range(3):
+        capture(f"Common {i}", "common words")
+    async with connect() as client:
+        result = ok(await client.call_tool("autology_query", {"query": "common"}))
+        assert len(result.content) == 1
+        assert json.loads(result.content[0].text) == result.structured_content["result"]
+        assert len(result.structured_content["result"]) == 3
+        empty = ok(await client.call_tool("autology_query", {"query": "zebra"}))
+        assert [json.loads(block.text) for block in empty.content] == [[]]
