@@ -93,6 +93,8 @@ class NodeIndex:
         self.path = Path(path)
         self._lock = threading.RLock()
         self.last_generation = -1  # the generation the last transaction() of this object committed
+        # The relations generation (bumped only when relations change) before and after that transaction.
+        self.last_relations_generations = (-1, -1)
         self.conn = self._open()
 
     # ---------------------------------------------------------------- connection and schema
@@ -114,7 +116,8 @@ class NodeIndex:
             return self._open()
         conn.executescript(_SCHEMA)
         conn.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?), ('generation', '0')",
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?), ('generation', '0'),"
+            " ('relations_generation', '0')",
             (SCHEMA_VERSION,),
         )
         return conn
@@ -164,6 +167,7 @@ class NodeIndex:
         with self._lock:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
+                relations_before = self.relations_generation()
                 yield self.conn
                 self.conn.execute(
                     "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
@@ -171,8 +175,10 @@ class NodeIndex:
                 generation = int(
                     self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0]
                 )
+                relations_after = self.relations_generation()
                 self.conn.execute("COMMIT")
                 self.last_generation = generation
+                self.last_relations_generations = (relations_before, relations_after)
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
@@ -194,10 +200,20 @@ class NodeIndex:
         with self._lock:
             return int(self.conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
 
+    def relations_generation(self) -> int:
+        """A counter bumped by every transaction that changed any relation (any process)."""
+        with self._lock:
+            return int(self.conn.execute("SELECT value FROM meta WHERE key = 'relations_generation'").fetchone()[0])
+
     def get_meta(self, key: str) -> str | None:
         with self._lock:
             row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
             return row[0] if row else None
+
+    def put_meta(self, key: str, value: str) -> None:
+        """Record a bookkeeping value on its own (no generation bump). Call under the store's write lock."""
+        with self._lock:
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
@@ -237,11 +253,17 @@ class NodeIndex:
         )
         conn.execute("DELETE FROM tags WHERE node_id = ?", (node.id,))
         conn.executemany("INSERT INTO tags (node_id, tag) VALUES (?, ?)", [(node.id, t) for t in node.tags])
-        conn.execute("DELETE FROM relations WHERE source = ?", (node.id,))
-        conn.executemany(
-            "INSERT INTO relations (source, target, type, description, confidence) VALUES (?, ?, ?, ?, ?)",
-            [(node.id, r.target, r.type.value, r.description, r.confidence) for r in node.relations],
-        )
+        new_relations = [(node.id, r.target, r.type.value, r.description, r.confidence) for r in node.relations]
+        old_relations = conn.execute(
+            "SELECT source, target, type, description, confidence FROM relations WHERE source = ?", (node.id,)
+        ).fetchall()
+        if set(old_relations) != set(new_relations):
+            conn.execute("DELETE FROM relations WHERE source = ?", (node.id,))
+            conn.executemany(
+                "INSERT INTO relations (source, target, type, description, confidence) VALUES (?, ?, ?, ?, ?)",
+                new_relations,
+            )
+            self._bump_relations_generation(conn)
 
     def delete_node(self, conn: sqlite3.Connection, node_id: str) -> None:
         row = conn.execute("SELECT rowid FROM nodes WHERE id = ?", (node_id,)).fetchone()
@@ -250,7 +272,12 @@ class NodeIndex:
         conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (row[0],))
         conn.execute("DELETE FROM nodes WHERE rowid = ?", (row[0],))
         conn.execute("DELETE FROM tags WHERE node_id = ?", (node_id,))
-        conn.execute("DELETE FROM relations WHERE source = ?", (node_id,))
+        if conn.execute("DELETE FROM relations WHERE source = ?", (node_id,)).rowcount:
+            self._bump_relations_generation(conn)
+
+    @staticmethod
+    def _bump_relations_generation(conn: sqlite3.Connection) -> None:
+        conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'relations_generation'")
 
     def put_file(
         self, conn: sqlite3.Connection, path: str, mtime_ns: int, size: int, node_id: str | None, error: str | None

@@ -70,6 +70,10 @@ def _file_time(stat: os.stat_result) -> datetime:
 _UUID_NAME = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.md$")
 
 
+def _graph_stamp(relations_generation: int, stat: os.stat_result) -> str:
+    return f"{relations_generation}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ino}"
+
+
 class NodeStore:
     """CRUD over node files, with the derived index kept in step."""
 
@@ -301,33 +305,34 @@ class NodeStore:
 
     def _track_relations(self, source_id: str, relations: tuple[Relation, ...]) -> None:
         """After this process committed a transaction that set ``source_id``'s relations: update the lines."""
-        generation = self.index.last_generation
-        if self._line_sources is None or self._lines_generation != generation - 1:
-            self._line_sources = None  # the index changed in between: rebuilt from it when next needed
+        before, after = self.index.last_relations_generations
+        if self._line_sources is None or self._lines_generation != before:
+            self._line_sources = None  # relations changed elsewhere in between: rebuilt from the index when needed
             return
-        lines = sorted(
-            (r.type.value, r.target, relation_line(source_id, r.target, r.type.value, r.description, r.confidence))
-            for r in relations
-        )
-        position = bisect.bisect_left(self._line_sources, source_id)
-        present = position < len(self._line_sources) and self._line_sources[position] == source_id
-        if lines:
-            chunk = ",\n".join(line for _, _, line in lines)
-            if present:
-                self._line_chunks[position] = chunk
-            else:
-                self._line_sources.insert(position, source_id)
-                self._line_chunks.insert(position, chunk)
-        elif present:
-            del self._line_sources[position]
-            del self._line_chunks[position]
-        self._lines_generation = generation
+        if after != before:
+            lines = sorted(
+                (r.type.value, r.target, relation_line(source_id, r.target, r.type.value, r.description, r.confidence))
+                for r in relations
+            )
+            position = bisect.bisect_left(self._line_sources, source_id)
+            present = position < len(self._line_sources) and self._line_sources[position] == source_id
+            if lines:
+                chunk = ",\n".join(line for _, _, line in lines)
+                if present:
+                    self._line_chunks[position] = chunk
+                else:
+                    self._line_sources.insert(position, source_id)
+                    self._line_chunks.insert(position, chunk)
+            elif present:
+                del self._line_sources[position]
+                del self._line_chunks[position]
+        self._lines_generation = after
 
     def _relation_lines(self) -> list[str]:
         """The relations part of graph/index.json, in the file's order (source, type, target): one
         string per source node, each holding that node's relation lines."""
         with self.index.snapshot():
-            generation = self.index.generation()
+            generation = self.index.relations_generation()
             if self._line_sources is None or self._lines_generation != generation:
                 by_source: dict[str, list[tuple[str, str, str]]] = {}
                 for source, target, type_, description, confidence in self.index.relation_rows():
@@ -340,24 +345,48 @@ class NodeStore:
                 self._lines_generation = generation
             return self._line_chunks
 
+    def _stamp_graph_index(self, relations_generation: int) -> None:
+        """Remember which relations state graph/index.json (as it is on disk now) reflects."""
+        try:
+            stat = self.paths.graph_index.stat()
+        except OSError:
+            return
+        self.index.put_meta("graph_index_stamp", _graph_stamp(relations_generation, stat))
+
+    def _graph_index_stamped(self) -> bool:
+        try:
+            stat = self.paths.graph_index.stat()
+        except OSError:
+            return False
+        return self.index.get_meta("graph_index_stamp") == _graph_stamp(self.index.relations_generation(), stat)
+
     def _write_graph_index(self) -> None:
         text = render_graph_index_lines(self._relation_lines(), utc_now())
         atomic_write(self.paths.graph_index, text, self.durable)
+        self._stamp_graph_index(self._lines_generation)
 
     def _ensure_graph_index(self, force_check: bool = False) -> bool:
-        """Rewrite ``graph/index.json`` when it is missing, corrupt or differs from the nodes."""
+        """Rewrite ``graph/index.json`` when it is missing, corrupt or differs from the nodes.
+
+        Cheapest first: the file is untouched since it was written for the current relations (its
+        size and mtime as stamped then); else it is exactly what would be written, apart from its
+        lastUpdated stamp; else it holds the same set of relations, however formatted.
+        """
+        if self._graph_index_stamped():
+            return False
         try:
             text = self.paths.graph_index.read_text(encoding="utf-8")
         except (OSError, ValueError):
             text = None
         if text is not None:
-            # Fast path: the file is exactly what we would write, apart from its lastUpdated stamp.
             expected = render_graph_index_lines(self._relation_lines(), _STAMP_TIME)
-            if _LAST_UPDATED.sub(_STAMP_LINE, text, count=1) == expected:
+            in_sync = _LAST_UPDATED.sub(_STAMP_LINE, text, count=1) == expected
+            if not in_sync:
+                on_file = read_graph_index(self.paths.graph_index)
+                in_sync = on_file is not None and relation_keys(on_file) == relation_keys(self.index.relations())
+            if in_sync:
+                self._stamp_graph_index(self._lines_generation)
                 return False
-        on_file = read_graph_index(self.paths.graph_index)
-        if on_file is not None and relation_keys(on_file) == relation_keys(self.index.relations()):
-            return False
         self._write_graph_index()
         return True
 
