@@ -2,7 +2,8 @@
 scripted model (a local stand-in for the Messages API that asks for one Bash call, `git add -A &&
 git commit …`), and the hooks firing for real.
 
-Checks that SessionStart's recall reaches the model, that Claude Code runs our PostToolUse hook
+Checks that the plugin's MCP tools, skills and agent reach the model, that SessionStart's recall
+does too, that Claude Code runs our PostToolUse hook
 after the commit and hands its additionalContext (naming the node that references the changed file)
 to the model with the tool result, and that PreCompact fires on /compact. Skipped when `claude` is
 not installed. Nothing leaves the machine: the API base URL points at 127.0.0.1.
@@ -147,6 +148,13 @@ def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
         assert out.returncode == 0, out.stdout + out.stderr
 
         assert "Tune the retry" in git(project, env, "log", "-1", "--format=%s")
+        main_loop = [r for r in model.requests if "Bash" in [t.get("name") for t in r.get("tools") or []]]
+        tools = {t.get("name") for t in main_loop[0]["tools"]}
+        # the plugin's MCP server (launched through .mcp.json and hooks/run.sh), skills and agent are all there
+        assert {f"mcp__plugin_autology_autology__autology_{name}" for name in ("query", "capture", "graph", "analyze")} <= tools
+        first = json.dumps(main_loop[0])
+        assert all(f"autology:{skill}" in first for skill in ("tutorial", "capture", "explore", "analyze"))
+        assert "autology:autology-advisor" in first
         conversations = [json.dumps(r) for r in model.requests if r.get("messages")]
         assert any("SessionStart hook additional context: autology" in c and node in c for c in conversations)
         after_commit = [c for c in conversations if "tool_result" in c]
