@@ -409,6 +409,33 @@ def test_ids_that_are_not_uuid4_never_touch_the_file_system(autology, root, capt
     assert snapshot(root) == before
 
 
+class _Untouchable:
+    """Stands in for the store: any call into it fails the test."""
+
+    def __getattr__(self, name):
+        def used(*args, **kwargs):
+            raise AssertionError(f"the store was used ({name}) before the id was validated")
+
+        return used
+
+
+@pytest.mark.parametrize("bad", BAD_IDS)
+def test_ids_are_validated_before_the_store_is_used_at_all(autology, capture, monkeypatch, bad):
+    a = capture("A")
+    monkeypatch.setattr(autology, "store", _Untouchable())
+    for call in (
+        lambda: autology.get(bad),
+        lambda: autology.update(bad, title="x"),
+        lambda: autology.delete(bad),
+        lambda: autology.relate(bad, a, "uses"),
+        lambda: autology.relate(a, bad, "uses"),
+        lambda: autology.unrelate(bad, a, "uses"),
+        lambda: autology.unrelate(a, bad, "uses"),
+    ):
+        with pytest.raises(ValidationError, match="UUID v4"):
+            call()
+
+
 def test_references_that_escape_the_root_are_refused(autology, root, capture):
     node_id = capture()
     before = snapshot(root)
