@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import anyio
@@ -150,3 +151,74 @@ async def test_concurrent_tool_calls_on_one_in_memory_server(connect, root):
     assert status["totalNodes"] == 40 and status["totalRelations"] == 39
     assert len(relations_in_files(root)) == 39
     assert relations_in_graph_index(root) == relations_in_files(root)
+
+
+WORKER = r'''
+import json, random, sys
+from autology_mcp.errors import NotFoundError
+from autology_mcp.service import Autology
+
+root, name, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rng = random.Random(seed)
+autology = Autology.open(root)
+
+def log(*event):
+    print(json.dumps(event), flush=True)
+
+for i in range(60):
+    node_id = autology.capture(f"{name} {i}", f"race between {name} and the other, step {i}", type="concept").id
+    log("captured", node_id)
+    others = [h.node.id for h in autology.query(limit=30)]
+    for target in rng.sample(others, min(2, len(others))):
+        if target == node_id:
+            continue
+        try:
+            autology.relate(node_id, target, "relates_to")
+            log("related", node_id, target)
+        except NotFoundError:
+            pass  # the other process deleted it first
+    if i % 4 == 3 and others:
+        victim = rng.choice(others)
+        try:
+            autology.delete(victim)
+            log("deleted", victim)
+        except NotFoundError:
+            pass
+autology.close()
+'''
+
+
+def test_two_processes_racing_deletes_against_relates_leave_no_dangling_relation(root):
+    import subprocess
+
+    Autology.open(root).close()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, str(root), name, str(seed)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, seed in (("left", 1), ("right", 2))
+    ]
+    events = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=240)
+        assert proc.returncode == 0, err
+        events += [json.loads(line) for line in out.splitlines()]
+    captured = {e[1] for e in events if e[0] == "captured"}
+    deleted = {e[1] for e in events if e[0] == "deleted"}
+    related = {(e[1], e[2]) for e in events if e[0] == "related"}
+    assert len(captured) == 120 and deleted
+    on_disk = {parse_node(text).id for text in node_files(root).values()}
+    assert on_disk == captured - deleted
+    in_files = {(s, t) for s, t, _ty, _d, _c in relations_in_files(root)}
+    assert in_files == {(s, t) for s, t in related if s not in deleted and t not in deleted}
+    assert relations_in_graph_index(root) == relations_in_files(root)
+    service = Autology.open(root)
+    try:
+        report = diagnose(service.store)
+        assert report.ok, report.problems
+        assert service.status().totalNodes == len(on_disk)
+    finally:
+        service.close()
