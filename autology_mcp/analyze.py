@@ -61,7 +61,9 @@ def structure(nodes: dict[str, KnowledgeNode], relations: list[Any]) -> dict[str
     for r in relations:
         linked.update((r.source, r.target))
         if r.target not in nodes and r.source in nodes:
-            findings.append(_finding("dangling_target", nodes[r.source], f"{r.type.value} → {r.target}, which does not exist"))
+            findings.append(
+                _finding("dangling_target", nodes[r.source], f"{r.type.value} → {r.target}, which does not exist")
+            )
             affected.add(r.source)
     for node_id, node in nodes.items():
         if node_id not in linked:
@@ -84,7 +86,9 @@ def review(nodes: dict[str, KnowledgeNode], relations: list[Any]) -> dict[str, A
     for node in nodes.values():
         if node.status.value == "superseded" and users.get(node.id):
             shown = ", ".join(sorted(users[node.id])[:5])
-            findings.append(_finding("superseded_still_referenced", node, f"superseded, but still related from {shown}"))
+            findings.append(
+                _finding("superseded_still_referenced", node, f"superseded, but still related from {shown}")
+            )
             affected.add(node.id)
     return _category(findings, len(nodes), affected)
 
@@ -101,7 +105,9 @@ def adr(nodes: dict[str, KnowledgeNode]) -> dict[str, Any]:
 
 def _git(root: Path, *args: str) -> str | None:
     try:
-        out = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT)
+        out = subprocess.run(
+            ["git", "-c", "core.quotePath=false", *args], cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout if out.returncode == 0 else None
@@ -122,7 +128,20 @@ def last_changed(root: Path, paths: list[str]) -> dict[str, float]:
     dirty: set[str] = set()
     if in_git is not None:
         prefix = in_git.strip()
-        log = _git(root, "log", "--max-count=5000", "--no-renames", "--format=%x00%ct", "--name-only", "--relative", "--", *paths) or ""
+        log = (
+            _git(
+                root,
+                "log",
+                "--max-count=5000",
+                "--no-renames",
+                "--format=%x00%ct",
+                "--name-only",
+                "--relative",
+                "--",
+                *paths,
+            )
+            or ""
+        )
         when = 0.0
         for line in log.splitlines():
             if line.startswith("\x00"):
@@ -134,7 +153,7 @@ def last_changed(root: Path, paths: list[str]) -> dict[str, float]:
         status = _git(root, "status", "--porcelain", "--no-renames", "--", *paths) or ""
         for line in status.splitlines():
             name = line[3:].strip().strip('"')
-            dirty.add(name[len(prefix):] if prefix and name.startswith(prefix) else name)
+            dirty.add(name[len(prefix) :] if prefix and name.startswith(prefix) else name)
     dirty_paths = {p for d in dirty for p in _self_and_parents(d)}
     for p in paths:
         if p not in times or p in dirty_paths:
@@ -163,8 +182,12 @@ def references(root: Path, nodes: dict[str, KnowledgeNode], node_paths: dict[str
             if not (root / p).exists():
                 findings.append(_finding("missing_file", node, f"references {ref}, which does not exist"))
                 affected.add(node.id)
-            elif changed_at.get(p, 0.0) > max(node.modified.timestamp(), changed_at.get(node_paths.get(node.id, ""), 0.0)):
-                findings.append(_finding("changed_since_modified", node, f"{p} changed after the node was last modified"))
+            elif changed_at.get(p, 0.0) > max(
+                node.modified.timestamp(), changed_at.get(node_paths.get(node.id, ""), 0.0)
+            ):
+                findings.append(
+                    _finding("changed_since_modified", node, f"{p} changed after the node was last modified")
+                )
                 affected.add(node.id)
     return _category(findings, len(live), affected)
 
@@ -190,7 +213,9 @@ def consistency(nodes: dict[str, KnowledgeNode], relations: list[Any]) -> dict[s
             affected.update(m.id for m in members)
     depends = nx.DiGraph()
     depends.add_edges_from((r.source, r.target) for r in relations if r.type.value == "depends_on")
-    for component in sorted((sorted(c) for c in nx.strongly_connected_components(depends) if len(c) > 1), key=lambda c: c[0]):
+    for component in sorted(
+        (sorted(c) for c in nx.strongly_connected_components(depends) if len(c) > 1), key=lambda c: c[0]
+    ):
         cycle = [edge[0] for edge in nx.find_cycle(depends.subgraph(component), source=component[0])]
         first = nodes.get(cycle[0])
         findings.append(
@@ -217,7 +242,9 @@ def analyze(store: NodeStore, categories: Any = None) -> dict[str, Any]:
         "structure": lambda: structure(nodes, relations),
         "review": lambda: review(nodes, relations),
         "adr": lambda: adr(nodes),
-        "references": lambda: references(store.root, nodes, {i: p for i, _t, _s, _ti, p in store.index.node_summaries()}),
+        "references": lambda: references(
+            store.root, nodes, {i: p for i, _t, _s, _ti, p in store.index.node_summaries()}
+        ),
         "consistency": lambda: consistency(nodes, relations),
     }
     report = {name: build[name]() for name in wanted}

@@ -80,12 +80,14 @@ def _mermaid_label(text: str) -> str:
 def to_mermaid(data: dict[str, Any]) -> str:
     lines = ["graph LR"]
     for node in data["nodes"]:
-        lines.append(f'  {_mermaid_id(node["id"])}["{_mermaid_label(node["title"])}<br/><i>{node["type"]}</i>"]:::{node["type"]}')
+        lines.append(
+            f'  {_mermaid_id(node["id"])}["{_mermaid_label(node["title"])}<br/><i>{node["type"]}</i>"]:::{node["type"]}'
+        )
     for r in data["relations"]:
         if r["dangling"]:
             lines.append(f'  {_mermaid_id(r["target"])}["missing {r["target"][:8]}"]:::missing')
     for r in data["relations"]:
-        lines.append(f'  {_mermaid_id(r["source"])} -->|{r["type"]}| {_mermaid_id(r["target"])}')
+        lines.append(f"  {_mermaid_id(r['source'])} -->|{r['type']}| {_mermaid_id(r['target'])}")
     for node_type, colour in TYPE_COLOURS.items():
         lines.append(f"  classDef {node_type} fill:{colour},color:#fff,stroke:#333")
     lines.append("  classDef missing fill:#fff,stroke:#c92a2a,stroke-dasharray:4")
@@ -101,18 +103,24 @@ def _dot_string(text: str) -> str:
 
 
 def to_dot(data: dict[str, Any]) -> str:
-    lines = ["digraph autology {", "  rankdir=LR;", '  node [shape=box, style="rounded,filled", fontcolor=white, fontname="Helvetica"];']
+    lines = [
+        "digraph autology {",
+        "  rankdir=LR;",
+        '  node [shape=box, style="rounded,filled", fontcolor=white, fontname="Helvetica"];',
+    ]
     for node in data["nodes"]:
         style = ', style="rounded,filled,dashed"' if node["status"] == "superseded" else ""
         lines.append(
-            f'  {_dot_string(node["id"])} [label={_dot_string(node["title"] + chr(10) + node["type"])}, '
+            f"  {_dot_string(node['id'])} [label={_dot_string(node['title'] + chr(10) + node['type'])}, "
             f'fillcolor="{TYPE_COLOURS[node["type"]]}"{style}];'
         )
     for r in data["relations"]:
         if r["dangling"]:
-            lines.append(f'  {_dot_string(r["target"])} [label="missing", fillcolor=white, fontcolor=red, style=dashed];')
+            lines.append(
+                f'  {_dot_string(r["target"])} [label="missing", fillcolor=white, fontcolor=red, style=dashed];'
+            )
     for r in data["relations"]:
-        lines.append(f'  {_dot_string(r["source"])} -> {_dot_string(r["target"])} [label={_dot_string(r["type"])}];')
+        lines.append(f"  {_dot_string(r['source'])} -> {_dot_string(r['target'])} [label={_dot_string(r['type'])}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

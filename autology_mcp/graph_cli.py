@@ -61,34 +61,46 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _render_neighbours(data: dict[str, Any]) -> str:
+    head = f"{data['node']['title']}: {len(data['neighbours'])} node(s) within {data['depth']}"
+    return "\n".join([head] + [_line(n, f"  (distance {n['distance']})") for n in data["neighbours"]])
+
+
+def _render_path(data: dict[str, Any]) -> str:
+    if not data["found"]:
+        return "no path"
+    lines = [_line(data["nodes"][0])]
+    for relation, before, after in zip(data["relations"], data["nodes"], data["nodes"][1:], strict=False):
+        arrow = "→" if relation["source"] == before["id"] else "←"
+        lines += [f"    —[{relation['type']}]{arrow}", _line(after)]
+    return "\n".join(lines)
+
+
+def _render_impact(data: dict[str, Any]) -> str:
+    head = f"{data['node']['title']}: {len(data['impacted'])} node(s) depend on it or are affected by it"
+    rows = [_line(n, f"  (via {n['via']['type']}, distance {n['distance']})") for n in data["impacted"]]
+    return "\n".join([head] + rows)
+
+
+def _render_chain(data: dict[str, Any]) -> str:
+    return "\n".join(["oldest first:"] + [_line(n) for n in data["chain"]])
+
+
 def cmd_walk(args: argparse.Namespace) -> int:
     from autology_mcp import graph_ops
 
     with _store(args) as store:
         graph = store.graph()
-        op = args.graph_command
-        if op == "neighbours":
-            data = graph_ops.neighbours(graph, args.id, args.depth, args.type)
-            human = lambda: "\n".join(  # noqa: E731
-                [f"{data['node']['title']}: {len(data['neighbours'])} node(s) within {data['depth']}"]
-                + [_line(n, f"  (distance {n['distance']})") for n in data["neighbours"]]
-            )
-        elif op == "path":
-            data = graph_ops.path(graph, args.id, args.target, args.type)
-            human = lambda: "no path" if not data["found"] else "\n".join(  # noqa: E731
-                [_line(data["nodes"][0])]
-                + [f"    —[{r['type']}]{'→' if r['source'] == a['id'] else '←'}\n{_line(b)}" for r, a, b in zip(data["relations"], data["nodes"], data["nodes"][1:])]
-            )
-        elif op == "impact":
-            data = graph_ops.impact(graph, args.id, args.depth)
-            human = lambda: "\n".join(  # noqa: E731
-                [f"{data['node']['title']}: {len(data['impacted'])} node(s) depend on it or are affected by it"]
-                + [_line(n, f"  (via {n['via']['type']}, distance {n['distance']})") for n in data["impacted"]]
-            )
+        operation = args.graph_command
+        if operation == "neighbours":
+            data, render = graph_ops.neighbours(graph, args.id, args.depth, args.type), _render_neighbours
+        elif operation == "path":
+            data, render = graph_ops.path(graph, args.id, args.target, args.type), _render_path
+        elif operation == "impact":
+            data, render = graph_ops.impact(graph, args.id, args.depth), _render_impact
         else:
-            data = graph_ops.supersession_chain(graph, args.id)
-            human = lambda: "\n".join(["oldest first:"] + [_line(n) for n in data["chain"]])  # noqa: E731
-    return _print(args, data, human)
+            data, render = graph_ops.supersession_chain(graph, args.id), _render_chain
+    return _print(args, data, lambda: render(data))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -120,7 +132,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         if depth is not None:
             p.add_argument("--depth", "-k", type=int, default=depth, help=f"1-6 (default {depth})")
         if types:
-            p.add_argument("--type", "-t", action="append", choices=RELATION_TYPES, help="only this relation type (repeat)")
+            p.add_argument(
+                "--type", "-t", action="append", choices=RELATION_TYPES, help="only this relation type (repeat)"
+            )
         p.add_argument("--json", action="store_true", help="machine-readable JSON output")
         p.set_defaults(func=cmd_walk)
 
@@ -129,7 +143,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     walk("impact", "everything that depends on, or is affected by, a node", depth=6)
     walk("supersession", "the supersedes chain through a node, oldest first")
 
-    p = sub.add_parser("analyze", help="health report of the knowledge graph", description="Health report by category, each scored 0-100.")
+    p = sub.add_parser(
+        "analyze",
+        help="health report of the knowledge graph",
+        description="Health report by category, each scored 0-100.",
+    )
     p.add_argument("category", nargs="*", help="structure, review, adr, references, consistency (default: all)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON output")
     p.set_defaults(func=cmd_analyze)

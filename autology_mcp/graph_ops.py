@@ -102,7 +102,14 @@ def path(graph: nx.MultiDiGraph, source: Any, target: Any, relation_types: Any =
                 previous[other] = (current, edge)
                 queue.append(other)
     if goal not in previous:
-        return {"source": node_summary(graph, start), "target": node_summary(graph, goal), "found": False, "length": None, "nodes": [], "relations": []}
+        return {
+            "source": node_summary(graph, start),
+            "target": node_summary(graph, goal),
+            "found": False,
+            "length": None,
+            "nodes": [],
+            "relations": [],
+        }
     chain, relations = [goal], []
     while previous[chain[-1]] is not None:
         before, edge = previous[chain[-1]]  # type: ignore[misc]
@@ -135,9 +142,17 @@ def impact(graph: nx.MultiDiGraph, node_id: Any, depth: Any = DEPTH_MAX) -> dict
         hops = []
         for relation, direction in IMPACT_EDGES:
             if direction == "out":
-                hops += [(t, {"source": current, "type": relation, "target": t}) for _, t, k in graph.out_edges(current, keys=True) if k == relation]
+                hops += [
+                    (t, {"source": current, "type": relation, "target": t})
+                    for _, t, k in graph.out_edges(current, keys=True)
+                    if k == relation
+                ]
             else:
-                hops += [(s, {"source": s, "type": relation, "target": current}) for s, _, k in graph.in_edges(current, keys=True) if k == relation]
+                hops += [
+                    (s, {"source": s, "type": relation, "target": current})
+                    for s, _, k in graph.in_edges(current, keys=True)
+                    if k == relation
+                ]
         for other, edge in sorted(hops, key=lambda h: (h[0], h[1]["type"])):
             if other not in seen and not graph.nodes[other].get("missing"):
                 seen.add(other)
@@ -168,7 +183,9 @@ def supersession_chain(graph: nx.MultiDiGraph, node_id: Any) -> dict[str, Any]:
     ordered: list[str] = []
     placed: set[str] = set()
     while len(ordered) < len(members):
-        ready = sorted(n for n in members - placed if older[n] <= placed) or sorted(members - placed)[:1]  # a cycle: break it
+        ready = (
+            sorted(n for n in members - placed if older[n] <= placed) or sorted(members - placed)[:1]
+        )  # a cycle: break it
         ordered.extend(ready)
         placed.update(ready)
     superseded_by_someone = {t for n in members for t in older[n]}
@@ -184,7 +201,9 @@ def supersession_chain(graph: nx.MultiDiGraph, node_id: Any) -> dict[str, Any]:
 OPERATIONS = ("neighbours", "path", "impact", "supersession")
 
 
-def run(graph: nx.MultiDiGraph, operation: Any, id: Any, target: Any = None, depth: Any = None, relation_types: Any = None) -> dict[str, Any]:
+def run(
+    graph: nx.MultiDiGraph, operation: Any, id: Any, target: Any = None, depth: Any = None, relation_types: Any = None
+) -> dict[str, Any]:
     """Dispatch one ``autology_graph`` call."""
     if operation in ("neighbors", "neighbours"):
         return neighbours(graph, id, 1 if depth is None else depth, relation_types)

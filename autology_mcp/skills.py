@@ -181,14 +181,17 @@ Report the health of the project's knowledge graph and propose fixes. Request: $
 SKILLS = {
     "tutorial": Skill(
         "tutorial",
-        "Interactive five-step guide to autology, the project's knowledge graph: the ontology, a first node, relations, search, and the automation. Use when the user wants to learn autology.",
+        "Interactive five-step guide to autology, the project's knowledge graph: the ontology, a first node, "
+        "relations, search, and the automation. Use when the user wants to learn autology.",
         "[step number to resume from]",
         ("autology_status", "autology_query", "autology_capture", "autology_relate", "autology_graph"),
         TUTORIAL,
     ),
     "capture": Skill(
         "capture",
-        "Record project knowledge in autology: create a node (decisions as ADRs), update it, delete it, or supersede it with a newer one. Use when a decision is made, a component built, a convention agreed, or knowledge becomes outdated.",
+        "Record project knowledge in autology: create a node (decisions as ADRs), update it, delete it, or "
+        "supersede it with a newer one. Use when a decision is made, a component built, a convention agreed, "
+        "or knowledge becomes outdated.",
         "[what to record, update, delete or supersede]",
         (
             "autology_query",
@@ -204,14 +207,16 @@ SKILLS = {
     ),
     "explore": Skill(
         "explore",
-        "Search the project's autology knowledge graph: overview, by node type, by tag, or full text. Use for questions like how do we..., why did we..., what is our convention for...",
+        "Search the project's autology knowledge graph: overview, by node type, by tag, or full text. "
+        "Use for questions like how do we..., why did we..., what is our convention for...",
         '[type | tagged <tag> | "search text"]',
         ("autology_status", "autology_query", "autology_graph"),
         EXPLORE,
     ),
     "analyze": Skill(
         "analyze",
-        "Health report of the autology knowledge graph with a score per category (structure, review, ADR completeness, stale references, duplicates and cycles), and guided fixes.",
+        "Health report of the autology knowledge graph with a score per category (structure, review, "
+        "ADR completeness, stale references, duplicates and cycles), and guided fixes.",
         "[categories]",
         (
             "autology_status",

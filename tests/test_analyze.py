@@ -93,10 +93,17 @@ def test_adr_sections_missing(service: Autology, tmp_path: Path) -> None:
 
 def git(root: Path, *args: str, date: str | None = None) -> None:
     """Run git; ``date`` sets both the author and the committer date."""
-    env = os.environ | ({"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date} if date else {}) | {
-        "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@e",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-    }
+    env = (
+        os.environ
+        | ({"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date} if date else {})
+        | {
+            "GIT_AUTHOR_NAME": "T",
+            "GIT_AUTHOR_EMAIL": "t@e",
+            "GIT_COMMITTER_NAME": "T",
+            "GIT_COMMITTER_EMAIL": "t@e",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+        }
+    )
     subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env=env)
 
 

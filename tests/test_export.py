@@ -52,7 +52,11 @@ def test_json(service: Autology) -> None:
     statuses = {n["id"]: n["status"] for n in data["nodes"]}
     assert statuses[service.ids["old"]] == "superseded"
     rel = next(r for r in data["relations"] if r["type"] == "supersedes")
-    assert (rel["source"], rel["target"], rel["description"]) == (service.ids["new"], service.ids["old"], "cheaper to run")
+    assert (rel["source"], rel["target"], rel["description"]) == (
+        service.ids["new"],
+        service.ids["old"],
+        "cheaper to run",
+    )
 
 
 def test_mermaid(service: Autology) -> None:
@@ -110,13 +114,27 @@ def test_html_is_self_contained(service: Autology) -> None:
 def test_cli_export_writes_a_file(service: Autology, tmp_path: Path) -> None:
     out = tmp_path / "graph.mmd"
     result = subprocess.run(
-        [sys.executable, "-m", "autology_mcp", "--root", str(service.store.root), "graph", "export", "--format", "mermaid", "-o", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "autology_mcp",
+            "--root",
+            str(service.store.root),
+            "graph",
+            "export",
+            "--format",
+            "mermaid",
+            "-o",
+            str(out),
+        ],
         capture_output=True,
         text=True,
     )
     assert result.returncode == 0, result.stderr
     assert out.read_text() == export(service.store, "mermaid")
-    bad = subprocess.run([sys.executable, "-m", "autology_mcp", "graph", "export", "--format", "svg"], capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "autology_mcp", "graph", "export", "--format", "svg"], capture_output=True, text=True
+    )
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
     assert set(FORMATS) == {"mermaid", "dot", "graphml", "json", "html"}
 
@@ -131,9 +149,18 @@ def chromium(*args: str) -> subprocess.CompletedProcess:
     with tempfile.TemporaryDirectory() as profile:
         return subprocess.run(
             [
-                CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                f"--user-data-dir={profile}", f"--window-size={WIDTH},{HEIGHT}", *args,
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                f"--window-size={WIDTH},{HEIGHT}",
+                *args,
             ],
             capture_output=True,
             text=True,

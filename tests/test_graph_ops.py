@@ -20,7 +20,13 @@ def kg(tmp_path: Path):
     """
     service = Autology.open(tmp_path)
     ids = {}
-    for name, type_ in [("api", "component"), ("cache", "component"), ("redis", "component"), ("doc", "concept"), ("lonely", "concept")]:
+    for name, type_ in [
+        ("api", "component"),
+        ("cache", "component"),
+        ("redis", "component"),
+        ("doc", "concept"),
+        ("lonely", "concept"),
+    ]:
         ids[name] = service.capture(f"The {name}", f"About {name}.", type=type_).id
     adr = "## Context\nc\n## Decision\nd\n## Alternatives\na\n## Consequences\nq"
     for name in ("decision", "old_adr", "mid_adr", "new_adr"):
@@ -129,7 +135,8 @@ async def test_autology_graph_tool_over_mcp(kg) -> None:
         assert not result.is_error
         assert [n["id"] for n in result.structured_content["impacted"]] == [ids["cache"], ids["api"]]
         path = await client.call_tool(
-            "autology_graph", {"operation": "path", "id": ids["doc"], "target": ids["cache"], "relation_types": ["relates_to", "uses"]}
+            "autology_graph",
+            {"operation": "path", "id": ids["doc"], "target": ids["cache"], "relation_types": ["relates_to", "uses"]},
         )
         assert path.structured_content["length"] == 2
         bad = await client.call_tool("autology_graph", {"operation": "neighbours", "id": ids["api"], "depth": 99})
@@ -145,10 +152,17 @@ def test_cli_twins(kg) -> None:
     root = str(service.store.root)
 
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "autology_mcp", "--root", root, *args], capture_output=True, text=True)
+        return subprocess.run(
+            [sys.executable, "-m", "autology_mcp", "--root", root, *args], capture_output=True, text=True
+        )
 
     text = cli("graph", "neighbours", ids["api"], "--depth", "2", "--type", "uses", "--type", "depends_on")
-    assert text.returncode == 0 and "The cache" in text.stdout and "The redis" in text.stdout and "The doc" not in text.stdout
+    assert (
+        text.returncode == 0
+        and "The cache" in text.stdout
+        and "The redis" in text.stdout
+        and "The doc" not in text.stdout
+    )
     impact = json.loads(cli("graph", "impact", ids["redis"], "--json").stdout)
     assert [n["id"] for n in impact["impacted"]] == [ids["cache"], ids["api"]]
     path = cli("graph", "path", ids["doc"], ids["redis"])

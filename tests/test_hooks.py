@@ -53,7 +53,9 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def capture(root: Path, title: str, type: str = "component", refs: list[str] | None = None, content: str = "Text.") -> str:
+def capture(
+    root: Path, title: str, type: str = "component", refs: list[str] | None = None, content: str = "Text."
+) -> str:
     service = Autology.open(root)
     try:
         return service.capture(title, content, type=type, references=refs).id
@@ -207,7 +209,9 @@ def test_git_dash_c_commit_in_a_subdirectory_repo(tmp_path: Path) -> None:
 
 
 def test_pull_request_events(repo: Path) -> None:
-    created = post_commit(bash_payload(repo, "git push -u origin feat && gh pr create --fill", "https://github.com/o/r/pull/7\n"), repo)
+    created = post_commit(
+        bash_payload(repo, "git push -u origin feat && gh pr create --fill", "https://github.com/o/r/pull/7\n"), repo
+    )
     merged = post_commit(bash_payload(repo, "gh pr merge 7 --squash", ""), repo)
 
     assert "pull request created" in context_of(created)
@@ -369,7 +373,10 @@ def test_end_to_end_commit_in_a_fresh_repository(repo: Path) -> None:
 
 def test_every_referencing_node_is_marked_but_the_list_is_capped(repo: Path) -> None:
     service = Autology.open(repo)
-    ids = [service.capture(f"Retry note {i}", "About retries.", type="concept", references=["src/retry.py"]).id for i in range(13)]
+    ids = [
+        service.capture(f"Retry note {i}", "About retries.", type="concept", references=["src/retry.py"]).id
+        for i in range(13)
+    ]
     service.close()
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "Record the notes")

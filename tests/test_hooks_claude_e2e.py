@@ -26,7 +26,9 @@ from autology_mcp.service import Autology
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("claude") is None, reason="Claude Code (npm i -g @anthropic-ai/claude-code) is not installed"),
+    pytest.mark.skipif(
+        shutil.which("claude") is None, reason="Claude Code (npm i -g @anthropic-ai/claude-code) is not installed"
+    ),
 ]
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,19 +39,37 @@ def _sse(blocks: list[dict], stop: str) -> bytes:
     events: list[dict] = [
         {
             "type": "message_start",
-            "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [],
-                        "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}},
+            "message": {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            },
         }
     ]
     for i, block in enumerate(blocks):
         if block["type"] == "text":
             events.append({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}})
-            events.append({"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": block["text"]}})
+            events.append(
+                {"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": block["text"]}}
+            )
         else:
             events.append({"type": "content_block_start", "index": i, "content_block": {**block, "input": {}}})
-            events.append({"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}})
+            events.append(
+                {
+                    "type": "content_block_delta",
+                    "index": i,
+                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+                }
+            )
         events.append({"type": "content_block_stop", "index": i})
-    events.append({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 1}})
+    events.append(
+        {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 1}}
+    )
     events.append({"type": "message_stop"})
     return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
 
@@ -73,15 +93,30 @@ class ScriptedModel:
                     return
                 tools = [t.get("name") for t in body.get("tools") or []]
                 if "Bash" in tools and "tool_result" not in json.dumps(body.get("messages")):
-                    blocks = [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": COMMAND, "description": "Commit"}}]
+                    blocks = [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_1",
+                            "name": "Bash",
+                            "input": {"command": COMMAND, "description": "Commit"},
+                        }
+                    ]
                     stop = "tool_use"
                 else:
                     blocks, stop = [{"type": "text", "text": "Done."}], "end_turn"
                 if body.get("stream"):
                     self._send("text/event-stream", _sse(blocks, stop))
                 else:
-                    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": blocks,
-                               "stop_reason": stop, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+                    message = {
+                        "id": "msg_1",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": "claude-sonnet-4-5",
+                        "content": blocks,
+                        "stop_reason": stop,
+                        "stop_sequence": None,
+                        "usage": {"input_tokens": 1, "output_tokens": 1},
+                    }
                     self._send("application/json", json.dumps(message).encode())
 
             def do_GET(self) -> None:
@@ -125,11 +160,17 @@ def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_AUTOUPDATER": "1",
         "AUTOLOGY_PYTHON": sys.executable,
-        "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com",
+        "GIT_AUTHOR_NAME": "T",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "T",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
         "GIT_CONFIG_GLOBAL": os.devnull,
     }
     try:
-        for step in (["claude", "plugin", "marketplace", "add", str(REPO)], ["claude", "plugin", "install", "autology@autology-local"]):
+        for step in (
+            ["claude", "plugin", "marketplace", "add", str(REPO)],
+            ["claude", "plugin", "install", "autology@autology-local"],
+        ):
             out = run(step, tmp_path, env)
             assert out.returncode == 0, out.stdout + out.stderr
 
@@ -137,7 +178,9 @@ def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
         (project / "src").mkdir(parents=True)
         (project / "src" / "retry.py").write_text("def retry():\n    pass\n")
         service = Autology.open(project)
-        node = service.capture("Retry with backoff", "Retries the client.", type="component", references=["src/retry.py"]).id
+        node = service.capture(
+            "Retry with backoff", "Retries the client.", type="component", references=["src/retry.py"]
+        ).id
         service.close()
         git(project, env, "init", "-q", "-b", "main")
         git(project, env, "add", "-A")
@@ -151,7 +194,9 @@ def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
         main_loop = [r for r in model.requests if "Bash" in [t.get("name") for t in r.get("tools") or []]]
         tools = {t.get("name") for t in main_loop[0]["tools"]}
         # the plugin's MCP server (launched through .mcp.json and hooks/run.sh), skills and agent are all there
-        assert {f"mcp__plugin_autology_autology__autology_{name}" for name in ("query", "capture", "graph", "analyze")} <= tools
+        assert {
+            f"mcp__plugin_autology_autology__autology_{name}" for name in ("query", "capture", "graph", "analyze")
+        } <= tools
         first = json.dumps(main_loop[0])
         assert all(f"autology:{skill}" in first for skill in ("tutorial", "capture", "explore", "analyze"))
         assert "autology:autology-advisor" in first

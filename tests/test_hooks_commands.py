@@ -31,7 +31,7 @@ EOF
         ("git push -u origin feat && gh pr create --fill", [PR_CREATE]),
         ("gh pr merge 42 --squash --delete-branch", [PR_MERGE]),
         ("git commit -m x && git push && gh pr create --fill", [GIT_COMMIT, PR_CREATE]),
-        ('git commit -m "it\'s', [GIT_COMMIT]),  # unbalanced quotes: the regex fallback still sees it
+        ("git commit -m \"it's", [GIT_COMMIT]),  # unbalanced quotes: the regex fallback still sees it
     ],
 )
 def test_recognises_git_and_pr_events(command: str, kinds: list[str]) -> None:

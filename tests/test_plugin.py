@@ -29,13 +29,20 @@ def frontmatter(path: Path) -> tuple[dict, str]:
 # ------------------------------------------------------------------------------ Claude Code's validator
 
 
-@pytest.mark.skipif(shutil.which("claude") is None, reason="Claude Code (npm i -g @anthropic-ai/claude-code) is not installed")
+@pytest.mark.skipif(
+    shutil.which("claude") is None, reason="Claude Code (npm i -g @anthropic-ai/claude-code) is not installed"
+)
 @pytest.mark.parametrize("target", [".", ".claude-plugin/plugin.json"])
 def test_claude_plugin_validate_strict(target: str, tmp_path: Path) -> None:
     """`.` validates the marketplace manifest; the plugin manifest path validates the plugin and its components."""
     env = os.environ | {"HOME": str(tmp_path), "DISABLE_AUTOUPDATER": "1"}
     out = subprocess.run(
-        ["claude", "plugin", "validate", "--strict", target], cwd=REPO, capture_output=True, text=True, timeout=120, env=env
+        ["claude", "plugin", "validate", "--strict", target],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Validation passed" in out.stdout
@@ -83,14 +90,24 @@ def test_skill_files_are_the_skills_module(name: str) -> None:
     assert meta["name"] == name and meta["description"] == skill.description
     tools = [t.strip() for t in meta["allowed-tools"].split(",")]
     assert tools and all(t.startswith(TOOL_PREFIX) for t in tools)
-    assert body == skill.body, "skills/*/SKILL.md drifted from autology_mcp/skills.py: run python -m autology_mcp.skills ."
+    assert body == skill.body, (
+        "skills/*/SKILL.md drifted from autology_mcp/skills.py: run python -m autology_mcp.skills ."
+    )
 
 
 def test_skill_workflows_cover_the_spec() -> None:
     tutorial = SKILLS["tutorial"].body
     assert all(f"## Step {n}" in tutorial for n in range(1, 6)) and "confirmation" in tutorial
     capture = SKILLS["capture"].body
-    for section in ("## Create", "## Update", "## Delete", "## Supersede", "## Context", "## Alternatives", "autology_query"):
+    for section in (
+        "## Create",
+        "## Update",
+        "## Delete",
+        "## Supersede",
+        "## Context",
+        "## Alternatives",
+        "autology_query",
+    ):
         assert section in capture
     explore = SKILLS["explore"].body
     assert "autology_status" in explore and "tagged" in explore and "type" in explore
@@ -112,7 +129,9 @@ def test_advisor_agent() -> None:
 
 
 def launcher(args: list[str], stdin: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["sh", str(REPO / "hooks" / "run.sh"), *args], input=stdin, capture_output=True, text=True, env=env, cwd=cwd)
+    return subprocess.run(
+        ["sh", str(REPO / "hooks" / "run.sh"), *args], input=stdin, capture_output=True, text=True, env=env, cwd=cwd
+    )
 
 
 def test_launcher_runs_a_hook_with_the_given_python(tmp_path: Path) -> None:
@@ -126,9 +145,18 @@ def test_launcher_fails_open_without_autology(tmp_path: Path) -> None:
     if (REPO / ".venv" / "bin" / "python").exists():
         pytest.skip("the checkout has a .venv, which the launcher would use")
     env = {"PATH": str(tmp_path), "HOME": str(tmp_path)}  # no python, no autology
-    hook = subprocess.run(["/bin/sh", str(REPO / "hooks" / "run.sh"), "hook", "post-commit"], input="{}", capture_output=True, text=True, env=env, cwd=tmp_path)
+    hook = subprocess.run(
+        ["/bin/sh", str(REPO / "hooks" / "run.sh"), "hook", "post-commit"],
+        input="{}",
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     assert hook.returncode == 0 and hook.stdout == ""
-    serve = subprocess.run(["/bin/sh", str(REPO / "hooks" / "run.sh"), "serve"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    serve = subprocess.run(
+        ["/bin/sh", str(REPO / "hooks" / "run.sh"), "serve"], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
     assert serve.returncode == 1 and "not installed" in serve.stderr
 
 
@@ -190,7 +218,12 @@ def test_launcher_skips_python_for_bash_calls_without_git(tmp_path: Path) -> Non
     fake_python.write_text(f"#!/bin/sh\ntouch {marker}\ncat >/dev/null\n")
     fake_python.chmod(0o755)
     env = {"PATH": "/usr/bin:/bin", "AUTOLOGY_PYTHON": str(fake_python), "HOME": str(tmp_path)}
-    plain = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "ls -la"}, "tool_response": {"stdout": "total 0"}}
+    plain = {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls -la"},
+        "tool_response": {"stdout": "total 0"},
+    }
     out = launcher(["hook", "post-commit"], json.dumps(plain), env, tmp_path)
     assert out.returncode == 0 and out.stdout == "" and not marker.exists()
     commit = plain | {"tool_input": {"command": "git commit -m x"}}

@@ -50,7 +50,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "hook",
         help="run a Claude Code hook (reads the JSON payload on stdin)",
-        description="Claude Code hook handlers: read the hook payload on stdin, print the hook JSON on stdout, always exit 0.",
+        description="Claude Code hook handlers: read the hook payload on stdin, print the hook JSON on stdout, "
+        "always exit 0.",
     )
     p.add_argument("event", choices=EVENTS)
     p.set_defaults(func=cmd_hook)

@@ -25,7 +25,9 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _GIT_OPTIONS_WITH_VALUE = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
 # Fallback when the line cannot be tokenised (unbalanced quotes in a heredoc, say).
 _FALLBACK = {
-    GIT_COMMIT: re.compile(r"(?:^|[;&|\n(`]|\$\()\s*(?:[A-Za-z_]\w*=\S*\s+)*git\s+(?:-\S+(?:\s+[^-\s]\S*)?\s+)*commit\b"),
+    GIT_COMMIT: re.compile(
+        r"(?:^|[;&|\n(`]|\$\()\s*(?:[A-Za-z_]\w*=\S*\s+)*git\s+(?:-\S+(?:\s+[^-\s]\S*)?\s+)*commit\b"
+    ),
     PR_CREATE: re.compile(r"(?:^|[;&|\n(`]|\$\()\s*(?:[A-Za-z_]\w*=\S*\s+)*gh\s+pr\s+create\b"),
     PR_MERGE: re.compile(r"(?:^|[;&|\n(`]|\$\()\s*(?:[A-Za-z_]\w*=\S*\s+)*gh\s+pr\s+merge\b"),
 }

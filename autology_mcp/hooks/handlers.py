@@ -28,7 +28,15 @@ CAPTURE_HINT = (
     "Capture what this work decided or built that is not recorded yet with /autology:capture "
     "(decisions as ADRs: Context, Decision, Alternatives, Consequences; link nodes with autology_relate)."
 )
-TYPE_WEIGHT = {"decision": 2.0, "convention": 2.0, "issue": 1.5, "component": 1.0, "pattern": 1.0, "concept": 1.0, "session": 0.5}
+TYPE_WEIGHT = {
+    "decision": 2.0,
+    "convention": 2.0,
+    "issue": 1.5,
+    "component": 1.0,
+    "pattern": 1.0,
+    "concept": 1.0,
+    "session": 0.5,
+}
 
 
 # ------------------------------------------------------------------------------ shared
@@ -133,12 +141,13 @@ def _commit_section(
     shown = ", ".join(commit.files[:MAX_FILES_SHOWN])
     if len(commit.files) > MAX_FILES_SHOWN:
         shown += f", … (+{len(commit.files) - MAX_FILES_SHOWN} more)"
-    lines = [
-        f'autology (post-commit): commit {commit.sha[:7]} "{commit.subject}" changed {len(commit.files)} file(s): {shown}'
-    ]
+    head = f'autology (post-commit): commit {commit.sha[:7]} "{commit.subject}"'
+    lines = [f"{head} changed {len(commit.files)} file(s): {shown}"]
     store = open_store(root)
     if store is None:
-        lines.append("This project has no autology knowledge graph yet (.autology/ is missing); /autology:tutorial sets one up.")
+        lines.append(
+            "This project has no autology knowledge graph yet (.autology/ is missing); /autology:tutorial sets one up."
+        )
         return lines, f"autology: commit {commit.sha[:7]} — no knowledge graph in this project yet"
     try:
         node_lines, found, marked = _review_nodes(store, root, commit, config["mark_needs_review"])
@@ -240,7 +249,11 @@ def _recall_rank(nodes: list[KnowledgeNode], recent_files: list[str]) -> list[Kn
 
     def score(node: KnowledgeNode) -> tuple[float, float, str]:
         touched = 3.0 if matching_references(node, recent) else 0.0
-        return (-(touched + TYPE_WEIGHT.get(node.type.value, 1.0) + node.confidence), -node.modified.timestamp(), node.id)
+        return (
+            -(touched + TYPE_WEIGHT.get(node.type.value, 1.0) + node.confidence),
+            -node.modified.timestamp(),
+            node.id,
+        )
 
     return sorted(nodes, key=score)
 
@@ -250,9 +263,15 @@ def recall_text(store: NodeStore, recent_files: list[str], limit: int = RECALL_M
     nodes = list(store.index.all_nodes())
     active = [n for n in nodes if n.status.value == "active"]
     review = sum(n.status.value == "needs_review" for n in nodes)
-    header = [f"autology — project memory: {len(nodes)} knowledge node(s)" + (f", {review} needing review" if review else "") + "."]
+    header = [
+        f"autology — project memory: {len(nodes)} knowledge node(s)"
+        + (f", {review} needing review" if review else "")
+        + "."
+    ]
     if active:
-        header.append("Most relevant active knowledge (decisions, conventions, and nodes about recently changed files):")
+        header.append(
+            "Most relevant active knowledge (decisions, conventions, and nodes about recently changed files):"
+        )
     reviewing = [n for n in nodes if n.status.value == "needs_review"]
     items = [_node_line(n) for n in _recall_rank(active, recent_files)]
     items += [_node_line(n) + " — needs review" for n in _recall_rank(reviewing, recent_files)]
