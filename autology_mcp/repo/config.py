@@ -83,14 +83,16 @@ class IndexConfig:
     area_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_AREA_WEIGHTS))
     max_hits_per_file: int = 2
     candidates: int = 300
+    lexical_budget: int = 5000  # above this many matching chunks, the BM25 pass drops very common words
+    common_word_ratio: float = 0.2  # "very common": found in more than this share of all chunks
 
     def build_hash(self) -> str:
         """Hash of the settings that decide the index's contents (rule 2 of incremental reuse)."""
         keep = {
             k: v
             for k, v in asdict(self).items()
-            if k not in {"weights", "area_weights", "max_hits_per_file", "candidates", "workers", "isolation",
-                         "worktree_hash_length"}
+            if k not in {"weights", "area_weights", "max_hits_per_file", "candidates", "common_word_ratio", "lexical_budget",
+                         "workers", "isolation", "worktree_hash_length"}
         }
         keep["format_version"] = INDEX_FORMAT_VERSION
         blob = json.dumps(keep, sort_keys=True, separators=(",", ":")).encode()
@@ -100,7 +102,7 @@ class IndexConfig:
 _INT_MIN = {
     "max_file_bytes": 1, "code_max_lines": 5, "code_overlap_lines": 0, "doc_max_lines": 5,
     "doc_overlap_lines": 0, "text_max_lines": 5, "text_overlap_lines": 0, "dimension": 16,
-    "max_bigrams": 0, "worktree_hash_length": 4, "workers": 0, "max_hits_per_file": 1, "candidates": 10,
+    "max_bigrams": 0, "worktree_hash_length": 4, "workers": 0, "max_hits_per_file": 1, "candidates": 10, "lexical_budget": 1,
 }
 
 
@@ -138,6 +140,10 @@ def config_from_dict(raw: dict[str, Any]) -> IndexConfig:
                 value = {**DEFAULT_WEIGHTS, **{k: float(v) for k, v in value.items()}}
             else:
                 value = {k: float(v) for k, v in value.items()}
+        elif isinstance(default, float):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+                raise ValidationError(where, "must be a number in (0, 1]")
+            value = float(value)
         elif isinstance(default, str):
             if name == "isolation" and value not in ISOLATION_MODES:
                 raise ValidationError(where, f"unknown mode {value!r}", ISOLATION_MODES)

@@ -1,7 +1,9 @@
 """Hybrid ranking over the index.
 
 Candidates are the best ``candidates`` chunks by BM25 (FTS5, porter stemming, OR of the query
-words; columns text / symbol / path weighted 1 / 3 / 2). Each candidate is then scored:
+words; columns text / symbol / path weighted 1 / 3 / 2; when the words match more than
+``lexical_budget`` chunks, words found in more than ``common_word_ratio`` of all chunks are left
+out of this pass). Each candidate is then scored:
 
     score = (w.bm25·bm25 + w.symbol·symbol + w.path·path + w.vector·vector + w.recency·recency) × area
 
@@ -122,6 +124,20 @@ def fts_expression(qwords: list[str]) -> str:
     return " OR ".join(f'"{w}"' for w in qwords)
 
 
+def lexical_words(conn, qwords: list[str], ratio: float, budget: int) -> list[str]:
+    """The query words for the BM25 channel. A speed guard for large indexes: when the words match
+    more than ``budget`` chunks, the words found in more than ``ratio`` of all chunks are left out
+    (they barely move BM25 but make it score most of the index), unless that leaves none."""
+    if ratio >= 1.0 or len(qwords) < 2:
+        return qwords
+    count = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
+    if conn.execute(count, (fts_expression(qwords),)).fetchone()[0] <= budget:
+        return qwords
+    total = conn.execute("SELECT coalesce(sum(chunk_count), 0) FROM files").fetchone()[0]
+    keep = [w for w in qwords if conn.execute(count, (f'"{w}"',)).fetchone()[0] <= ratio * total]
+    return keep or qwords
+
+
 def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
     """Rank the index's chunks for ``query``; returns ``{"hits": [...], "trace": {...}}``."""
     if not isinstance(query, str) or not query.strip():
@@ -134,10 +150,11 @@ def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
         raise ValidationError("query", "has no searchable words (only stop words, numbers or punctuation)")
     weights = cfg.weights
     conn = db.conn
+    lexical = lexical_words(conn, qwords, cfg.common_word_ratio, cfg.lexical_budget)
     bw = ", ".join(str(w) for w in BM25_COLUMN_WEIGHTS)
     rows = conn.execute(
         f"SELECT rowid, bm25(chunks_fts, {bw}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s, rowid LIMIT ?",
-        (fts_expression(qwords), cfg.candidates),
+        (fts_expression(lexical), cfg.candidates),
     ).fetchall()
     t_fts = time.perf_counter()
     cands = {rid: _Cand(rid, -score) for rid, score in rows}
@@ -213,6 +230,7 @@ def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
         "hits": hits,
         "trace": {
             "words": qwords,
+            "lexical_words": lexical,
             "candidates": len(live),
             "weights": dict(weights),
             "fts_ms": round((t_fts - t0) * 1000, 2),

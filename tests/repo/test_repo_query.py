@@ -81,3 +81,20 @@ def test_channel_scores():
     assert path_score(["billing"], "src/app/websocket.py") == 0.0
     assert symbol_score({"reconnect", "timeout"}, "reconnect_after_timeout") > 0.5
     assert symbol_score({"billing"}, "reconnect_after_timeout") == 0.0
+
+
+def test_common_words_are_left_out_of_the_bm25_pass_only_above_the_budget(repo: Path):
+    from autology_mcp.repo.config import config_from_dict
+    from autology_mcp.repo.layout import IndexLocation
+    from autology_mcp.repo.query import search
+    from autology_mcp.repo.store import IndexDB
+
+    for i in range(20):
+        write(repo, f"pkg/m{i}.py", f"def common_{i}():\n    return 'shared word'\n")
+    build(repo)
+    cfg = config_from_dict({"lexical_budget": 5, "common_word_ratio": 0.3})
+    with IndexDB(IndexLocation.of(repo, cfg).db, create=False) as db:
+        r = search(db, cfg, "shared invoice")
+        assert r["trace"]["lexical_words"] == ["invoice"]  # 'shared' is in most chunks
+        r = search(db, config_from_dict({"lexical_budget": 10000}), "shared invoice")
+        assert r["trace"]["lexical_words"] == ["shared", "invoice"]
