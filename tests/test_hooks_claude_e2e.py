@@ -1,9 +1,10 @@
 """End to end through the real Claude Code: the plugin installed from the local marketplace, a
-scripted model (a local stand-in for the Messages API that asks for one Bash call, `git add -A &&
-git commit …`), and the hooks firing for real.
+scripted model (a local stand-in for the Messages API that uses /autology:explore, calls the plugin's
+autology_query tool, then runs `git add -A && git commit …` with Bash), and the hooks firing for real.
 
-Checks that the plugin's MCP tools, skills and agent reach the model, that SessionStart's recall
-does too, that Claude Code runs our PostToolUse hook
+Checks that the plugin's MCP tools, skills and agent reach the model, that the skill loads and the
+MCP tool answers from the store, that SessionStart's recall reaches the model, that Claude Code runs
+our PostToolUse hook
 after the commit and hands its additionalContext (naming the node that references the changed file)
 to the model with the tool result, and that PreCompact fires on /compact. Skipped when `claude` is
 not installed. Nothing leaves the machine: the API base URL points at 127.0.0.1.
@@ -74,8 +75,17 @@ def _sse(blocks: list[dict], stop: str) -> bytes:
     return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
 
 
+QUERY_TOOL = "mcp__plugin_autology_autology__autology_query"
+# What the scripted model does, one step per turn of the main loop: use a skill, call an MCP tool, commit.
+SCRIPT = [
+    ("Skill", {"skill": "autology:explore", "args": "retry"}),
+    (QUERY_TOOL, {"query": "retry"}),
+    ("Bash", {"command": COMMAND, "description": "Commit"}),
+]
+
+
 class ScriptedModel:
-    """Answers the first request that offers the Bash tool with one Bash call, everything else with text."""
+    """Plays SCRIPT in the main loop (requests offering the Bash tool), then says "Done."; anything else gets text."""
 
     def __init__(self) -> None:
         self.requests: list[dict] = []
@@ -92,15 +102,10 @@ class ScriptedModel:
                     self._send("application/json", b'{"input_tokens": 1}')
                     return
                 tools = [t.get("name") for t in body.get("tools") or []]
-                if "Bash" in tools and "tool_result" not in json.dumps(body.get("messages")):
-                    blocks = [
-                        {
-                            "type": "tool_use",
-                            "id": "toolu_1",
-                            "name": "Bash",
-                            "input": {"command": COMMAND, "description": "Commit"},
-                        }
-                    ]
+                step = json.dumps(body.get("messages")).count('"tool_result"')
+                if "Bash" in tools and step < len(SCRIPT):
+                    name, tool_input = SCRIPT[step]
+                    blocks = [{"type": "tool_use", "id": f"toolu_{step}", "name": name, "input": tool_input}]
                     stop = "tool_use"
                 else:
                     blocks, stop = [{"type": "text", "text": "Done."}], "end_turn"
@@ -136,6 +141,15 @@ class ScriptedModel:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def tool_result(request: dict, tool_use_id: str) -> object:
+    """The content of one tool_result block in a request's messages."""
+    for message in request["messages"]:
+        for block in message["content"] if isinstance(message["content"], list) else []:
+            if block.get("type") == "tool_result" and block.get("tool_use_id") == tool_use_id:
+                return block["content"]
+    raise AssertionError(f"no tool_result for {tool_use_id}")
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -187,7 +201,8 @@ def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
         git(project, env, "commit", "-qm", "Initial commit")
         (project / "src" / "retry.py").write_text("def retry(times=5):\n    pass\n")
 
-        out = run(["claude", "-p", "commit the change", "--allowedTools", "Bash"], project, env)
+        allowed = ["--allowedTools", "Bash", "--allowedTools", QUERY_TOOL, "--allowedTools", "Skill"]
+        out = run(["claude", "-p", "explore, then commit the change", *allowed], project, env)
         assert out.returncode == 0, out.stdout + out.stderr
 
         assert "Tune the retry" in git(project, env, "log", "-1", "--format=%s")
@@ -200,9 +215,14 @@ def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
         first = json.dumps(main_loop[0])
         assert all(f"autology:{skill}" in first for skill in ("tutorial", "capture", "explore", "analyze"))
         assert "autology:autology-advisor" in first
+        turns = [json.dumps(r["messages"]) for r in main_loop]
+        assert len(turns) == len(SCRIPT) + 1, "the model did not get an answer for every step"
+        assert "# autology explore" not in turns[0] and "# autology explore" in turns[1]  # the skill was loaded
+        query_result = json.dumps(tool_result(main_loop[2], "toolu_1"))
+        assert node in query_result and "score" in query_result  # the MCP tool answered from the store
         conversations = [json.dumps(r) for r in model.requests if r.get("messages")]
         assert any("SessionStart hook additional context: autology" in c and node in c for c in conversations)
-        after_commit = [c for c in conversations if "tool_result" in c]
+        after_commit = [c for c in conversations if c.count('"tool_result"') == len(SCRIPT)]
         assert after_commit, "the model never got the Bash result"
         assert "PostToolUse:Bash hook additional context: autology (post-commit)" in after_commit[0]
         assert node in after_commit[0] and "src/retry.py" in after_commit[0]
