@@ -132,6 +132,11 @@ async def measure_tools(root: Path, nodes: list[tuple[str, str]], calls: int, wa
 
         results["autology_query"] = summary(await timed(query, calls, warmup))
 
+        async def query_one(i: int) -> None:
+            await call(client, "autology_query", {"query": queries[i], "limit": 1})
+
+        results["autology_query limit=1"] = summary(await timed(query_one, calls, warmup))
+
         async def update(_: int) -> None:
             node_id = rng.choice(ids)
             kind = rng.random()
@@ -153,6 +158,22 @@ async def measure_tools(root: Path, nodes: list[tuple[str, str]], calls: int, wa
             await call(client, "autology_relate", args)
 
         results["autology_relate"] = summary(await timed(relate, calls, warmup))
+
+    # The same queries in-process (the service alone, no MCP): what the server itself spends.
+    from autology_mcp.service import Autology
+
+    autology = Autology.open(root)
+    try:
+        for q in queries[:warmup]:
+            autology.query(q)
+        samples = []
+        for q in queries[warmup:]:
+            started = time.perf_counter()
+            autology.query(q)
+            samples.append(time.perf_counter() - started)
+        results["query in-process"] = summary(samples)
+    finally:
+        autology.close()
     return results
 
 
@@ -218,6 +239,7 @@ def measure_rebuild(root: Path) -> dict:
 
 
 def run_size(size: int, data_dir: Path, args: argparse.Namespace) -> dict:
+    load_before = round(os.getloadavg()[0], 2)
     root = data_dir / f"store-{size}"
     if root.exists():
         shutil.rmtree(root)
@@ -234,7 +256,14 @@ def run_size(size: int, data_dir: Path, args: argparse.Namespace) -> dict:
     print(f"[{size}] cold start measured", file=sys.stderr)
     if not args.keep:
         shutil.rmtree(root)
-    return {"nodes": size, "setup_s": round(setup_s, 2), "rebuild": rebuild, "tools": tools, "cold_start": cold}
+    return {
+        "nodes": size,
+        "setup_s": round(setup_s, 2),
+        "rebuild": rebuild,
+        "tools": tools,
+        "cold_start": cold,
+        "load_average_1m": [load_before, round(os.getloadavg()[0], 2)],
+    }
 
 
 def verdict(ok: bool) -> str:
@@ -243,15 +272,25 @@ def verdict(ok: bool) -> str:
 
 def print_report(report: dict) -> None:
     print(f"\nmachine: {report['machine']}")
+    loads = ", ".join(f"{r['nodes']} nodes {r['load_average_1m'][0]} -> {r['load_average_1m'][1]}" for r in report["sizes"])
+    print(f"1-minute load average before -> after each size: {loads}")
     print(f"calls per operation: {report['calls']} (after {report['warmup']} warm-up calls)\n")
-    ops = ["autology_capture", "autology_query", "autology_update", "autology_relate", "tools/list"]
-    header = f"{'operation':<22}" + "".join(
+    ops = [
+        "autology_capture",
+        "autology_query",
+        "autology_update",
+        "autology_relate",
+        "autology_query limit=1",
+        "tools/list",
+        "query in-process",
+    ]
+    header = f"{'operation':<24}" + "".join(
         "{:>36}".format(f"{r['nodes']} nodes p50 / p95 / mean ms") for r in report["sizes"]
     )
     print(header)
     print("-" * len(header))
     for op in ops:
-        line = f"{op:<22}"
+        line = f"{op:<24}"
         for r in report["sizes"]:
             s = r["tools"][op]
             line += f"{s['p50_ms']:>16.2f} / {s['p95_ms']:>7.2f} / {s['mean_ms']:>7.2f}"
@@ -260,7 +299,7 @@ def print_report(report: dict) -> None:
     if floor:
         for op in ("echo", "tools/list"):
             s = floor[op]
-            print(f"{'floor ' + op:<22}{s['p50_ms']:>16.2f} / {s['p95_ms']:>7.2f} / {s['mean_ms']:>7.2f}   (trivial server)")
+            print(f"{'floor ' + op:<24}{s['p50_ms']:>16.2f} / {s['p95_ms']:>7.2f} / {s['mean_ms']:>7.2f}   (trivial server)")
     print()
     print(f"{'start-up and rebuild':<40}" + "".join(f"{str(r['nodes']) + ' nodes':>16}" for r in report["sizes"]))
     rows = [
