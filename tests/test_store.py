@@ -406,3 +406,81 @@ def test_an_update_never_overwrites_another_file_at_the_node_path(autology, root
     with pytest.raises(StorageError, match="another file already exists"):
         autology.update(node_id, title="Changed")
     assert snapshot(root) == before
+
+
+# ------------------------------------------------------------------------------ no file can crash the store
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_yaml_values = st.recursive(
+    st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=12),
+        st.sampled_from(["concept", "decision", "active", "uses", "2026-01-01", "2026-01-01T00:00:00Z",
+                         "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f", "../x", ""]),
+    ),  # fmt: skip
+    lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(st.text(max_size=8), children, max_size=3)),
+    max_leaves=8,
+)
+_frontmatter = st.dictionaries(
+    st.sampled_from(["id", "type", "title", "tags", "confidence", "created", "modified", "source", "status",
+                     "relations", "references", "session", "aliases"]),
+    _yaml_values,
+)  # fmt: skip
+
+
+_VALID_BASE = {
+    "id": "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f", "type": "concept", "title": "Fuzzed", "modified": "2026-01-01T00:00:00Z",
+}  # fmt: skip
+_optional_fields = st.dictionaries(
+    st.sampled_from(["tags", "confidence", "created", "source", "status", "relations", "references", "session", "x"]),
+    st.one_of(
+        _yaml_values,
+        st.lists(st.fixed_dictionaries({"type": st.sampled_from(["uses", "bad"]), "target": _yaml_values}), max_size=2),
+    ),
+)
+
+
+def _file_text(draw_value):
+    import yaml
+
+    kind, value = draw_value
+    if kind == "raw":
+        return value
+    try:
+        front = yaml.safe_dump(value, allow_unicode=True)
+    except yaml.YAMLError:
+        front = "{}\n"
+    return f"---\n{front}---\nbody\n"
+
+
+@settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "80")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(
+    content=st.one_of(
+        st.tuples(st.just("raw"), st.text(max_size=200)),
+        st.tuples(st.just("raw"), st.text(max_size=100).map(lambda t: "---\n" + t + "\n---\n")),
+        st.tuples(st.just("yaml"), _frontmatter),
+        st.tuples(st.just("yaml"), _optional_fields.map(lambda d: {**_VALID_BASE, **d})),
+    )
+)
+def test_no_file_content_crashes_the_store(tmp_path_factory, content):
+    root = tmp_path_factory.mktemp("fuzz")
+    store = NodeStore(root, durable=False)
+    try:
+        store.init()
+        path = root / ".autology" / "nodes" / "concepts" / "fuzzed.md"
+        path.write_text(_file_text(content), encoding="utf-8", errors="surrogatepass")
+        before = path.read_bytes()
+        report = store.reconcile()
+        assert report.scanned == 1
+        assert report.added + len(report.malformed) >= 1
+        if report.malformed:
+            assert report.malformed[0][0] == ".autology/nodes/concepts/fuzzed.md" and report.malformed[0][1]
+        else:
+            node_id = store.index.files()[".autology/nodes/concepts/fuzzed.md"].node_id
+            assert store.get(node_id).id == node_id
+        assert path.read_bytes() == before
+        store.rebuild()
+        assert path.read_bytes() == before
+    finally:
+        store.close()
