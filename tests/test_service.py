@@ -562,3 +562,36 @@ StoreMachine.TestCase.settings = settings(
     max_examples=25, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 test_any_sequence_of_operations = StoreMachine.TestCase
+
+
+# ------------------------------------------------------------------------------ any input: a result or a clear error
+
+_any_value = st.one_of(
+    st.none(), st.booleans(), st.integers(-5, 200), st.floats(allow_nan=True), st.text(max_size=20),
+    st.sampled_from(["concept", "uses", "active", "auth", "", " ", "../x", "a.py#L1-2"]),
+    st.lists(st.one_of(st.none(), st.integers(), st.text(max_size=8), st.sampled_from(["auth", "a.py"])), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)  # fmt: skip
+_PARAMETERS = {
+    "capture": ["title", "content", "type", "tags", "references", "session", "source", "confidence", "status"],
+    "query": ["query", "type", "tags", "limit"],
+    "update": ["id", "title", "content", "tags", "status", "confidence", "references"],
+    "relate": ["source", "target", "type", "description", "confidence"],
+    "unrelate": ["source", "target", "type"],
+    "get": ["node_id"],
+}
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(operation=st.sampled_from(sorted(_PARAMETERS)), data=st.data())
+def test_any_input_gives_a_result_or_a_typed_error(autology, operation, data):
+    """Whatever the types and values, an operation succeeds or raises one of the core's errors (never a crash)."""
+    from autology_mcp.errors import AutologyError
+
+    ids = [h.node.id for h in autology.query(limit=5)] or [autology.capture("Seed", "seed", type="concept").id]
+    ids.append(ids[0].upper())
+    kwargs = {name: data.draw(st.one_of(_any_value, st.sampled_from(ids)), label=name) for name in _PARAMETERS[operation]}
+    try:
+        getattr(autology, operation)(**kwargs)
+    except AutologyError as exc:
+        assert str(exc)
