@@ -96,19 +96,27 @@ def candidate_paths(root: Path, cfg: IndexConfig) -> list[str]:
                 rel = fn if rel_dir == "." else f"{rel_dir}/{fn}"
                 listed.append(rel.replace(os.sep, "/"))
     excluded = glob_set(tuple(cfg.exclude_globs))
+    key = (tuple(cfg.include_roots), tuple(cfg.exclude_globs), tuple(cfg.prune_dirs), tuple(cfg.extensions),
+           tuple(cfg.filenames))
+    verdicts = _verdicts.setdefault(key, {})  # path -> wanted?, remembered between scans of a long-lived process
+    if len(verdicts) > 500_000:
+        verdicts.clear()
     out = []
     for path in listed:
-        if not _wanted_name(path, cfg, ext_set, names):
-            continue
-        parts = path.split("/")
-        if any(p in prune for p in parts[:-1]):
-            continue
-        if not _under_roots(path, cfg.include_roots):
-            continue
-        if excluded.match(path):
-            continue
-        out.append(path)
+        wanted = verdicts.get(path)
+        if wanted is None:
+            wanted = verdicts[path] = (
+                _wanted_name(path, cfg, ext_set, names)
+                and not any(p in prune for p in path.split("/")[:-1])
+                and _under_roots(path, cfg.include_roots)
+                and not excluded.match(path)
+            )
+        if wanted:
+            out.append(path)
     return sorted(set(out))
+
+
+_verdicts: dict[tuple, dict[str, bool]] = {}
 
 
 def scan(root: Path, cfg: IndexConfig) -> list[ScannedFile]:
