@@ -1,10 +1,11 @@
 """End to end through the real Claude Code: the plugin installed from the local marketplace, a
 scripted model (a local stand-in for the Messages API that uses /autology:explore, calls the plugin's
-autology_query tool, then runs `git add -A && git commit …` with Bash), and the hooks firing for real.
+autology_query tool, runs `git add -A && git commit …` with Bash, then hands a message to the
+autology-advisor agent), and the hooks firing for real.
 
 Checks that the plugin's MCP tools, skills and agent reach the model, that the skill loads and the
-MCP tool answers from the store, that SessionStart's recall reaches the model, that Claude Code runs
-our PostToolUse hook
+MCP tool answers from the store, that the advisor runs on haiku with only the two read-only tools,
+that SessionStart's recall reaches the model, that Claude Code runs our PostToolUse hook
 after the commit and hands its additionalContext (naming the node that references the changed file)
 to the model with the tool result, and that PreCompact fires on /compact. Skipped when `claude` is
 not installed. Nothing leaves the machine: the API base URL points at 127.0.0.1.
@@ -81,6 +82,14 @@ SCRIPT = [
     ("Skill", {"skill": "autology:explore", "args": "retry"}),
     (QUERY_TOOL, {"query": "retry"}),
     ("Bash", {"command": COMMAND, "description": "Commit"}),
+    (
+        "Agent",
+        {
+            "description": "Check for ontology signals",
+            "prompt": "The user said: we decided to use Postgres for orders.",
+            "subagent_type": "autology:autology-advisor",
+        },
+    ),
 ]
 
 
@@ -135,6 +144,8 @@ class ScriptedModel:
                 self.wfile.write(data)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True  # never wait for a connection Claude Code left open
+        self.server.block_on_close = False
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
@@ -201,7 +212,16 @@ def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
         git(project, env, "commit", "-qm", "Initial commit")
         (project / "src" / "retry.py").write_text("def retry(times=5):\n    pass\n")
 
-        allowed = ["--allowedTools", "Bash", "--allowedTools", QUERY_TOOL, "--allowedTools", "Skill"]
+        allowed = [
+            "--allowedTools",
+            "Bash",
+            "--allowedTools",
+            QUERY_TOOL,
+            "--allowedTools",
+            "Skill",
+            "--allowedTools",
+            "Agent",
+        ]
         out = run(["claude", "-p", "explore, then commit the change", *allowed], project, env)
         assert out.returncode == 0, out.stdout + out.stderr
 
@@ -222,10 +242,19 @@ def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
         assert node in query_result and "score" in query_result  # the MCP tool answered from the store
         conversations = [json.dumps(r) for r in model.requests if r.get("messages")]
         assert any("SessionStart hook additional context: autology" in c and node in c for c in conversations)
-        after_commit = [c for c in conversations if c.count('"tool_result"') == len(SCRIPT)]
+        bash_step = [name for name, _ in SCRIPT].index("Bash")
+        after_commit = [c for c in conversations if c.count('"tool_result"') == bash_step + 1]
         assert after_commit, "the model never got the Bash result"
         assert "PostToolUse:Bash hook additional context: autology (post-commit)" in after_commit[0]
         assert node in after_commit[0] and "src/retry.py" in after_commit[0]
+        advisor = [r for r in model.requests if "You are autology-advisor" in json.dumps(r.get("system"))]
+        assert advisor, "the autology-advisor agent never ran"
+        assert "haiku" in advisor[0]["model"]
+        assert {t["name"] for t in advisor[0]["tools"]} == {
+            QUERY_TOOL,
+            "mcp__plugin_autology_autology__autology_status",
+        }
+        assert "RECOMMEND: /autology:<skill>" in json.dumps(advisor[0]["system"])
         service = Autology.open(project)
         assert service.get(node).status == "needs_review"
         service.close()
