@@ -458,7 +458,7 @@ def test_node_files_are_only_written_at_their_spec_path(autology, root, capture)
 
 # ------------------------------------------------------------------------------ stateful: any sequence of operations
 
-from hypothesis import HealthCheck, settings  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule  # noqa: E402
 
