@@ -351,7 +351,10 @@ class NodeStore:
             stat = self.paths.graph_index.stat()
         except OSError:
             return
-        self.index.put_meta("graph_index_stamp", _graph_stamp(relations_generation, stat))
+        try:
+            self.index.put_meta("graph_index_stamp", _graph_stamp(relations_generation, stat))
+        except sqlite3.Error as exc:  # only an optimisation: without it the next start checks the file
+            log.debug("cannot record the graph index stamp: %s", exc)
 
     def _graph_index_stamped(self) -> bool:
         try:
