@@ -464,7 +464,8 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule  
 
 
 class StoreMachine(RuleBasedStateMachine):
-    """Random sequences of the operations, plus outside edits, against a model of what the files must say."""
+    """Random sequences of the operations, outside edits and rebuilds, from two instances on one project,
+    against a model of what the files must say."""
 
     nodes = Bundle("nodes")
 
@@ -478,16 +479,33 @@ class StoreMachine(RuleBasedStateMachine):
 
         self._tmp = tempfile.TemporaryDirectory()
         self.root = Path(self._tmp.name)
-        store = NodeStore(self.root, durable=False)
-        store.init()
-        store.reconcile()
-        self.autology = Autology(store)
+        # two instances on one project, like two server processes: rules alternate between them
+        self.instances = []
+        for _ in range(2):
+            store = NodeStore(self.root, durable=False)
+            store.init()
+            store.reconcile()
+            self.instances.append(Autology(store))
+        self.active = 0
         self.model_nodes: dict[str, str] = {}  # id -> title
         self.model_relations: set[tuple[str, str, str]] = set()
 
+    @property
+    def autology(self):
+        return self.instances[self.active]
+
     def teardown(self):
-        self.autology.close()
+        for instance in self.instances:
+            instance.close()
         self._tmp.cleanup()
+
+    @rule()
+    def switch_instance(self):
+        self.active = 1 - self.active
+
+    @rule()
+    def rebuild(self):
+        self.autology.store.rebuild()
 
     @rule(target=nodes, title=st.sampled_from(["alpha", "beta", "gamma: delta", "ε — unicode", "---"]))
     def capture(self, title):
@@ -554,8 +572,9 @@ class StoreMachine(RuleBasedStateMachine):
         assert {parse_node(t).id: parse_node(t).title for t in files.values()} == self.model_nodes
         assert {(s, t, ty) for s, t, ty, _d, _c in relations_in_files(self.root)} == self.model_relations
         assert_graph_index_matches_files(self.root)
-        assert self.autology.status().totalNodes == len(self.model_nodes)
-        assert self.autology.status().totalRelations == len(self.model_relations)
+        for instance in self.instances:
+            assert instance.status().totalNodes == len(self.model_nodes)
+            assert instance.status().totalRelations == len(self.model_relations)
 
 
 StoreMachine.TestCase.settings = settings(
