@@ -334,11 +334,22 @@ def test_session_start_without_store_is_a_short_hint(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("event", ["post-commit", "pre-compact", "session-end", "session-start"])
-@pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '{"tool_input": 5, "cwd": 3}', "\x00\xff"])
+@pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '"a string"', "\x00\xff", '{"truncated": '])
 def test_malformed_input_is_silent(event: str, stdin: str) -> None:
-    if event != "post-commit" and stdin.startswith("{"):
-        pytest.skip("a JSON object is a valid (if odd) payload for events that read no tool fields")
     assert run(event, stdin) is None
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"tool_name": "Bash", "tool_input": 5, "cwd": 3},
+        {"tool_name": "Bash", "tool_input": {"command": ["git", "commit"]}},
+        {"tool_name": "Bash"},
+        {},
+    ],
+)
+def test_post_commit_ignores_payloads_of_the_wrong_shape(payload: dict) -> None:
+    assert run("post-commit", json.dumps(payload)) is None
 
 
 @pytest.mark.parametrize("event", ["post-commit", "session-start"])
