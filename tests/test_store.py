@@ -486,3 +486,20 @@ def test_no_file_content_crashes_the_store(tmp_path_factory, content):
         assert path.read_bytes() == before
     finally:
         store.close()
+
+
+def test_a_merge_conflict_in_a_node_file_is_reported_and_left_alone(autology, root, capture):
+    node_id = capture("Merged", "merged words")
+    path = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
+    text = path.read_text()
+    conflicted = text.replace(
+        "status: active\n", "<<<<<<< HEAD\nstatus: active\n=======\nstatus: superseded\n>>>>>>> branch\n"
+    )
+    path.write_text(conflicted)
+    report = autology.store.reconcile()
+    assert [p for p, _ in report.malformed] == [f".autology/nodes/concepts/{node_id}.md"]
+    assert "invalid YAML frontmatter at line" in report.malformed[0][1]
+    assert autology.query("merged") == []
+    with pytest.raises(StorageError, match="malformed"):
+        autology.update(node_id, title="x")
+    assert path.read_text() == conflicted
