@@ -53,7 +53,7 @@ def tokenize(text: str) -> list[str]:
     """Vector features' unigrams, in order (compound tokens followed by their parts)."""
     out: list[str] = []
     cache = _expansions
-    for raw in _TOKEN.findall(normalize(text)):
+    for raw in _TOKEN.findall(split_camel(text).lower()):  # same tokens as normalize(text): other chars separate
         exp = cache.get(raw)
         if exp is None:
             if len(cache) > 300_000:  # bound memory; it is only a cache
