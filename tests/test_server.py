@@ -255,3 +255,20 @@ async def test_query_text_output_is_one_json_array(connect, capture):
         assert len(result.structured_content["result"]) == 3
         empty = ok(await client.call_tool("autology_query", {"query": "zebra"}))
         assert [json.loads(block.text) for block in empty.content] == [[]]
+
+
+async def test_status_reports_malformed_files_and_the_tools_skip_them(connect, autology, root):
+    bad = root / ".autology" / "nodes" / "issues" / "broken.md"
+    bad.write_text("---\ntitle: [unclosed\n---\n")
+    autology.store.reconcile()
+    async with connect() as client:
+        good = await new_node(client, "Good one", "good words")
+        status = ok(await client.call_tool("autology_status", {})).structured_content
+        assert status["totalNodes"] == 1
+        assert status["malformedFiles"] == [
+            {"path": ".autology/nodes/issues/broken.md", "reason": status["malformedFiles"][0]["reason"]}
+        ]
+        assert "invalid YAML frontmatter" in status["malformedFiles"][0]["reason"]
+        hits = ok(await client.call_tool("autology_query", {})).structured_content["result"]
+        assert [h["node"]["id"] for h in hits] == [good]
+    assert bad.read_text() == "---\ntitle: [unclosed\n---\n"
