@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Optional tools some tests use; without them those tests are skipped, never failed:
+#   - Claude Code (npm @anthropic-ai/claude-code): `claude plugin validate --strict` and the
+#     end-to-end plugin test (tests/test_plugin.py, tests/test_hooks_claude_e2e.py);
+#   - Chromium (Debian package): opening the HTML graph export headless (tests/test_export.py).
+# Each is installed only if missing and only if its package manager is there; a failure is reported
+# and skipped. scripts/test.sh runs this when CI=true or AUTOLOGY_TEST_EXTRAS=1.
+set -uo pipefail
+
+if ! command -v claude >/dev/null 2>&1; then
+    if command -v npm >/dev/null 2>&1; then
+        echo "installing Claude Code (npm @anthropic-ai/claude-code) for the plugin tests..." >&2
+        npm install --global --silent --no-fund --no-audit @anthropic-ai/claude-code >/dev/null 2>&1 \
+            || echo "could not install Claude Code; the plugin tests will be skipped" >&2
+    else
+        echo "npm not found; the Claude Code plugin tests will be skipped" >&2
+    fi
+fi
+
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing Chromium (Debian) for the HTML export test..." >&2
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 \
+        || echo "could not install Chromium; the HTML export browser test will be skipped" >&2
+fi
+exit 0
