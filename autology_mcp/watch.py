@@ -37,18 +37,55 @@ class _Handler(FileSystemEventHandler):
             log.exception("failed to process file event %s on %s", event.event_type, event.src_path)
 
 
+class _BaseHandler(FileSystemEventHandler):
+    """Watches ``.autology/`` itself (not recursively: cache/ is busy) for nodes/ coming back.
+
+    A ``git checkout`` of a branch without node files removes nodes/, and the recursive watch on it
+    ends with it; when a later checkout brings the folder back, watch it again and reconcile.
+    """
+
+    def __init__(self, watcher: NodeWatcher):
+        self.watcher = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        nodes = str(self.watcher.store.paths.nodes)
+        if not event.is_directory or nodes not in (event.src_path, getattr(event, "dest_path", "")):
+            return
+        try:
+            if event.event_type in ("created", "moved"):
+                self.watcher.watch_nodes()
+            self.watcher.store.reconcile()
+        except Exception:  # noqa: BLE001 - keep watching whatever one event did
+            log.exception("failed to process folder event %s on %s", event.event_type, event.src_path)
+
+
 class NodeWatcher:
     def __init__(self, store: NodeStore):
         self.store = store
         self._observer: Observer | None = None
+        self._nodes_watch = None
 
     def start(self) -> None:
         self.store.paths.nodes.mkdir(parents=True, exist_ok=True)
         observer = Observer()
         observer.daemon = True
-        observer.schedule(_Handler(self.store), str(self.store.paths.nodes), recursive=True)
-        observer.start()
         self._observer = observer
+        self.watch_nodes()
+        observer.schedule(_BaseHandler(self), str(self.store.paths.base), recursive=False)
+        observer.start()
+
+    def watch_nodes(self) -> None:
+        """(Re)start the recursive watch on nodes/ (its old one ended if the folder was removed)."""
+        if self._observer is None or not self.store.paths.nodes.is_dir():
+            return
+        if self._nodes_watch is not None:
+            try:
+                self._observer.unschedule(self._nodes_watch)
+            except KeyError:
+                pass
+        self._nodes_watch = self._observer.schedule(
+            _Handler(self.store), str(self.store.paths.nodes), recursive=True
+        )
 
     def stop(self) -> None:
         if self._observer is not None:
