@@ -114,3 +114,18 @@ def test_own_writes_do_not_cause_rereads(autology, watcher, capture):
     path = autology.store.paths.node_file("concept", node_id)
     assert autology.store.sync_path(path) == "none"
     assert found(autology, "quieter") == [node_id]
+
+
+def test_nodes_folder_removed_and_recreated_like_a_git_checkout(autology, root, watcher, tmp_path, capture):
+    """Checking out a branch without .autology/nodes removes the folder; coming back recreates it."""
+    kept = capture("Kept across checkouts", "kept words")
+    nodes = root / ".autology" / "nodes"
+    saved = tmp_path / "saved-nodes"
+    shutil.copytree(nodes, saved)
+    shutil.rmtree(nodes)
+    eventually(lambda: autology.status().totalNodes == 0, "the nodes gone with their folder")
+    time.sleep(0.3)  # the folder stays away a moment, as during work on the other branch (not a measurement)
+    shutil.copytree(saved, nodes)
+    eventually(lambda: found(autology, "kept") == [kept], "the nodes back with their folder")
+    new_id, _ = write_node_file(root, "issue", title="Written after the checkout", body="fresh words")
+    eventually(lambda: found(autology, "fresh") == [new_id], "a file written into the recreated folder")
