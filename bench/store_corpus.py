@@ -211,14 +211,14 @@ class CorpusGenerator:
         r = self.rng
         if node_type == "decision":
             parts = [
-                "## Context\n" + self.paragraph(r.randint(2, 4)),
-                "## Decision\n" + self.paragraph(r.randint(1, 3)),
-                "## Alternatives\n" + "\n".join(f"- {self.paragraph(1)}" for _ in range(r.randint(1, 3))),
-                "## Consequences\n" + self.paragraph(r.randint(1, 3)),
+                "## Context\n" + self.paragraph(r.randint(2, 6)),
+                "## Decision\n" + self.paragraph(r.randint(1, 4)),
+                "## Alternatives\n" + "\n".join(f"- {self.paragraph(1)}" for _ in range(r.randint(1, 4))),
+                "## Consequences\n" + self.paragraph(r.randint(1, 5)),
             ]
             return "\n\n".join(parts)
-        parts = [self.paragraph(r.randint(2, 5))]
-        for _ in range(r.randint(0, 2)):
+        parts = [self.paragraph(r.randint(3, 7))]
+        for _ in range(r.choice([0, 1, 1, 2, 2, 3, 4])):
             if r.random() < 0.3:
                 parts.append(self.snippet())
             elif r.random() < 0.5:
