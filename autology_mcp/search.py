@@ -1,10 +1,14 @@
 """Ranked full-text search over nodes (``autology_query``), on the SQLite FTS5 index.
 
-Score, from 0 to 1:  ``(0.6 * coverage + 0.4 * bm25 / best_bm25) * status_factor``
+Score, from 0 to 1:  ``(0.45 * coverage + 0.3 * field + 0.25 * bm25 / best_bm25) * status_factor``
 
-- ``bm25`` is FTS5's BM25 with column weights title 10, tags 5, content 1 (so title and tag
-  matches weigh more), relative to the best candidate of this query;
 - ``coverage`` is the share of the query's terms the node contains (stemmed, any column);
+- ``field`` is 1 when a query term is in the node's title or tags, else 0: of two nodes with the
+  same coverage, a title or tag match always ranks above a content-only match (BM25's column
+  weights alone cannot promise that: term frequency saturates, so a content repeating a word
+  many times can outscore a title holding it once);
+- ``bm25`` is FTS5's BM25 with column weights title 10, tags 5, content 1, relative to the best
+  candidate of this query;
 - ``status_factor`` is 1.0 for active, 0.9 for needs_review and 0.5 for superseded nodes, so
   superseded knowledge ranks below active knowledge of similar relevance.
 
@@ -78,10 +82,13 @@ def _ranked(
                     matched[rowid] += 1
     else:
         matched = {c[0]: 1 for c in candidates}
+    rowids = [c[0] for c in candidates]
+    in_fields = index.rowids_matching("{title tags} : (" + match + ")", min(rowids), max(rowids))
     scored = []
     for rowid, node_id, status, modified, bm25 in candidates:
         coverage = matched[rowid] / len(terms)
-        relevance = 0.6 * coverage + 0.4 * max(bm25, 0.0) / best
+        field = 1.0 if rowid in in_fields else 0.0
+        relevance = 0.45 * coverage + 0.3 * field + 0.25 * max(bm25, 0.0) / best
         scored.append((rowid, node_id, modified, round(relevance * STATUS_FACTOR[status], 4)))
     # Best score first; ties by most recently modified (the index's fixed-width UTC text), then id.
     scored.sort(key=lambda s: s[1])
