@@ -150,3 +150,9 @@ def test_query_terms_drop_stop_words_unless_nothing_is_left():
     assert query_terms("the") == ["the"]
     assert query_terms("") == []
     assert query_terms("naïve café ünïcode") == ["naïve", "café", "ünïcode"]
+
+
+def test_a_title_match_beats_a_content_stuffed_with_the_term(autology, capture):
+    stuffed = capture("Notes", " ".join(["caching"] * 60))
+    titled = capture("Caching", "A short note about something else entirely, with several more words.")
+    assert ids(autology.query("caching")) == [titled, stuffed]
