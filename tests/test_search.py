@@ -156,3 +156,6 @@ def test_a_title_match_beats_a_content_stuffed_with_the_term(autology, capture):
     stuffed = capture("Notes", " ".join(["caching"] * 60))
     titled = capture("Caching", "A short note about something else entirely, with several more words.")
     assert ids(autology.query("caching")) == [titled, stuffed]
+    tagged = capture("Hot paths", "Nothing about it in the text.", tags=["caching"])
+    assert ids(autology.query("caching"))[-1] == stuffed
+    assert set(ids(autology.query("caching"))[:2]) == {titled, tagged}
