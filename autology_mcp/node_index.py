@@ -145,6 +145,7 @@ class NodeIndex:
                 with self.transaction() as conn:
                     for table in ("files", "nodes", "tags", "relations", "nodes_fts"):
                         conn.execute(f"DELETE FROM {table}")
+                    self._bump_relations_generation(conn)  # the relations are gone: renderings of them are stale
                 return
             except sqlite3.OperationalError:
                 raise
