@@ -16,6 +16,7 @@ from core_helpers import (
     assert_graph_index_matches_files,
     node_files,
     snapshot,
+    relations_in_files,
     relations_in_graph_index,
     write_node_file,
 )
@@ -503,3 +504,25 @@ def test_a_merge_conflict_in_a_node_file_is_reported_and_left_alone(autology, ro
     with pytest.raises(StorageError, match="malformed"):
         autology.update(node_id, title="x")
     assert path.read_text() == conflicted
+
+
+def test_after_a_rebuild_elsewhere_no_process_writes_relations_that_are_gone(root):
+    first, second = Autology.open(root), Autology.open(root)
+    try:
+        a = first.capture("A", "a", type="concept").id
+        b = first.capture("B", "b", type="concept").id
+        first.relate(a, b, "uses")
+        index = root / ".autology" / "graph" / "index.json"
+        index.unlink()
+        second.store.reconcile()  # the second process renders graph/index.json (a -> b)
+        path = root / ".autology" / "nodes" / "concepts" / f"{a}.md"
+        path.write_text(path.read_text().replace(f"relations:\n- type: uses\n  target: {b}\n  confidence: 0.8\n", "relations: []\n"))
+        assert relations_in_files(root) == set()
+        first.store.rebuild()
+        assert_graph_index_matches_files(root)
+        index.unlink()
+        second.store.reconcile()  # must not write the relation it remembers
+        assert_graph_index_matches_files(root)
+    finally:
+        first.close()
+        second.close()
