@@ -562,6 +562,22 @@ class StoreMachine(RuleBasedStateMachine):
         old = self.model_nodes[node]
         path.write_text(text.replace(f"# {old}\n", "# hand edited\n", 1).replace("content of", "hand edited content of"))
 
+    @rule(node=nodes)
+    def remove_relations_by_hand(self, node):
+        if node not in self.model_nodes:
+            return
+        from autology_mcp.markdown import render_node as render
+
+        path = self.root / ".autology" / "nodes" / "concepts" / f"{node}.md"
+        path.write_text(render(parse_node(path.read_text()).model_copy(update={"relations": ()})))
+        self.model_relations = {r for r in self.model_relations if r[0] != node}
+        self.autology.store.reconcile()
+
+    @rule()
+    def drop_graph_index(self):
+        (self.root / ".autology" / "graph" / "index.json").unlink(missing_ok=True)
+        self.autology.store.reconcile()
+
     @rule()
     def reconcile(self):
         self.autology.store.reconcile()
