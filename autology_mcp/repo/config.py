@@ -15,7 +15,7 @@ from typing import Any
 from autology_mcp.config import section
 from autology_mcp.errors import ValidationError
 
-INDEX_FORMAT_VERSION = 1
+INDEX_FORMAT_VERSION = 2  # 2: stricter generated-file markers
 ENGINE_ID = "deterministic-hash-tf"
 ENGINE_VERSION = 1
 
