@@ -135,7 +135,8 @@ def build(
         assert db is not None
         try:
             summary = _update(root, cfg, db, fast, progress)
-            if fast and not full and not summary["rebuilt"] and not summary["deleted"] and manifest:
+            if fast and not full and not summary["rebuilt"] and not summary["deleted"] and not summary["touched"] \
+                    and manifest:
                 db.close()  # the quick pre-search check found nothing to do: leave everything as it is
                 summary.update(namespace=loc.namespace, index_dir=str(loc.dir), mode="incremental",
                                reason="size and mtime", chunks=manifest["stats"]["chunks"],
@@ -155,7 +156,7 @@ def build(
         db.close()
         if full:
             os.replace(target, loc.db)
-        changed = full or summary["rebuilt"] or summary["deleted"] or manifest != new_manifest
+        changed = full or summary["rebuilt"] or summary["deleted"] or summary["touched"] or manifest != new_manifest
         if changed:
             write_json_atomic(loc.manifest, new_manifest)
         duration = time.perf_counter() - started
@@ -189,7 +190,7 @@ def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Pro
     present = {f.path for f in files}
     deleted = sorted(p for p in known if p not in present)
     todo: list[ScannedFile] = []
-    reused = 0
+    reused = touched = 0
     db.begin()
     for path in deleted:
         db.delete_file(path)
@@ -208,6 +209,7 @@ def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Pro
                     reused += 1
                     if (old[1], old[2]) != (f.size, f.mtime_ns):
                         db.touch_file(f.path, f.size, f.mtime_ns)
+                        touched += 1
                     continue
         todo.append(f)
     total = len(todo)
@@ -230,6 +232,7 @@ def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Pro
         "added": added,
         "deleted": len(deleted),
         "deleted_paths": deleted[:50],
+        "touched": touched,
     }
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from autology_mcp.repo import git
 from autology_mcp.repo.build import manifest_is_compatible
 from autology_mcp.repo.config import IndexConfig
-from autology_mcp.repo.layout import IndexLocation, file_sha256, read_json
+from autology_mcp.repo.layout import IndexLocation, build_lock, file_sha256, read_json
 from autology_mcp.repo.scan import scan
 from autology_mcp.repo.store import TABLES, IndexDB, chunk_line, sha256, symbol_line
 
@@ -157,17 +157,18 @@ def verify(root: Path, cfg: IndexConfig, strict: bool = False) -> dict:
         return {"ok": False, "status": "missing", "namespace": loc.namespace, "index_dir": str(loc.dir),
                 "integrity": {"ok": False, "errors": ["no index built for this namespace; run `autology index build`"]},
                 "strict": strict}
-    errors, manifest, db = _integrity(loc, cfg)
-    report: dict = {"namespace": loc.namespace, "index_dir": str(loc.dir), "strict": strict,
-                    "integrity": {"ok": not errors, "errors": errors}}
-    try:
-        config_reason = manifest_is_compatible(manifest or None, cfg)
-        report["config_drift"] = {"drifted": config_reason is not None, "reason": config_reason}
-        report["git_drift"] = git_drift(root, manifest)
-        report["source_drift"] = source_drift(root, cfg, db) if db is not None else {"drifted": True}
-    finally:
-        if db is not None:
-            db.close()
+    with build_lock(loc):  # never look at an index while a build is writing it
+        errors, manifest, db = _integrity(loc, cfg)
+        report: dict = {"namespace": loc.namespace, "index_dir": str(loc.dir), "strict": strict,
+                        "integrity": {"ok": not errors, "errors": errors}}
+        try:
+            config_reason = manifest_is_compatible(manifest or None, cfg)
+            report["config_drift"] = {"drifted": config_reason is not None, "reason": config_reason}
+            report["git_drift"] = git_drift(root, manifest)
+            report["source_drift"] = source_drift(root, cfg, db) if db is not None else {"drifted": True}
+        finally:
+            if db is not None:
+                db.close()
     drift = any(report[k]["drifted"] for k in ("config_drift", "git_drift", "source_drift"))
     report["drift"] = drift
     if errors:

@@ -80,6 +80,9 @@ def test_touch_without_content_change_is_reused(repo: Path):
     assert s["rebuilt"] == 0
     s = build(repo, fast=True)
     assert s["rebuilt"] == 0
+    from autology_mcp.repo import service
+
+    assert service.verify_index(repo, strict=True)["ok"]  # the new mtime was recorded consistently
 
 
 def test_incremental_result_equals_a_fresh_build(repo: Path):
