@@ -68,10 +68,19 @@ def search_nodes(
 def _ranked(
     index: NodeIndex, terms: list[str], match: str, node_type: str | None, tags: tuple[str, ...], limit: int
 ) -> list[Hit]:
-    candidates = index.search_candidates(match, node_type, tags, limit * 4 + 40, COLUMN_WEIGHTS)
+    pool = limit * 4 + 40
+    candidates = index.search_candidates(match, node_type, tags, pool, COLUMN_WEIGHTS)
     if not candidates:
         return []
     best = max(c[4] for c in candidates) or 1.0
+    # Title and tag matches rank first, so they must be candidates even when BM25 put many content
+    # matches above them (see ``field``). One left out of a full pool scores at most the pool's
+    # cut-off: use that (the score of the column-filtered query has its own, larger IDF).
+    if len(candidates) == pool:
+        in_pool = {c[0] for c in candidates}
+        cutoff = min(c[4] for c in candidates)
+        fielded = index.search_candidates("{title tags} : (" + match + ")", node_type, tags, pool, COLUMN_WEIGHTS)
+        candidates += [(*c[:4], cutoff) for c in fielded if c[0] not in in_pool]
     if len(terms) > 1:
         rowids = [c[0] for c in candidates]
         low, high = min(rowids), max(rowids)
