@@ -159,3 +159,26 @@ def test_a_title_match_beats_a_content_stuffed_with_the_term(autology, capture):
     tagged = capture("Hot paths", "Nothing about it in the text.", tags=["caching"])
     assert ids(autology.query("caching"))[-1] == stuffed
     assert set(ids(autology.query("caching"))[:2]) == {titled, tagged}
+
+
+def test_a_title_match_is_found_even_below_many_stronger_content_matches(root):
+    """BM25 ranks content that repeats a word above a title holding it once; the title match must
+    still be a candidate (not cut off with the BM25 pool) and come first."""
+    from autology_mcp.service import Autology
+    from autology_mcp.store import NodeStore
+
+    store = NodeStore(root, durable=False)
+    store.init()
+    service = Autology(store)
+    try:
+        for i in range(90):
+            service.capture(f"Notes {i}", " ".join(["caching"] * 40), type="concept")
+        titled = service.capture("Caching", "A short note about something else entirely.", type="concept").id
+        tagged = service.capture("Hot paths", "Nothing in the text.", type="concept", tags=["caching"]).id
+        hits = service.query("caching")
+        assert set(ids(hits)[:2]) == {titled, tagged}
+        assert all(0.0 <= h.score <= 1.0 for h in hits)
+        assert ids(service.query("caching", limit=1))[0] in {titled, tagged}
+        assert ids(service.query("caching", tags=["caching"])) == [tagged]
+    finally:
+        service.close()
