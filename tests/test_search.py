@@ -182,3 +182,49 @@ def test_a_title_match_is_found_even_below_many_stronger_content_matches(root):
         assert ids(service.query("caching", tags=["caching"])) == [tagged]
     finally:
         service.close()
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_WORDS = ["cache", "caching", "auth", "token", "session", "queue", "retry", "the", "graph", "index"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(
+    corpus=st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3),
+            st.lists(st.sampled_from(_WORDS), min_size=1, max_size=30),
+            st.lists(st.sampled_from(["auth", "perf", "api"]), max_size=2, unique=True),
+            st.sampled_from(["active", "needs_review", "superseded"]),
+            st.sampled_from(["concept", "issue"]),
+        ),
+        min_size=1,
+        max_size=25,
+    ),
+    query=st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3).map(" ".join),
+    limit=st.integers(1, 12),
+    filters=st.sampled_from([{}, {"type": "issue"}, {"tags": ["auth"]}, {"tags": ["auth", "perf"]}]),
+)
+def test_ranking_properties(tmp_path_factory, corpus, query, limit, filters):
+    from autology_mcp.service import Autology
+    from autology_mcp.store import NodeStore
+
+    store = NodeStore(tmp_path_factory.mktemp("rank"), durable=False)
+    store.init()
+    service = Autology(store)
+    try:
+        for title, content, tags, status, node_type in corpus:
+            service.capture(" ".join(title), " ".join(content), type=node_type, tags=tags, status=status)
+        hits = service.query(query, limit=limit, **filters)
+        assert len(hits) <= limit
+        assert all(0.0 <= h.score <= 1.0 for h in hits)
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+        for hit in hits:
+            if "type" in filters:
+                assert hit.node.type == filters["type"]
+            assert set(filters.get("tags", [])) <= set(hit.node.tags)
+        assert hits == service.query(query, limit=limit, **filters)  # deterministic
+    finally:
+        service.close()
