@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from mcp import Client
 
 from autology_mcp.server import build_server
@@ -80,3 +81,30 @@ async def test_bad_input_is_a_tool_error(repo: Path):
             assert bad.is_error
     finally:
         autology.close()
+
+
+@pytest.mark.slow
+async def test_over_stdio_with_worker_processes(repo: Path):
+    """The real server as a subprocess; enough files that the build uses worker processes, whose
+    output must never reach the protocol on stdout."""
+    import sys
+
+    from mcp.client.stdio import StdioServerParameters
+
+    for i in range(70):
+        topic = "zq" + chr(97 + i // 26) + chr(97 + i % 26)  # zqaa, zqab, ...: one distinct word per file
+        write(repo, f"pkg/handlers_{i:02d}.py", f"def handle_{topic}(event):\n    return event.kind == '{topic}'\n")
+    params = StdioServerParameters(command=sys.executable, args=["-m", "autology_mcp", "--root", str(repo), "serve"])
+    progress = []
+
+    async def on_progress(value, total, message):
+        progress.append(value)
+
+    async with Client(params) as client:
+        built = await client.call_tool("autology_index", {"action": "build"}, progress_callback=on_progress)
+        assert not built.is_error, built.content[0].text
+        assert built.structured_content["rebuilt"] == 79 and progress
+        found = await client.call_tool("autology_code_search", {"query": "handle zqbq", "top": 3})
+        assert found.structured_content["hits"][0]["path"] == "pkg/handlers_42.py"  # 42 = 26 + 16: "zq" "b" "q"
+        verified = await client.call_tool("autology_index", {"action": "verify"})
+        assert verified.structured_content["status"] == "ok"
