@@ -138,6 +138,25 @@ def lexical_words(conn, qwords: list[str], ratio: float, budget: int) -> list[st
     return keep or qwords
 
 
+def bm25_candidates(conn, expression: str, limit: int) -> list[tuple[int, float]]:
+    """The ``limit`` best (rowid, bm25) rows. Rows tied on score at the cut are chosen by path and
+    line, not by rowid (which depends on the build history), so the same index content always
+    gives the same candidates."""
+    bw = ", ".join(str(w) for w in BM25_COLUMN_WEIGHTS)
+    scored = f"SELECT rowid, bm25(chunks_fts, {bw}) AS s FROM chunks_fts WHERE chunks_fts MATCH ?"
+    rows = conn.execute(f"{scored} ORDER BY s, rowid LIMIT ?", (expression, limit + 1)).fetchall()
+    if len(rows) <= limit or rows[limit][1] != rows[limit - 1][1]:
+        return rows[:limit]
+    boundary = rows[limit - 1][1]
+    above = [r for r in rows if r[1] < boundary]
+    tied = conn.execute(f"SELECT rowid, s FROM ({scored}) WHERE s = ?", (expression, boundary)).fetchall()
+    marks = ",".join("?" * len(tied))
+    where = {rid: (path, start) for rid, path, start in conn.execute(
+        f"SELECT id, path, start_line FROM chunks WHERE id IN ({marks})", [r[0] for r in tied])}
+    tied.sort(key=lambda r: where.get(r[0], ("", 0)))
+    return above + tied[: limit - len(above)]
+
+
 def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
     """Rank the index's chunks for ``query``; returns ``{"hits": [...], "trace": {...}}``."""
     if not isinstance(query, str) or not query.strip():
@@ -151,11 +170,7 @@ def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
     weights = cfg.weights
     conn = db.conn
     lexical = lexical_words(conn, qwords, cfg.common_word_ratio, cfg.lexical_budget)
-    bw = ", ".join(str(w) for w in BM25_COLUMN_WEIGHTS)
-    rows = conn.execute(
-        f"SELECT rowid, bm25(chunks_fts, {bw}) AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s, rowid LIMIT ?",
-        (fts_expression(lexical), cfg.candidates),
-    ).fetchall()
+    rows = bm25_candidates(conn, fts_expression(lexical), cfg.candidates)
     t_fts = time.perf_counter()
     cands = {rid: _Cand(rid, -score) for rid, score in rows}
     if cands:

@@ -98,3 +98,26 @@ def test_common_words_are_left_out_of_the_bm25_pass_only_above_the_budget(repo: 
         assert r["trace"]["lexical_words"] == ["invoice"]  # 'shared' is in most chunks
         r = search(db, config_from_dict({"lexical_budget": 10000}), "shared invoice")
         assert r["trace"]["lexical_words"] == ["shared", "invoice"]
+
+
+def test_ties_at_the_candidate_cut_do_not_depend_on_build_history(repo: Path):
+    from autology_mcp.repo.config import config_from_dict
+
+    (repo / ".autology").mkdir(exist_ok=True)
+    (repo / ".autology" / "config.toml").write_text("[index]\ncandidates = 10\n")
+    body = "def twin():\n    return 'identical twin body'\n"
+    for i in range(30):
+        write(repo, f"pkg/t{i:02d}.py", body)
+    build(repo)
+    for i in range(0, 30, 3):  # re-create some files: their chunks get new, higher rowids
+        (repo / f"pkg/t{i:02d}.py").unlink()
+    build(repo)
+    for i in range(0, 30, 3):
+        write(repo, f"pkg/t{i:02d}.py", body)
+    build(repo)
+    incremental = service.code_search(repo, "identical twin", top=10, refresh=False)["hits"]
+    build(repo, rebuild=True)
+    fresh = service.code_search(repo, "identical twin", top=10, refresh=False)["hits"]
+    assert [h["path"] for h in incremental] == [h["path"] for h in fresh]
+    assert [h["path"] for h in fresh] == [f"pkg/t{i:02d}.py" for i in range(10)]
+    assert config_from_dict({"candidates": 10}).candidates == 10
