@@ -256,12 +256,17 @@ def test_malformed_files_raise_with_a_reason(text, reason):
     assert reason in info.value.reason
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=int(__import__("os").environ.get("HAND_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(
     order=st.permutations(["id", "type", "title", "tags", "status", "modified", "relations", "note"]),
     flow=st.booleans(),
     title=title_text,
-    note=st.one_of(st.none(), st.text(text_chars, max_size=20), st.lists(st.integers(), max_size=3)),
+    # (no NEL: PyYAML itself dumps it raw in a quoted scalar and loads it back as a space)
+    note=st.one_of(
+        st.none(),
+        st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\x85"), max_size=20),
+        st.lists(st.integers(), max_size=3),
+    ),
     tags=st.lists(st.text("ABCabc -#_1", min_size=1, max_size=6), max_size=3),
 )
 def test_hand_written_frontmatter_in_any_style_reads_back_the_same_after_a_rewrite(order, flow, title, note, tags):
