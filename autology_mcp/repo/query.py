@@ -144,12 +144,15 @@ def bm25_candidates(conn, expression: str, limit: int) -> list[tuple[int, float]
     gives the same candidates."""
     bw = ", ".join(str(w) for w in BM25_COLUMN_WEIGHTS)
     scored = f"SELECT rowid, bm25(chunks_fts, {bw}) AS s FROM chunks_fts WHERE chunks_fts MATCH ?"
-    rows = conn.execute(f"{scored} ORDER BY s, rowid LIMIT ?", (expression, limit + 1)).fetchall()
+    extra = 64  # room for the usual tie groups, found in the same pass
+    rows = conn.execute(f"{scored} ORDER BY s, rowid LIMIT ?", (expression, limit + extra)).fetchall()
     if len(rows) <= limit or rows[limit][1] != rows[limit - 1][1]:
         return rows[:limit]
     boundary = rows[limit - 1][1]
     above = [r for r in rows if r[1] < boundary]
-    tied = conn.execute(f"SELECT rowid, s FROM ({scored}) WHERE s = ?", (expression, boundary)).fetchall()
+    tied = [r for r in rows if r[1] == boundary]
+    if rows[-1][1] == boundary and len(rows) == limit + extra:  # the tie group may go on: take all of it
+        tied = conn.execute(f"SELECT rowid, s FROM ({scored}) WHERE s = ?", (expression, boundary)).fetchall()
     marks = ",".join("?" * len(tied))
     where = {rid: (path, start) for rid, path, start in conn.execute(
         f"SELECT id, path, start_line FROM chunks WHERE id IN ({marks})", [r[0] for r in tied])}
