@@ -3,12 +3,20 @@ in-memory MCP client factory. Helper functions live in core_helpers.py."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from autology_mcp.service import Autology
+
+# In CI the property tests are derandomized: the same examples every run, so a red build is
+# reproducible and never a new random draw. Locally they explore new examples each run.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI") == "true":
+    settings.load_profile("ci")
 
 
 @pytest.fixture
