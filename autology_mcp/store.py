@@ -117,7 +117,10 @@ class NodeStore:
             for node_type in NODE_TYPES:
                 directory = self.paths.type_dir(node_type)
                 if not directory.exists():
-                    directory.mkdir(parents=True)
+                    try:
+                        directory.mkdir(parents=True)
+                    except FileExistsError:  # another process (a second server starting) made it meanwhile
+                        continue
                     created.append(directory)
             self.paths.graph_index.parent.mkdir(parents=True, exist_ok=True)
             gitignore = self.paths.base / ".gitignore"
