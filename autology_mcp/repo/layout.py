@@ -15,15 +15,14 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 import re
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 from autology_mcp.errors import StorageError
+from autology_mcp.fsutil import atomic_write
 from autology_mcp.paths import ProjectPaths
 from autology_mcp.repo import git
 from autology_mcp.repo.config import IndexConfig
@@ -72,17 +71,8 @@ class IndexLocation:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise StorageError(str(path), f"cannot write: {exc.strerror or exc}") from exc
+    """Write ``data`` as sorted, indented JSON, atomically and durably (see fsutil.atomic_write)."""
+    atomic_write(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def read_json(path: Path) -> dict | None:
