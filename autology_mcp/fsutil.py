@@ -39,20 +39,34 @@ def fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
-def atomic_write(path: Path, text: str, durable: bool = True) -> os.stat_result:
-    """Write ``text`` to ``path`` atomically; returns the new file's stat. Raises StorageError."""
+def atomic_write(path: Path, text: str, durable: bool = True, tmp_dir: Path | None = None) -> os.stat_result:
+    """Write ``text`` to ``path`` atomically; returns the new file's stat. Raises StorageError.
+
+    The temporary file goes to ``tmp_dir`` when given (it must be on the same file system; if the
+    rename across folders fails, the write is redone with the temporary file beside ``path``): a
+    watched folder then sees one event, the file arriving, instead of a temporary file's life.
+    """
     path = Path(path)
     tmp_name = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        if tmp_dir is not None:
+            Path(tmp_dir).mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=tmp_dir or path.parent)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())
         os.chmod(tmp_name, 0o644)
-        os.replace(tmp_name, path)
+        try:
+            os.replace(tmp_name, path)
+        except OSError as exc:
+            if tmp_dir is None or exc.errno != errno.EXDEV:
+                raise
+            os.unlink(tmp_name)
+            tmp_name = None
+            return atomic_write(path, text, durable)
         tmp_name = None
         if durable:
             fsync_dir(path.parent)

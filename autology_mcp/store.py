@@ -478,7 +478,9 @@ class NodeStore:
                 f"cannot move node {node.id} here from {old_rel_path or 'nowhere'}: another file already "
                 "exists at this path (a duplicate id?); resolve it first (see 'autology doctor')",
             )
-        stat = atomic_write(new_path, render_node(node), durable=self.durable)
+        # The temporary file is written in cache/ (same file system): the watched nodes/ folder then
+        # sees only the finished file arrive, not a temporary file's creation, writes and move.
+        stat = atomic_write(new_path, render_node(node), durable=self.durable, tmp_dir=self.paths.cache)
         if old_rel_path and old_rel_path != new_rel:
             remove_file(self.abs(old_rel_path))
         with self.index.transaction() as conn:
