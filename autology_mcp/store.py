@@ -276,16 +276,15 @@ class NodeStore:
             return "none"
         if not rel_path.endswith(".md") or any(part.startswith(".") for part in below_nodes):
             return "none"
+        if self._indexed_as_is(abs_path, rel_path):  # most events: the store's own writes, already indexed
+            return "none"
         with self.lock.hold():
+            if self._indexed_as_is(abs_path, rel_path):
+                return "none"
             try:
                 stat = abs_path.stat()
             except FileNotFoundError:
                 stat = None
-            row = self.index.file_row(rel_path)
-            if stat is not None and row is not None and row.mtime_ns == stat.st_mtime_ns and row.size == stat.st_size:
-                return "none"
-            if stat is None and row is None:
-                return "none"
             with self.index.transaction() as conn:
                 outcome, relations_changed = self._ingest(conn, rel_path, stat)
                 if stat is None:
@@ -293,6 +292,17 @@ class NodeStore:
             if relations_changed:
                 self._write_graph_index()
             return outcome
+
+    def _indexed_as_is(self, abs_path: Path, rel_path: str) -> bool:
+        """The file is indexed with its current mtime and size (or is gone and not indexed)."""
+        try:
+            stat = abs_path.stat()
+        except FileNotFoundError:
+            stat = None
+        row = self.index.file_row(rel_path)
+        if stat is None or row is None:
+            return stat is None and row is None
+        return row.mtime_ns == stat.st_mtime_ns and row.size == stat.st_size
 
     def rebuild(self) -> ReconcileReport:
         """Throw away every derived index and rebuild it from the node files."""
