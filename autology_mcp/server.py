@@ -145,8 +145,23 @@ def build_server(autology: Autology) -> MCPServer:
 
     # ---------------------------------------------------------------- repository index (issue 3)
     _add_repo_index(app, autology)
+    _forbid_unknown_arguments(app)
 
     return app
+
+
+def _forbid_unknown_arguments(app: MCPServer) -> None:
+    """Refuse arguments a tool does not have, instead of silently dropping them.
+
+    The SDK's argument models ignore unknown keys, so a misspelt ``tag`` for ``tags`` would capture
+    a node without its tags. Forbidding extras makes that a clear error naming the argument, and
+    the published input schemas say ``additionalProperties: false``.
+    """
+    for tool in app._tool_manager.list_tools():  # the SDK has no public hook for this
+        model = tool.fn_metadata.arg_model
+        model.model_config["extra"] = "forbid"
+        model.model_rebuild(force=True)
+        tool.parameters["additionalProperties"] = False
 
 
 def _add_graph_and_analysis(app: MCPServer, autology: Autology) -> None:

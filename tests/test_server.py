@@ -58,6 +58,22 @@ async def test_the_seven_tools_are_listed_with_schemas(connect):
         assert tool.description
 
 
+async def test_an_unknown_argument_is_refused_not_dropped(connect, root):
+    """A misspelt argument ('tag' for 'tags') must not silently capture a node without its tags."""
+    async with connect() as client:
+        listed = (await client.list_tools()).tools
+        result = await client.call_tool(
+            "autology_capture",
+            {"title": "Auth service", "content": "The auth service issues tokens.", "type": "component", "tag": ["auth"]},
+        )
+        status = (await client.call_tool("autology_status", {})).structured_content
+    assert all(tool.input_schema.get("additionalProperties") is False for tool in listed)
+    assert result.is_error
+    assert "tag" in result.content[0].text and "Extra inputs are not permitted" in result.content[0].text
+    assert status["totalNodes"] == 0
+    assert not list((root / ".autology" / "nodes").rglob("*.md"))
+
+
 async def test_capture(connect, root):
     async with connect() as client:
         result = ok(
