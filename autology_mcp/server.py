@@ -314,13 +314,14 @@ def _add_repo_index(app: MCPServer, autology: Autology) -> None:
 def serve(root: Path, watch: bool = True) -> None:
     """Run the server on stdio until the client disconnects."""
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="autology: %(levelname)s %(message)s")
-    autology = Autology.open(root)
+    autology = Autology.open(root, reconcile=False)
     watcher = None
-    if watch:
+    if watch:  # watch first, then reconcile: a file changed in between is not missed
         from autology_mcp.watch import NodeWatcher
 
         watcher = NodeWatcher(autology.store)
         watcher.start()
+    autology.store.reconcile()
     try:
         build_server(autology).run("stdio")
     finally:
