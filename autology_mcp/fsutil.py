@@ -3,7 +3,7 @@
 A reader never sees a half-written file: text goes to a temporary file in the same directory,
 is fsync'ed, then renamed over the target (and the directory is fsync'ed so the rename survives a
 crash). Every read-modify-write of the store happens under :class:`WriteLock`, an exclusive
-``flock`` on ``.autology/cache/write.lock`` that also serialises threads of one process.
+``flock`` on the ``.autology/`` directory that also serialises threads of one process.
 """
 
 from __future__ import annotations
@@ -102,10 +102,15 @@ def read_text(path: Path) -> str:
 
 
 class WriteLock:
-    """Exclusive across processes (flock) and threads (RLock); re-entrant within one thread."""
+    """Exclusive across processes (flock) and threads (RLock); re-entrant within one thread.
 
-    def __init__(self, path: Path):
+    ``path`` is a lock file, or (``directory=True``) a directory whose own descriptor is locked:
+    the store locks ``.autology/`` itself, so deleting ``cache/`` never breaks the lock.
+    """
+
+    def __init__(self, path: Path, directory: bool = False):
         self.path = Path(path)
+        self.directory = directory
         self._thread_lock = threading.RLock()
         self._depth = 0
         self._fd: int | None = None
@@ -125,8 +130,12 @@ class WriteLock:
 
     def _acquire(self) -> None:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            if self.directory:
+                self.path.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise StorageError(str(self.path), f"cannot open the write lock: {_reason(exc)}") from exc
         try:

@@ -64,8 +64,9 @@ class ProjectPaths:
         return self.base / "cache"
 
     @property
-    def lock_file(self) -> Path:
-        return self.cache / "write.lock"
+    def lock_dir(self) -> Path:
+        """The directory whose descriptor the cross-process write lock holds (``.autology/``)."""
+        return self.base
 
     @property
     def node_db(self) -> Path:

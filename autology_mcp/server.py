@@ -60,7 +60,14 @@ def _run(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 def build_server(autology: Autology) -> MCPServer:
-    app = MCPServer("autology", version=__version__, instructions=INSTRUCTIONS)
+    async def cache_guard(ctx: Any, call_next: Any) -> Any:
+        # One stat per call: if .autology/cache/ was deleted (documented as safe) or the database
+        # replaced by another process, reopen and rebuild it before serving from it.
+        if ctx.method in ("tools/call", "resources/read", "prompts/get"):
+            autology.store.ensure_cache()
+        return await call_next(ctx)
+
+    app = MCPServer("autology", version=__version__, instructions=INSTRUCTIONS, middleware=[cache_guard])
 
     @app.tool(name="autology_capture", annotations=CREATES)
     def autology_capture(

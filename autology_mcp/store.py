@@ -81,7 +81,7 @@ class NodeStore:
         self.paths = ProjectPaths(Path(root).resolve())
         self.root = self.paths.root
         self.durable = durable
-        self.lock = WriteLock(self.paths.lock_file)
+        self.lock = WriteLock(self.paths.lock_dir, directory=True)
         self._graph: nx.MultiDiGraph | None = None
         self._graph_generation = -1
         self._graph_lock = threading.Lock()
@@ -93,8 +93,40 @@ class NodeStore:
         self._line_chunks: list[str] = []  # each source's lines, joined; parallel to _line_sources
         self._lines_generation = -1
         self.index = self._open_index()
+        self._db_id = self._db_identity()
 
     # ------------------------------------------------------------------ setup
+
+    def _db_identity(self) -> tuple[int, int] | None:
+        try:
+            stat = os.stat(self.paths.node_db)
+        except OSError:
+            return None
+        return (stat.st_dev, stat.st_ino)
+
+    def ensure_cache(self) -> bool:
+        """Reopen and rebuild the cache database if it was deleted or replaced under this process.
+
+        Cheap (one stat) when nothing happened; a long-running server calls it before each request,
+        so deleting ``.autology/cache/`` (documented as safe) never leaves it on a vanished database.
+        """
+        if self._db_id is not None and self._db_identity() == self._db_id:
+            return False
+        with self.lock.hold():
+            if self._db_id is not None and self._db_identity() == self._db_id:
+                return False  # another thread reopened it meanwhile
+            log.warning("cache database %s was deleted or replaced; reopening and rebuilding it", self.paths.node_db)
+            try:
+                self.index.close()
+            except sqlite3.Error:
+                pass
+            self.index = self._open_index()
+            self._db_id = self._db_identity()
+            self._line_sources, self._lines_generation = None, -1
+            with self._graph_lock:
+                self._graph, self._graph_generation = None, -1
+            self.reconcile()
+        return True
 
     def _open_index(self) -> NodeIndex:
         try:

@@ -100,6 +100,24 @@ def test_write_lock_excludes_another_process(tmp_path):
     assert (inside.stdout.strip(), outside.stdout.strip()) == ("blocked", "acquired")
 
 
+def test_directory_write_lock_excludes_another_process_and_survives_cache_deletion(tmp_path):
+    """The store locks the .autology/ directory itself: deleting cache/ cannot break the lock."""
+    base = tmp_path / ".autology"
+    (base / "cache").mkdir(parents=True)
+    lock = WriteLock(base, directory=True)
+    script = (
+        "import fcntl, os, sys\n"
+        f"fd = os.open({str(base)!r}, os.O_RDONLY | os.O_DIRECTORY)\n"
+        "try:\n    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); print('acquired')\n"
+        "except BlockingIOError:\n    print('blocked')\n"
+    )
+    with lock.hold():
+        (base / "cache").rmdir()
+        inside = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    outside = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    assert (inside.stdout.strip(), outside.stdout.strip()) == ("blocked", "acquired")
+
+
 def test_graph_index_format_is_deterministic(tmp_path):
     a, b, c = sorted(new_id() for _ in range(3))
     relations = [

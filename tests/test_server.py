@@ -74,6 +74,22 @@ async def test_an_unknown_argument_is_refused_not_dropped(connect, root):
     assert not list((root / ".autology" / "nodes").rglob("*.md"))
 
 
+async def test_deleting_the_cache_while_serving_is_recovered(connect, root):
+    """cache/ is documented as safe to delete: the server reopens and rebuilds it, losing nothing."""
+    import shutil
+
+    async with connect() as client:
+        first = ok(await client.call_tool("autology_capture", {"title": "Auth service", "content": "Issues tokens.", "type": "component"}))
+        shutil.rmtree(root / ".autology" / "cache")
+        hits = ok(await client.call_tool("autology_query", {"query": "auth"})).structured_content["result"]
+        ok(await client.call_tool("autology_capture", {"title": "Token signer", "content": "Signs tokens.", "type": "component"}))
+        status = ok(await client.call_tool("autology_status", {})).structured_content
+    assert [h["node"]["id"] for h in hits] == [first.structured_content["id"]]
+    assert status["totalNodes"] == 2
+    assert (root / ".autology" / "cache" / "nodes.sqlite").is_file()
+    assert_graph_index_matches_files(root)
+
+
 async def test_capture(connect, root):
     async with connect() as client:
         result = ok(
