@@ -10,12 +10,36 @@ from __future__ import annotations
 
 import logging
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
 from autology_mcp.store import NodeStore
 
 log = logging.getLogger("autology.watch")
+
+# Only changes. Without a filter inotify also reports every open and close-without-write, so a
+# reconcile or rebuild reading 10,000 node files floods the watcher thread and runs twice as slow.
+CHANGE_EVENTS = [
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileClosedEvent,
+    FileDeletedEvent,
+    FileMovedEvent,
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+]
 
 
 class _Handler(FileSystemEventHandler):
@@ -71,7 +95,7 @@ class NodeWatcher:
         observer.daemon = True
         self._observer = observer
         self.watch_nodes()
-        observer.schedule(_BaseHandler(self), str(self.store.paths.base), recursive=False)
+        observer.schedule(_BaseHandler(self), str(self.store.paths.base), recursive=False, event_filter=CHANGE_EVENTS)
         observer.start()
 
     def watch_nodes(self) -> None:
@@ -84,7 +108,7 @@ class NodeWatcher:
             except KeyError:
                 pass
         self._nodes_watch = self._observer.schedule(
-            _Handler(self.store), str(self.store.paths.nodes), recursive=True
+            _Handler(self.store), str(self.store.paths.nodes), recursive=True, event_filter=CHANGE_EVENTS
         )
 
     def stop(self) -> None:
