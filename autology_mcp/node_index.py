@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -216,9 +216,6 @@ class NodeIndex:
         with self._lock:
             self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
-    def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
-
     # ---------------------------------------------------------------- writes (inside transaction())
 
     def upsert_node(self, conn: sqlite3.Connection, node: KnowledgeNode, path: str) -> None:
@@ -320,29 +317,6 @@ class NodeIndex:
         with self._lock:
             row = self.conn.execute("SELECT data FROM nodes WHERE id = ?", (node_id,)).fetchone()
         return node_from_json(row[0]) if row else None
-
-    def get_nodes(self, node_ids: Iterable[str]) -> dict[str, KnowledgeNode]:
-        ids = list(dict.fromkeys(node_ids))
-        found: dict[str, KnowledgeNode] = {}
-        with self._lock:
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                for node_id, data in self.conn.execute(
-                    f"SELECT id, data FROM nodes WHERE id IN ({marks})", chunk
-                ).fetchall():
-                    found[node_id] = node_from_json(data)
-        return found
-
-    def existing_ids(self, node_ids: Iterable[str]) -> set[str]:
-        ids = list(dict.fromkeys(node_ids))
-        found: set[str] = set()
-        with self._lock:
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                found.update(r[0] for r in self.conn.execute(f"SELECT id FROM nodes WHERE id IN ({marks})", chunk))
-        return found
 
     def all_nodes(self) -> Iterator[KnowledgeNode]:
         with self._lock:

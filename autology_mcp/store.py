@@ -438,10 +438,6 @@ class NodeStore:
         self._write_graph_index()
         return True
 
-    def graph_index_in_sync(self) -> bool:
-        on_file = read_graph_index(self.paths.graph_index)
-        return on_file is not None and relation_keys(on_file) == relation_keys(self.index.relations())
-
     def graph(self) -> nx.MultiDiGraph:
         """The NetworkX view of all nodes and relations, rebuilt when any process changed the store."""
         generation = self.index.generation()

@@ -31,11 +31,6 @@ def build_index(root: Path, rebuild: bool = False, progress: build_mod.Progress 
     return build_mod.build(Path(root), load_index_config(root), rebuild=rebuild, progress=progress)
 
 
-def refresh_index(root: Path, progress: build_mod.Progress | None = None) -> dict:
-    """The cheap pre-search update: re-index files whose size or mtime changed (builds if missing)."""
-    return build_mod.build(Path(root), load_index_config(root), fast=True, progress=progress)
-
-
 def verify_index(root: Path, strict: bool = False) -> dict:
     return verify_mod.verify(Path(root), load_index_config(root), strict=strict)
 
