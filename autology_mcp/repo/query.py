@@ -160,16 +160,10 @@ def bm25_candidates(conn, expression: str, limit: int) -> list[tuple[int, float]
     return above + tied[: limit - len(above)]
 
 
-def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
-    """Rank the index's chunks for ``query``; returns ``{"hits": [...], "trace": {...}}``."""
-    if not isinstance(query, str) or not query.strip():
-        raise ValidationError("query", "must be a non-empty string")
-    if top < 1 or top > 200:
-        raise ValidationError("top", f"must be between 1 and 200, got {top}")
+def score_candidates(db: IndexDB, cfg: IndexConfig, qwords: list[str], query: str) -> tuple[list, dict]:
+    """Every BM25 candidate scored, best first, as ``(score, candidate, parts)``, and the pass's facts
+    (``lexical_words``, ``fts_s`` seconds). Read-only; :func:`search` cuts and decorates this list."""
     t0 = time.perf_counter()
-    qwords = query_words(query)
-    if not qwords:
-        raise ValidationError("query", "has no searchable words (only stop words, numbers or punctuation)")
     weights = cfg.weights
     conn = db.conn
     lexical = lexical_words(conn, qwords, cfg.common_word_ratio, cfg.lexical_budget)
@@ -214,6 +208,25 @@ def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
         parts["area"] = prior
         scored.append((raw * prior, c, parts))
     scored.sort(key=lambda t: (-t[0], t[1].path, t[1].start, t[1].id))
+    return scored, {"lexical_words": lexical, "fts_s": t_fts - t0}
+
+
+def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
+    """Rank the index's chunks for ``query``; returns ``{"hits": [...], "trace": {...}}``."""
+    if not isinstance(query, str) or not query.strip():
+        raise ValidationError("query", "must be a non-empty string")
+    if top < 1 or top > 200:
+        raise ValidationError("top", f"must be between 1 and 200, got {top}")
+    t0 = time.perf_counter()
+    qwords = query_words(query)
+    if not qwords:
+        raise ValidationError("query", "has no searchable words (only stop words, numbers or punctuation)")
+    weights = cfg.weights
+    conn = db.conn
+    scored, facts = score_candidates(db, cfg, qwords, query)
+    lexical = facts["lexical_words"]
+    live = scored
+    texts: dict[int, str] = {}
     chosen = []
     per_file: dict[str, int] = {}
     for score, c, parts in scored:
@@ -251,7 +264,7 @@ def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
             "lexical_words": lexical,
             "candidates": len(live),
             "weights": dict(weights),
-            "fts_ms": round((t_fts - t0) * 1000, 2),
+            "fts_ms": round(facts["fts_s"] * 1000, 2),
             "total_ms": round((t_end - t0) * 1000, 2),
         },
     }
