@@ -24,15 +24,17 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from autology_mcp.errors import StorageError, ValidationError
 from autology_mcp.paths import ProjectPaths
 
 log = logging.getLogger("autology.ledger")
+T = TypeVar("T")
 
 VERDICTS = ("grounded", "weak", "ambiguous", "no_evidence")
 CLAIM_OUTCOMES = ("supported", "unsupported", "unresolved")
@@ -92,9 +94,9 @@ class _Connection:
             raise StorageError(str(self.path), f"cannot open the ledger: {exc}") from exc
         try:
             conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
+            _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL"))
             conn.execute("PRAGMA synchronous = NORMAL")
-            conn.executescript(_SCHEMA)
+            _retry_locked(lambda: conn.executescript(_SCHEMA))
         except sqlite3.Error as exc:
             conn.close()
             raise StorageError(str(self.path), f"cannot open the ledger: {exc}") from exc
@@ -125,6 +127,25 @@ def _connection(root: Path) -> _Connection:
         return conn
 
 
+def _retry_locked(step: Callable[[], T]) -> T:
+    """Run ``step``, retrying while SQLite says the database is locked.
+
+    ``busy_timeout`` covers ordinary lock waits, but SQLite returns SQLITE_BUSY at once, without
+    calling the busy handler, in a few cases (two connections switching a new file to WAL, a
+    read transaction that must be upgraded, WAL recovery). Those are short: retry for a while.
+    """
+    deadline = time.monotonic() + _BUSY_TIMEOUT_MS / 1000
+    delay = 0.001
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.05)
+
+
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
@@ -139,13 +160,17 @@ def _add(root: Path, kind: str, counts: Mapping[str, int]) -> None:
         with handle.lock:
             conn = handle.get(create=True)
             assert conn is not None
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.executemany(_UPSERT, [(k, name, n, now, now) for k, name, n in rows])
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+
+            def transaction() -> None:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    conn.executemany(_UPSERT, [(k, name, n, now, now) for k, name, n in rows])
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+
+            _retry_locked(transaction)
     except (StorageError, sqlite3.Error, OSError) as exc:
         log.warning("could not record %s counts in %s: %s", kind, handle.path, exc)
 
@@ -192,7 +217,9 @@ def counters(root: Path) -> dict[str, Any]:
         with handle.lock:
             conn = handle.get(create=False)
             if conn is not None:
-                rows = conn.execute("SELECT kind, name, count, first, last FROM counters").fetchall()
+                rows = _retry_locked(
+                    lambda: conn.execute("SELECT kind, name, count, first, last FROM counters").fetchall()
+                )
     except (StorageError, sqlite3.Error) as exc:
         log.warning("could not read the ledger %s: %s", handle.path, exc)
     verdicts = {v: 0 for v in VERDICTS}
@@ -213,3 +240,23 @@ def counters(root: Path) -> dict[str, Any]:
         "since": min((r[3] for r in rows), default=None),
         "last": max((r[4] for r in rows), default=None),
     }
+
+
+def summary_lines(data: Mapping[str, Any]) -> list[str]:
+    """``counters()`` as the lines ``autology status`` prints."""
+
+    def pct(rate: float | None) -> str:
+        return "-" if rate is None else f"{rate * 100:.0f}%"
+
+    v, vr = data["verdicts"], data["verdict_rates"]
+    c, cr = data["claim_outcomes"], data["claim_rates"]
+    searches = (
+        f"{data['searches']} searches: grounded {v['grounded']} ({pct(vr['grounded_rate'])}), weak {v['weak']} "
+        f"({pct(vr['weak_rate'])}), ambiguous {v['ambiguous']} ({pct(vr['ambiguous_rate'])}), no evidence "
+        f"{v['no_evidence']} ({pct(vr['no_evidence_rate'])})"
+    )
+    claims = (
+        f"{data['claims']} claims checked: supported {c['supported']} ({pct(cr['supported_rate'])}), unsupported "
+        f"{c['unsupported']} ({pct(cr['unsupported_rate'])}), unresolved {c['unresolved']} ({pct(cr['unresolved_rate'])})"
+    )
+    return [f"  retrieval: {searches}", f"             {claims}"]

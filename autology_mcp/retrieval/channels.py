@@ -1,0 +1,433 @@
+"""The retrieval channels. Each returns rankings (best first) of candidate keys; the candidates
+themselves go into one shared pool, so a chunk found by three channels is one candidate.
+
+- nodes (the node store's SQLite FTS5 index): ``node_bm25`` is ``autology_query``'s ranking;
+  ``node_title_tags`` ranks the nodes matching in their title or tags only;
+- code and docs (the repository index): one BM25 pass scored by the index's own hybrid ranker
+  (:func:`autology_mcp.repo.query.score_candidates`) gives ``code_bm25`` (that ranking),
+  ``vectors`` (by hashed-vector cosine) and ``symbols`` (by symbol-name match), to which exact
+  symbol-table lookups are added; ``paths`` ranks files whose path words match the query words
+  (exactly, by prefix, or by trigram similarity for words not in any path);
+- ``sessions``: session memory's chunk and handoff search, when that module is present and enabled.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autology_mcp.models import KnowledgeNode
+from autology_mcp.repo import query as repo_query
+from autology_mcp.repo.tokens import query_words, words
+from autology_mcp.repo.vectors import cosine_sparse_dense, sparse_vector
+from autology_mcp.retrieval.candidates import Candidate, is_doc_path
+from autology_mcp.search import COLUMN_WEIGHTS, search_nodes
+from autology_mcp.store import NodeStore
+
+
+@dataclass
+class ChannelRun:
+    name: str
+    status: str = "ok"  # ok | empty | unavailable | disabled | no_index | error
+    ranking: list[str] = field(default_factory=list)
+    ms: float = 0.0
+    note: str | None = None
+
+
+class Pool:
+    """Candidates by key, shared by the channels."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Candidate] = {}
+
+    def add(self, cand: Candidate) -> Candidate:
+        have = self.items.get(cand.key)
+        if have is None:
+            self.items[cand.key] = cand
+            return cand
+        return have
+
+
+# ============================================================================ nodes
+
+
+def _quoted(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def node_candidate(node: KnowledgeNode) -> Candidate:
+    return Candidate(
+        key=f"node:{node.id}",
+        kind="node",
+        ref=node.id,
+        title=node.title,
+        text=f"{node.title}\n{' '.join(node.tags)}\n{node.content}",
+        node=node,
+    )
+
+
+def node_channels(store: NodeStore, query: str, terms: list[str], pool: Pool, size: int) -> list[ChannelRun]:
+    bm25 = ChannelRun("node_bm25")
+    fielded = ChannelRun("node_title_tags")
+    if not terms:
+        bm25.status = fielded.status = "empty"
+        return [bm25, fielded]
+    index = store.index
+    t0 = time.perf_counter()
+    for hit in search_nodes(index, " ".join(terms), limit=size):
+        bm25.ranking.append(pool.add(node_candidate(hit.node)).key)
+    t1 = time.perf_counter()
+    bm25.ms = (t1 - t0) * 1000
+    match = "{title tags} : (" + " OR ".join(_quoted(t) for t in terms) + ")"
+    with index.snapshot():
+        rows = index.search_candidates(match, None, (), size, COLUMN_WEIGHTS)
+        missing = [r[0] for r in rows if f"node:{r[1]}" not in pool.items]
+        decoded = index.nodes_by_rowid(missing) if missing else {}
+    for rowid, node_id, *_ in rows:
+        key = f"node:{node_id}"
+        if key not in pool.items:
+            node = decoded.get(rowid)
+            if node is None:
+                continue
+            pool.add(node_candidate(node))
+        fielded.ranking.append(key)
+    fielded.ms = (time.perf_counter() - t1) * 1000
+    for run in (bm25, fielded):
+        if not run.ranking:
+            run.status = "empty"
+    return [bm25, fielded]
+
+
+# ============================================================================ code and docs
+
+_local = threading.local()
+_refreshed: dict[str, float] = {}  # index db path -> monotonic time of the last size/mtime check
+_refresh_lock = threading.Lock()
+
+
+def _db(path: Path) -> sqlite3.Connection:
+    """A read connection to the index database, kept per thread and reopened when the file is replaced
+    (a full rebuild swaps in a new file)."""
+    st = os.stat(path)
+    ident = (st.st_dev, st.st_ino)
+    cache = getattr(_local, "dbs", None)
+    if cache is None:
+        cache = _local.dbs = {}
+    have = cache.get(str(path))
+    if have is not None and have[0] == ident:
+        return have[1]
+    if have is not None:
+        have[1].close()
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    cache[str(path)] = (ident, conn)
+    return conn
+
+
+class _DBView:
+    """What repo.query needs of an IndexDB: its connection."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+
+_path_vocab: dict[str, tuple[tuple, dict[str, list[str]], int]] = {}
+
+
+def _vocabulary(conn: sqlite3.Connection, key: str, ident: tuple) -> tuple[dict[str, list[str]], int]:
+    """Path word -> indexed files having it, cached until the index changes."""
+    have = _path_vocab.get(key)
+    if have is not None and have[0] == ident:
+        return have[1], have[2]
+    vocab: dict[str, list[str]] = {}
+    paths = [r[0] for r in conn.execute("SELECT path FROM files WHERE skipped IS NULL ORDER BY path")]
+    for p in paths:
+        for w in words(p):
+            vocab.setdefault(w, []).append(p)
+    _path_vocab[key] = (ident, vocab, len(paths))
+    return vocab, len(paths)
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+
+
+@dataclass
+class CodeFreshness:
+    exists: bool
+    namespace: str | None = None
+    checked: str = "skipped"  # refreshed | recent | skipped | failed
+    age_s: float | None = None
+    refresh_ms: float | None = None
+    rebuilt: int = 0
+    deleted: int = 0
+    note: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+def _refresh(root: Path, cfg, loc, interval: float) -> CodeFreshness:
+    from autology_mcp.repo import build as build_mod
+
+    fresh = CodeFreshness(exists=True, namespace=loc.namespace)
+    key = str(loc.db)
+    now = time.monotonic()
+    with _refresh_lock:
+        last = _refreshed.get(key)
+        due = last is None or now - last >= interval
+        if due:
+            _refreshed[key] = now  # one refresher at a time; others use the index as it is
+    if not due:
+        fresh.checked, fresh.age_s = "recent", round(now - last, 2)
+        return fresh
+    t0 = time.perf_counter()
+    try:
+        summary = build_mod.build(root, cfg, fast=True)
+    except Exception as exc:  # a failed refresh must not fail the search: the index is still usable
+        fresh.checked, fresh.note = "failed", f"{type(exc).__name__}: {exc}"
+        return fresh
+    fresh.checked, fresh.age_s = "refreshed", 0.0
+    fresh.refresh_ms = round((time.perf_counter() - t0) * 1000, 2)
+    fresh.rebuilt, fresh.deleted = int(summary.get("rebuilt", 0)), int(summary.get("deleted", 0))
+    return fresh
+
+
+def code_channels(
+    root: Path, query: str, pool: Pool, size: int, refresh_interval: float, want_code: bool, want_docs: bool
+) -> tuple[list[ChannelRun], CodeFreshness]:
+    from autology_mcp.repo.config import load_index_config
+    from autology_mcp.repo.layout import IndexLocation
+
+    names = ("code_bm25", "symbols", "paths", "vectors")
+    runs = {n: ChannelRun(n) for n in names}
+    cfg = load_index_config(root)
+    loc = IndexLocation.of(root, cfg)
+    if not loc.exists():
+        for run in runs.values():
+            run.status, run.note = "no_index", "no repository index: run `autology index build`"
+        return list(runs.values()), CodeFreshness(exists=False, namespace=loc.namespace,
+                                                  note="no repository index: run `autology index build`")
+    fresh = _refresh(root, cfg, loc, refresh_interval)
+    qwords = query_words(query)
+    if not qwords:
+        for run in runs.values():
+            run.status = "empty"
+        return list(runs.values()), fresh
+    t0 = time.perf_counter()
+    try:
+        conn = _db(loc.db)
+        st = os.stat(loc.db)
+        scored, facts = repo_query.score_candidates(_DBView(conn), cfg, qwords, query)
+    except (sqlite3.Error, OSError) as exc:
+        for run in runs.values():
+            run.status, run.note = "error", f"{type(exc).__name__}: {exc}"
+        return list(runs.values()), fresh
+
+    def keep(path: str) -> bool:
+        return want_docs if is_doc_path(path) else want_code
+
+    def chunk_cand(rid: int, path: str, start: int, end: int, symbol: str | None, kind: str | None,
+                   ctype: str, cosine: float | None, area: float) -> Candidate:
+        return Candidate(
+            key=f"chunk:{rid}",
+            kind="doc" if is_doc_path(path) else "code",
+            ref=f"{path}:{start}-{end}",
+            title=f"{path}" + (f" · {symbol}" if symbol else ""),
+            path=path,
+            start_line=start,
+            end_line=end,
+            cosine=cosine,
+            area_prior=area,
+            meta={"symbol": symbol, "symbol_kind": kind, "chunk_type": ctype},
+        )
+
+    by_file: dict[str, str] = {}
+    parts_of: dict[str, dict] = {}
+    for score, c, parts in scored:
+        if not keep(c.path):
+            continue
+        cand = pool.add(chunk_cand(c.id, c.path, c.start, c.end, c.symbol, c.kind, c.chunk_type,
+                                   parts["vector"], parts["area"]))
+        parts_of[cand.key] = parts
+        by_file.setdefault(c.path, cand.key)
+        if len(runs["code_bm25"].ranking) < size:
+            runs["code_bm25"].ranking.append(cand.key)
+    t1 = time.perf_counter()
+    runs["code_bm25"].ms = (t1 - t0) * 1000
+    runs["code_bm25"].note = f"lexical words {facts['lexical_words']}, {len(scored)} chunks scored"
+
+    # vectors: the same candidates by hashed-vector cosine
+    vec = sorted(((p["vector"], k) for k, p in parts_of.items() if p["vector"] > 0), key=lambda t: (-t[0], t[1]))
+    runs["vectors"].ranking = [k for _, k in vec[:size]]
+
+    # symbols: symbol-name matches among the candidates, then exact symbol-table lookups
+    t2 = time.perf_counter()
+    sym = sorted(((p["symbol"], k) for k, p in parts_of.items() if p["symbol"] > 0), key=lambda t: (-t[0], t[1]))
+    names_wanted = list(dict.fromkeys([m for m in _IDENT.findall(query) if len(m) >= 4] + [w for w in qwords if len(w) >= 4]))
+    extra: list[tuple[int, str, int, int, str | None, str | None, str]] = []
+    exact_keys: list[str] = []
+    if names_wanted:
+        marks = ",".join("?" * len(names_wanted))
+        rows = conn.execute(
+            f"SELECT path, name, start_line FROM symbols WHERE name COLLATE NOCASE IN ({marks})"
+            " ORDER BY length(name) DESC, path, start_line LIMIT ?",
+            (*names_wanted, size),
+        ).fetchall()
+        for path, name, start in rows:
+            if not keep(path):
+                continue
+            row = conn.execute(
+                "SELECT c.id, c.path, c.start_line, c.end_line, c.symbol_name, c.symbol_kind, c.chunk_type, v.vector"
+                " FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id WHERE c.path = ? AND c.start_line <= ?"
+                " AND c.end_line >= ? ORDER BY c.end_line - c.start_line, c.start_line LIMIT 1",
+                (path, start, start),
+            ).fetchone()
+            if row is None:
+                continue
+            key = f"chunk:{row[0]}"
+            if key not in pool.items:
+                qvec = _qvec(query, cfg)
+                cos = max(0.0, cosine_sparse_dense(qvec, row[7])) if row[7] and len(row[7]) == 4 * cfg.dimension else 0.0
+                pool.add(chunk_cand(row[0], row[1], row[2], row[3], row[4], row[5], row[6], cos,
+                                    repo_query.area_weight(row[1], cfg.area_weights)))
+            exact_keys.append(key)
+    runs["symbols"].ranking = list(dict.fromkeys(exact_keys + [k for _, k in sym]))[:size]
+    runs["symbols"].ms = (time.perf_counter() - t2) * 1000
+
+    # paths: files whose path words match the query words
+    t3 = time.perf_counter()
+    vocab, n_files = _vocabulary(conn, str(loc.db), (st.st_ino, st.st_mtime_ns, st.st_size))
+    matched_files: set[str] = set()
+    common = max(30, int(0.3 * n_files))
+    for w in qwords:
+        hits = vocab.get(w)
+        found: list[str] = []
+        if hits:
+            found = hits
+        elif len(w) >= 4:
+            near = [v for v in vocab if len(v) >= 4 and (v.startswith(w) or w.startswith(v))]
+            if not near:
+                near = [v for v in vocab if abs(len(v) - len(w)) <= 2 and repo_query._word_sim(w, v) >= 0.5]
+            for v in sorted(near)[:20]:
+                found = found + vocab[v]
+        if len(found) <= common:
+            matched_files.update(found)
+    memo: dict = {}
+    ranked_files = sorted(
+        ((repo_query.path_score(qwords, p, memo), p) for p in matched_files if keep(p)), key=lambda t: (-t[0], t[1])
+    )[:size]
+    for score, p in ranked_files:
+        key = by_file.get(p)
+        if key is None:
+            row = conn.execute(
+                "SELECT c.id, c.path, c.start_line, c.end_line, c.symbol_name, c.symbol_kind, c.chunk_type, v.vector"
+                " FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id WHERE c.path = ? ORDER BY c.start_line LIMIT 1",
+                (p,),
+            ).fetchone()
+            if row is None:
+                continue
+            qvec = _qvec(query, cfg)
+            cos = max(0.0, cosine_sparse_dense(qvec, row[7])) if row[7] and len(row[7]) == 4 * cfg.dimension else 0.0
+            key = pool.add(chunk_cand(row[0], row[1], row[2], row[3], row[4], row[5], row[6], cos,
+                                      repo_query.area_weight(p, cfg.area_weights))).key
+        runs["paths"].ranking.append(key)
+    runs["paths"].ms = (time.perf_counter() - t3) * 1000
+    for run in runs.values():
+        if not run.ranking and run.status == "ok":
+            run.status = "empty"
+    return list(runs.values()), fresh
+
+
+_qvecs: OrderedDict[tuple, dict] = OrderedDict()
+
+
+def _qvec(query: str, cfg) -> dict[int, float]:
+    key = (query, cfg.dimension, cfg.max_bigrams)
+    v = _qvecs.get(key)
+    if v is None:
+        v = _qvecs[key] = sparse_vector(query, cfg.dimension, cfg.max_bigrams)
+        if len(_qvecs) > 256:
+            _qvecs.popitem(last=False)
+    return v
+
+
+def load_chunk_texts(root: Path, keys: list[str]) -> dict[str, str]:
+    """Chunk texts for ``chunk:<rowid>`` keys, from the current index."""
+    from autology_mcp.repo.config import load_index_config
+    from autology_mcp.repo.layout import IndexLocation
+
+    ids = [int(k.split(":", 1)[1]) for k in keys if k.startswith("chunk:")]
+    if not ids:
+        return {}
+    loc = IndexLocation.of(root, load_index_config(root))
+    conn = _db(loc.db)
+    marks = ",".join("?" * len(ids))
+    return {f"chunk:{i}": t for i, t in conn.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", ids)}
+
+
+def chunks_for_files(root: Path, files: list[str]) -> dict[str, list[tuple[int, int, int]]]:
+    """(rowid, start, end) of every chunk of these files, from the current index (for reference hits)."""
+    from autology_mcp.repo.config import load_index_config
+    from autology_mcp.repo.layout import IndexLocation
+
+    loc = IndexLocation.of(root, load_index_config(root))
+    if not files or not loc.exists():
+        return {}
+    conn = _db(loc.db)
+    marks = ",".join("?" * len(files))
+    out: dict[str, list[tuple[int, int, int]]] = {}
+    for rid, path, s, e in conn.execute(
+        f"SELECT id, path, start_line, end_line FROM chunks WHERE path IN ({marks}) ORDER BY path, start_line", files
+    ):
+        out.setdefault(path, []).append((rid, s, e))
+    return out
+
+
+# ============================================================================ sessions
+
+
+def sessions_channel(root: Path, query: str, pool: Pool, size: int) -> ChannelRun:
+    run = ChannelRun("sessions")
+    t0 = time.perf_counter()
+    try:
+        from autology_mcp.sessions import search as session_search  # issue 5; optional until it lands
+    except ImportError:
+        run.status, run.note = "unavailable", "session memory is not installed in this version"
+        return run
+    try:
+        if not session_search.sessions_enabled(root):
+            run.status, run.note = "disabled", "session memory is disabled for this project"
+            return run
+        hits = session_search.search_sessions(root, query, limit=size)
+    except Exception as exc:  # session memory failing must not fail the search
+        run.status, run.note = "error", f"{type(exc).__name__}: {exc}"
+        run.ms = (time.perf_counter() - t0) * 1000
+        return run
+    for h in hits:
+        kind = "handoff" if getattr(h, "doc_type", "") == "handoff" else "session_chunk"
+        cand = Candidate(
+            key=f"session:{h.doc_id}",
+            kind=kind,
+            ref=str(h.doc_id),
+            title=str(getattr(h, "title", "") or f"session {h.session_id}"),
+            text=str(getattr(h, "text", "") or ""),
+            meta={
+                "session_id": getattr(h, "session_id", None),
+                "timestamp": str(getattr(h, "timestamp", "") or "") or None,
+                "turn_start": getattr(h, "turn_start", None),
+                "turn_end": getattr(h, "turn_end", None),
+                "session_score": float(getattr(h, "score", 0.0) or 0.0),
+            },
+        )
+        run.ranking.append(pool.add(cand).key)
+    run.ms = (time.perf_counter() - t0) * 1000
+    if not run.ranking:
+        run.status = "empty"
+    return run
+

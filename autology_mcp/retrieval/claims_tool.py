@@ -1,0 +1,148 @@
+"""Thin adapters over :func:`autology_mcp.retrieval.claims.check_claims`: the MCP tool
+``autology_check_claims`` and the CLI command ``autology check-claims``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from autology_mcp.retrieval import claims as claim_check
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+
+    from autology_mcp.service import Autology
+
+TOOL_NAME = "autology_check_claims"
+
+
+class ClaimIn(BaseModel):
+    """One claim and the evidence that should prove it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(description="The claim, in words: 'fetch_with_retry backs off exponentially on timeouts'")
+    refs: list[str] = Field(
+        default_factory=list,
+        description="Evidence: file spans 'src/net.py:10-24' (or path:LINE, path#L10-24) and/or node ids (UUID)",
+        json_schema_extra={"maxItems": claim_check.MAX_REFS},
+    )
+
+
+def add_tool(app: MCPServer, autology: Autology) -> None:
+    """Register ``autology_check_claims`` on ``app`` (read-only; counts the outcomes in the ledger)."""
+    import anyio.to_thread
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp_types import ToolAnnotations
+
+    from autology_mcp.errors import AutologyError
+
+    annotations = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+
+    @app.tool(name=TOOL_NAME, annotations=annotations)
+    async def autology_check_claims(
+        claims: Annotated[
+            list[ClaimIn],
+            Field(
+                description=f"1-{claim_check.MAX_CLAIMS} claims, each {{text, refs}}",
+                json_schema_extra={"minItems": 1, "maxItems": claim_check.MAX_CLAIMS},
+            ),
+        ],
+    ) -> dict[str, Any]:
+        """Check claims against their evidence. Each ref must resolve (a file span inside the project, within the
+        file's lines; or an existing node) and support the claim (its span shares the claim's key terms).
+        A claim is `supported` when one of its refs supports it, `unsupported` when its refs resolve but none
+        says it, `unresolved` when no ref resolves. Per ref: matched and missing terms, and why."""
+        data = [claim.model_dump() for claim in claims]
+
+        def run() -> dict[str, Any]:
+            try:
+                return claim_check.check_claims(autology.store.root, data, store=autology.store)
+            except AutologyError as exc:
+                raise ToolError(str(exc)) from exc
+
+        return await anyio.to_thread.run_sync(run)
+
+
+# ------------------------------------------------------------------------------ CLI
+
+
+def add_command(sub: argparse._SubParsersAction) -> None:
+    """Register ``autology check-claims`` on the top-level subparsers."""
+    help_ = "check claims against their evidence refs (path:lines or node ids)"
+    p = sub.add_parser(
+        "check-claims",
+        help=help_,
+        description=help_ + ". Input: a JSON list of {\"text\": ..., \"refs\": [...]} (or {\"claims\": [...]}), "
+        "from a file or stdin. Exit status: 0 when every claim is supported, 1 otherwise.",
+    )
+    p.add_argument("file", nargs="?", default="-", help="JSON file (default: - for stdin)")
+    p.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    p.set_defaults(func=_cmd_check_claims)
+
+
+def _load(source: str) -> Any:
+    from autology_mcp.errors import ValidationError
+
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValidationError("file", f"cannot read {source}: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = "stdin" if source == "-" else source
+        raise ValidationError("file", f"{where} is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from exc
+    if isinstance(data, dict) and set(data) == {"claims"}:
+        data = data["claims"]
+    return data
+
+
+def _cmd_check_claims(args: argparse.Namespace) -> int:
+    from autology_mcp.paths import resolve_root
+
+    root = resolve_root(getattr(args, "root", None))
+    claims = _load(args.file)
+    store = None
+    if (root / ".autology" / "nodes").is_dir():
+        from autology_mcp.service import Autology
+
+        store = Autology.open(root).store
+    try:
+        result = claim_check.check_claims(root, claims, store=store)
+    finally:
+        if store is not None:
+            store.close()
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print(render(result))
+    return 0 if result["summary"]["supported"] == result["summary"]["total"] else 1
+
+
+_MARK = {"supported": "✓", "unsupported": "✗", "unresolved": "?"}
+
+
+def render(result: dict[str, Any]) -> str:
+    """A check's result for people: one block per claim, one line per ref."""
+    lines = []
+    for claim in result["claims"]:
+        lines.append(f"{_MARK[claim['outcome']]} {claim['outcome']:<11} {claim['text']}")
+        if not claim["refs"]:
+            lines.append(f"      {claim['reason']}")
+        for ref in claim["refs"]:
+            mark = "✓" if ref["supports"] else ("·" if ref["resolved"] else "✗")
+            where = f" ({ref['title']})" if ref.get("title") else ""
+            lines.append(f"    {mark} {ref['ref']}{where}: {ref['reason']}")
+            if ref["matched_terms"]:
+                lines.append(f"        matched: {', '.join(ref['matched_terms'])}")
+    s = result["summary"]
+    lines.append(
+        f"{s['total']} claims: {s['supported']} supported, {s['unsupported']} unsupported, {s['unresolved']} unresolved"
+    )
+    return "\n".join(lines)

@@ -1,0 +1,139 @@
+"""Settings of unified retrieval, read from ``[tool.autology.retrieval]`` (or ``[retrieval]`` in
+``.autology/config.toml``) with defaults that need no tuning. See docs/retrieval.md.
+
+Every number of the scoring lives here, so the docs, the code and a project's overrides agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from autology_mcp.config import section
+from autology_mcp.errors import ValidationError
+
+CHANNELS = ("node_bm25", "node_title_tags", "code_bm25", "symbols", "paths", "vectors", "sessions", "graph")
+
+DEFAULT_CHANNEL_WEIGHTS = {
+    "node_bm25": 1.0,
+    "node_title_tags": 0.8,
+    "code_bm25": 1.0,
+    "symbols": 0.6,
+    "paths": 0.5,
+    "vectors": 0.6,
+    "sessions": 0.7,
+    "graph": 0.5,  # neighbours brought in by graph expansion (times relation weight and confidence)
+}
+DEFAULT_TYPE_PRIORS = {
+    "decision": 1.0,
+    "convention": 0.95,
+    "component": 0.9,
+    "pattern": 0.85,
+    "issue": 0.8,
+    "concept": 0.8,
+    "session": 0.6,
+}
+DEFAULT_STATUS_PRIORS = {"active": 1.0, "needs_review": 0.8, "superseded": 0.4}
+DEFAULT_KIND_PRIORS = {"code": 0.85, "doc": 0.8, "session_chunk": 0.65, "handoff": 0.7}
+DEFAULT_RELATION_WEIGHTS = {
+    "supersedes": 0.9,
+    "implements": 0.8,
+    "depends_on": 0.7,
+    "uses": 0.7,
+    "affects": 0.7,
+    "derived_from": 0.6,
+    "relates_to": 0.5,
+}
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """Every setting of ``[tool.autology.retrieval]``; see docs/retrieval.md."""
+
+    rrf_k: int = 60
+    channel_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_CHANNEL_WEIGHTS))
+    blend_priority: float = 0.5
+    blend_similarity: float = 0.3
+    blend_keyword: float = 0.2
+    similarity_floor: float = 0.35
+    mmr_lambda: float = 0.7
+    ambiguity_margin: float = 0.03
+    type_priors: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TYPE_PRIORS))
+    status_priors: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_STATUS_PRIORS))
+    kind_priors: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_KIND_PRIORS))
+    relation_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_RELATION_WEIGHTS))
+    # "tag:<tag>" (nodes) or a path glob (code, docs, node files) -> multiplier of the priority; the lowest match wins
+    area_priors: dict[str, float] = field(default_factory=dict)
+    pool: int = 40  # candidates taken from each channel
+    expand_top: int = 5  # graph expansion starts from this many best node hits
+    refresh_interval_s: float = 5.0  # the code index's size/mtime check runs at most this often per process
+    default_max_tokens: int = 2000
+    tokenizer: str = "auto"  # auto: tiktoken when installed and its encoding is available offline; chars: 4 chars/token
+
+
+_FLOAT_RANGES = {
+    "blend_priority": (0.0, 1.0),
+    "blend_similarity": (0.0, 1.0),
+    "blend_keyword": (0.0, 1.0),
+    "similarity_floor": (0.0, 1.0),
+    "mmr_lambda": (0.0, 1.0),
+    "ambiguity_margin": (0.0, 1.0),
+    "refresh_interval_s": (0.0, 86400.0),
+}
+_INT_RANGES = {"rrf_k": (1, 10_000), "pool": (5, 500), "expand_top": (0, 50), "default_max_tokens": (200, 200_000)}
+_TABLE_KEYS: dict[str, set[str] | None] = {
+    "channel_weights": set(DEFAULT_CHANNEL_WEIGHTS),
+    "type_priors": set(DEFAULT_TYPE_PRIORS),
+    "status_priors": set(DEFAULT_STATUS_PRIORS),
+    "kind_priors": set(DEFAULT_KIND_PRIORS),
+    "relation_weights": set(DEFAULT_RELATION_WEIGHTS),
+    "area_priors": None,
+}
+TOKENIZERS = ("auto", "chars")
+
+
+def config_from_dict(raw: dict[str, Any]) -> RetrievalConfig:
+    defaults = RetrievalConfig()
+    known = {f.name for f in fields(RetrievalConfig)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = key.replace("-", "_")
+        where = f"[tool.autology.retrieval] {key}"
+        if name not in known:
+            raise ValidationError(where, "unknown setting", sorted(known))
+        if name in _TABLE_KEYS:
+            if not isinstance(value, dict) or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 10 for v in value.values()
+            ):
+                raise ValidationError(where, "must be a table of numbers from 0 to 10")
+            allowed = _TABLE_KEYS[name]
+            if allowed is not None:
+                unknown = set(value) - allowed
+                if unknown:
+                    raise ValidationError(where, f"unknown key {sorted(unknown)[0]!r}", sorted(allowed))
+                value = {**getattr(defaults, name), **{k: float(v) for k, v in value.items()}}
+            else:
+                value = {str(k): float(v) for k, v in value.items()}
+        elif name in _INT_RANGES:
+            lo, hi = _INT_RANGES[name]
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise ValidationError(where, f"must be a whole number from {lo} to {hi}")
+        elif name in _FLOAT_RANGES:
+            lo, hi = _FLOAT_RANGES[name]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
+                raise ValidationError(where, f"must be a number from {lo:g} to {hi:g}")
+            value = float(value)
+        elif name == "tokenizer":
+            if value not in TOKENIZERS:
+                raise ValidationError(where, f"unknown tokenizer {value!r}", TOKENIZERS)
+        values[name] = value
+    cfg = RetrievalConfig(**values)
+    total = cfg.blend_priority + cfg.blend_similarity + cfg.blend_keyword
+    if abs(total - 1.0) > 1e-6:
+        raise ValidationError("[tool.autology.retrieval] blend_*", f"the three blend weights must add up to 1, got {total:g}")
+    return cfg
+
+
+def load_retrieval_config(root: str | Path) -> RetrievalConfig:
+    return config_from_dict(section(root, "retrieval"))

@@ -1,0 +1,111 @@
+"""The final score of a candidate (HoloIndex's blend) and its three components, each in 0..1:
+
+    score      = 0.5·priority + 0.3·similarity + 0.2·keyword
+    similarity = ½ · min(1, RRF(d) / RRF_ideal(d)) + ½ · min(1, cos(q, d) / COS_FULL)
+    keyword    = share of the query's terms found in d's text
+    priority   = source prior × area prior × intent boost   (capped at 1)
+
+- ``RRF(d)`` is the fused score (:func:`autology_mcp.retrieval.fusion.rrf`) plus graph-expansion
+  credits; ``RRF_ideal(d)`` is what a candidate ranked first by the core channels of its source
+  would get (nodes: node_bm25 + node_title_tags; code and docs: code_bm25 + vectors; sessions:
+  sessions), so rank evidence is absolute, not relative to this query's best hit;
+- ``cos`` is the hashed-vector cosine (the repository index's engine) between the query and the
+  candidate; ``COS_FULL`` = 0.3 is where a short query's cosine with a passage saturates;
+- the source prior of a node is ``type prior × status prior × (0.5 + 0.5·confidence)``; of a code,
+  doc or session hit its kind prior times, for files, the index's own path prior (``area_weights``);
+- the area prior is the lowest matching ``[retrieval] area_priors`` entry (``tag:<tag>`` for nodes,
+  path globs for files and node files), 1 when none matches.
+
+The weights are configurable (``blend_*``), and must add up to 1.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from autology_mcp.repo.scan import glob_match
+from autology_mcp.repo.vectors import sparse_vector
+from autology_mcp.retrieval.candidates import Candidate
+from autology_mcp.retrieval.config import RetrievalConfig
+from autology_mcp.retrieval.fusion import rrf_ideal
+from autology_mcp.retrieval.intent import Intent
+from autology_mcp.retrieval.text import coverage
+
+COS_FULL = 0.3
+VECTOR_DIMENSION = 384  # the repository index's default engine settings (deterministic-hash-tf)
+VECTOR_BIGRAMS = 256
+CORE_CHANNELS = {
+    "node": ("node_bm25", "node_title_tags"),
+    "code": ("code_bm25", "vectors"),
+    "doc": ("code_bm25", "vectors"),
+    "session_chunk": ("sessions",),
+    "handoff": ("sessions",),
+}
+
+_vectors: OrderedDict[str, dict[int, float]] = OrderedDict()
+
+
+def _text_vector(key: str, text: str) -> dict[int, float]:
+    v = _vectors.get(key)
+    if v is None:
+        v = _vectors[key] = sparse_vector(text, VECTOR_DIMENSION, VECTOR_BIGRAMS)
+        if len(_vectors) > 20_000:
+            _vectors.popitem(last=False)
+    else:
+        _vectors.move_to_end(key)
+    return v
+
+
+def cosine(query_vec: dict[int, float], cand: Candidate) -> float:
+    if cand.cosine is not None:
+        return cand.cosine
+    if cand.node is not None:
+        key = f"{cand.key}@{cand.node.modified.isoformat()}"
+    else:
+        key = f"{cand.key}@{hash(cand.text)}"
+    vec = _text_vector(key, cand.text)
+    cand.cosine = max(0.0, sum(w * vec.get(i, 0.0) for i, w in query_vec.items()))
+    return cand.cosine
+
+
+def query_vector(query: str) -> dict[int, float]:
+    return sparse_vector(query, VECTOR_DIMENSION, VECTOR_BIGRAMS)
+
+
+def area_prior(cand: Candidate, cfg: RetrievalConfig) -> float:
+    if not cfg.area_priors:
+        return 1.0
+    matches = []
+    for pattern, w in cfg.area_priors.items():
+        if pattern.startswith("tag:"):
+            if cand.node is not None and pattern[4:] in cand.node.tags:
+                matches.append(w)
+        elif cand.path and glob_match(cand.path, pattern):
+            matches.append(w)
+    return min(matches) if matches else 1.0
+
+
+def priority(cand: Candidate, cfg: RetrievalConfig, intent: Intent) -> float:
+    if cand.node is not None:
+        n = cand.node
+        base = (
+            cfg.type_priors.get(n.type.value, 0.8)
+            * cfg.status_priors.get(n.status.value, 1.0)
+            * (0.5 + 0.5 * n.confidence)
+        )
+    else:
+        base = cfg.kind_priors.get(cand.kind, 0.8) * cand.area_prior
+    return min(1.0, base * area_prior(cand, cfg) * intent.kind_boost(cand.kind))
+
+
+def similarity(rrf_score: float, cos: float, kind: str, weights: dict[str, float], k: int) -> float:
+    ideal = rrf_ideal(CORE_CHANNELS.get(kind, ("code_bm25",)), weights, k) or 1.0
+    return 0.5 * min(1.0, rrf_score / ideal) + 0.5 * min(1.0, cos / COS_FULL)
+
+
+def blend(pri: float, sim: float, kw: float, cfg: RetrievalConfig) -> float:
+    return cfg.blend_priority * pri + cfg.blend_similarity * sim + cfg.blend_keyword * kw
+
+
+def keyword(term_stems: list[str], cand: Candidate) -> tuple[float, list[str]]:
+    return coverage(term_stems, cand.text)

@@ -1,0 +1,69 @@
+"""Query terms, keyword coverage and proof spans: the text matching shared by every source.
+
+A term matches a word when their light stems are equal (``parsing``, ``parser`` and ``parse`` all
+stem to ``pars``), so coverage does not depend on which tokenizer indexed the text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from autology_mcp.search import query_terms
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "ly", "s")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    w = word.lower()
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            break
+    if len(w) > 4 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def terms(query: str) -> list[str]:
+    """The query's search terms: lowercase words, stop words dropped, camelCase and snake_case split."""
+    return query_terms(_CAMEL.sub(r"\1 \2", query).replace("_", " "))
+
+
+def stems_of(text: str) -> set[str]:
+    return {stem(w) for w in _WORD.findall(_CAMEL.sub(r"\1 \2", text))}
+
+
+def coverage(term_stems: list[str], text: str) -> tuple[float, list[str]]:
+    """Share of the query's terms found in ``text``, and which (by stem)."""
+    if not term_stems:
+        return 0.0, []
+    found = stems_of(text)
+    matched = [t for t in term_stems if t in found]
+    return len(matched) / len(term_stems), matched
+
+
+def proof_window(lines: list[str], term_stems: list[str], size: int) -> tuple[int, int]:
+    """(first line index, number of matched terms) of the ``size``-line window holding the most
+    distinct query terms; the earliest such window wins. Index 0 when nothing matches."""
+    if not lines:
+        return 0, 0
+    wanted = set(term_stems)
+    per_line = [stems_of(line) & wanted for line in lines]
+    size = max(1, min(size, len(lines)))
+    best_at, best_n = 0, -1
+    for i in range(0, len(lines) - size + 1):
+        found: set[str] = set()
+        for s in per_line[i : i + size]:
+            found |= s
+        if len(found) > best_n:
+            best_at, best_n = i, len(found)
+    # Start the window on a matching line when the window's first lines match nothing.
+    while best_at < len(lines) - 1 and not per_line[best_at] and any(per_line[best_at : best_at + size]):
+        if best_at + size >= len(lines):
+            break
+        best_at += 1
+    return best_at, max(best_n, 0)

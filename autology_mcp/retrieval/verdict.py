@@ -1,0 +1,119 @@
+"""The verdict on every answer, decided from the evidence alone:
+
+- ``grounded``: at least one hit clears the similarity floor, contains a query term, and has a proof
+  span (its snippet lines contain a query term);
+- ``ambiguous``: grounded hits form clusters in different areas (node tags, or folder trees of the
+  files) and the best hit of the second cluster scores within ``ambiguity_margin`` of the first;
+  the answer carries a clarifying question naming both areas;
+- ``weak``: there are hits with query terms in them, but none is grounded;
+- ``no_evidence``: nothing of the query was found; the answer says so and tells how to record it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from autology_mcp.retrieval.candidates import Candidate
+from autology_mcp.retrieval.config import RetrievalConfig
+from autology_mcp.retrieval.intent import Intent
+from autology_mcp.retrieval.text import coverage, stem, terms
+
+VERDICTS = ("grounded", "weak", "ambiguous", "no_evidence")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str
+    question: str | None = None
+    guidance: str | None = None
+
+
+def _subject(query: str) -> str:
+    text = " ".join(query.split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _family(c: Candidate) -> str:
+    return "node" if c.node is not None else "session" if c.kind in ("session_chunk", "handoff") else "file"
+
+
+def _same_area(a: Candidate, b: Candidate) -> bool:
+    if a.node is not None and b.node is not None:
+        if a.node.tags and b.node.tags:
+            return bool(set(a.node.tags) & set(b.node.tags))
+        return a.area_label == b.area_label
+    return a.area_label == b.area_label
+
+
+def _capture_hint(subject: str) -> str:
+    quoted = subject.replace('"', "'")
+    return (
+        f'capture one with `autology capture "{quoted}" --type decision -f -` (sections ## Context, ## Decision, '
+        f"## Alternatives, ## Consequences), or the MCP tool autology_capture with type \"decision\""
+    )
+
+
+def decide(
+    query: str,
+    intent: Intent,
+    hits: list[dict[str, Any]],
+    cands: list[Candidate],
+    *,
+    scored_keys: list[str],
+    scored: dict[str, dict[str, float]],
+    cfg: RetrievalConfig,
+    freshness: dict[str, Any],
+    scopes: set[str],
+) -> Verdict:
+    subject = _subject(query)
+    term_stems = list(dict.fromkeys(stem(t) for t in terms(query)))
+    notes = []
+    code_index = freshness.get("code_index")
+    if code_index is not None and not code_index.get("exists", True):
+        notes.append("The repository index does not exist yet, so code and docs were not searched: run "
+                     "`autology index build` (or the autology_index tool with action \"build\").")
+    direct = [(h, c, k) for h, c, k in zip(hits, cands, scored_keys) if scored[k]["keyword"] > 0]
+    if not direct:
+        what = "decision" if intent.name in ("research", "general", "doc_lookup") else "knowledge"
+        guidance = f'No {what} is recorded about "{subject}" and nothing in the searched sources mentions it; ' \
+                   f"{_capture_hint(subject)}."
+        return Verdict("no_evidence", None, " ".join([guidance] + notes))
+    grounded = [
+        (h, c, k)
+        for h, c, k in direct
+        if scored[k]["similarity"] >= cfg.similarity_floor and coverage(term_stems, h.get("snippet") or "")[0] > 0
+    ]
+    if not grounded:
+        best = max(scored[k]["similarity"] for _, _, k in direct)
+        guidance = (
+            f'Only weak evidence about "{subject}" (best similarity {best:.2f}, below the floor '
+            f"{cfg.similarity_floor:.2f}): check the hits before relying on them. If a decision about it was "
+            f"made, {_capture_hint(subject)}."
+        )
+        return Verdict("weak", None, " ".join([guidance] + notes))
+    family = _family(grounded[0][1])
+    clusters: list[list[tuple[dict, Candidate, str]]] = []
+    for item in sorted((g for g in grounded if _family(g[1]) == family), key=lambda g: (-scored[g[2]]["score"], g[2])):
+        for cluster in clusters:
+            if _same_area(cluster[0][1], item[1]):
+                cluster.append(item)
+                break
+        else:
+            clusters.append([item])
+    if len(clusters) >= 2:
+        first, second = clusters[0][0], clusters[1][0]
+        if scored[first[2]]["score"] - scored[second[2]]["score"] <= cfg.ambiguity_margin:
+            a, b = first[1].area_label, second[1].area_label
+            question = (
+                f'"{subject}" matches two areas about equally: {a} (best: {_name(first[0])}) and {b} '
+                f"(best: {_name(second[0])}). Which one do you mean — or both?"
+            )
+            return Verdict("ambiguous", question, " ".join(notes) or None)
+    return Verdict("grounded", None, " ".join(notes) or None)
+
+
+def _name(hit: dict[str, Any]) -> str:
+    if hit.get("node_id"):
+        return f"{hit['title']!r}"
+    return f"{hit['ref']}"
