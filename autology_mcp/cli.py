@@ -128,6 +128,10 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
         for item in status.malformedFiles:
             lines.append(f"  ✗ unreadable {item['path']}: {item['reason']}")
+        if status.retrieval:  # issue 6: verdict and claim-check counters
+            from autology_mcp.retrieval.ledger import summary_lines
+
+            lines += summary_lines(status.retrieval)
         return "\n".join(lines)
 
     _emit(args, status, human)
@@ -304,6 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
     from autology_mcp.graph_cli import add_commands as add_graph_commands  # autology graph …, autology analyze (issue 4)
 
     add_graph_commands(sub)
+    from autology_mcp.retrieval.claims_tool import add_command as add_claims_command  # autology check-claims (issue 6)
+
+    add_claims_command(sub)
     return parser
 
 

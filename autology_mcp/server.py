@@ -152,6 +152,9 @@ def build_server(autology: Autology) -> MCPServer:
 
     # ---------------------------------------------------------------- repository index (issue 3)
     _add_repo_index(app, autology)
+    from autology_mcp.retrieval.claims_tool import add_tool as add_claim_check  # issue 6: autology_check_claims
+
+    add_claim_check(app, autology)
     _forbid_unknown_arguments(app)
 
     return app

@@ -103,11 +103,22 @@ class StatusResult(BaseModel):
     malformedFiles: list[dict[str, str]] = Field(
         default_factory=list, description="Node files that could not be read (path and reason); they are skipped"
     )
+    retrieval: dict[str, Any] | None = Field(
+        default=None,
+        description="Counters of search verdicts (grounded, weak, ambiguous, no_evidence) and claim-check "
+        "outcomes (supported, unsupported, unresolved), with rates; see autology_mcp/retrieval/ledger.py",
+    )
 
 
 # ------------------------------------------------------------------------------------------
 # The operations
 # ------------------------------------------------------------------------------------------
+
+
+def _retrieval_counters(root: Path) -> dict[str, Any]:
+    from autology_mcp.retrieval.ledger import counters  # lazy: the retrieval package imports this module's peers
+
+    return counters(root)
 
 
 def _adr_error(missing: list[str]) -> ValidationError:
@@ -224,6 +235,7 @@ class Autology:
             totalRelations=sum(by_relation.values()),
             relationsByType=by_relation,
             malformedFiles=[{"path": p, "reason": r} for p, r in index.errors()[:50]],
+            retrieval=_retrieval_counters(self.store.root),
         )
 
     def get(self, node_id: Any) -> NodeOut:
