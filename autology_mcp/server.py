@@ -156,6 +156,7 @@ def build_server(autology: Autology) -> MCPServer:
 
     add_claim_check(app, autology)
     _forbid_unknown_arguments(app)
+    _compact_output_schemas(app)
 
     return app
 
@@ -172,6 +173,16 @@ def _forbid_unknown_arguments(app: MCPServer) -> None:
         model.model_config["extra"] = "forbid"
         model.model_rebuild(force=True)
         tool.parameters["additionalProperties"] = False
+
+
+def _compact_output_schemas(app: MCPServer) -> None:
+    """Publish each output schema without $refs and anyOf-nullables: the same constraints, but
+    clients validate every result against it, and this form validates ~40% faster (output_schema.py)."""
+    from autology_mcp.output_schema import compact
+
+    for tool in app._tool_manager.list_tools():  # the SDK reads fn_metadata.output_schema live
+        if tool.fn_metadata.output_schema is not None:
+            tool.fn_metadata.output_schema = compact(tool.fn_metadata.output_schema)
 
 
 def _add_graph_and_analysis(app: MCPServer, autology: Autology) -> None:
