@@ -1,0 +1,281 @@
+"""The session search index: SQLite FTS5 in ``.autology/cache/sessions.sqlite``, derived from the session files.
+
+Documents are the chunks of every session (``doc_type`` ``session_chunk``, id ``<session>:<n>``) and
+each session's handoff (``handoff``, id ``<session>:handoff``); the text of both starts with the
+session title. Mined insight candidates are kept beside them (table ``insights``).
+
+:meth:`SessionIndex.sync` brings the index in line with ``.autology/sessions/``: a session file
+whose size or modification time differs from what was indexed is re-read, a deleted one is dropped.
+Checking costs one directory listing, so every search syncs first; a missing or damaged database is
+rebuilt from the files.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from autology_mcp.errors import StorageError
+from autology_mcp.paths import ProjectPaths
+from autology_mcp.sessions.chunking import chunk_turns
+from autology_mcp.sessions.insights import mine_turns
+from autology_mcp.sessions.store import read_session, sessions_dir
+
+SCHEMA_VERSION = "1"
+DB_NAME = "sessions.sqlite"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sources (session_id TEXT PRIMARY KEY, signature TEXT NOT NULL, title TEXT NOT NULL,
+    last_timestamp TEXT NOT NULL, turns INTEGER NOT NULL, handoff TEXT NOT NULL, error TEXT);
+CREATE TABLE IF NOT EXISTS docs (
+    rowid INTEGER PRIMARY KEY, doc_id TEXT NOT NULL UNIQUE, doc_type TEXT NOT NULL, session_id TEXT NOT NULL,
+    title TEXT NOT NULL, text TEXT NOT NULL, timestamp TEXT NOT NULL, turn_start INTEGER NOT NULL,
+    turn_end INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS docs_session ON docs (session_id);
+CREATE INDEX IF NOT EXISTS docs_type_time ON docs (doc_type, timestamp);
+CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(text, tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS insights (session_id TEXT NOT NULL, turn INTEGER NOT NULL, kind TEXT NOT NULL,
+    text TEXT NOT NULL, score REAL NOT NULL, timestamp TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS insights_session ON insights (session_id);
+"""
+
+
+@dataclass(frozen=True)
+class Doc:
+    rowid: int
+    doc_id: str
+    doc_type: str
+    session_id: str
+    title: str
+    text: str
+    timestamp: str
+    turn_start: int
+    turn_end: int
+
+
+def _signature(st: os.stat_result) -> str:
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+
+
+class SessionIndex:
+    """One SQLite connection to a project's session index (thread-safe; shared per project path)."""
+
+    _shared: dict[Path, SessionIndex] = {}
+    _shared_lock = threading.Lock()
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.path = ProjectPaths(self.root).cache / DB_NAME
+        self._lock = threading.RLock()
+        self.conn: sqlite3.Connection | None = None
+
+    @classmethod
+    def for_root(cls, root: Path) -> SessionIndex:
+        key = Path(root).resolve()
+        with cls._shared_lock:
+            index = cls._shared.get(key)
+            if index is None:
+                index = cls._shared[key] = cls(key)
+            return index
+
+    # ---------------------------------------------------------------- connection
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        try:
+            conn.execute("PRAGMA busy_timeout = 30000")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            row = None
+            try:
+                row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            except sqlite3.OperationalError:
+                row = None
+            if row is not None and row[0] != SCHEMA_VERSION:
+                raise sqlite3.DatabaseError("old schema")
+            conn.executescript(_SCHEMA)
+            conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _delete_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+
+    def _reopen(self) -> sqlite3.Connection:
+        """A fresh database: the old one was damaged (it is derived, so it is simply rebuilt)."""
+        if self.conn is not None:
+            try:
+                self.conn.close()
+            except sqlite3.Error:
+                pass
+        self.conn = None
+        self._delete_files()
+        self.conn = self._connect()
+        return self.conn
+
+    def connection(self) -> sqlite3.Connection:
+        with self._lock:
+            if self.conn is not None and not self.path.exists():
+                self.conn.close()  # cache/ was deleted under us: start a new database
+                self.conn = None
+            if self.conn is None:
+                try:
+                    self.conn = self._connect()
+                except sqlite3.DatabaseError:
+                    self._reopen()
+            assert self.conn is not None
+            return self.conn
+
+    def close(self) -> None:
+        with self._lock:
+            if self.conn is not None:
+                self.conn.close()
+                self.conn = None
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        conn = self.connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """A consistent read of the index, synced with the session files first (rebuilt if damaged)."""
+        with self._lock:
+            for attempt in range(2):
+                try:
+                    self.sync()
+                    conn = self.connection()
+                    conn.execute("BEGIN")
+                    break
+                except sqlite3.DatabaseError:
+                    if attempt:
+                        raise
+                    self._reopen()
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
+
+    # ---------------------------------------------------------------- sync
+
+    def _on_disk(self) -> dict[str, tuple[Path, str]]:
+        found: dict[str, tuple[Path, str]] = {}
+        try:
+            entries = list(os.scandir(sessions_dir(self.root)))
+        except FileNotFoundError:
+            return found
+        except OSError as exc:
+            raise StorageError(str(sessions_dir(self.root)), exc.strerror or str(exc)) from exc
+        for entry in entries:
+            if entry.name.endswith(".jsonl") and not entry.name.startswith("."):
+                try:
+                    found[entry.name[: -len(".jsonl")]] = (Path(entry.path), _signature(entry.stat()))
+                except FileNotFoundError:
+                    continue
+        return found
+
+    def sync(self) -> int:
+        """Re-index the session files that changed; returns how many sessions were (re)indexed or dropped."""
+        with self._lock:
+            try:
+                return self._sync()
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                    raise StorageError(str(self.path), f"the session index is busy: {exc}") from exc
+                self._reopen()
+                return self._sync()
+
+    def _sync(self) -> int:
+        disk = self._on_disk()
+        conn = self.connection()
+        indexed = dict(conn.execute("SELECT session_id, signature FROM sources").fetchall())
+        stale = [sid for sid, (_, sig) in disk.items() if indexed.get(sid) != sig]
+        gone = [sid for sid in indexed if sid not in disk]
+        if not stale and not gone:
+            return 0
+        with self._write() as conn:
+            indexed = dict(conn.execute("SELECT session_id, signature FROM sources").fetchall())  # under the write lock
+            changed = 0
+            for sid in gone:
+                if sid in indexed:
+                    self._drop(conn, sid)
+                    changed += 1
+            for sid in stale:
+                path, sig = disk[sid]
+                if indexed.get(sid) == sig:
+                    continue  # another process indexed it meanwhile
+                self._drop(conn, sid)
+                self._add(conn, sid, path, sig)
+                changed += 1
+        return changed
+
+    @staticmethod
+    def _drop(conn: sqlite3.Connection, sid: str) -> None:
+        rowids = [r[0] for r in conn.execute("SELECT rowid FROM docs WHERE session_id = ?", (sid,))]
+        conn.executemany("DELETE FROM docs_fts WHERE rowid = ?", [(r,) for r in rowids])
+        conn.execute("DELETE FROM docs WHERE session_id = ?", (sid,))
+        conn.execute("DELETE FROM insights WHERE session_id = ?", (sid,))
+        conn.execute("DELETE FROM sources WHERE session_id = ?", (sid,))
+
+    @staticmethod
+    def _add(conn: sqlite3.Connection, sid: str, path: Path, sig: str) -> None:
+        try:
+            record = read_session(path)
+        except (OSError, StorageError) as exc:
+            conn.execute(
+                "INSERT INTO sources VALUES (?, ?, '', '', 0, '', ?)", (sid, sig, str(exc))
+            )  # remembered, so a damaged file is not re-read on every search
+            return
+        title = record.title
+        last = record.state.last_timestamp
+        rows = []
+        for chunk in chunk_turns(record.turns):
+            rows.append((f"{sid}:{chunk.n}", "session_chunk", chunk.text(title), chunk.timestamp or last,
+                         chunk.turn_start, chunk.turn_end))
+        if record.handoff:
+            rows.append((f"{sid}:handoff", "handoff", f"{title}\n{record.handoff}", last, 0,
+                         max(0, len(record.turns) - 1)))
+        for doc_id, doc_type, text, stamp, start, end in rows:
+            cur = conn.execute(
+                "INSERT INTO docs (doc_id, doc_type, session_id, title, text, timestamp, turn_start, turn_end)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (doc_id, doc_type, sid, title, text, stamp, start, end),
+            )
+            conn.execute("INSERT INTO docs_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, text))
+        conn.executemany(
+            "INSERT INTO insights VALUES (?, ?, ?, ?, ?, ?)",
+            [(sid, i.turn, i.kind, i.text, i.score, i.timestamp) for i in mine_turns(record.turns, sid)],
+        )
+        conn.execute(
+            "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, NULL)",
+            (sid, sig, title, last, len(record.turns), record.handoff),
+        )
+
+    def rebuild(self) -> int:
+        """Drop the database and index every session file again; returns the number of sessions."""
+        with self._lock:
+            try:
+                with self._write() as conn:  # in place: other processes keep using this same file
+                    for table in ("docs", "docs_fts", "insights", "sources"):
+                        conn.execute(f"DELETE FROM {table}")
+            except sqlite3.OperationalError:
+                raise
+            except sqlite3.DatabaseError:
+                self._reopen()
+            self._sync()
+            return self.connection().execute("SELECT COUNT(*) FROM sources").fetchone()[0]

@@ -1,0 +1,143 @@
+"""Ingest a Claude Code transcript into the project's session memory, incrementally and idempotently.
+
+- Unchanged transcript (same size and modification time, or same bytes): nothing is written.
+- Grown transcript whose first ``offset`` bytes still hash to the recorded SHA-256: only the new
+  complete lines are parsed (a partly written last line waits for the next ingest), and the parser
+  continues from its saved state, so turn numbers and chunk ids of the old part do not change.
+- Anything else (rewritten, truncated, never seen): the whole transcript is parsed again.
+
+Every string is redacted before it reaches the session file or the index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autology_mcp.errors import StorageError, ValidationError
+from autology_mcp.sessions.handoff import build_handoff
+from autology_mcp.sessions.redact import redact
+from autology_mcp.sessions.store import SessionRecord, load_session, session_lock, write_session
+from autology_mcp.sessions.transcript import ParseState, Turn, parse_lines
+
+_SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+
+
+@dataclass
+class IngestResult:
+    session_id: str
+    transcript: str
+    mode: str  # "unchanged" | "appended" | "full"
+    new_turns: int = 0
+    turns: int = 0
+    malformed: int = 0
+    bytes_read: int = 0
+    title: str = ""
+    path: str = ""
+    indexed: bool = False
+    errors: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def session_id_for(transcript: Path) -> str:
+    """Claude Code names a transcript ``<session id>.jsonl``; an unusual name gets a stable hashed id."""
+    stem = transcript.stem
+    if _SAFE_ID.match(stem) and not stem.startswith("."):
+        return stem
+    return "t-" + hashlib.sha256(str(transcript).encode()).hexdigest()[:24]
+
+
+def _read(path: Path) -> tuple[bytes, os.stat_result]:
+    try:
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            return handle.read(), st
+    except FileNotFoundError:
+        raise ValidationError("transcript", f"{path} does not exist") from None
+    except IsADirectoryError:
+        raise ValidationError("transcript", f"{path} is a folder, not a transcript (.jsonl)") from None
+    except OSError as exc:
+        raise StorageError(str(path), exc.strerror or str(exc)) from exc
+
+
+def _lines(data: bytes) -> tuple[list[str], int]:
+    """The complete lines of ``data`` (decoded; invalid UTF-8 replaced) and the bytes they span."""
+    end = data.rfind(b"\n") + 1
+    return data[:end].decode("utf-8", errors="replace").splitlines(), end
+
+
+def ingest_transcript(
+    root: Path, transcript: Path | str, session_id: str | None = None, index: bool = True
+) -> IngestResult:
+    """Ingest one transcript into ``<root>/.autology/sessions/`` (and the search index)."""
+    root = Path(root)
+    path = Path(transcript).expanduser()
+    sid = session_id or session_id_for(path)
+    if not _SAFE_ID.match(sid) or sid.startswith("."):
+        sid = session_id_for(path)
+    with session_lock(root).hold():
+        result = _ingest_locked(root, path, sid)
+    if index and result.mode != "unchanged":
+        from autology_mcp.sessions.index import SessionIndex
+
+        SessionIndex.for_root(root).sync()
+        result.indexed = True
+    return result
+
+
+def _ingest_locked(root: Path, path: Path, sid: str) -> IngestResult:
+    record = load_session(root, sid)
+    data, st = _read(path)
+    result = IngestResult(sid, str(path), "full")
+    if record is not None and record.transcript == str(path) and record.size == st.st_size and record.mtime_ns == st.st_mtime_ns:
+        return _unchanged(result, record)
+    continuing = (
+        record is not None
+        and record.offset <= len(data)
+        and record.sha256 == hashlib.sha256(data[: record.offset]).hexdigest()
+    )
+    if continuing:
+        assert record is not None
+        lines, used = _lines(data[record.offset :])
+        if used == 0 and record.size == st.st_size:
+            return _unchanged(result, record)
+        result.mode = "appended"
+        state, turns, start = record.state, record.turns, record.offset
+    else:
+        lines, used = _lines(data)
+        state, turns, start = ParseState(), [], 0
+    new_turns, state = parse_lines(lines, state, cwd=str(root))
+    new_turns = [Turn(t.n, t.role, redact(t.text), t.timestamp) for t in new_turns]
+    offset = start + used
+    record = SessionRecord(
+        session_id=sid,
+        transcript=str(path),
+        size=st.st_size,
+        mtime_ns=st.st_mtime_ns,
+        offset=offset,
+        sha256=hashlib.sha256(data[:offset]).hexdigest(),
+        state=state,
+        turns=turns + new_turns,
+    )
+    record.handoff = build_handoff(state, record.turns, sid)
+    result.path = str(write_session(root, record))
+    result.new_turns = len(new_turns)
+    result.turns = len(record.turns)
+    result.malformed = state.malformed
+    result.bytes_read = used
+    result.title = record.title
+    return result
+
+
+def _unchanged(result: IngestResult, record: SessionRecord) -> IngestResult:
+    result.mode = "unchanged"
+    result.turns = len(record.turns)
+    result.malformed = record.state.malformed
+    result.title = record.title
+    return result

@@ -1,0 +1,104 @@
+"""Search past sessions: the contract unified retrieval builds on.
+
+    search_sessions(root, query, limit=20) -> list[SessionHit]   # [] when disabled, empty or no match
+    sessions_enabled(root) -> bool
+
+Score, from 0 to 1: ``min(1, max(0, 0.5 * coverage + 0.5 * bm25 / best_bm25 + boost))``
+
+- ``coverage``: the share of the query's terms (stemmed, stop words dropped) the document holds;
+- ``bm25``: FTS5's BM25 of the document, relative to the best document of this query;
+- ``boost``: per document type from ``[tool.autology.sessions] boosts`` (handoff +0.08, chunk +0 by default).
+
+No time decay: an old session ranks with a recent one of equal relevance; recency (the chunk's last
+turn) only breaks ties, then the document id. Read-only with respect to transcripts: it never
+ingests; it only brings the derived index in line with ``.autology/sessions/`` (cheap when nothing
+changed) and rebuilds it if it is missing or damaged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from autology_mcp.search import _quoted, query_terms
+from autology_mcp.sessions.config import SessionsConfig, load_sessions_config
+from autology_mcp.sessions.index import SessionIndex
+from autology_mcp.sessions.store import sessions_dir
+
+LIMIT_MAX = 200
+
+
+@dataclass(frozen=True)
+class SessionHit:
+    doc_id: str  # f"{session_id}:{n}" for chunks, f"{session_id}:handoff" for the handoff
+    doc_type: str  # "session_chunk" | "handoff"
+    session_id: str
+    title: str  # the session title
+    text: str  # the redacted chunk text, prefixed with the title
+    score: float  # higher is better, in [0, 1], type boost applied
+    timestamp: str  # ISO 8601 of the chunk's last turn (tie-break only)
+    turn_start: int  # first and last turn index in the transcript: the "proof span"
+    turn_end: int
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def sessions_enabled(root: Path) -> bool:
+    """``[tool.autology.sessions] enabled`` (true by default). Raises ValidationError on a bad table."""
+    return load_sessions_config(root).enabled
+
+
+def search_sessions(root: Path, query: str, limit: int = 20) -> list[SessionHit]:
+    """The best session documents for ``query``, best first; [] when disabled or nothing matches."""
+    config = load_sessions_config(root)
+    if not config.enabled or limit <= 0:
+        return []
+    terms = query_terms(query or "")
+    if not terms or not sessions_dir(Path(root)).is_dir():
+        return []
+    return _search(SessionIndex.for_root(Path(root)), terms, min(limit, LIMIT_MAX), config)
+
+
+def _search(index: SessionIndex, terms: list[str], limit: int, config: SessionsConfig) -> list[SessionHit]:
+    match = " OR ".join(_quoted(t) for t in terms)
+    pool = limit * 4 + 40
+    with index.reading() as conn:
+        candidates = conn.execute(
+            "SELECT rowid, -bm25(docs_fts) FROM docs_fts WHERE docs_fts MATCH ? ORDER BY bm25(docs_fts) LIMIT ?",
+            (match, pool),
+        ).fetchall()
+        if not candidates:
+            return []
+        rowids = [c[0] for c in candidates]
+        marks = ",".join("?" * len(rowids))
+        matched = dict.fromkeys(rowids, 0)
+        if len(terms) > 1:
+            for term in terms:
+                for (rowid,) in conn.execute(
+                    f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({marks})", (_quoted(term), *rowids)
+                ):
+                    matched[rowid] += 1
+        else:
+            matched = dict.fromkeys(rowids, 1)
+        docs = {
+            row[0]: row
+            for row in conn.execute(
+                "SELECT rowid, doc_id, doc_type, session_id, title, text, timestamp, turn_start, turn_end"
+                f" FROM docs WHERE rowid IN ({marks})",
+                rowids,
+            )
+        }
+    best = max(c[1] for c in candidates) or 1.0
+    hits = []
+    for rowid, bm25 in candidates:
+        row = docs.get(rowid)
+        if row is None:
+            continue
+        relevance = 0.5 * matched[rowid] / len(terms) + 0.5 * max(bm25, 0.0) / best
+        score = round(min(1.0, max(0.0, relevance + config.boosts.get(row[2], 0.0))), 4)
+        hits.append(SessionHit(row[1], row[2], row[3], row[4], row[5], score, row[6], row[7], row[8]))
+    hits.sort(key=lambda h: h.doc_id)
+    hits.sort(key=lambda h: h.timestamp, reverse=True)
+    hits.sort(key=lambda h: h.score, reverse=True)
+    return hits[:limit]
