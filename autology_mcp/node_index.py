@@ -415,13 +415,16 @@ class NodeIndex:
             )
             return self.conn.execute(sql, (match, *params, limit)).fetchall()
 
-    def rowids_matching(self, match: str, low: int, high: int) -> set[int]:
-        """Rowids from ``low`` to ``high`` of the nodes matching the FTS5 expression."""
+    def rowids_matching(self, match: str, rowids: list[int]) -> set[int]:
+        """The rowids among ``rowids`` of the nodes matching the FTS5 expression."""
+        # ``+rowid`` keeps FTS5 from seeking each listed rowid (a full query per seek, ~20 us each):
+        # it walks the expression's matches once and SQLite keeps those in the list.
         with self._lock:
             return {
                 r[0]
                 for r in self.conn.execute(
-                    "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid BETWEEN ? AND ?", (match, low, high)
+                    "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))",
+                    (match, json.dumps(rowids)),
                 )
             }
 

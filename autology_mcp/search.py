@@ -81,18 +81,15 @@ def _ranked(
         cutoff = min(c[4] for c in candidates)
         fielded = index.search_candidates("{title tags} : (" + match + ")", node_type, tags, pool, COLUMN_WEIGHTS)
         candidates += [(*c[:4], cutoff) for c in fielded if c[0] not in in_pool]
+    rowids = [c[0] for c in candidates]
     if len(terms) > 1:
-        rowids = [c[0] for c in candidates]
-        low, high = min(rowids), max(rowids)
         matched = dict.fromkeys(rowids, 0)
         for term in terms:
-            for rowid in index.rowids_matching(_quoted(term), low, high):
-                if rowid in matched:
-                    matched[rowid] += 1
+            for rowid in index.rowids_matching(_quoted(term), rowids):
+                matched[rowid] += 1
     else:
-        matched = {c[0]: 1 for c in candidates}
-    rowids = [c[0] for c in candidates]
-    in_fields = index.rowids_matching("{title tags} : (" + match + ")", min(rowids), max(rowids))
+        matched = dict.fromkeys(rowids, 1)
+    in_fields = index.rowids_matching("{title tags} : (" + match + ")", rowids)
     scored = []
     for rowid, node_id, status, modified, bm25 in candidates:
         coverage = matched[rowid] / len(terms)
