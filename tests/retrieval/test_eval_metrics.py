@@ -1,0 +1,69 @@
+"""The knowledge benchmark's metrics on hand-made rankings, and its judged queries' sanity."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("knowledge_eval", REPO / "bench" / "knowledge_eval.py")
+ke = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ke)
+
+
+def test_ndcg_perfect_reversed_and_empty():
+    grades = {"a": 2, "b": 1}
+    assert ke.ndcg_at_k(["a", "b", "x"], grades) == pytest.approx(1.0)
+    # reversed: DCG = 1/log2(2) + 3/log2(3); ideal = 3/log2(2) + 1/log2(3)
+    expected = (1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3))
+    assert ke.ndcg_at_k(["b", "a"], grades) == pytest.approx(expected)
+    assert ke.ndcg_at_k(["x", "y"], grades) == 0.0
+    assert ke.ndcg_at_k([], grades) == 0.0
+    assert ke.ndcg_at_k(["a"], {}) == 0.0
+
+
+def test_ndcg_cuts_at_k_and_counts_repeats_once():
+    grades = {"a": 1}
+    ranked = [f"x{i}" for i in range(10)] + ["a"]
+    assert ke.ndcg_at_k(ranked, grades, k=10) == 0.0
+    assert ke.ndcg_at_k(ranked, grades, k=11) == pytest.approx(1 / math.log2(12))
+    assert ke.ndcg_at_k(["x", "x", "a"], grades) == pytest.approx(1 / math.log2(3))
+
+
+def test_recall_and_mrr():
+    grades = {"a": 2, "b": 1, "c": 1, "d": 0}
+    assert ke.recall_at_k(["x", "a", "y", "d", "b", "c"], grades, 5) == pytest.approx(2 / 3)
+    assert ke.recall_at_k(["a", "a", "a", "a", "a", "b"], grades, 5) == pytest.approx(2 / 3)  # repeats count once
+    assert ke.mrr_at_k(["x", "d", "c"], grades) == pytest.approx(1 / 3)  # grade 0 is not relevant
+    assert ke.mrr_at_k(["x"] * 3, grades) == 0.0
+
+
+def test_plain_bm25_baseline_ranks_by_term_matches():
+    class N:
+        def __init__(self, id, title, content, tags=()):
+            self.id, self.title, self.content, self.tags = id, title, content, list(tags)
+
+    bm25 = ke.PlainBM25([N("1", "Cache", "evict the least recently used"), N("2", "Auth", "password hashing with argon2")])
+    assert bm25("how are passwords hashed") == ["2"]
+    assert bm25("zebra crossing") == []
+
+
+def test_judged_queries_name_real_nodes_and_are_not_title_copies():
+    data = json.loads((REPO / "bench" / "data" / "knowledge_queries.json").read_text())
+    nodes = {}
+    for path in (REPO / "examples" / "tonearm" / ".autology" / "nodes").glob("*/*.md"):
+        title = re.search(r"^title: (.*)$", path.read_text(), re.M).group(1).strip("'\"")
+        nodes[path.stem] = title.lower()
+    queries = data["queries"]
+    assert len(queries) >= 40
+    assert len({q["query"] for q in queries}) == len(queries)
+    assert sum(q["kind"] == "why" for q in queries) >= 8
+    for q in queries:
+        assert q["relevant"] and set(q["relevant"]) <= set(nodes), q["id"]
+        assert set(q["relevant"].values()) <= {1, 2} and 2 in q["relevant"].values(), q["id"]
+        assert q["query"].lower() not in nodes.values(), q["id"]
