@@ -19,7 +19,8 @@ MARK = "[REDACTED:{}]"
 
 _KEY_WORDS = (
     r"pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|"
-    r"client[_-]?secret|auth[_-]?token|credentials?|session[_-]?key|signing[_-]?key"
+    r"client[_-]?secret|auth[_-]?token|credentials?|session[_-]?key|signing[_-]?key|secret[_-]?key|"
+    r"encryption[_-]?key|master[_-]?key"
 )
 
 # (kind, pattern, replacement). Order matters: whole blocks and specific shapes before generic ones.
@@ -51,7 +52,7 @@ _RULES: list[tuple[str, re.Pattern[str], str | Callable[[re.Match[str]], str]]] 
     ),
     (
         "url_password",
-        re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^\s/:@'\"]+):([^\s/@'\"]+)@"),
+        re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^\s/:@'\"]*):([^\s/@'\"]+)@"),
         lambda m: m.group(0) if m.group(3).startswith("[REDACTED")
         else f"{m.group(1)}{m.group(2)}:{MARK.format('password')}@",
     ),
@@ -62,11 +63,13 @@ _RULES: list[tuple[str, re.Pattern[str], str | Callable[[re.Match[str]], str]]] 
     ),
     (
         "assignment",
+        # the key ends with a credential word (DB_PASSWORD=, "api_key":, password:), so TokenBucket: is left alone;
+        # a quoted value runs to its closing quote, a bare one to the next space (not a call like get_token())
         re.compile(
-            r"(?i)(\b[A-Za-z0-9_.-]*(?:" + _KEY_WORDS + r")[A-Za-z0-9_.-]*[\"']?\s*(?::|=|=>|:=)\s*)"
-            r"(?!\[REDACTED)([\"']?)([^\s\"'`,;()<>{}\[\]]{4,}+)(?!\()\2"
+            r"(?i)(\b[A-Za-z0-9_.-]*(?:" + _KEY_WORDS + r")[\"']?\s*(?::|=|=>|:=)\s*)"
+            r"(?:([\"'])(?!\[REDACTED)([^\"'\n]{3,200}?)\2|(?!\[REDACTED)([^\s\"'`,;()<>{}\[\]]{4,}+)(?!\())"
         ),
-        lambda m: f"{m.group(1)}{m.group(2)}{MARK.format('secret')}{m.group(2)}",
+        lambda m: f"{m.group(1)}{m.group(2) or ''}{MARK.format('secret')}{m.group(2) or ''}",
     ),
 ]
 

@@ -202,9 +202,6 @@ class TranscriptParser:
             state.malformed += 1
             return []
         timestamp = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else ""
-        if timestamp:
-            state.first_timestamp = state.first_timestamp or timestamp
-            state.last_timestamp = max(state.last_timestamp, timestamp)
         if isinstance(entry.get("cwd"), str) and not state.cwd:
             state.cwd = entry["cwd"]
         if isinstance(entry.get("gitBranch"), str) and entry["gitBranch"]:
@@ -230,6 +227,9 @@ class TranscriptParser:
             self.state.skipped += 1
             return []
         turn = Turn(self.state.turns, role, redact(text), timestamp)
+        if timestamp:
+            self.state.first_timestamp = self.state.first_timestamp or timestamp
+            self.state.last_timestamp = max(self.state.last_timestamp, timestamp)
         self.state.turns += 1
         return [turn]
 
