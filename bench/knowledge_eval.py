@@ -8,7 +8,9 @@ answer spans two nodes.
 
 Rankers, each returning node ids best first:
 
-- ``unified``: ``autology_mcp.retrieval.search`` (scope nodes by default), its node hits in order;
+- ``unified``: ``autology_mcp.retrieval.search`` (scope nodes by default, limit 10, a budget too
+  large to cut anything), its node hits in order; ``unified_default_budget``: the same with the
+  default ``max_tokens`` (what a plain call returns: the budget may cut the last hits);
 - ``bm25``: the baseline, plain SQLite FTS5 BM25 over title + content + tags of every node
   (same tokenizer as the node index: porter unicode61 remove_diacritics 2; equal column weights; no
   boosts, no status factor), the query's terms (stop words dropped) OR-ed;
@@ -37,6 +39,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 QUERIES = HERE / "data" / "knowledge_queries.json"
 REPO = HERE.parent
+NO_BUDGET = 1_000_000  # ranking quality: no hit is cut by the token budget
 
 
 # ------------------------------------------------------------------------------ metrics
@@ -113,11 +116,11 @@ class PlainBM25:
         return [r[0] for r in rows]
 
 
-def unified_ranker(root: Path, store, scope: list[str] | None) -> Callable[[str], list[str]]:
+def unified_ranker(root: Path, store, scope: list[str] | None, max_tokens: int | None) -> Callable[[str], list[str]]:
     from autology_mcp.retrieval import search
 
     def rank(query: str) -> list[str]:
-        answer = search(root, query, scope=scope, limit=10, store=store)
+        answer = search(root, query, scope=scope, limit=10, max_tokens=max_tokens, store=store)
         return [h["node_id"] for h in answer["hits"] if h.get("kind") == "node" and h.get("node_id")]
 
     return rank
@@ -157,7 +160,8 @@ def main() -> int:
             if unknown:
                 raise SystemExit(f"judgments name nodes the store does not have: {unknown[:5]}")
             rankers = {
-                "unified": unified_ranker(root, autology.store, scope),
+                "unified": unified_ranker(root, autology.store, scope, NO_BUDGET),
+                "unified_default_budget": unified_ranker(root, autology.store, scope, None),
                 "bm25": PlainBM25(list(autology.store.index.all_nodes())),
                 "autology_query": autology_query_ranker(autology),
             }
