@@ -1,0 +1,126 @@
+"""Code retrieval quality of unified search (issue 6) against the repository index alone.
+
+The same real-history evaluation as ``bench/retrieval_eval.py`` (issue 3), reusing its functions:
+for each of the latest N descriptive non-merge commits, the query is the commit subject and the
+relevant set is the non-test source files it changed; the index is built at the commit's parent
+(incrementally, oldest commit first). Three rankers, each collapsed to files in order of first
+appearance:
+
+- ``index``: ``autology_mcp.repo.service.code_search`` (top 60 chunks), as in retrieval_eval.py;
+- ``unified``: ``autology_mcp.retrieval.search(scope=["code"], limit=50)`` with a token budget
+  too large to cut anything (ranking quality);
+- ``grep``: retrieval_eval.py's grep-style baseline.
+
+File-level Recall@1/5/10 and MRR@10, means over the commits. The goal (issue 6): unified search
+with scope=code does at least as well as the index alone.
+
+    python bench/unified_code_eval.py /work/.mirror/pallets+click/repo --workdir /tmp/autology-eval-click
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from retrieval_eval import (  # noqa: E402  (bench/ is not a package)
+    git,
+    indexed_files,
+    mean,
+    metrics,
+    ranked_grep_files,
+    ranked_index_files,
+    select_commits,
+)
+
+from autology_mcp.repo import service  # noqa: E402
+
+NO_BUDGET = 1_000_000
+UNIFIED_LIMIT = 50  # autology_search's maximum
+
+
+def ranked_unified_files(root: Path, subject: str, scope: list[str]) -> tuple[list[str], str]:
+    from autology_mcp.retrieval import search
+
+    answer = search(root, subject, scope=scope, limit=UNIFIED_LIMIT, max_tokens=NO_BUDGET)
+    seen: list[str] = []
+    for hit in answer["hits"]:
+        path = hit.get("path")
+        if hit.get("kind") in ("code", "doc") and path and path not in seen:
+            seen.append(path)
+    return seen, answer["verdict"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("repo", type=Path, help="a git repository (bare mirror or clone); it is not modified")
+    ap.add_argument("--workdir", type=Path, help="work tree to check commits out in (default /tmp/autology-eval-<name>)")
+    ap.add_argument("--commits", type=int, default=150)
+    ap.add_argument("--scope", default="code", help="unified search scope, comma-separated (default code)")
+    ap.add_argument("--json", type=Path, help="write the results here")
+    ap.add_argument("--per-query", action="store_true", help="print every query's MRR per ranker")
+    args = ap.parse_args()
+    scope = [s.strip() for s in args.scope.split(",") if s.strip()]
+    src = args.repo.resolve()
+    name = src.name if src.name != "repo" else src.parent.name
+    work = args.workdir or Path(f"/tmp/autology-eval-{name}")
+    if not (work / ".git").exists():
+        subprocess.run(["git", "clone", "-q", "--no-checkout", str(src), str(work)], check=True)
+    head = git(work, "rev-parse", "origin/HEAD" if git(work, "branch", "-r").strip() else "HEAD").strip()
+    git(work, "checkout", "-q", "-f", "--detach", head)
+    commits = select_commits(work, args.commits)
+    print(f"{name}: {len(commits)} commits from {commits[-1]['commit'][:10]} to {commits[0]['commit'][:10]}",
+          flush=True)
+    rows: dict[str, list[dict]] = {"index": [], "unified": [], "grep": []}
+    ms: dict[str, list[float]] = {"index": [], "unified": []}
+    verdicts: dict[str, int] = {}
+    per_query = []
+    for c in reversed(commits):  # oldest first, so each build is incremental on the previous one
+        git(work, "checkout", "-q", "-f", "--detach", c["parent"])
+        git(work, "clean", "-q", "-f", "-d", "-x", "-e", ".autology")
+        service.build_index(work)
+        t = time.perf_counter()
+        by_index = ranked_index_files(work, c["subject"])
+        ms["index"].append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        by_unified, verdict = ranked_unified_files(work, c["subject"], scope)
+        ms["unified"].append((time.perf_counter() - t) * 1000)
+        verdicts[verdict] = verdicts.get(verdict, 0) + 1
+        by_grep = ranked_grep_files(work, indexed_files(work), c["subject"])
+        m = {"index": metrics(by_index, c["relevant"]), "unified": metrics(by_unified, c["relevant"]),
+             "grep": metrics(by_grep, c["relevant"])}
+        for k, v in m.items():
+            rows[k].append(v)
+        per_query.append({**c, "verdict": verdict, "index_top5": by_index[:5], "unified_top5": by_unified[:5], **m})
+        if args.per_query:
+            print(f"{c['commit'][:8]} idx {m['index']['mrr@10']:.2f} uni {m['unified']['mrr@10']:.2f} "
+                  f"grep {m['grep']['mrr@10']:.2f}  {c['subject']}", flush=True)
+    results = {
+        "repo": name, "head": head, "commits": len(commits), "unified_scope": scope,
+        "mean_relevant_files": round(statistics.fmean(len(c["relevant"]) for c in commits), 2),
+        "index": mean(rows["index"]), "unified": mean(rows["unified"]), "grep_baseline": mean(rows["grep"]),
+        "query_ms_p50": {k: round(statistics.median(v), 1) for k, v in ms.items()},
+        "unified_verdicts": verdicts,
+    }
+    u, i = rows["unified"], rows["index"]
+    results["unified_vs_index_mrr@10"] = {
+        "wins": sum(a["mrr@10"] > b["mrr@10"] for a, b in zip(u, i, strict=True)),
+        "ties": sum(a["mrr@10"] == b["mrr@10"] for a, b in zip(u, i, strict=True)),
+        "losses": sum(a["mrr@10"] < b["mrr@10"] for a, b in zip(u, i, strict=True)),
+    }
+    results["unified_at_least_index"] = {
+        k: results["unified"][k] >= results["index"][k] for k in ("recall@1", "recall@5", "recall@10", "mrr@10")}
+    print(json.dumps(results, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps({**results, "per_query": per_query}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
