@@ -117,8 +117,11 @@ def fit(
     max_tokens: int,
     compact_trace: Callable[[dict[str, Any], str], dict[str, Any]],
     count: Callable[[str], int],
+    render: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Cut ``answer`` (a dict with ``hits``, ``cut`` and ``trace``) to ``max_tokens``; returns it."""
+    """Cut ``answer`` (a dict with ``hits``, ``cut`` and ``trace``) to ``max_tokens``; returns it.
+    With ``render``, the size is that of ``render(answer)`` (what is finally sent)."""
+    render = render or (lambda a: a)
     answer = copy.deepcopy(answer)
     cut = answer.setdefault("cut", {})
     cut.setdefault("hits", 0)
@@ -128,7 +131,7 @@ def fit(
     cut["budget_tokens"] = max_tokens
 
     def size() -> int:
-        return count(measured(answer))
+        return count(measured(render(answer)))
 
     def lines(hit: dict[str, Any]) -> int:
         return (hit.get("snippet") or "").count("\n")

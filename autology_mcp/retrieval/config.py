@@ -58,7 +58,9 @@ class RetrievalConfig:
     blend_keyword: float = 0.2
     similarity_floor: float = 0.35
     mmr_lambda: float = 0.7
-    ambiguity_margin: float = 0.03
+    ambiguity_margin: float = 0.03  # best scores of two clusters this close ...
+    ambiguity_mass: float = 0.6  # ... and the second cluster weighs this much of the first: ambiguous
+    grounded_min_keyword: float = 0.5  # a grounded hit holds more than this share of the query's terms
     type_priors: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TYPE_PRIORS))
     status_priors: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_STATUS_PRIORS))
     kind_priors: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_KIND_PRIORS))
@@ -79,6 +81,8 @@ _FLOAT_RANGES = {
     "similarity_floor": (0.0, 1.0),
     "mmr_lambda": (0.0, 1.0),
     "ambiguity_margin": (0.0, 1.0),
+    "ambiguity_mass": (0.0, 1.0),
+    "grounded_min_keyword": (0.0, 0.99),
     "refresh_interval_s": (0.0, 86400.0),
 }
 _INT_RANGES = {"rrf_k": (1, 10_000), "pool": (5, 500), "expand_top": (0, 50), "default_max_tokens": (200, 200_000)}

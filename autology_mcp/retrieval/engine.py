@@ -75,22 +75,48 @@ def search(
 ) -> dict:
     """Search every source in ``scope`` (None: all) and return a JSON-ready answer: ``query, intent,
     verdict, clarifying_question, guidance, hits, cut, trace`` (see docs/retrieval.md)."""
+    answer, max_tokens, counter = run(
+        root, query, scope=scope, limit=limit, max_tokens=max_tokens, detail=detail, store=store, module_hint=module_hint
+    )
+    return budget_mod.fit(answer, max_tokens, compact_trace, counter)
+
+
+def run(
+    root: Path,
+    query: str,
+    *,
+    scope: Sequence[str] | None = None,
+    limit: int = 10,
+    max_tokens: int | None = None,
+    detail: str = "normal",
+    store: NodeStore | None = None,
+    module_hint: str | None = None,
+):
+    """The answer before the budget is applied, the validated budget, and the token counter."""
     root = Path(root).resolve()
     cfg = load_retrieval_config(root)
     query, scopes, limit, max_tokens = _validate(query, scope, limit, max_tokens, detail, cfg)
     own_store = store is None
     if own_store and "nodes" in scopes:
-        store = NodeStore(root)
-        store.init()
-        store.reconcile()
+        store = open_store(root)
     try:
-        return _search(root, query, scopes, limit, max_tokens, detail, store, cfg, module_hint)
+        answer = _search(root, query, scopes, limit, detail, store, cfg, module_hint)
     finally:
         if own_store and store is not None:
             store.close()
+    counter, _ = budget_mod.token_counter(cfg.tokenizer)
+    return answer, max_tokens, counter
 
 
-def _search(root, query, scopes, limit, max_tokens, detail, store, cfg, module_hint) -> dict:
+def open_store(root: Path) -> NodeStore:
+    """The project's node store, brought in step with the files (for callers without a server)."""
+    store = NodeStore(root)
+    store.init()
+    store.reconcile()
+    return store
+
+
+def _search(root, query, scopes, limit, detail, store, cfg, module_hint) -> dict:
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
     intent = classify_intent(query)
@@ -185,8 +211,16 @@ def _search(root, query, scopes, limit, max_tokens, detail, store, cfg, module_h
     # ---------------------------------------------------------------- floor, MMR
     t = time.perf_counter()
     # Evidence: something of the query in the text, or reached through the graph from evidence.
+    # The floor applies to direct evidence; a node the graph brought in (neighbour, referencing
+    # node, successor) passes when a hit it came from passes.
     evidence = [k for k in shortlist if scored[k]["keyword"] > 0 or pool.items[k].via]
-    above = [k for k in evidence if scored[k]["similarity"] >= cfg.similarity_floor]
+    direct_above = {k for k in evidence if scored[k]["similarity"] >= cfg.similarity_floor and scored[k]["keyword"] > 0}
+    above = [
+        k for k in evidence
+        if k in direct_above
+        or (pool.items[k].via and (pool.items[k].meta.get("supersedes_chain") and scored[k]["similarity"] >= cfg.similarity_floor
+                                   or any(p in direct_above for p in pool.items[k].meta.get("graph_parents", []))))
+    ]
     below_floor = len(evidence) - len(above)
     chosen_pool = above if above else evidence
     by_score = sorted(chosen_pool, key=lambda k: (-scored[k]["score"], k))
@@ -231,8 +265,7 @@ def _search(root, query, scopes, limit, max_tokens, detail, store, cfg, module_h
         "freshness": freshness,
         "timings_ms": {k: round(v, 2) for k, v in timings.items()},
     }
-    counter, counter_name = budget_mod.token_counter(cfg.tokenizer)
-    trace["tokenizer"] = counter_name
+    trace["tokenizer"] = budget_mod.token_counter(cfg.tokenizer)[1]
     answer = {
         "query": query,
         "intent": intent.name,
@@ -245,7 +278,7 @@ def _search(root, query, scopes, limit, max_tokens, detail, store, cfg, module_h
     }
     if detail == "brief":
         answer["trace"] = compact_trace(trace, "compact")
-    return budget_mod.fit(answer, max_tokens, compact_trace, counter)
+    return answer
 
 
 def _in_module(cand: Candidate, hint: str) -> bool:

@@ -35,6 +35,7 @@ class Credit:
     key: str
     amount: float
     via: str
+    parent: str  # the key of the hit the credit comes from
 
 
 def _short(node: KnowledgeNode | None, node_id: str) -> str:
@@ -110,7 +111,8 @@ def neighbour_credits(
         for w, other, rtype, direction in steps[:MAX_NEIGHBOURS]:
             arrow = f"—[{rtype}]→" if direction == "out" else f"←[{rtype}]—"
             credits.append(
-                Credit(f"node:{other}", base * graph_weight * w, f"neighbour of {_short(parent.node, parent.ref)} {arrow}")
+                Credit(f"node:{other}", base * graph_weight * w, f"neighbour of {_short(parent.node, parent.ref)} {arrow}",
+                       key)
             )
     return credits
 
@@ -198,7 +200,7 @@ def reference_credits(
         for node_id, exact in nodes_referencing(store, cand):
             w = REFERENCE_WEIGHT * (1.0 if exact else 0.8)
             what = f"{cand.path}#{cand.meta.get('symbol')}" if exact and cand.meta.get("symbol") else cand.path
-            credits.append(Credit(f"node:{node_id}", scores[key] * graph_weight * w, f"references {what}"))
+            credits.append(Credit(f"node:{node_id}", scores[key] * graph_weight * w, f"references {what}", key))
     return credits
 
 
@@ -207,10 +209,13 @@ def apply_credits(store: NodeStore, pool: Pool, scores: dict[str, float], credit
     ranking (keys by total credit)."""
     total: dict[str, float] = {}
     why: dict[str, str] = {}
-    for c in credits:
+    biggest: dict[str, float] = {}
+    parents: dict[str, list[str]] = {}
+    for c in credits:  # the explanation shown is that of the largest credit (the first one on a tie)
         total[c.key] = total.get(c.key, 0.0) + c.amount
-        if c.key not in why or c.amount > 0:
-            why.setdefault(c.key, c.via)
+        parents.setdefault(c.key, []).append(c.parent)
+        if c.amount > biggest.get(c.key, -1.0):
+            biggest[c.key], why[c.key] = c.amount, c.via
     for key in sorted(total):
         cand = pool.items.get(key)
         if cand is None:
@@ -223,5 +228,6 @@ def apply_credits(store: NodeStore, pool: Pool, scores: dict[str, float], credit
             cand.via = why[key]
         cand.graph_score += total[key]
         cand.meta.setdefault("graph_via", why[key])
+        cand.meta.setdefault("graph_parents", []).extend(parents[key])
         scores[key] = scores.get(key, 0.0) + total[key]
     return [k for k in sorted(total, key=lambda k: (-total[k], k)) if k in pool.items]

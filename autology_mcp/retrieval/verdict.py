@@ -1,10 +1,13 @@
 """The verdict on every answer, decided from the evidence alone:
 
-- ``grounded``: at least one hit clears the similarity floor, contains a query term, and has a proof
-  span (its snippet lines contain a query term);
-- ``ambiguous``: grounded hits form clusters in different areas (node tags, or folder trees of the
-  files) and the best hit of the second cluster scores within ``ambiguity_margin`` of the first;
-  the answer carries a clarifying question naming both areas;
+- ``grounded``: at least one hit clears the similarity floor, contains more than
+  ``grounded_min_keyword`` (default half) of the query's terms, and has a proof span (its snippet
+  lines contain a query term);
+- ``ambiguous``: the grounded hits of the best hit's family (nodes, or files) form clusters in
+  different areas (node tags, or folder trees), the best hit of the second cluster scores within
+  ``ambiguity_margin`` of the first, and the second cluster weighs at least ``ambiguity_mass`` of
+  the first (sum of its hits' scores): two competing bodies of evidence, not one answer and a
+  stray hit. The answer carries a clarifying question naming both areas;
 - ``weak``: there are hits with query terms in them, but none is grounded;
 - ``no_evidence``: nothing of the query was found; the answer says so and tells how to record it.
 """
@@ -82,14 +85,17 @@ def decide(
     grounded = [
         (h, c, k)
         for h, c, k in direct
-        if scored[k]["similarity"] >= cfg.similarity_floor and coverage(term_stems, h.get("snippet") or "")[0] > 0
+        if scored[k]["similarity"] >= cfg.similarity_floor
+        and scored[k]["keyword"] > cfg.grounded_min_keyword
+        and coverage(term_stems, h.get("snippet") or "")[0] > 0
     ]
     if not grounded:
-        best = max(scored[k]["similarity"] for _, _, k in direct)
+        best = max(direct, key=lambda d: (scored[d[2]]["similarity"], scored[d[2]]["keyword"]))
+        sim, kw = scored[best[2]]["similarity"], scored[best[2]]["keyword"]
         guidance = (
-            f'Only weak evidence about "{subject}" (best similarity {best:.2f}, below the floor '
-            f"{cfg.similarity_floor:.2f}): check the hits before relying on them. If a decision about it was "
-            f"made, {_capture_hint(subject)}."
+            f'Only weak evidence about "{subject}" (best hit: similarity {sim:.2f} against a floor of '
+            f"{cfg.similarity_floor:.2f}, {kw:.0%} of the query's terms): check the hits before relying on them. "
+            f"If a decision about it was made, {_capture_hint(subject)}."
         )
         return Verdict("weak", None, " ".join([guidance] + notes))
     family = _family(grounded[0][1])
@@ -103,7 +109,11 @@ def decide(
             clusters.append([item])
     if len(clusters) >= 2:
         first, second = clusters[0][0], clusters[1][0]
-        if scored[first[2]]["score"] - scored[second[2]]["score"] <= cfg.ambiguity_margin:
+        mass = [sum(scored[item[2]]["score"] for item in cluster) for cluster in clusters[:2]]
+        if (
+            scored[first[2]]["score"] - scored[second[2]]["score"] <= cfg.ambiguity_margin
+            and mass[1] >= cfg.ambiguity_mass * mass[0]
+        ):
             a, b = first[1].area_label, second[1].area_label
             question = (
                 f'"{subject}" matches two areas about equally: {a} (best: {_name(first[0])}) and {b} '
