@@ -311,6 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
     from autology_mcp.retrieval.claims_tool import add_command as add_claims_command  # autology check-claims (issue 6)
 
     add_claims_command(sub)
+    from autology_mcp.retrieval.cli import add_commands as add_retrieval_commands  # autology search, context (issue 6)
+
+    add_retrieval_commands(sub)
     return parser
 
 
