@@ -181,6 +181,8 @@ def parse_ref(ref: Any, where: str = "ref") -> ParsedRef:
     if end < start:
         raise ValidationError(where, f"{text!r}: the range ends ({end}) before it starts ({start})")
     path = m.group("path").strip()
+    if "\0" in path:
+        raise ValidationError(where, "the path contains a NUL character")
     if path.startswith("./"):
         path = path[2:]
     if not path:
@@ -256,11 +258,15 @@ class _Resolver:
             out.reason = "the path is outside the project root"
             return out
         out.path = rel.as_posix()
-        if not real.exists():
-            out.reason = "no such file in the project"
-            return out
-        if not real.is_file():
-            out.reason = "not a file"
+        try:
+            if not real.exists():
+                out.reason = "no such file in the project"
+                return out
+            if not real.is_file():
+                out.reason = "not a file"
+                return out
+        except OSError as exc:  # a name too long, a permission refused on the way
+            out.reason = f"cannot read the path: {exc.strerror or exc}"
             return out
         lines = self.lines(real)
         if isinstance(lines, str):

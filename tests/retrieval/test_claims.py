@@ -103,6 +103,7 @@ def test_parse_node_ref():
         (":12", "neither form"),
         ("", "is empty"),
         (12, "must be a string"),
+        ("src/a\0.py:1", "NUL character"),
     ],
 )
 def test_malformed_refs_are_refused(ref, message):
@@ -206,6 +207,14 @@ def test_line_ranges_past_the_end_binary_files_and_folders(project: Path):
     assert reasons == [
         "lines 10-99 go past the end of the file (11 lines)", "not a text file", "not a file",
     ]  # fmt: skip
+    assert result["claims"][0]["outcome"] == "unresolved"
+
+
+def test_unreadable_paths_are_unresolved_not_errors(project: Path):
+    result = check(project, {"text": "retry backoff", "refs": [f"src/{'x' * 300}.py:1", "src/net.py/inner.py:1"]})
+    reasons = [r["reason"] for r in result["claims"][0]["refs"]]
+    assert reasons[0].startswith("cannot read the path") and "too long" in reasons[0]
+    assert reasons[1] in ("no such file in the project", "not a file") or reasons[1].startswith("cannot read")
     assert result["claims"][0]["outcome"] == "unresolved"
 
 
