@@ -314,6 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
     from autology_mcp.retrieval.cli import add_commands as add_retrieval_commands  # autology search, context (issue 6)
 
     add_retrieval_commands(sub)
+    from autology_mcp.sessions.cli import add_commands as add_session_commands  # autology sessions … (issue 5)
+
+    add_session_commands(sub)
     return parser
 
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 MAX_FILES_SHOWN = 15
 MAX_NODES_SHOWN = 10
+SESSION_RECALL_MAX_CHARS = 600  # of RECALL_MAX_CHARS, for the latest session's topics (issue 5)
 RECENT_COMMIT_SECONDS = 600  # HEAD counts as "the commit just made" only if it is this fresh
 CAPTURE_HINT = (
     "Capture what this work decided or built that is not recorded yet with /autology:capture "
@@ -223,12 +224,33 @@ def pre_compact(payload: dict[str, Any], root: Path | str | None = None) -> dict
 
 
 def ingest_session(root: Path, payload: dict[str, Any]) -> str | None:
-    """Session-memory ingestion of the transcript: a no-op until session memory exists (returns what was done)."""
-    return None
+    """Session memory at SessionEnd: ingest the transcript, then write or update the session node.
+
+    Returns what was done, or None (session memory disabled, no store, no transcript). Fails open:
+    an error here never costs the capture tips.
+    """
+    try:
+        from autology_mcp.sessions.lifecycle import finish_session, ingest_from_payload
+
+        result = ingest_from_payload(root, payload)
+        return finish_session(root, result) if result is not None else None
+    except Exception:  # the hook must not fail; AUTOLOGY_HOOK_DEBUG shows why
+        _debug_traceback()
+        return None
+
+
+def _debug_traceback() -> None:
+    import os
+
+    if os.environ.get("AUTOLOGY_HOOK_DEBUG"):
+        import sys
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
 
 
 def session_end(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any]:
-    """SessionEnd: capture tips (and transcript ingestion once session memory exists)."""
+    """SessionEnd: ingest the transcript into session memory, write the session node, and give capture tips."""
     root = project_root(payload, root)
     ingested = ingest_session(root, payload)
     tips = (
@@ -294,10 +316,22 @@ def session_start(payload: dict[str, Any], root: Path | str | None = None) -> di
 
         top = git.toplevel(root)
         recent = relative_to_root(git.recently_changed(root), top, root) if top else []
-        text = recall_text(store, recent)
+        sessions = _session_recall(root, store, payload)
+        text = recall_text(store, recent, RECALL_MAX_CHARS - (len(sessions) + 1 if sessions else 0))
     finally:
         store.close()
-    return additional_context("SessionStart", text)
+    return additional_context("SessionStart", text + ("\n" + sessions if sessions else ""))
+
+
+def _session_recall(root: Path, store: NodeStore, payload: dict[str, Any]) -> str:
+    """The latest session's key topics and the nodes they retrieve ("" when none, disabled, or on error)."""
+    try:
+        from autology_mcp.sessions.lifecycle import recall_block
+
+        return recall_block(root, store, payload, SESSION_RECALL_MAX_CHARS)
+    except Exception:  # fail open: the node recall still goes out
+        _debug_traceback()
+        return ""
 
 
 HANDLERS = {

@@ -1,0 +1,96 @@
+"""Mined insights as capture candidates: listed (CLI, ``autology_analyze``) and optionally captured.
+
+:func:`collect` reads the candidates kept in the session index, keeps those at or above the
+threshold, merges near-identical ones and marks those an existing node already holds
+(``duplicate_of``). :func:`capture` turns the new ones into ``needs_review`` nodes with
+confidence 0.7 (source ``hook_session_end``), each ``derived_from`` its session's node when there is one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from autology_mcp.models import CONFIDENCE_AUTOMATIC, TITLE_MAX
+from autology_mcp.sessions.insights import Insight, mark_known, merge_duplicates
+
+if TYPE_CHECKING:
+    from autology_mcp.node_index import NodeIndex
+    from autology_mcp.service import Autology
+
+SOURCE = "hook_session_end"
+
+
+def collect(
+    root: Path, node_index: NodeIndex | None, session_id: str | None = None, threshold: float | None = None
+) -> list[Insight]:
+    """The insights mined from the ingested sessions (or one session), best first; [] when disabled."""
+    from autology_mcp.sessions.config import load_sessions_config
+    from autology_mcp.sessions.index import SessionIndex
+    from autology_mcp.sessions.store import sessions_dir
+
+    config = load_sessions_config(root)
+    if not config.enabled or not sessions_dir(root).is_dir():
+        return []
+    minimum = config.insight_threshold if threshold is None else threshold
+    sql = "SELECT kind, text, score, session_id, turn, timestamp FROM insights WHERE score >= ?"
+    args: list[Any] = [minimum]
+    if session_id:
+        sql += " AND session_id = ?"
+        args.append(session_id)
+    with SessionIndex.for_root(root).reading() as conn:
+        rows = conn.execute(sql, args).fetchall()
+    insights = merge_duplicates(Insight(k, t, s, sid, n, ts) for k, t, s, sid, n, ts in rows)
+    return mark_known(insights, node_index) if node_index is not None else insights
+
+
+def _title(insight: Insight) -> str:
+    text = insight.text.rstrip(".! ")
+    return text if len(text) <= TITLE_MAX else text[: TITLE_MAX - 1].rstrip() + "…"
+
+
+def _content(insight: Insight, session_title: str) -> str:
+    origin = f"Mined from the session “{session_title}” (`{insight.session_id}`, turn {insight.turn}); review it."
+    if insight.node_type == "decision":
+        return (
+            f"## Context\n{origin}\n\n## Decision\n{insight.text}\n\n"
+            "## Alternatives\nNot recorded in the session: add them when reviewing.\n\n"
+            "## Consequences\nNot recorded in the session: add them when reviewing."
+        )
+    return f"{insight.text}\n\n{origin}"
+
+
+@dataclass
+class CaptureReport:
+    captured: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+
+
+def capture(autology: Autology, insights: list[Insight], session_node: str | None = None) -> CaptureReport:
+    """Capture the insights no node holds yet as needs_review nodes (confidence 0.7)."""
+    from autology_mcp.sessions.store import load_session
+
+    report = CaptureReport()
+    titles: dict[str, str] = {}
+    for insight in insights:
+        if insight.duplicate_of:
+            report.skipped.append({**insight.to_dict(), "reason": f"already known as {insight.duplicate_of}"})
+            continue
+        if insight.session_id not in titles:
+            record = load_session(autology.store.root, insight.session_id)
+            titles[insight.session_id] = record.title if record else insight.session_id
+        result = autology.capture(
+            _title(insight),
+            _content(insight, titles[insight.session_id]),
+            type=insight.node_type,
+            tags=["mined-insight"],
+            session=insight.session_id,
+            source=SOURCE,
+            confidence=CONFIDENCE_AUTOMATIC,
+            status="needs_review",
+        )
+        if session_node:
+            autology.relate(result.id, session_node, "derived_from", description="mined from this session")
+        report.captured.append({**insight.to_dict(), "id": result.id})
+    return report

@@ -1,0 +1,219 @@
+"""``autology sessions ingest|search|insights|status|rebuild``: session memory from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from autology_mcp.errors import AutologyError, ValidationError
+from autology_mcp.paths import resolve_root
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "sessions",
+        help="session memory: ingest Claude Code transcripts, search them, mine insights",
+        description="Session memory: redacted Claude Code transcripts under .autology/sessions/, searchable.",
+    )
+    parser.set_defaults(func=lambda args: (parser.print_help(sys.stderr), 2)[1])
+    ssub = parser.add_subparsers(dest="sessions_command", metavar="SUBCOMMAND")
+
+    def leaf(name: str, help_: str, func) -> argparse.ArgumentParser:
+        p = ssub.add_parser(name, help=help_, description=help_)
+        p.add_argument("--json", action="store_true", help="machine-readable JSON output")
+        p.set_defaults(func=_guarded(func))
+        return p
+
+    p = leaf("ingest", "ingest transcripts (incremental: unchanged ones are skipped)", _ingest)
+    p.add_argument("paths", nargs="*", help="transcript files (.jsonl) or folders of them")
+    p.add_argument("--all", action="store_true", help="every transcript of this project under ~/.claude/projects/")
+    p.add_argument("--node", action="store_true", help="also write or update each session's `session` node")
+    p = leaf("search", "search past sessions", _search)
+    p.add_argument("text", nargs="+", help="what to look for")
+    p.add_argument("--limit", "-n", type=int, default=10, help="number of hits (1-200, default 10)")
+    p = leaf("insights", "decisions, conventions and discoveries mined from the sessions", _insights)
+    p.add_argument("--session", help="only this session id")
+    p.add_argument("--min-score", type=float, help="quality threshold (default: the configured one, 0.4)")
+    p.add_argument("--all", action="store_true", help="also list those an existing node already holds")
+    p.add_argument("--capture", action="store_true", help="capture the new ones as needs_review nodes (confidence 0.7)")
+    leaf("status", "what session memory holds", _status)
+    leaf("rebuild", "rebuild the session index from .autology/sessions/", _rebuild)
+
+
+def _guarded(func):
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return func(args, resolve_root(getattr(args, "root", None)))
+        except AutologyError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+
+    return run
+
+
+def _emit(args: argparse.Namespace, data: Any, human: str) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False) if args.json else human)
+
+
+def _require_enabled(root: Path) -> None:
+    from autology_mcp.sessions.config import load_sessions_config
+
+    if not load_sessions_config(root).enabled:
+        raise ValidationError("[tool.autology.sessions] enabled", "session memory is turned off for this project")
+
+
+def _targets(args: argparse.Namespace, root: Path) -> list[Path]:
+    from autology_mcp.sessions.config import load_sessions_config
+    from autology_mcp.sessions.discover import list_transcripts, transcripts_dir
+
+    if not args.paths and not args.all:
+        raise ValidationError("ingest", "give transcript paths, or --all for this project's transcripts")
+    found: list[Path] = []
+    if args.all:
+        found += list_transcripts(transcripts_dir(root, load_sessions_config(root).transcripts_dir))
+    for raw in args.paths:
+        path = Path(raw).expanduser()
+        found += list_transcripts(path) if path.is_dir() else [path]
+    return list(dict.fromkeys(found))
+
+
+def _ingest(args: argparse.Namespace, root: Path) -> int:
+    from autology_mcp.sessions.ingest import ingest_transcript
+    from autology_mcp.sessions.index import SessionIndex
+    from autology_mcp.store import NodeStore
+
+    _require_enabled(root)
+    targets = _targets(args, root)
+    NodeStore(root).init()  # the store's layout and .gitignore (sessions/ stays private)
+    started = time.perf_counter()
+    results, failed = [], []
+    for path in targets:
+        try:
+            results.append(ingest_transcript(root, path, index=False))
+        except AutologyError as exc:
+            failed.append({"transcript": str(path), "error": str(exc)})
+    SessionIndex.for_root(root).sync()
+    nodes = []
+    if args.node:
+        from autology_mcp.service import Autology
+        from autology_mcp.sessions.session_node import write_session_node
+
+        autology = Autology.open(root)
+        try:
+            for result in results:
+                written = write_session_node(autology, result.session_id)
+                if written:
+                    nodes.append(written.to_dict() | {"session_id": result.session_id})
+        finally:
+            autology.close()
+    elapsed = time.perf_counter() - started
+    data = {"ingested": [r.to_dict() for r in results], "failed": failed, "nodes": nodes, "seconds": round(elapsed, 3)}
+    lines = []
+    for r in results:
+        extra = f", {r.malformed} malformed line(s) skipped" if r.malformed else ""
+        lines.append(f"{r.mode:<9} {r.session_id}  +{r.new_turns} turn(s) ({r.turns} in all{extra})  {r.title}")
+    lines += [f"✗ {f['transcript']}: {f['error']}" for f in failed]
+    lines += [f"  session node {n['node_id']} {n['action']}" for n in nodes]
+    changed = sum(r.mode != "unchanged" for r in results)
+    lines.append(f"✓ {len(results)} transcript(s), {changed} changed, in {elapsed:.2f} s")
+    _emit(args, data, "\n".join(lines))
+    return 1 if failed else 0
+
+
+def _search(args: argparse.Namespace, root: Path) -> int:
+    from autology_mcp.sessions.search import LIMIT_MAX, search_sessions
+
+    if not 1 <= args.limit <= LIMIT_MAX:
+        raise ValidationError("limit", f"must be from 1 to {LIMIT_MAX}, got {args.limit}")
+    _require_enabled(root)
+    hits = search_sessions(root, " ".join(args.text), args.limit)
+    lines = []
+    for h in hits:
+        body = " ".join(h.text.split("\n", 1)[-1].split())
+        lines.append(f"{h.score:.2f}  {h.doc_type:<13} {h.doc_id}  turns {h.turn_start}-{h.turn_end}  {h.timestamp[:10]}")
+        lines.append(f"      {h.title}\n      {body[:200]}{'…' if len(body) > 200 else ''}")
+    _emit(args, [h.to_dict() for h in hits], "\n".join(lines) or "no matching session")
+    return 0
+
+
+def _insights(args: argparse.Namespace, root: Path) -> int:
+    from autology_mcp.service import Autology
+    from autology_mcp.sessions.capture import capture, collect
+
+    _require_enabled(root)
+    if args.min_score is not None and not 0 <= args.min_score <= 1:
+        raise ValidationError("min-score", f"must be from 0 to 1, got {args.min_score}")
+    autology = Autology.open(root)
+    try:
+        insights = collect(root, autology.store.index, session_id=args.session, threshold=args.min_score)
+        shown = insights if args.all else [i for i in insights if not i.duplicate_of]
+        report = capture(autology, shown) if args.capture else None
+    finally:
+        autology.close()
+    data: dict[str, Any] = {"insights": [i.to_dict() for i in shown], "known": len(insights) - len([i for i in insights if not i.duplicate_of])}
+    lines = [
+        f"{i.score:.2f}  {i.kind:<10} {i.text}\n      {i.session_id} turn {i.turn}"
+        + (f" — already known as {i.duplicate_of}" if i.duplicate_of else "")
+        for i in shown
+    ]
+    if report is not None:
+        data["captured"] = report.captured
+        lines.append(f"✓ captured {len(report.captured)} insight(s) as needs_review nodes")
+        lines += [f"  {c['id']}  [{c['type']}] {c['text'][:80]}" for c in report.captured]
+    if not lines:
+        lines.append("no new insight" + (f" ({data['known']} already known)" if data["known"] else ""))
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def _status(args: argparse.Namespace, root: Path) -> int:
+    from autology_mcp.sessions.config import load_sessions_config
+    from autology_mcp.sessions.index import SessionIndex
+    from autology_mcp.sessions.store import session_files, sessions_dir
+
+    config = load_sessions_config(root)
+    files = session_files(root)
+    data: dict[str, Any] = {
+        "enabled": config.enabled,
+        "folder": str(sessions_dir(root)),
+        "sessions": len(files),
+        "bytes": sum(p.stat().st_size for p in files),
+        "boosts": config.boosts,
+        "capture_insights": config.capture_insights,
+    }
+    if config.enabled and files:
+        with SessionIndex.for_root(root).reading() as conn:
+            data["documents"] = dict(conn.execute("SELECT doc_type, COUNT(*) FROM docs GROUP BY doc_type").fetchall())
+            data["insight_candidates"] = conn.execute(
+                "SELECT COUNT(*) FROM insights WHERE score >= ?", (config.insight_threshold,)
+            ).fetchone()[0]
+            data["unreadable"] = [
+                {"session_id": s, "error": e} for s, e in conn.execute("SELECT session_id, error FROM sources WHERE error IS NOT NULL")
+            ]
+            latest = conn.execute("SELECT session_id, title, last_timestamp FROM sources ORDER BY last_timestamp DESC LIMIT 1").fetchone()
+            data["latest"] = {"session_id": latest[0], "title": latest[1], "timestamp": latest[2]} if latest else None
+    lines = [f"session memory {'on' if config.enabled else 'OFF'}: {data['sessions']} session(s), {data['bytes']:,} bytes in {data['folder']}"]
+    if "documents" in data:
+        docs = data["documents"]
+        lines.append(f"  index: {docs.get('session_chunk', 0)} chunk(s), {docs.get('handoff', 0)} handoff(s); "
+                     f"{data['insight_candidates']} insight candidate(s)")
+        if data["latest"]:
+            lines.append(f"  latest: {data['latest']['timestamp'][:19]}  {data['latest']['title']}")
+        lines += [f"  ✗ unreadable {u['session_id']}: {u['error']}" for u in data["unreadable"]]
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def _rebuild(args: argparse.Namespace, root: Path) -> int:
+    from autology_mcp.sessions.index import SessionIndex
+
+    _require_enabled(root)
+    started = time.perf_counter()
+    count = SessionIndex.for_root(root).rebuild()
+    elapsed = time.perf_counter() - started
+    _emit(args, {"sessions": count, "seconds": round(elapsed, 3)}, f"✓ rebuilt the session index from {count} session file(s) in {elapsed:.2f} s")
+    return 0

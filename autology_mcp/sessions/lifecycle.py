@@ -1,0 +1,80 @@
+"""What the SessionEnd and SessionStart hooks do with session memory (the hook handlers call these).
+
+SessionEnd: ingest the transcript (``transcript_path`` of the payload), then write or update the
+session's ``session`` node, then (when ``capture_insights`` is on) capture its new insights as
+``needs_review`` nodes. SessionStart: the recall of the latest other session. Nothing happens when
+session memory is disabled or the project has no ``.autology/`` (a hook never creates one).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from autology_mcp.paths import ProjectPaths
+
+if TYPE_CHECKING:
+    from autology_mcp.sessions.ingest import IngestResult
+    from autology_mcp.store import NodeStore
+
+
+def _active(root: Path) -> bool:
+    from autology_mcp.sessions.config import load_sessions_config
+
+    return ProjectPaths(root).nodes.is_dir() and load_sessions_config(root).enabled
+
+
+def _transcript(payload: dict[str, Any]) -> tuple[Path, str | None] | None:
+    path = payload.get("transcript_path")
+    if not isinstance(path, str) or not path.strip():
+        return None
+    session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+    transcript = Path(path).expanduser()
+    return (transcript, session_id) if transcript.is_file() else None
+
+
+def ingest_from_payload(root: Path, payload: dict[str, Any]) -> IngestResult | None:
+    """Ingest the payload's transcript; None when disabled, without a store, or without a transcript."""
+    if not _active(root):
+        return None
+    found = _transcript(payload)
+    if found is None:
+        return None
+    from autology_mcp.sessions.ingest import ingest_transcript
+
+    return ingest_transcript(root, found[0], session_id=found[1])
+
+
+def finish_session(root: Path, result: IngestResult) -> str:
+    """After the ingest at SessionEnd: the session node, and the insights when configured. Returns a summary."""
+    from autology_mcp.service import Autology
+    from autology_mcp.sessions.config import load_sessions_config
+    from autology_mcp.sessions.session_node import write_session_node
+
+    autology = Autology.open(root)
+    try:
+        node = write_session_node(autology, result.session_id)
+        words = [f"session memory: {result.new_turns} new turn(s) of “{result.title}” indexed"]
+        if node is not None:
+            words.append(f"session node {node.node_id} {node.action}")
+        if load_sessions_config(root).capture_insights:
+            from autology_mcp.sessions.capture import capture, collect
+
+            insights = collect(root, autology.store.index, session_id=result.session_id)
+            report = capture(autology, insights, node.node_id if node else None)
+            if report.captured:
+                words.append(f"{len(report.captured)} insight(s) captured for review")
+    finally:
+        autology.close()
+    return "autology " + "; ".join(words) + "."
+
+
+def recall_block(root: Path, store: NodeStore | None, payload: dict[str, Any], limit: int) -> str:
+    """The SessionStart recall of the latest other session ("" when there is none or it is disabled)."""
+    if not _active(root):
+        return ""
+    from autology_mcp.sessions.recall import latest_recall
+
+    current = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+    recall = latest_recall(root, store, exclude_session=current)
+    return recall.text(limit) if recall else ""

@@ -1,0 +1,135 @@
+"""The ``session`` node SessionEnd writes: what was done, files touched, decisions mentioned.
+
+One node per session (found again by its ``session`` field, so a resumed session updates it):
+source ``hook_session_end``, confidence 0.85, references to the files the session changed (those
+that still exist in the project), and ``relates_to`` relations to the nodes the session touched:
+nodes referencing a changed file, and nodes whose id appears in the session (autology tool calls).
+Everything comes from the redacted session file, so the node (which is committed with the
+project) holds no secret the redaction recognises.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from autology_mcp.errors import NotFoundError, ValidationError
+from autology_mcp.models import REFERENCES_MAX, TITLE_MAX, validate_reference
+from autology_mcp.sessions.handoff import sections
+from autology_mcp.sessions.store import SessionRecord, load_session
+
+if TYPE_CHECKING:
+    from autology_mcp.service import Autology
+
+SOURCE = "hook_session_end"
+CONFIDENCE = 0.85
+RELATIONS_MAX = 12
+_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\b")
+
+
+@dataclass
+class SessionNodeResult:
+    node_id: str
+    action: str  # "created" | "updated" | "unchanged"
+    related: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def node_title(record: SessionRecord) -> str:
+    title = f"Session: {record.title}"
+    return title if len(title) <= TITLE_MAX else title[: TITLE_MAX - 1].rstrip() + "…"
+
+
+def node_content(record: SessionRecord) -> str:
+    parts = sections(record.state, record.turns, record.session_id)
+    lines = ["## What was done"]
+    lines += [f"- Asked: {p}" for p in parts["asked"]] or ["- (no prompt recorded)"]
+    lines += [f"- {d}" for d in parts["done"]]
+    lines += ["", "## Files touched"]
+    lines += [f"- `{f}`" for f in parts["files"]] or ["- none"]
+    lines += ["", "## Decisions mentioned"]
+    lines += [f"- {d}" for d in parts["decisions"]] or ["- none recorded in the conversation"]
+    state = record.state
+    span = f"{state.first_timestamp} – {state.last_timestamp}" if state.first_timestamp else "time unknown"
+    lines += [
+        "",
+        f"_Session `{record.session_id}`, {span}, {len(record.turns)} turns"
+        + (f", {state.compactions} compaction(s)" if state.compactions else "")
+        + ". The redacted conversation is searchable on this machine: `autology sessions search`._",
+    ]
+    return "\n".join(lines)
+
+
+def _references(root: Path, record: SessionRecord) -> list[str]:
+    refs: list[str] = []
+    for path in record.state.files_modified:
+        try:
+            ref = validate_reference(path)
+        except ValidationError:
+            continue  # outside the project (absolute) or not a plain path
+        if (root / ref).exists() and ref not in refs:
+            refs.append(ref)
+    return refs[:REFERENCES_MAX]
+
+
+def find_session_node(autology: Autology, session_id: str) -> str | None:
+    index = autology.store.index
+    for node in index.recent("session", (), 100_000):
+        if node.session == session_id:
+            return node.id
+    return None
+
+
+def touched_nodes(autology: Autology, record: SessionRecord, exclude: str | None = None) -> list[str]:
+    """Ids of existing nodes the session touched: referencing a changed file, or named in the session."""
+    from autology_mcp.references import nodes_referencing
+
+    found: dict[str, None] = {}
+    changed = [f for f in record.state.files_modified if not f.startswith(("/", ".autology/"))]
+    if changed:
+        for node, _ in nodes_referencing(autology.store.index.all_nodes(), changed):
+            found[node.id] = None
+    for turn in record.turns:
+        for node_id in _UUID.findall(turn.text):
+            if node_id not in found and autology.store.exists(node_id):
+                found[node_id] = None
+    found.pop(exclude or "", None)
+    return list(found)[:RELATIONS_MAX]
+
+
+def write_session_node(autology: Autology, session_id: str) -> SessionNodeResult | None:
+    """Create or update the session's node from its session file; None when nothing was ingested."""
+    root = autology.store.root
+    record = load_session(root, session_id)
+    if record is None or not record.turns:
+        return None
+    title, content, refs = node_title(record), node_content(record), _references(root, record)
+    node_id = find_session_node(autology, session_id)
+    action = "created"
+    if node_id is None:
+        node_id = autology.capture(
+            title, content, type="session", references=refs, session=session_id, source=SOURCE, confidence=CONFIDENCE
+        ).id
+    else:
+        node = autology.store.get(node_id)
+        if node.title == title and node.content == content and list(node.references) == refs:
+            action = "unchanged"
+        else:
+            autology.update(node_id, title=title, content=content, references=refs)
+            action = "updated"
+    related = []
+    existing = {(r.target, r.type.value) for r in autology.store.get(node_id).relations}
+    for target in touched_nodes(autology, record, exclude=node_id):
+        if (target, "relates_to") in existing:
+            related.append(target)
+            continue
+        try:
+            autology.relate(node_id, target, "relates_to", description="touched in this session")
+            related.append(target)
+        except NotFoundError:
+            continue
+    return SessionNodeResult(node_id, action, related)
