@@ -89,14 +89,6 @@ def measured(answer: dict[str, Any]) -> str:
 def _widen_channel_ms(channels: Any) -> Any:
     if isinstance(channels, list):
         return [{**c, "ms": _WIDE_FLOAT} if isinstance(c, dict) and "ms" in c else c for c in channels]
-    if isinstance(channels, dict):
-        out = {}
-        for name, v in channels.items():
-            if isinstance(v, list) and len(v) == 3:
-                out[name] = [v[0], v[1], _WIDE_FLOAT]
-            else:
-                out[name] = v
-        return out
     return channels
 
 
@@ -129,6 +121,7 @@ def fit(
     cut.setdefault("trace", "full")
     cut.setdefault("truncated_fields", [])
     cut["budget_tokens"] = max_tokens
+    cut["used_tokens"] = _WIDE_INT  # sized at its widest; the real count is set at the end
 
     def size() -> int:
         return count(measured(render(answer)))
@@ -164,15 +157,15 @@ def fit(
         if size() <= max_tokens:
             break
         value = answer.get(field)
-        if isinstance(value, str) and len(value) > 120:
-            answer[field] = value[:117] + "..."
+        if isinstance(value, str) and len(value) > 100:
+            answer[field] = value[:97] + "..."
             cut["truncated_fields"].append(field)
     return _finish(answer, size)
 
 
 def _finish(answer: dict[str, Any], size: Callable[[], int]) -> dict[str, Any]:
-    # the reported size is itself part of the answer: settle it (a few digits at most)
-    answer["cut"]["used_tokens"] = 0
+    # Sized so far with the widest count in place; the real count has no more digits, so the
+    # answer only shrinks. Settle it (the count is part of what it counts).
     for _ in range(3):
         used = size()
         if answer["cut"]["used_tokens"] == used:

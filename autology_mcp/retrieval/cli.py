@@ -50,7 +50,7 @@ def _card(i: int, hit: dict[str, Any]) -> str:
 def _trace_line(trace: dict[str, Any]) -> str:
     channels = trace.get("channels", [])
     if isinstance(channels, dict):
-        parts = [f"{n} {v[0]}:{v[1]}" for n, v in channels.items()]
+        parts = [f"{n} {v}" for n, v in channels.items()]
     else:
         parts = [f"{c['name']} {c['candidates']}" + ("" if c["status"] in ("ok", "empty") else f" ({c['status']})")
                  for c in channels]

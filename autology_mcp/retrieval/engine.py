@@ -300,16 +300,18 @@ def compact_trace(trace: dict[str, Any], level: str) -> dict[str, Any]:
         fusion.pop("weights", None)
         out["channels"] = [{k: v for k, v in c.items() if k != "note"} for c in out.get("channels", [])]
         out["intent"] = {"name": out.get("intent", {}).get("name"), "cues": out.get("intent", {}).get("cues", [])[:3]}
-    else:  # minimal
-        fusion = {"k": fusion.get("k"), "fused": fusion.get("fused"), "evidence": fusion.get("evidence"),
-                  "inputs": {c: len(refs) for c, refs in fusion.get("inputs", {}).items()}}
+    else:  # minimal: counts and states only
+        fusion = {"k": fusion.get("k"), "fused": fusion.get("fused"), "evidence": fusion.get("evidence")}
         chans = out.get("channels", [])
-        out["channels"] = {c["name"]: [c["status"], c["candidates"], c.get("ms", 0.0)] for c in chans} if isinstance(chans, list) else chans
+        if isinstance(chans, list):
+            out["channels"] = {c["name"]: f"{c['status']}:{c['candidates']}" for c in chans}
         out["intent"] = {"name": out.get("intent", {}).get("name")}
         fresh = out.get("freshness", {})
-        out["freshness"] = {k: (v.get("checked", v.get("exists")) if isinstance(v, dict) and "checked" in v else v)
-                            for k, v in fresh.items()}
-        out.pop("tokenizer", None)
+        code = fresh.get("code_index")
+        out["freshness"] = {"code_index": (code.get("checked") if code.get("exists") else "missing")} if isinstance(code, dict) else {}
+        out["timings_ms"] = {"total": out.get("timings_ms", {}).get("total", 0.0)}
+        for key in ("tokenizer", "scope", "floor"):
+            out.pop(key, None)
     out["fusion"] = fusion
     return out
 
