@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autology_mcp import models
 from autology_mcp.graph import read_graph_index, relation_keys
 from autology_mcp.store import NodeStore
 
@@ -21,18 +22,22 @@ class DoctorReport:
     nodes: int = 0
     relations: int = 0
     problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # advice, not problems: `ok` ignores them
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
     def to_dict(self) -> dict:
-        return {
+        data = {
             "ok": self.ok,
             "nodes": self.nodes,
             "relations": self.relations,
             "problems": [p.__dict__ for p in self.problems],
         }
+        if self.notes:
+            data["notes"] = list(self.notes)
+        return data
 
 
 def diagnose(store: NodeStore) -> DoctorReport:
@@ -79,6 +84,11 @@ def diagnose(store: NodeStore) -> DoctorReport:
                 )
             )
     report.problems.sort(key=lambda p: (p.kind, p.path, p.message))
+    if report.nodes > models.NODE_COUNT_GUIDANCE:
+        report.notes.append(
+            f"{report.nodes} nodes is above the {models.NODE_COUNT_GUIDANCE:,} the benchmarks cover: everything works, "
+            "but a start without a cache, a full rebuild and queries get slower as the store grows (docs/limits.md)"
+        )
     return report
 
 
@@ -88,4 +98,5 @@ def render(report: DoctorReport, root: Path) -> str:
         lines.append("✓ no problems found")
     for p in report.problems:
         lines.append(f"✗ [{p.kind}] {p.path}: {p.message}")
+    lines.extend(f"! {note}" for note in report.notes)
     return "\n".join(lines)

@@ -59,6 +59,10 @@ TAGS_MAX = 32
 TAG_MAX_LEN = 64
 REFERENCES_MAX = 64
 RELATION_DESCRIPTION_MAX = 500
+# Not a hard limit: the store size the benchmarks cover (docs/benchmarks.md, docs/limits.md). Above it
+# everything still works, but start-up without a cache, a full rebuild and queries slow down with size;
+# `autology doctor` says so.
+NODE_COUNT_GUIDANCE = 10_000
 
 CONFIDENCE_MANUAL = 0.9
 CONFIDENCE_HOOK = 0.85
