@@ -7,10 +7,12 @@
 | adr         | decisions missing ADR sections (Context, Decision, Alternatives, Consequences) |
 | references  | referenced files that are missing, or changed since the node was modified   |
 | consistency | duplicate-title candidates; cycles in depends_on                            |
+| insights    | decisions, conventions, discoveries mined from session logs, not yet nodes  |
 
 A category's score is ``100 × (1 − nodes with a finding / nodes it looks at)``, rounded; the
-overall score is the mean of the five. "Changed since" uses the file's last git commit time (its
-modification time when the file has uncommitted changes or is not in git).
+overall score is the mean of the categories (insights scores ``100 × (1 − new insights / insights
+mined)``). "Changed since" uses the file's last git commit time (its modification time when the file
+has uncommitted changes or is not in git).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from autology_mcp.models import KnowledgeNode
 from autology_mcp.references import reference_path
 from autology_mcp.store import NodeStore
 
-CATEGORIES = ("structure", "review", "adr", "references", "consistency")
+CATEGORIES = ("structure", "review", "adr", "references", "consistency", "insights")
 FINDINGS_MAX = 50  # per category; the count is always complete
 GIT_TIMEOUT = 10.0
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -225,6 +227,12 @@ def consistency(nodes: dict[str, KnowledgeNode], relations: list[Any]) -> dict[s
     return _category(findings, len(nodes), affected & set(nodes))
 
 
+def _session_insights(store: NodeStore) -> dict[str, Any]:
+    from autology_mcp.sessions.capture import analyze_category
+
+    return analyze_category(store)
+
+
 # ------------------------------------------------------------------------------ the report
 
 
@@ -246,6 +254,7 @@ def analyze(store: NodeStore, categories: Any = None) -> dict[str, Any]:
             store.root, nodes, {i: p for i, _t, _s, _ti, p in store.index.node_summaries()}
         ),
         "consistency": lambda: consistency(nodes, relations),
+        "insights": lambda: _session_insights(store),  # issue 5: session memory
     }
     report = {name: build[name]() for name in wanted}
     overall = round(sum(c["score"] for c in report.values()) / len(report))
@@ -264,7 +273,8 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"  {name:<12} {category['score']:>3}/100  {category['count']} finding(s)")
         for f in category["findings"]:
             title = f" {f['title']!r}" if f.get("title") else ""
-            lines.append(f"      [{f['kind']}] {f['id']}{title}: {f['detail']}")
+            where = f["id"] or (f"session {f['session']} turn {f['turn']}" if "session" in f else "-")
+            lines.append(f"      [{f['kind']}] {where}{title}: {f['detail']}")
         if category["truncated"]:
             lines.append(f"      … {category['count'] - len(category['findings'])} more")
     return "\n".join(lines)

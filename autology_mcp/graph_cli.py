@@ -148,6 +148,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="health report of the knowledge graph",
         description="Health report by category, each scored 0-100.",
     )
-    p.add_argument("category", nargs="*", help="structure, review, adr, references, consistency (default: all)")
+    p.add_argument("category", nargs="*", help="structure, review, adr, references, consistency, insights (default: all)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON output")
     p.set_defaults(func=cmd_analyze)

@@ -162,18 +162,20 @@ ANALYZE = """# autology analyze
 Report the health of the project's knowledge graph and propose fixes. Request: $ARGUMENTS
 
 1. Call `autology_status` for the totals, then `autology_analyze` (all categories, or those the
-   request names: structure, review, adr, references, consistency).
+   request names: structure, review, adr, references, consistency, insights).
 2. Present the report: the overall score out of 100, then one line per category with its score and
    number of findings, then the findings grouped by kind, most important first:
    - structure: dangling targets (relations to nodes that do not exist), orphans (no relations);
    - review: nodes needing review; superseded nodes still relied on by active ones;
    - adr: decisions missing Context, Decision, Alternatives or Consequences;
    - references: referenced files that are missing, or changed since the node was last modified;
-   - consistency: duplicate-title candidates; cycles in depends_on.
+   - consistency: duplicate-title candidates; cycles in depends_on;
+   - insights: decisions, conventions and discoveries mined from past sessions that no node holds yet.
 3. For each kind, propose the fix and the tool call: relate orphans (`autology_relate`) or delete
    noise; review stale nodes against the code and `autology_update` them (status active once
    checked); complete ADRs with the missing sections; merge duplicates (update one, supersede or
-   delete the other); break depends_on cycles (`autology_unrelate` the wrong edge); fix references.
+   delete the other); break depends_on cycles (`autology_unrelate` the wrong edge); fix references; capture the
+   insights worth keeping (`autology_capture`, decisions as ADRs).
 4. Ask the user which fixes to apply; apply only those, then run `autology_analyze` again and show
    the new score. Use `autology_graph` (impact, neighbours) to check before deleting anything.
 """
@@ -216,7 +218,7 @@ SKILLS = {
     "analyze": Skill(
         "analyze",
         "Health report of the autology knowledge graph with a score per category (structure, review, "
-        "ADR completeness, stale references, duplicates and cycles), and guided fixes.",
+        "ADR completeness, stale references, duplicates and cycles, uncaptured insights from sessions), and guided fixes.",
         "[categories]",
         (
             "autology_status",

@@ -94,3 +94,36 @@ def capture(autology: Autology, insights: list[Insight], session_node: str | Non
             autology.relate(result.id, session_node, "derived_from", description="mined from this session")
         report.captured.append({**insight.to_dict(), "id": result.id})
     return report
+
+
+def analyze_category(store: Any) -> dict[str, Any]:
+    """The ``insights`` category of ``autology_analyze``: mined insights no node holds yet.
+
+    Score ``100 × (1 − new insights / insights mined)``: 100 when every insight is in the graph
+    (or there is none, or session memory is off).
+    """
+    from autology_mcp.analyze import _category
+    from autology_mcp.errors import ValidationError
+
+    try:
+        insights = collect(store.root, store.index)
+    except ValidationError as exc:
+        return _category([{"kind": "sessions_config_error", "id": None, "detail": str(exc)}], 0, set())
+    findings, affected = [], set()
+    for insight in insights:
+        if insight.duplicate_of:
+            continue
+        key = f"{insight.session_id}:{insight.turn}:{insight.text}"
+        affected.add(key)
+        findings.append(
+            {
+                "kind": f"uncaptured_{insight.kind}",
+                "id": None,
+                "detail": insight.text,
+                "suggestedType": insight.node_type,
+                "quality": insight.score,
+                "session": insight.session_id,
+                "turn": insight.turn,
+            }
+        )
+    return _category(findings, len(insights), affected)

@@ -3,14 +3,14 @@
 A sentence is a candidate when it holds a trigger phrase ("we decided", "let's go with", "always",
 "never", "the fix was", "the root cause", "from now on", ...). Its quality score, from 0 to 1:
 
-    0.25 * length + 0.15 * punctuation + 0.05 * capital + 0.55 * conclusiveness - noise
+    0.25 * length + 0.15 * punctuation + 0.05 * capital + 0.55 * conclusiveness - hedge - noise
 
 - ``length``: 1 for 8-40 words, 0.6 for 5-7 or 41-70 words, 0.2 otherwise (fewer than 4: not a candidate);
 - ``punctuation``: 1 when it ends like a statement (``.`` or ``!``), 0.5 with no end mark, 0 after ``:``;
 - ``capital``: it starts with a capital letter or a digit;
 - ``conclusiveness``: the trigger's strength (1 for "we decided"/"the fix was", 0.6 for "always"/"never"),
-  halved minus 0.2 when the sentence hedges ("maybe", "might", "I think", ...);
-- ``noise``: 0.2 when more than 8% of its characters are code punctuation (UI and log noise).
+  halved minus 0.2 when the sentence hedges ("maybe", "might", "I think", ...), which also costs 0.15;
+- ``noise``: 0.4 when more than 8% of its characters are code punctuation (code, UI and log noise).
 
 A question is never an insight. Candidates at or above the threshold (0.4 by default) are kept;
 near-identical ones are merged, and each is checked against the existing nodes (``duplicate_of``).
@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from autology_mcp.search import query_terms
+from autology_mcp.search import STOP_WORDS
 from autology_mcp.sessions.transcript import Turn
 
 THRESHOLD = 0.4
@@ -117,11 +117,11 @@ def quality(sentence: str, strength: float) -> float:
     end = sentence.rstrip()[-1:]
     punctuation = 1.0 if end in ".!" else 0.0 if end in ":," else 0.5
     capital = 1.0 if sentence[:1].isupper() or sentence[:1].isdigit() else 0.0
-    conclusive = strength
+    conclusive, hedge = strength, 0.0
     if _HEDGES.search(sentence):
-        conclusive = max(0.0, conclusive / 2 - 0.2)
-    noise = 0.2 if sum(ch in _CODE_CHARS for ch in sentence) > 0.08 * len(sentence) else 0.0
-    score = 0.25 * length + 0.15 * punctuation + 0.05 * capital + 0.55 * conclusive - noise
+        conclusive, hedge = max(0.0, strength / 2 - 0.2), 0.15
+    noise = 0.4 if sum(ch in _CODE_CHARS for ch in sentence) > 0.08 * len(sentence) else 0.0
+    score = 0.25 * length + 0.15 * punctuation + 0.05 * capital + 0.55 * conclusive - hedge - noise
     return round(min(1.0, max(0.0, score)), 3)
 
 
@@ -142,7 +142,8 @@ def mine_turns(turns: Iterable[Turn], session_id: str = "", threshold: float = 0
 
 
 def _key(text: str) -> frozenset[str]:
-    return frozenset(query_terms(text))
+    """The content words of a text, lowercased (all of them: query_terms caps a query's terms)."""
+    return frozenset(w.lower() for w in _WORD.findall(text)) - STOP_WORDS
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
