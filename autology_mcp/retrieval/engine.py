@@ -347,8 +347,11 @@ def _hit(cand: Candidate, s: dict[str, float], term_stems: list[str], detail: st
         if lines is None:
             lines = render_node(node).split("\n")
         body_at = _body_start(lines)
-        at, _ = proof_window(lines[body_at:], term_stems, n_lines)
+        at, matched = proof_window(lines[body_at:], term_stems, n_lines)
         start = body_at + at
+        if not matched:  # nothing of the query in it (a graph neighbour): show its first lines of text
+            while start < len(lines) - 1 and (not lines[start].strip() or lines[start].startswith("# ")):
+                start += 1
         window = [line for line in lines[start : start + n_lines]]
         while window and not window[-1].strip():
             window.pop()
