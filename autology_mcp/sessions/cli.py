@@ -116,7 +116,8 @@ def _ingest(args: argparse.Namespace, root: Path) -> int:
     for r in results:
         extra = f", {r.malformed} malformed line(s) skipped" if r.malformed else ""
         lines.append(f"{r.mode:<9} {r.session_id}  +{r.new_turns} turn(s) ({r.turns} in all{extra})  {r.title}")
-    lines += [f"✗ {f['transcript']}: {f['error']}" for f in failed]
+    for f in failed:
+        print(f"error: {f['transcript']}: {f['error']}", file=sys.stderr)
     lines += [f"  session node {n['node_id']} {n['action']}" for n in nodes]
     changed = sum(r.mode != "unchanged" for r in results)
     lines.append(f"✓ {len(results)} transcript(s), {changed} changed, in {elapsed:.2f} s")
