@@ -124,3 +124,20 @@ def test_cli_check_claims_bad_input(cli, project: Path):
     (project / "empty.json").write_text("[]")
     code, _, err = cli("check-claims", str(project / "empty.json"))
     assert code == 1 and "Invalid claims: is empty" in err
+
+
+async def test_searches_count_their_verdicts_in_the_status(connect, autology):
+    autology.capture("Websocket reconnect policy", "Reconnect the websocket with exponential backoff.", type="convention")
+    async with connect() as client:
+        found = ok(await client.call_tool("autology_search", {"query": "websocket reconnect backoff", "scope": ["nodes"]}))
+        missing = ok(await client.call_tool("autology_search", {"query": "kubernetes helm chart", "scope": ["nodes"]}))
+        bad = await client.call_tool("autology_search", {"query": "x", "scope": ["nowhere"]})
+        status = ok(await client.call_tool("autology_status", {})).structured_content["retrieval"]
+    assert bad.is_error  # a refused search counts nothing
+    verdicts = [found.structured_content["verdict"], missing.structured_content["verdict"]]
+    assert verdicts[1] == "no_evidence"
+    assert status["searches"] == 2
+    assert sum(status["verdicts"].values()) == 2
+    for verdict in set(verdicts):
+        assert status["verdicts"][verdict] == verdicts.count(verdict)
+    assert status["verdict_rates"]["no_evidence_rate"] == pytest.approx(verdicts.count("no_evidence") / 2)
