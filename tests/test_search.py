@@ -228,3 +228,87 @@ def test_ranking_properties(tmp_path_factory, corpus, query, limit, filters):
         assert hits == service.query(query, limit=limit, **filters)  # deterministic
     finally:
         service.close()
+
+
+def _brute_force(index, query: str, node_type, tags, limit):
+    """The ranking by the documented formula, scoring every matching node one by one."""
+    import math
+
+    from autology_mcp.search import COLUMN_WEIGHTS, STATUS_FACTOR, query_terms
+    from autology_mcp.models import NodeStatus
+
+    terms = query_terms(query)
+    quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
+    conn = index.conn
+    total = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
+    ceiling = 0.0
+    for q in quoted:
+        hits = conn.execute("SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH ?", (q,)).fetchone()[0]
+        idf = math.log((total - hits + 0.5) / (hits + 0.5))
+        ceiling += 2.2 * (idf if idf > 0 else 1e-6)
+    w = COLUMN_WEIGHTS
+    bm25 = dict(
+        conn.execute(
+            f"SELECT rowid, -bm25(nodes_fts, {w[0]}, {w[1]}, {w[2]}) FROM nodes_fts WHERE nodes_fts MATCH ?",
+            (" OR ".join(quoted),),
+        ).fetchall()
+    )
+    scored = []
+    for rowid, score in bm25.items():
+        node_id, status, modified, ntype = conn.execute(
+            "SELECT id, status, modified, type FROM nodes WHERE rowid = ?", (rowid,)
+        ).fetchone()
+        node_tags = {t for (t,) in conn.execute("SELECT tag FROM tags WHERE node_id = ?", (node_id,))}
+        if (node_type and ntype != node_type) or not set(tags) <= node_tags:
+            continue
+        has = [
+            conn.execute("SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid = ?", (q, rowid)).fetchone()
+            is not None
+            for q in quoted
+        ]
+        field = conn.execute(
+            "SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid = ?",
+            ("{title tags} : (" + " OR ".join(quoted) + ")", rowid),
+        ).fetchone()
+        relevance = 0.45 * sum(has) / len(terms) + 0.3 * (field is not None) + 0.25 * min(max(score, 0) / ceiling, 1)
+        scored.append((node_id, modified, round(relevance * STATUS_FACTOR[NodeStatus(status)], 4)))
+    scored.sort(key=lambda s: s[0])
+    scored.sort(key=lambda s: s[1], reverse=True)
+    scored.sort(key=lambda s: s[2], reverse=True)
+    return [(s[0], s[2]) for s in scored[:limit]]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(
+    corpus=st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3),
+            st.lists(st.sampled_from(_WORDS), min_size=1, max_size=30),
+            st.lists(st.sampled_from(["auth", "perf", "api"]), max_size=2, unique=True),
+            st.sampled_from(["active", "needs_review", "superseded"]),
+            st.sampled_from(["concept", "issue"]),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    query=st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4).map(" ".join),
+    limit=st.integers(1, 12),
+    filters=st.sampled_from([{}, {"type": "issue"}, {"tags": ["auth"]}]),
+)
+def test_ranking_equals_scoring_every_match(tmp_path_factory, corpus, query, limit, filters):
+    """Scoring only the likely nodes first (title/tag or all-term matches) gives exactly the list
+    that scoring every matching node gives."""
+    from autology_mcp.service import Autology
+    from autology_mcp.store import NodeStore
+
+    store = NodeStore(tmp_path_factory.mktemp("exact"), durable=False)
+    store.init()
+    service = Autology(store)
+    try:
+        for title, content, tags, status, node_type in corpus:
+            service.capture(" ".join(title), " ".join(content), type=node_type, tags=tags, status=status)
+        hits = service.query(query, limit=limit, **filters)
+        expected = _brute_force(store.index, query, filters.get("type"), tuple(filters.get("tags", ())), limit)
+        assert [(h.node.id, h.score) for h in hits] == expected
+    finally:
+        service.close()
