@@ -98,8 +98,10 @@ async def timed(fn, count: int, warmup: int) -> list[float]:
 # ------------------------------------------------------------------------------ measurements
 
 
-async def measure_tools(root: Path, nodes: list[tuple[str, str]], calls: int, warmup: int, seed: int) -> dict:
-    gen = CorpusGenerator(seed)
+async def measure_tools(
+    root: Path, nodes: list[tuple[str, str]], calls: int, warmup: int, seed: int, gen: CorpusGenerator | None = None
+) -> dict:
+    gen = gen or CorpusGenerator(seed)
     rng = gen.rng
     ids = [i for i, _ in nodes]
     types = dict(nodes)
@@ -238,6 +240,18 @@ def measure_rebuild(root: Path) -> dict:
 # ------------------------------------------------------------------------------ driver
 
 
+def text_generator(args: argparse.Namespace, seed: int) -> CorpusGenerator | None:
+    """With --text-corpus, a generator of real docstring text (store_text.py); else None (synthetic)."""
+    if args.text_corpus is None:
+        return None
+    from store_text import TextGenerator, load_entries
+
+    if not hasattr(args, "_entries"):
+        args._entries = load_entries(args.text_corpus)
+        print(f"text corpus: {len(args._entries)} docstrings from {args.text_corpus}", file=sys.stderr)
+    return TextGenerator(seed, args._entries)
+
+
 def run_size(size: int, data_dir: Path, args: argparse.Namespace) -> dict:
     load_before = round(os.getloadavg()[0], 2)
     root = data_dir / f"store-{size}"
@@ -245,12 +259,14 @@ def run_size(size: int, data_dir: Path, args: argparse.Namespace) -> dict:
         shutil.rmtree(root)
     root.mkdir(parents=True)
     started = time.perf_counter()
-    nodes = generate_store(root, size, seed=args.seed)
+    nodes = generate_store(root, size, seed=args.seed, gen=text_generator(args, args.seed))
     setup_s = time.perf_counter() - started
     print(f"[{size}] generated {size} node files in {setup_s:.1f} s", file=sys.stderr)
     rebuild = measure_rebuild(root)
     print(f"[{size}] rebuild: {rebuild}", file=sys.stderr)
-    tools = asyncio.run(measure_tools(root, nodes, args.calls, args.warmup, args.seed + size))
+    tools = asyncio.run(
+        measure_tools(root, nodes, args.calls, args.warmup, args.seed + size, text_generator(args, args.seed + size))
+    )
     print(f"[{size}] tools measured", file=sys.stderr)
     cold = asyncio.run(measure_cold_start(root, args.warm_runs, args.cold_runs, "cache invalidation"))
     print(f"[{size}] cold start measured", file=sys.stderr)
@@ -348,6 +364,11 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the generated stores")
     parser.add_argument("--no-floor", action="store_true", help="skip the trivial-server floor")
     parser.add_argument("--json", type=Path, default=None, help="also write the results as JSON")
+    parser.add_argument(
+        "--text-corpus", type=Path, default=None, metavar="REPO",
+        help="take node text and queries from the docstrings of this git clone (sympy at e950d313, store_text.py) "
+        "instead of the synthetic ~600-word vocabulary",
+    )
     args = parser.parse_args()
 
     tmp = None
@@ -361,6 +382,7 @@ def main() -> int:
         "calls": args.calls,
         "warmup": args.warmup,
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "corpus": f"docstrings of {args.text_corpus}" if args.text_corpus else "synthetic",
         "sizes": [],
     }
     try:

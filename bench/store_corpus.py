@@ -245,14 +245,18 @@ class CorpusGenerator:
         return " ".join(words)
 
 
-def generate_store(root: Path, count: int, seed: int = 20260208) -> list[tuple[str, str]]:
-    """Write ``count`` node files under ``root/.autology/nodes``; returns (id, type) in creation order."""
+def generate_store(
+    root: Path, count: int, seed: int = 20260208, gen: CorpusGenerator | None = None
+) -> list[tuple[str, str]]:
+    """Write ``count`` node files under ``root/.autology/nodes``; returns (id, type) in creation order.
+
+    ``gen`` replaces the synthetic text (e.g. store_text.TextGenerator, real docstrings)."""
     from autology_mcp.store import NodeStore
 
     store = NodeStore(root, durable=False)
     store.init()
     store.close()
-    gen = CorpusGenerator(seed)
+    gen = gen or CorpusGenerator(seed)
     base = datetime(2025, 1, 1, tzinfo=UTC)
     ids: list[str] = []
     out: list[tuple[str, str]] = []
