@@ -141,3 +141,18 @@ async def test_searches_count_their_verdicts_in_the_status(connect, autology):
     for verdict in set(verdicts):
         assert status["verdicts"][verdict] == verdicts.count(verdict)
     assert status["verdict_rates"]["no_evidence_rate"] == pytest.approx(verdicts.count("no_evidence") / 2)
+
+
+def test_refs_from_unified_search_resolve_in_the_claim_check(project: Path):
+    from autology_mcp.repo import service
+    from autology_mcp.retrieval import search
+    from autology_mcp.retrieval.claims import check_claims
+
+    service.build_index(project)
+    answer = search(project, "reconnect the websocket with a backoff", scope=["code"], limit=3)
+    refs = [hit["ref"] for hit in answer["hits"] if hit["kind"] == "code"]
+    assert refs and all(ref.startswith("ws.py:") for ref in refs)
+    result = check_claims(project, [{"text": "reconnect backs off after a timeout", "refs": refs}], record=False)
+    claim = result["claims"][0]
+    assert all(ref["resolved"] for ref in claim["refs"])
+    assert claim["outcome"] == "supported"
