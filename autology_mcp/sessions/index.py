@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -73,6 +74,7 @@ class SessionIndex:
         self.path = ProjectPaths(self.root).cache / DB_NAME
         self._lock = threading.RLock()
         self.conn: sqlite3.Connection | None = None
+        self._synced_dir: tuple[int, int, int] | None = None  # the sessions folder's stat at the last full check
 
     @classmethod
     def for_root(cls, root: Path) -> SessionIndex:
@@ -112,6 +114,7 @@ class SessionIndex:
 
     def _reopen(self) -> sqlite3.Connection:
         """A fresh database: the old one was damaged (it is derived, so it is simply rebuilt)."""
+        self._synced_dir = None
         if self.conn is not None:
             try:
                 self.conn.close()
@@ -127,6 +130,7 @@ class SessionIndex:
             if self.conn is not None and not self.path.exists():
                 self.conn.close()  # cache/ was deleted under us: start a new database
                 self.conn = None
+                self._synced_dir = None
             if self.conn is None:
                 try:
                     self.conn = self._connect()
@@ -173,8 +177,8 @@ class SessionIndex:
 
     # ---------------------------------------------------------------- sync
 
-    def _on_disk(self) -> dict[str, tuple[Path, str]]:
-        found: dict[str, tuple[Path, str]] = {}
+    def _on_disk(self) -> dict[str, tuple[str, str]]:
+        found: dict[str, tuple[str, str]] = {}
         try:
             entries = list(os.scandir(sessions_dir(self.root)))
         except FileNotFoundError:
@@ -184,10 +188,25 @@ class SessionIndex:
         for entry in entries:
             if entry.name.endswith(".jsonl") and not entry.name.startswith("."):
                 try:
-                    found[entry.name[: -len(".jsonl")]] = (Path(entry.path), _signature(entry.stat()))
+                    found[entry.name[: -len(".jsonl")]] = (entry.path, _signature(entry.stat()))
                 except FileNotFoundError:
                     continue
         return found
+
+    def _folder_unchanged(self) -> tuple[bool, tuple[int, int, int] | None]:
+        """Whether the sessions folder is as at the last full check (then no session file changed).
+
+        Session files are only ever replaced by an atomic rename, which updates the folder's
+        modification time. A folder modified in the last two seconds is not trusted (a second
+        rename within the file system's timestamp granularity would not show): it is checked file by file.
+        """
+        try:
+            st = os.stat(sessions_dir(self.root))
+        except OSError:
+            return False, None
+        signature = (st.st_mtime_ns, st.st_ino, st.st_nlink)
+        settled = time.time_ns() - st.st_mtime_ns > 2_000_000_000
+        return signature == self._synced_dir, signature if settled else None
 
     def sync(self) -> int:
         """Re-index the session files that changed; returns how many sessions were (re)indexed or dropped."""
@@ -201,12 +220,16 @@ class SessionIndex:
                 return self._sync()
 
     def _sync(self) -> int:
+        unchanged, folder = self._folder_unchanged()
+        if unchanged and self.conn is not None and self.path.exists():
+            return 0
         disk = self._on_disk()
         conn = self.connection()
         indexed = dict(conn.execute("SELECT session_id, signature FROM sources").fetchall())
         stale = [sid for sid, (_, sig) in disk.items() if indexed.get(sid) != sig]
         gone = [sid for sid in indexed if sid not in disk]
         if not stale and not gone:
+            self._synced_dir = folder
             return 0
         with self._write() as conn:
             indexed = dict(conn.execute("SELECT session_id, signature FROM sources").fetchall())  # under the write lock
@@ -220,8 +243,9 @@ class SessionIndex:
                 if indexed.get(sid) == sig:
                     continue  # another process indexed it meanwhile
                 self._drop(conn, sid)
-                self._add(conn, sid, path, sig)
+                self._add(conn, sid, Path(path), sig)
                 changed += 1
+        self._synced_dir = folder
         return changed
 
     @staticmethod
@@ -273,6 +297,7 @@ class SessionIndex:
                 with self._write() as conn:  # in place: other processes keep using this same file
                     for table in ("docs", "docs_fts", "insights", "sources"):
                         conn.execute(f"DELETE FROM {table}")
+                self._synced_dir = None
             except sqlite3.OperationalError:
                 raise
             except sqlite3.DatabaseError:

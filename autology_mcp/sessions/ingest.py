@@ -20,9 +20,8 @@ from typing import Any
 
 from autology_mcp.errors import StorageError, ValidationError
 from autology_mcp.sessions.handoff import build_handoff
-from autology_mcp.sessions.redact import redact
 from autology_mcp.sessions.store import SessionRecord, load_session, session_lock, write_session
-from autology_mcp.sessions.transcript import ParseState, Turn, parse_lines
+from autology_mcp.sessions.transcript import ParseState, parse_lines
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
@@ -113,7 +112,6 @@ def _ingest_locked(root: Path, path: Path, sid: str) -> IngestResult:
         lines, used = _lines(data)
         state, turns, start = ParseState(), [], 0
     new_turns, state = parse_lines(lines, state, cwd=str(root))
-    new_turns = [Turn(t.n, t.role, redact(t.text), t.timestamp) for t in new_turns]
     offset = start + used
     record = SessionRecord(
         session_id=sid,

@@ -75,13 +75,39 @@ _RULES: list[tuple[str, re.Pattern[str], str | Callable[[re.Match[str]], str]]] 
 
 KINDS = tuple(kind for kind, _, _ in _RULES)
 
+# Lowercase literals one of which every match of the rule contains: a rule whose literals are all
+# absent from the text cannot match, and is skipped (most text holds none, so redaction stays fast).
+_TRIGGERS: dict[str, tuple[str, ...]] = {
+    "private_key": ("private key",),
+    "jwt": ("eyj",),
+    "anthropic_or_openai_key": ("sk-",),
+    "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab_token": ("glpat-",),
+    "slack_token": ("xox",),
+    "slack_webhook": ("hooks.slack.com",),
+    "aws_access_key": ("akia", "asia", "agpa", "aida", "aroa", "anpa"),
+    "google_api_key": ("aiza",),
+    "stripe_key": ("_live_", "_test_"),
+    "npm_token": ("npm_",),
+    "pypi_token": ("pypi-",),
+    "huggingface_token": ("hf_",),
+    "authorization": ("bearer", "basic", "token"),
+    "url_password": ("://",),
+    "cli_flag": ("--",),
+    "assignment": ("pass", "pwd", "secret", "token", "key", "credential"),
+}
+assert set(_TRIGGERS) == set(KINDS)
+
 
 def redact(text: str) -> str:
     """``text`` with every recognised secret replaced."""
     if not text:
         return text
-    for _kind, pattern, replacement in _RULES:
-        text = pattern.sub(replacement, text)
+    lower = text.lower()
+    for kind, pattern, replacement in _RULES:
+        if any(literal in lower for literal in _TRIGGERS[kind]):
+            text = pattern.sub(replacement, text)
+            lower = text.lower()
     return text
 
 

@@ -17,6 +17,7 @@ changed) and rebuilds it if it is missing or damaged.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -74,9 +75,12 @@ def _search(index: SessionIndex, terms: list[str], limit: int, config: SessionsC
         marks = ",".join("?" * len(rowids))
         matched = dict.fromkeys(rowids, 0)
         if len(terms) > 1:
+            listed = json.dumps(rowids)
             for term in terms:
+                # ``+rowid``: walk the term's matches once, keeping the listed ones (no FTS5 seek per rowid)
                 for (rowid,) in conn.execute(
-                    f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({marks})", (_quoted(term), *rowids)
+                    "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))",
+                    (_quoted(term), listed),
                 ):
                     matched[rowid] += 1
         else:

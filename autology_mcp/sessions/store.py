@@ -84,10 +84,10 @@ class SessionRecord:
 
 
 def render(record: SessionRecord) -> str:
-    """The file's text: every string in it redacted."""
+    """The file's text, every string in it redacted (turn texts already are: the parser redacts them)."""
     lines = [json.dumps(redact_value(record.header()), ensure_ascii=False, separators=(",", ":"))]
     for turn in record.turns:
-        row = {"kind": "turn", "n": turn.n, "role": turn.role, "ts": turn.timestamp, "text": redact(turn.text)}
+        row = {"kind": "turn", "n": turn.n, "role": turn.role, "ts": turn.timestamp, "text": turn.text}
         lines.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
     if record.handoff:
         lines.append(json.dumps({"kind": "handoff", "text": redact(record.handoff)}, ensure_ascii=False))
