@@ -14,7 +14,6 @@ counts what went.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from collections.abc import Callable
@@ -114,12 +113,13 @@ def fit(
     """Cut ``answer`` (a dict with ``hits``, ``cut`` and ``trace``) to ``max_tokens``; returns it.
     With ``render``, the size is that of ``render(answer)`` (what is finally sent)."""
     render = render or (lambda a: a)
-    answer = copy.deepcopy(answer)
-    cut = answer.setdefault("cut", {})
+    # copies of what the cuts change (the hits, the cut record); the rest is shared
+    answer = {**answer, "hits": [dict(h) for h in answer["hits"]], "cut": dict(answer.get("cut") or {})}
+    cut = answer["cut"]
     cut.setdefault("hits", 0)
     cut.setdefault("snippet_lines", 0)
     cut.setdefault("trace", "full")
-    cut.setdefault("truncated_fields", [])
+    cut["truncated_fields"] = list(cut.get("truncated_fields", []))
     cut["budget_tokens"] = max_tokens
     cut["used_tokens"] = _WIDE_INT  # sized at its widest; the real count is set at the end
 

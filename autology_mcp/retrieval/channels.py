@@ -1,8 +1,9 @@
 """The retrieval channels. Each returns rankings (best first) of candidate keys; the candidates
 themselves go into one shared pool, so a chunk found by three channels is one candidate.
 
-- nodes (the node store's SQLite FTS5 index): ``node_bm25`` is ``autology_query``'s ranking;
-  ``node_title_tags`` ranks the nodes matching in their title or tags only;
+- nodes (the node store's SQLite FTS5 index): ``node_bm25`` is FTS5's BM25 over title, content and
+  tags (column weights 10 / 1 / 5, as ``autology_query``); ``node_title_tags`` ranks the nodes
+  matching in their title or tags only;
 - code and docs (the repository index): one BM25 pass scored by the index's own hybrid ranker
   (:func:`autology_mcp.repo.query.score_candidates`) gives ``code_bm25`` (that ranking),
   ``vectors`` (by hashed-vector cosine) and ``symbols`` (by symbol-name match), to which exact
@@ -28,7 +29,7 @@ from autology_mcp.repo import query as repo_query
 from autology_mcp.repo.tokens import query_words, words
 from autology_mcp.repo.vectors import cosine_sparse_dense, sparse_vector
 from autology_mcp.retrieval.candidates import Candidate, is_doc_path
-from autology_mcp.search import COLUMN_WEIGHTS, search_nodes
+from autology_mcp.search import COLUMN_WEIGHTS
 from autology_mcp.store import NodeStore
 
 
@@ -73,36 +74,34 @@ def node_candidate(node: KnowledgeNode) -> Candidate:
     )
 
 
-def node_channels(store: NodeStore, query: str, terms: list[str], pool: Pool, size: int) -> list[ChannelRun]:
+def node_channels(store: NodeStore, query: str, terms: list[str], pool: Pool, size: int) -> tuple[list[ChannelRun], Pool]:
+    """Two FTS5 statements: BM25 over title, content and tags (weights 10 / 1 / 5, as autology_query),
+    and BM25 over the title and tags columns only. Only the returned nodes are decoded."""
     bm25 = ChannelRun("node_bm25")
     fielded = ChannelRun("node_title_tags")
     if not terms:
         bm25.status = fielded.status = "empty"
-        return [bm25, fielded]
+        return [bm25, fielded], pool
     index = store.index
+    match = " OR ".join(_quoted(t) for t in terms)
     t0 = time.perf_counter()
-    for hit in search_nodes(index, " ".join(terms), limit=size):
-        bm25.ranking.append(pool.add(node_candidate(hit.node)).key)
-    t1 = time.perf_counter()
-    bm25.ms = (t1 - t0) * 1000
-    match = "{title tags} : (" + " OR ".join(_quoted(t) for t in terms) + ")"
-    with index.snapshot():
+    with index.snapshot():  # both rankings and the node data from one state of the index
         rows = index.search_candidates(match, None, (), size, COLUMN_WEIGHTS)
-        missing = [r[0] for r in rows if f"node:{r[1]}" not in pool.items]
-        decoded = index.nodes_by_rowid(missing) if missing else {}
-    for rowid, node_id, *_ in rows:
-        key = f"node:{node_id}"
-        if key not in pool.items:
+        t1 = time.perf_counter()
+        rows_fielded = index.search_candidates("{title tags} : (" + match + ")", None, (), size, COLUMN_WEIGHTS)
+        wanted = sorted({r[0] for r in rows + rows_fielded})
+        decoded = index.nodes_by_rowid(wanted) if wanted else {}
+    t2 = time.perf_counter()
+    for run, found in ((bm25, rows), (fielded, rows_fielded)):
+        for rowid, *_ in found:
             node = decoded.get(rowid)
-            if node is None:
-                continue
-            pool.add(node_candidate(node))
-        fielded.ranking.append(key)
-    fielded.ms = (time.perf_counter() - t1) * 1000
-    for run in (bm25, fielded):
+            if node is not None:
+                run.ranking.append(pool.add(node_candidate(node)).key)
         if not run.ranking:
             run.status = "empty"
-    return [bm25, fielded]
+    bm25.ms = (t1 - t0) * 1000 + (t2 - t1) * 500  # the shared decode split between the two
+    fielded.ms = (t2 - t1) * 500
+    return [bm25, fielded], pool
 
 
 # ============================================================================ code and docs
@@ -137,21 +136,50 @@ class _DBView:
         self.conn = conn
 
 
-_path_vocab: dict[str, tuple[tuple, dict[str, list[str]], int]] = {}
+class PathVocabulary:
+    """Path word -> indexed files having it, with the lookups of the ``paths`` channel."""
+
+    def __init__(self, paths: list[str]):
+        self.n_files = len(paths)
+        self.files: dict[str, list[str]] = {}
+        for p in paths:
+            for w in words(p):
+                self.files.setdefault(w, []).append(p)
+        self.by_start: dict[str, list[str]] = {}  # first letter -> words
+        for w in sorted(self.files):
+            self.by_start.setdefault(w[:1], []).append(w)
+        self._near: dict[str, list[str]] = {}
+
+    def near(self, word: str) -> list[str]:
+        """Path words for a query word no path contains: words it is a prefix of, words that are a
+        prefix of it (4+ letters), else words of the same first letter with trigram similarity ≥ 0.5."""
+        have = self._near.get(word)
+        if have is not None:
+            return have
+        same_start = self.by_start.get(word[:1], [])
+        found = [v for v in same_start if v.startswith(word)]
+        found += [word[:i] for i in range(4, len(word)) if word[:i] in self.files]
+        if not found:
+            found = [v for v in same_start if abs(len(v) - len(word)) <= 2 and repo_query._word_sim(word, v) >= 0.5]
+        found = sorted(set(found))[:20]
+        if len(self._near) > 50_000:
+            self._near.clear()
+        self._near[word] = found
+        return found
 
 
-def _vocabulary(conn: sqlite3.Connection, key: str, ident: tuple) -> tuple[dict[str, list[str]], int]:
-    """Path word -> indexed files having it, cached until the index changes."""
+_path_vocab: dict[str, tuple[tuple, PathVocabulary]] = {}
+
+
+def _vocabulary(conn: sqlite3.Connection, key: str, ident: tuple) -> PathVocabulary:
+    """The index's path vocabulary, cached until the index database changes."""
     have = _path_vocab.get(key)
     if have is not None and have[0] == ident:
-        return have[1], have[2]
-    vocab: dict[str, list[str]] = {}
+        return have[1]
     paths = [r[0] for r in conn.execute("SELECT path FROM files WHERE skipped IS NULL ORDER BY path")]
-    for p in paths:
-        for w in words(p):
-            vocab.setdefault(w, []).append(p)
-    _path_vocab[key] = (ident, vocab, len(paths))
-    return vocab, len(paths)
+    vocab = PathVocabulary(paths)
+    _path_vocab[key] = (ident, vocab)
+    return vocab
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
@@ -198,16 +226,30 @@ def _refresh(root: Path, cfg, loc, interval: float) -> CodeFreshness:
     return fresh
 
 
-def code_channels(
-    root: Path, query: str, pool: Pool, size: int, refresh_interval: float, want_code: bool, want_docs: bool
-) -> tuple[list[ChannelRun], CodeFreshness]:
-    from autology_mcp.repo.config import load_index_config
+_locations: dict[tuple, Any] = {}
+
+
+def index_location(root: Path, cfg):
+    """(index config, location) of the project's repository index. The namespace (branch and
+    worktree) is read from git at most once a second per process."""
     from autology_mcp.repo.layout import IndexLocation
 
+    key = (str(root), id(cfg), int(time.monotonic()))
+    loc = _locations.get(key)
+    if loc is None:
+        if len(_locations) > 64:
+            _locations.clear()
+        loc = _locations[key] = IndexLocation.of(root, cfg)
+    return cfg, loc
+
+
+def code_channels(
+    root: Path, query: str, pool: Pool, size: int, refresh_interval: float, want_code: bool, want_docs: bool,
+    where=None,
+) -> tuple[list[ChannelRun], CodeFreshness]:
     names = ("code_bm25", "symbols", "paths", "vectors")
     runs = {n: ChannelRun(n) for n in names}
-    cfg = load_index_config(root)
-    loc = IndexLocation.of(root, cfg)
+    cfg, loc = where
     if not loc.exists():
         for run in runs.values():
             run.status, run.note = "no_index", "no repository index: run `autology index build`"
@@ -302,21 +344,14 @@ def code_channels(
 
     # paths: files whose path words match the query words
     t3 = time.perf_counter()
-    vocab, n_files = _vocabulary(conn, str(loc.db), (st.st_ino, st.st_mtime_ns, st.st_size))
+    vocab = _vocabulary(conn, str(loc.db), (st.st_ino, st.st_mtime_ns, st.st_size))
     matched_files: set[str] = set()
-    common = max(30, int(0.3 * n_files))
+    common = max(30, int(0.3 * vocab.n_files))  # a word in most paths (the package name) tells nothing
     for w in qwords:
-        hits = vocab.get(w)
-        found: list[str] = []
-        if hits:
-            found = hits
-        elif len(w) >= 4:
-            near = [v for v in vocab if len(v) >= 4 and (v.startswith(w) or w.startswith(v))]
-            if not near:
-                near = [v for v in vocab if abs(len(v) - len(w)) <= 2 and repo_query._word_sim(w, v) >= 0.5]
-            for v in sorted(near)[:20]:
-                found = found + vocab[v]
-        if len(found) <= common:
+        found = vocab.files.get(w)
+        if found is None and len(w) >= 4:
+            found = [f for v in vocab.near(w) for f in vocab.files[v]]
+        if found and len(found) <= common:
             matched_files.update(found)
     memo: dict = {}
     ranked_files = sorted(
@@ -357,36 +392,14 @@ def _qvec(query: str, cfg) -> dict[int, float]:
     return v
 
 
-def load_chunk_texts(root: Path, keys: list[str]) -> dict[str, str]:
-    """Chunk texts for ``chunk:<rowid>`` keys, from the current index."""
-    from autology_mcp.repo.config import load_index_config
-    from autology_mcp.repo.layout import IndexLocation
-
+def load_chunk_texts(loc, keys: list[str]) -> dict[str, str]:
+    """Chunk texts for ``chunk:<rowid>`` keys, from the index at ``loc``."""
     ids = [int(k.split(":", 1)[1]) for k in keys if k.startswith("chunk:")]
     if not ids:
         return {}
-    loc = IndexLocation.of(root, load_index_config(root))
     conn = _db(loc.db)
     marks = ",".join("?" * len(ids))
     return {f"chunk:{i}": t for i, t in conn.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", ids)}
-
-
-def chunks_for_files(root: Path, files: list[str]) -> dict[str, list[tuple[int, int, int]]]:
-    """(rowid, start, end) of every chunk of these files, from the current index (for reference hits)."""
-    from autology_mcp.repo.config import load_index_config
-    from autology_mcp.repo.layout import IndexLocation
-
-    loc = IndexLocation.of(root, load_index_config(root))
-    if not files or not loc.exists():
-        return {}
-    conn = _db(loc.db)
-    marks = ",".join("?" * len(files))
-    out: dict[str, list[tuple[int, int, int]]] = {}
-    for rid, path, s, e in conn.execute(
-        f"SELECT id, path, start_line, end_line FROM chunks WHERE path IN ({marks}) ORDER BY path, start_line", files
-    ):
-        out.setdefault(path, []).append((rid, s, e))
-    return out
 
 
 # ============================================================================ sessions
@@ -401,6 +414,11 @@ def sessions_channel(root: Path, query: str, pool: Pool, size: int) -> ChannelRu
         run.status, run.note = "unavailable", "session memory is not installed in this version"
         return run
     try:
+        from autology_mcp.sessions.store import sessions_dir
+
+        if not sessions_dir(root).is_dir():
+            run.status, run.note = "empty", "no session recorded in this project"
+            return run
         if not session_search.sessions_enabled(root):
             run.status, run.note = "disabled", "session memory is disabled for this project"
             return run

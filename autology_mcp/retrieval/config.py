@@ -12,6 +12,7 @@ from typing import Any
 
 from autology_mcp.config import section
 from autology_mcp.errors import ValidationError
+from autology_mcp.paths import ProjectPaths
 
 CHANNELS = ("node_bm25", "node_title_tags", "code_bm25", "symbols", "paths", "vectors", "sessions", "graph")
 
@@ -67,7 +68,8 @@ class RetrievalConfig:
     relation_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_RELATION_WEIGHTS))
     # "tag:<tag>" (nodes) or a path glob (code, docs, node files) -> multiplier of the priority; the lowest match wins
     area_priors: dict[str, float] = field(default_factory=dict)
-    pool: int = 40  # candidates taken from each channel
+    pool: int = 40  # candidates taken from each code, docs and sessions channel
+    node_pool: int = 20  # candidates taken from each node channel
     expand_top: int = 5  # graph expansion starts from this many best node hits
     refresh_interval_s: float = 5.0  # the code index's size/mtime check runs at most this often per process
     default_max_tokens: int = 2000
@@ -85,7 +87,7 @@ _FLOAT_RANGES = {
     "grounded_min_keyword": (0.0, 0.99),
     "refresh_interval_s": (0.0, 86400.0),
 }
-_INT_RANGES = {"rrf_k": (1, 10_000), "pool": (5, 500), "expand_top": (0, 50), "default_max_tokens": (200, 200_000)}
+_INT_RANGES = {"rrf_k": (1, 10_000), "pool": (5, 500), "node_pool": (5, 100), "expand_top": (0, 50), "default_max_tokens": (200, 200_000)}
 _TABLE_KEYS: dict[str, set[str] | None] = {
     "channel_weights": set(DEFAULT_CHANNEL_WEIGHTS),
     "type_priors": set(DEFAULT_TYPE_PRIORS),
@@ -141,3 +143,32 @@ def config_from_dict(raw: dict[str, Any]) -> RetrievalConfig:
 
 def load_retrieval_config(root: str | Path) -> RetrievalConfig:
     return config_from_dict(section(root, "retrieval"))
+
+
+_loaded: dict[str, tuple[tuple, Any]] = {}
+
+
+def _stamp(root: Path) -> tuple:
+    out = []
+    for path in (root / "pyproject.toml", ProjectPaths(root).base / "config.toml"):
+        try:
+            st = path.stat()
+            out.append((st.st_size, st.st_mtime_ns, st.st_ino))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+def project_configs(root: Path) -> tuple[RetrievalConfig, Any]:
+    """(retrieval config, repository index config) of the project, parsed again only when one of
+    its two config files changed (two stats per search instead of parsing and copying the tables)."""
+    from autology_mcp.repo.config import load_index_config
+
+    key = str(root)
+    stamp = _stamp(root)
+    have = _loaded.get(key)
+    if have is not None and have[0] == stamp:
+        return have[1]
+    value = (load_retrieval_config(root), load_index_config(root))
+    _loaded[key] = (stamp, value)
+    return value

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from autology_mcp.retrieval import budget as budget_mod
 from autology_mcp.retrieval import channels as ch
 from autology_mcp.retrieval import expand, scoring
 from autology_mcp.retrieval.candidates import Candidate
-from autology_mcp.retrieval.config import RetrievalConfig, load_retrieval_config
+from autology_mcp.retrieval.config import RetrievalConfig, project_configs
 from autology_mcp.retrieval.fusion import mmr, rrf, tree_similarity
 from autology_mcp.retrieval.intent import Intent, classify_intent
 from autology_mcp.retrieval.text import proof_window, stem, terms
@@ -94,13 +95,13 @@ def run(
 ):
     """The answer before the budget is applied, the validated budget, and the token counter."""
     root = Path(root).resolve()
-    cfg = load_retrieval_config(root)
+    cfg, index_cfg = project_configs(root)
     query, scopes, limit, max_tokens = _validate(query, scope, limit, max_tokens, detail, cfg)
     own_store = store is None
     if own_store and "nodes" in scopes:
         store = open_store(root)
     try:
-        answer = _search(root, query, scopes, limit, detail, store, cfg, module_hint)
+        answer = _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint)
     finally:
         if own_store and store is not None:
             store.close()
@@ -116,7 +117,7 @@ def open_store(root: Path) -> NodeStore:
     return store
 
 
-def _search(root, query, scopes, limit, detail, store, cfg, module_hint) -> dict:
+def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint) -> dict:
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
     intent = classify_intent(query)
@@ -129,20 +130,31 @@ def _search(root, query, scopes, limit, detail, store, cfg, module_hint) -> dict
     freshness: dict[str, Any] = {}
 
     # ---------------------------------------------------------------- channels
+    # The node channels run in a worker thread while this one runs the code channels: both spend
+    # much of their time inside SQLite, which releases the GIL.
     t = time.perf_counter()
+    where = ch.index_location(root, index_cfg) if ("code" in scopes or "docs" in scopes) else None
+    node_job = None
     if "nodes" in scopes:
-        runs += ch.node_channels(store, text_query, qterms, pool, cfg.pool)
+        node_job = _executor().submit(ch.node_channels, store, text_query, qterms, ch.Pool(), cfg.node_pool)
+    code_runs: list[ch.ChannelRun] = []
+    code_pool = ch.Pool()
+    if where is not None:
+        code_runs, code_fresh = ch.code_channels(
+            root, text_query, code_pool, cfg.pool, cfg.refresh_interval_s, "code" in scopes, "docs" in scopes, where
+        )
+        freshness["code_index"] = code_fresh.as_dict()
+    else:
+        code_runs = [ch.ChannelRun(n, "out_of_scope") for n in ("code_bm25", "symbols", "paths", "vectors")]
+    if node_job is not None:
+        node_runs, node_pool = node_job.result()
+        runs += node_runs
+        pool.items.update(node_pool.items)
         freshness["nodes"] = {"generation": store.index.generation(), "nodes": store.index.count()}
     else:
         runs += [ch.ChannelRun("node_bm25", "out_of_scope"), ch.ChannelRun("node_title_tags", "out_of_scope")]
-    if "code" in scopes or "docs" in scopes:
-        code_runs, code_fresh = ch.code_channels(
-            root, text_query, pool, cfg.pool, cfg.refresh_interval_s, "code" in scopes, "docs" in scopes
-        )
-        runs += code_runs
-        freshness["code_index"] = code_fresh.as_dict()
-    else:
-        runs += [ch.ChannelRun(n, "out_of_scope") for n in ("code_bm25", "symbols", "paths", "vectors")]
+    runs += code_runs
+    pool.items.update(code_pool.items)
     if "sessions" in scopes:
         runs.append(ch.sessions_channel(root, text_query, pool, cfg.pool))
         freshness["sessions"] = runs[-1].status
@@ -182,10 +194,10 @@ def _search(root, query, scopes, limit, detail, store, cfg, module_hint) -> dict
     # ---------------------------------------------------------------- score
     t = time.perf_counter()
     ranked = sorted((k for k in scores if k in pool.items), key=lambda k: (-scores[k], k))
-    shortlist = ranked[: max(limit * 4, 30)]
+    shortlist = ranked[: max(limit * 3, 30)]  # what is scored, then floored and diversified
     missing_text = [k for k in shortlist if not pool.items[k].text and k.startswith("chunk:")]
     if missing_text:
-        for key, text in ch.load_chunk_texts(root, missing_text).items():
+        for key, text in ch.load_chunk_texts(where[1], missing_text).items():
             pool.items[key].text = text
     qvec = scoring.query_vector(text_query)
     scored: dict[str, dict[str, float]] = {}
@@ -279,6 +291,16 @@ def _search(root, query, scopes, limit, detail, store, cfg, module_hint) -> dict
     if detail == "brief":
         answer["trace"] = compact_trace(trace, "compact")
     return answer
+
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="autology-retrieval")
+    return _pool
 
 
 def _in_module(cand: Candidate, hint: str) -> bool:

@@ -37,12 +37,24 @@ def stems_of(text: str) -> set[str]:
     return {stem(w) for w in _WORD.findall(_CAMEL.sub(r"\1 \2", text))}
 
 
+@lru_cache(maxsize=4096)
+def _term_pattern(term_stem: str) -> re.Pattern[str]:
+    # a word starting with the stem, followed by at most a suffix's worth of letters
+    return re.compile(r"(?<![^\W_])" + re.escape(term_stem) + r"[^\W\d_]{0,5}(?![^\W_])")
+
+
+def searchable(text: str) -> str:
+    """The text as terms are matched against it: camelCase split, snake_case split, lowercase."""
+    return _CAMEL.sub(r"\1 \2", text).replace("_", " ").lower()
+
+
 def coverage(term_stems: list[str], text: str) -> tuple[float, list[str]]:
-    """Share of the query's terms found in ``text``, and which (by stem)."""
+    """Share of the query's terms found in ``text``, and which (by stem): a term is found when a
+    word of the text starts with its stem and goes on for at most five more letters."""
     if not term_stems:
         return 0.0, []
-    found = stems_of(text)
-    matched = [t for t in term_stems if t in found]
+    hay = searchable(text)
+    matched = [t for t in term_stems if _term_pattern(t).search(hay)]
     return len(matched) / len(term_stems), matched
 
 
@@ -51,8 +63,8 @@ def proof_window(lines: list[str], term_stems: list[str], size: int) -> tuple[in
     distinct query terms; the earliest such window wins. Index 0 when nothing matches."""
     if not lines:
         return 0, 0
-    wanted = set(term_stems)
-    per_line = [stems_of(line) & wanted for line in lines]
+    hay = searchable("\n".join(lines)).split("\n")  # one pass; line breaks are kept
+    per_line = [{t for t in term_stems if t[:3] in h and _term_pattern(t).search(h)} for h in hay]
     size = max(1, min(size, len(lines)))
     best_at, best_n = 0, -1
     for i in range(0, len(lines) - size + 1):
