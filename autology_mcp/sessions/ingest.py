@@ -52,17 +52,31 @@ def session_id_for(transcript: Path) -> str:
     return "t-" + hashlib.sha256(str(transcript).encode()).hexdigest()[:24]
 
 
-def _read(path: Path) -> tuple[bytes, os.stat_result]:
+BLOCK = 1 << 20
+
+
+def _open(path: Path):
     try:
-        with open(path, "rb") as handle:
-            st = os.fstat(handle.fileno())
-            return handle.read(), st
+        return open(path, "rb")
     except FileNotFoundError:
         raise ValidationError("transcript", f"{path} does not exist") from None
     except IsADirectoryError:
         raise ValidationError("transcript", f"{path} is a folder, not a transcript (.jsonl)") from None
     except OSError as exc:
         raise StorageError(str(path), exc.strerror or str(exc)) from exc
+
+
+def _hash_prefix(handle, length: int) -> tuple[hashlib._Hash, bool]:
+    """SHA-256 of the first ``length`` bytes, read in blocks; False when the file is shorter."""
+    digest = hashlib.sha256()
+    remaining = length
+    while remaining > 0:
+        block = handle.read(min(BLOCK, remaining))
+        if not block:
+            return digest, False
+        digest.update(block)
+        remaining -= len(block)
+    return digest, True
 
 
 def _lines(data: bytes) -> tuple[list[str], int]:
@@ -91,25 +105,36 @@ def ingest_transcript(
 
 
 def _ingest_locked(root: Path, path: Path, sid: str) -> IngestResult:
+    """Under the session lock: only the bytes after the recorded offset are read when the part
+    before it is unchanged (its hash is checked block by block, never held in memory at once)."""
     record = load_session(root, sid)
-    data, st = _read(path)
     result = IngestResult(sid, str(path), "full")
-    if record is not None and record.transcript == str(path) and record.size == st.st_size and record.mtime_ns == st.st_mtime_ns:
-        return _unchanged(result, record)
-    continuing = (
-        record is not None
-        and record.offset <= len(data)
-        and record.sha256 == hashlib.sha256(data[: record.offset]).hexdigest()
-    )
+    try:
+        with _open(path) as handle:
+            st = os.fstat(handle.fileno())
+            if record is not None and record.transcript == str(path) and (record.size, record.mtime_ns) == (
+                st.st_size, st.st_mtime_ns
+            ):
+                return _unchanged(result, record)
+            continuing = False
+            if record is not None and record.offset <= st.st_size:
+                digest, complete = _hash_prefix(handle, record.offset)
+                continuing = complete and digest.hexdigest() == record.sha256
+            if not continuing:
+                handle.seek(0)
+                digest = hashlib.sha256()
+            tail = handle.read()
+    except OSError as exc:
+        raise StorageError(str(path), exc.strerror or str(exc)) from exc
+    lines, used = _lines(tail)
+    digest.update(tail[:used])
     if continuing:
         assert record is not None
-        lines, used = _lines(data[record.offset :])
-        if used == 0 and record.size == st.st_size:
-            return _unchanged(result, record)
+        if used == 0:
+            return _unchanged(result, record)  # nothing new, or only an unfinished line
         result.mode = "appended"
         state, turns, start = record.state, record.turns, record.offset
     else:
-        lines, used = _lines(data)
         state, turns, start = ParseState(), [], 0
     new_turns, state = parse_lines(lines, state, cwd=str(root))
     offset = start + used
@@ -119,7 +144,7 @@ def _ingest_locked(root: Path, path: Path, sid: str) -> IngestResult:
         size=st.st_size,
         mtime_ns=st.st_mtime_ns,
         offset=offset,
-        sha256=hashlib.sha256(data[:offset]).hexdigest(),
+        sha256=digest.hexdigest(),
         state=state,
         turns=turns + new_turns,
     )

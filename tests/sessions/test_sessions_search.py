@@ -135,3 +135,33 @@ def test_search_does_not_write_when_nothing_changed(project: Path, tmp_path: Pat
         search_sessions(project, "retry backoff payments")
     after = {p: p.stat().st_mtime_ns for p in before}
     assert after == before
+
+
+def test_index_rebuilds_from_session_files_alone(project: Path, tmp_path: Path) -> None:
+    """Claude Code cleans up old transcripts: the session files are enough to rebuild everything."""
+    import shutil
+
+    ingest_all(project, tmp_path)
+    before = [(h.doc_id, h.score) for h in search_sessions(project, "retry backoff celery index", limit=50)]
+    shutil.rmtree(tmp_path / "transcripts")
+    from autology_mcp.sessions.index import SessionIndex
+
+    index = SessionIndex.for_root(project)
+    index.close()
+    shutil.rmtree(project / ".autology" / "cache")
+    assert [(h.doc_id, h.score) for h in search_sessions(project, "retry backoff celery index", limit=50)] == before
+    assert index.rebuild() == 4
+    assert [(h.doc_id, h.score) for h in search_sessions(project, "retry backoff celery index", limit=50)] == before
+
+
+def test_a_damaged_session_file_is_skipped_not_fatal(project: Path, tmp_path: Path) -> None:
+    ingest_all(project, tmp_path)
+    (project / ".autology" / "sessions" / "basic.jsonl").write_text("{not a session file\n")
+    (project / ".autology" / "sessions" / "stray.jsonl").write_bytes(b"\xff\xfe garbage")
+    hits = search_sessions(project, "celery beat backoff")
+    assert hits and all(h.session_id not in ("basic", "stray") for h in hits)
+    from autology_mcp.sessions.index import SessionIndex
+
+    with SessionIndex.for_root(project).reading() as conn:
+        errors = dict(conn.execute("SELECT session_id, error FROM sources WHERE error IS NOT NULL").fetchall())
+    assert set(errors) == {"basic", "stray"} and "no header" in errors["basic"]
