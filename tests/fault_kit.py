@@ -340,6 +340,11 @@ def kill_iteration(root: Path | str, rng: Any, ledger: Ledger, iteration: int, b
                     title, content = f"Fault node {iteration}.{k}", _content(rng, label)
                     arguments = {"title": title, "content": content, "type": "concept", "tags": ["fault"]}
                     sent.append((server.call("autology_capture", arguments), "capture", (title, content)))
+            if sent:  # the first answer, then a random moment: the kill lands while the rest are served
+                try:
+                    server.wait(sent[0][0], timeout=20)
+                except TimeoutError:
+                    pass
             time.sleep(rng.uniform(0.0, 0.004 * burst))
     finally:
         server.kill()
