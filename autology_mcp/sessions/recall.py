@@ -2,7 +2,8 @@
 
 The topics are the top 5 keywords of the latest handoff (the seed's rule, adapted to English):
 file names, code identifiers (snake_case, CamelCase, camelCase, CONSTANT_CASE, dotted.names) and
-Title Case terms (acronyms and runs of capitalised words), ranked by kind and frequency. The nodes
+Title Case terms (acronyms and runs of capitalised words), ranked by kind and frequency; when the
+handoff names fewer than 5 such things, its long words that occur at least twice fill the list. The nodes
 they retrieve come from the node store's own search with those keywords.
 """
 
@@ -36,12 +37,14 @@ _IDENTIFIERS = [
 ]
 _ACRONYM = re.compile(r"\b[A-Z]{2,}[0-9]*\b")
 _TITLE_RUN = re.compile(r"\b[A-Z][a-z][a-z0-9]*(?:[ -][A-Z][a-z][a-z0-9]*)*\b")
+_PLAIN_WORD = re.compile(r"\b[a-z]{6,}\b")
 _REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
 _TOOLS_LINE = re.compile(r"Tools: [^\n]*")  # tool names (Edit, Bash) are not topics
 _IGNORED = STOP_WORDS | frozenset(
     """asked done files touched decisions tools user claude summary session let now also then here there
     ok okay yes no please thanks add fix run use make check see new next all any each every one two first last
-    i'll we'll it's that's let's after before because since while once still just only some""".split()
+    i'll we'll it's that's let's after before because since while once still just only some without
+    should would could really about which their there these those other""".split()
 )
 WEIGHT = {"file": 3.0, "identifier": 2.5, "title": 1.5, "acronym": 1.2}
 
@@ -86,8 +89,18 @@ def keywords(text: str, limit: int = KEYWORDS_MAX) -> list[str]:
     for m in _ACRONYM.finditer(text):
         if free(m.span()):
             add(m.group(0), "acronym", m.span())
-    ranked = sorted(scores, key=lambda k: (-scores[k], first[k]))
-    return [shown[k] for k in ranked[:limit]]
+    ranked = sorted(scores, key=lambda k: (-scores[k], first[k]))[:limit]
+    if len(ranked) < limit:  # too few named things: fill up with the handoff's most frequent long words
+        counts: dict[str, int] = {}
+        for m in _PLAIN_WORD.finditer(text):
+            key = m.group(0).lower()
+            if key not in _IGNORED and key not in scores and not any(key in r for r in ranked):
+                counts[key] = counts.get(key, 0) + 1
+                first.setdefault(key, m.start())
+                shown.setdefault(key, key)
+        repeated = [k for k in counts if counts[k] >= 2]
+        ranked += sorted(repeated, key=lambda k: (-counts[k], first[k]))[: limit - len(ranked)]
+    return [shown[k] for k in ranked]
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,8 @@ def test_keywords_prefer_files_identifiers_and_title_case_terms() -> None:
     assert words[:3] == ["with_backoff", "client.py", "backoff.py"] or set(words[:3]) == {"with_backoff", "client.py", "backoff.py"}
     assert "PaymentsClient" in words and "Edit" not in words and "Retry" not in words
     assert keywords("") == [] and keywords("nothing to see here.") == []
+    # too few named things: repeated long words fill the list
+    assert keywords("Asked: the checkout hangs | fix checkout latency in reserve.py") == ["reserve.py", "checkout"]
 
 
 # ------------------------------------------------------------------------------ session end
