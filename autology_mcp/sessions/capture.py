@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autology_mcp.errors import ValidationError
 from autology_mcp.models import CONFIDENCE_AUTOMATIC, TITLE_MAX
 from autology_mcp.sessions.insights import Insight, mark_known, merge_duplicates
 
@@ -80,16 +81,20 @@ def capture(autology: Autology, insights: list[Insight], session_node: str | Non
         if insight.session_id not in titles:
             record = load_session(autology.store.root, insight.session_id)
             titles[insight.session_id] = record.title if record else insight.session_id
-        result = autology.capture(
-            _title(insight),
-            _content(insight, titles[insight.session_id]),
-            type=insight.node_type,
-            tags=["mined-insight"],
-            session=insight.session_id,
-            source=SOURCE,
-            confidence=CONFIDENCE_AUTOMATIC,
-            status="needs_review",
-        )
+        try:
+            result = autology.capture(
+                _title(insight),
+                _content(insight, titles[insight.session_id]),
+                type=insight.node_type,
+                tags=["mined-insight"],
+                session=insight.session_id,
+                source=SOURCE,
+                confidence=CONFIDENCE_AUTOMATIC,
+                status="needs_review",
+            )
+        except ValidationError as exc:  # one odd sentence must not stop the others
+            report.skipped.append({**insight.to_dict(), "reason": str(exc)})
+            continue
         if session_node:
             autology.relate(result.id, session_node, "derived_from", description="mined from this session")
         report.captured.append({**insight.to_dict(), "id": result.id})
@@ -103,7 +108,6 @@ def analyze_category(store: Any) -> dict[str, Any]:
     (or there is none, or session memory is off).
     """
     from autology_mcp.analyze import _category
-    from autology_mcp.errors import ValidationError
 
     try:
         insights = collect(store.root, store.index)

@@ -91,7 +91,7 @@ def touched_nodes(autology: Autology, record: SessionRecord, exclude: str | None
     found: dict[str, None] = {}
     changed = [f for f in record.state.files_modified if not f.startswith(("/", ".autology/"))]
     if changed:
-        for node, _ in nodes_referencing(autology.store.index.all_nodes(), changed):
+        for node, _ in nodes_referencing(autology.store.index.referencing(changed), changed):
             found[node.id] = None
     for turn in record.turns:
         for node_id in _UUID.findall(turn.text):
