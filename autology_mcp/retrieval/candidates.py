@@ -4,6 +4,7 @@ channels find it, before fusion, scoring and rendering."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from autology_mcp.models import KnowledgeNode
@@ -12,6 +13,7 @@ DOC_EXTENSIONS = (".md", ".markdown", ".rst", ".txt", ".adoc")
 DOC_FILENAMES = ("README", "CHANGES", "AUTHORS", "LICENSE", "CHANGELOG", "HISTORY", "CONTRIBUTING", "NOTICE")
 
 
+@lru_cache(maxsize=65536)
 def is_doc_path(path: str) -> bool:
     """Docs are the index's Markdown, reStructuredText and plain-text files."""
     name = path.rsplit("/", 1)[-1]
@@ -22,7 +24,7 @@ def is_doc_path(path: str) -> bool:
 
 @dataclass
 class Candidate:
-    key: str  # unique across sources: node:<id>, chunk:<rowid>, session:<doc id>
+    key: str  # unique across sources: node:<id>, chunk:<path>:<start>-<end>, session:<doc id>
     kind: str  # node | code | doc | session_chunk | handoff
     ref: str  # node id | path:start-end | session doc id
     title: str

@@ -277,7 +277,7 @@ def code_channels(
     def chunk_cand(rid: int, path: str, start: int, end: int, symbol: str | None, kind: str | None,
                    ctype: str, cosine: float | None, area: float) -> Candidate:
         return Candidate(
-            key=f"chunk:{rid}",
+            key=f"chunk:{path}:{start}-{end}",  # by content, not rowid: ties never depend on build history
             kind="doc" if is_doc_path(path) else "code",
             ref=f"{path}:{start}-{end}",
             title=f"{path}" + (f" · {symbol}" if symbol else ""),
@@ -286,33 +286,35 @@ def code_channels(
             end_line=end,
             cosine=cosine,
             area_prior=area,
-            meta={"symbol": symbol, "symbol_kind": kind, "chunk_type": ctype},
+            meta={"symbol": symbol, "symbol_kind": kind, "chunk_type": ctype, "rowid": rid},
         )
 
-    by_file: dict[str, str] = {}
-    parts_of: dict[str, dict] = {}
-    for score, c, parts in scored:
-        if not keep(c.path):
-            continue
-        cand = pool.add(chunk_cand(c.id, c.path, c.start, c.end, c.symbol, c.kind, c.chunk_type,
-                                   parts["vector"], parts["area"]))
-        parts_of[cand.key] = parts
-        by_file.setdefault(c.path, cand.key)
-        if len(runs["code_bm25"].ranking) < size:
-            runs["code_bm25"].ranking.append(cand.key)
+    kept = [(c, parts) for _, c, parts in scored if keep(c.path)]  # the index's own order
+    where_key = lambda x: (x[0].path, x[0].start)  # noqa: E731  ties: by place, never by rowid
+    ranked = {
+        "code_bm25": kept[:size],
+        "vectors": sorted((x for x in kept if x[1]["vector"] > 0), key=lambda x: (-x[1]["vector"], *where_key(x)))[:size],
+        "symbols": sorted((x for x in kept if x[1]["symbol"] > 0), key=lambda x: (-x[1]["symbol"], *where_key(x)))[:size],
+    }
+    by_file: dict[str, tuple] = {}
+    for x in kept:
+        by_file.setdefault(x[0].path, x)
+
+    def add(x) -> str:
+        c, parts = x
+        return pool.add(chunk_cand(c.id, c.path, c.start, c.end, c.symbol, c.kind, c.chunk_type,
+                                   parts["vector"], parts["area"])).key
+
+    runs["code_bm25"].ranking = [add(x) for x in ranked["code_bm25"]]
+    runs["vectors"].ranking = [add(x) for x in ranked["vectors"]]
+    sym = [add(x) for x in ranked["symbols"]]
     t1 = time.perf_counter()
     runs["code_bm25"].ms = (t1 - t0) * 1000
     runs["code_bm25"].note = f"lexical words {facts['lexical_words']}, {len(scored)} chunks scored"
 
-    # vectors: the same candidates by hashed-vector cosine
-    vec = sorted(((p["vector"], k) for k, p in parts_of.items() if p["vector"] > 0), key=lambda t: (-t[0], t[1]))
-    runs["vectors"].ranking = [k for _, k in vec[:size]]
-
     # symbols: symbol-name matches among the candidates, then exact symbol-table lookups
     t2 = time.perf_counter()
-    sym = sorted(((p["symbol"], k) for k, p in parts_of.items() if p["symbol"] > 0), key=lambda t: (-t[0], t[1]))
     names_wanted = list(dict.fromkeys([m for m in _IDENT.findall(query) if len(m) >= 4] + [w for w in qwords if len(w) >= 4]))
-    extra: list[tuple[int, str, int, int, str | None, str | None, str]] = []
     exact_keys: list[str] = []
     if names_wanted:
         marks = ",".join("?" * len(names_wanted))
@@ -332,14 +334,14 @@ def code_channels(
             ).fetchone()
             if row is None:
                 continue
-            key = f"chunk:{row[0]}"
+            key = f"chunk:{row[1]}:{row[2]}-{row[3]}"
             if key not in pool.items:
                 qvec = _qvec(query, cfg)
                 cos = max(0.0, cosine_sparse_dense(qvec, row[7])) if row[7] and len(row[7]) == 4 * cfg.dimension else 0.0
                 pool.add(chunk_cand(row[0], row[1], row[2], row[3], row[4], row[5], row[6], cos,
                                     repo_query.area_weight(row[1], cfg.area_weights)))
             exact_keys.append(key)
-    runs["symbols"].ranking = list(dict.fromkeys(exact_keys + [k for _, k in sym]))[:size]
+    runs["symbols"].ranking = list(dict.fromkeys(exact_keys + sym))[:size]
     runs["symbols"].ms = (time.perf_counter() - t2) * 1000
 
     # paths: files whose path words match the query words
@@ -358,7 +360,7 @@ def code_channels(
         ((repo_query.path_score(qwords, p, memo), p) for p in matched_files if keep(p)), key=lambda t: (-t[0], t[1])
     )[:size]
     for score, p in ranked_files:
-        key = by_file.get(p)
+        key = add(by_file[p]) if p in by_file else None
         if key is None:
             row = conn.execute(
                 "SELECT c.id, c.path, c.start_line, c.end_line, c.symbol_name, c.symbol_kind, c.chunk_type, v.vector"
@@ -392,14 +394,13 @@ def _qvec(query: str, cfg) -> dict[int, float]:
     return v
 
 
-def load_chunk_texts(loc, keys: list[str]) -> dict[str, str]:
-    """Chunk texts for ``chunk:<rowid>`` keys, from the index at ``loc``."""
-    ids = [int(k.split(":", 1)[1]) for k in keys if k.startswith("chunk:")]
-    if not ids:
+def load_chunk_texts(loc, rowids: list[int]) -> dict[int, str]:
+    """Chunk texts by rowid, from the index at ``loc``."""
+    if not rowids:
         return {}
     conn = _db(loc.db)
-    marks = ",".join("?" * len(ids))
-    return {f"chunk:{i}": t for i, t in conn.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", ids)}
+    marks = ",".join("?" * len(rowids))
+    return dict(conn.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", rowids))
 
 
 # ============================================================================ sessions

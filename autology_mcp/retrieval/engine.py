@@ -22,7 +22,7 @@ from autology_mcp.retrieval import expand, scoring
 from autology_mcp.retrieval.candidates import Candidate
 from autology_mcp.retrieval.config import RetrievalConfig, project_configs
 from autology_mcp.retrieval.fusion import mmr, rrf, tree_similarity
-from autology_mcp.retrieval.intent import Intent, classify_intent
+from autology_mcp.retrieval.intent import classify_intent
 from autology_mcp.retrieval.text import proof_window, stem, terms
 from autology_mcp.retrieval.verdict import decide
 from autology_mcp.store import NodeStore
@@ -195,10 +195,10 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
     t = time.perf_counter()
     ranked = sorted((k for k in scores if k in pool.items), key=lambda k: (-scores[k], k))
     shortlist = ranked[: max(limit * 3, 30)]  # what is scored, then floored and diversified
-    missing_text = [k for k in shortlist if not pool.items[k].text and k.startswith("chunk:")]
+    missing_text = {pool.items[k].meta["rowid"]: k for k in shortlist if not pool.items[k].text and k.startswith("chunk:")}
     if missing_text:
-        for key, text in ch.load_chunk_texts(where[1], missing_text).items():
-            pool.items[key].text = text
+        for rowid, text in ch.load_chunk_texts(where[1], list(missing_text)).items():
+            pool.items[missing_text[rowid]].text = text
     qvec = scoring.query_vector(text_query)
     scored: dict[str, dict[str, float]] = {}
     matched_terms: dict[str, list[str]] = {}

@@ -10,7 +10,9 @@
   would get (nodes: node_bm25 + node_title_tags; code and docs: code_bm25 + vectors; sessions:
   sessions), so rank evidence is absolute, not relative to this query's best hit;
 - ``cos`` is the hashed-vector cosine (the repository index's engine) between the query and the
-  candidate; ``COS_FULL`` = 0.3 is where a short query's cosine with a passage saturates;
+  candidate (a chunk's stored vector; for nodes and sessions, the vector of the first 800
+  characters of title, tags and text, cached); ``COS_FULL`` = 0.3 is where a short query's cosine
+  with a passage saturates;
 - the source prior of a node is ``type prior × status prior × (0.5 + 0.5·confidence)``; of a code,
   doc or session hit its kind prior times, for files, the index's own path prior (``area_weights``);
 - the area prior is the lowest matching ``[retrieval] area_priors`` entry (``tag:<tag>`` for nodes,
@@ -32,6 +34,7 @@ from autology_mcp.retrieval.intent import Intent
 from autology_mcp.retrieval.text import coverage
 
 COS_FULL = 0.3
+VECTOR_TEXT_MAX = 800  # characters of a node's or session's text its vector is computed from
 VECTOR_DIMENSION = 384  # the repository index's default engine settings (deterministic-hash-tf)
 VECTOR_BIGRAMS = 256
 CORE_CHANNELS = {
@@ -63,7 +66,7 @@ def cosine(query_vec: dict[int, float], cand: Candidate) -> float:
         key = f"{cand.key}@{cand.node.modified.isoformat()}"
     else:
         key = f"{cand.key}@{hash(cand.text)}"
-    vec = _text_vector(key, cand.text)
+    vec = _text_vector(key, cand.text[:VECTOR_TEXT_MAX])
     cand.cosine = max(0.0, sum(w * vec.get(i, 0.0) for i, w in query_vec.items()))
     return cand.cosine
 
