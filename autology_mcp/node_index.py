@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.models import KnowledgeNode, RelationRecord
+from autology_mcp.references import reference_path
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: the refs table
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -56,6 +57,8 @@ CREATE TABLE IF NOT EXISTS relations (
     PRIMARY KEY (source, target, type)
 );
 CREATE INDEX IF NOT EXISTS relations_target ON relations (target);
+CREATE TABLE IF NOT EXISTS refs (path TEXT NOT NULL, node_id TEXT NOT NULL, PRIMARY KEY (path, node_id));
+CREATE INDEX IF NOT EXISTS refs_node ON refs (node_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5(
     title, content, tags, tokenize = 'porter unicode61 remove_diacritics 2'
 );
@@ -143,7 +146,7 @@ class NodeIndex:
         with self._lock:
             try:
                 with self.transaction() as conn:
-                    for table in ("files", "nodes", "tags", "relations", "nodes_fts"):
+                    for table in ("files", "nodes", "tags", "relations", "refs", "nodes_fts"):
                         conn.execute(f"DELETE FROM {table}")
                     self._bump_relations_generation(conn)  # the relations are gone: renderings of them are stale
                 return
@@ -251,6 +254,9 @@ class NodeIndex:
         )
         conn.execute("DELETE FROM tags WHERE node_id = ?", (node.id,))
         conn.executemany("INSERT INTO tags (node_id, tag) VALUES (?, ?)", [(node.id, t) for t in node.tags])
+        conn.execute("DELETE FROM refs WHERE node_id = ?", (node.id,))
+        paths = {reference_path(r) for r in node.references} - {""}
+        conn.executemany("INSERT INTO refs (path, node_id) VALUES (?, ?)", [(p, node.id) for p in paths])
         new_relations = [(node.id, r.target, r.type.value, r.description, r.confidence) for r in node.relations]
         old_relations = conn.execute(
             "SELECT source, target, type, description, confidence FROM relations WHERE source = ?", (node.id,)
@@ -270,6 +276,7 @@ class NodeIndex:
         conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (row[0],))
         conn.execute("DELETE FROM nodes WHERE rowid = ?", (row[0],))
         conn.execute("DELETE FROM tags WHERE node_id = ?", (node_id,))
+        conn.execute("DELETE FROM refs WHERE node_id = ?", (node_id,))
         if conn.execute("DELETE FROM relations WHERE source = ?", (node_id,)).rowcount:
             self._bump_relations_generation(conn)
 
@@ -323,6 +330,20 @@ class NodeIndex:
             rows = self.conn.execute("SELECT data FROM nodes ORDER BY id").fetchall()
         for (data,) in rows:
             yield node_from_json(data)
+
+    def referencing(self, files: list[str]) -> list[KnowledgeNode]:
+        """The nodes with a reference to one of ``files`` or to a folder above one (by id), from the
+        refs table: a commit touching 3 files decodes the few nodes about them, not the whole store."""
+        paths = {"/".join(f.split("/")[:depth]) for f in files for depth in range(1, f.count("/") + 2)}
+        if not paths:
+            return []
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT data FROM nodes WHERE id IN"
+                " (SELECT node_id FROM refs WHERE path IN (SELECT value FROM json_each(?))) ORDER BY id",
+                (json.dumps(sorted(paths)),),
+            ).fetchall()
+        return [node_from_json(data) for (data,) in rows]
 
     def node_summaries(self) -> list[tuple[str, str, str, str, str]]:
         """(id, type, status, title, path) of every node, by id."""

@@ -23,6 +23,7 @@ from core_helpers import (
 
 from autology_mcp.errors import NotFoundError, StorageError
 from autology_mcp.models import new_id
+from autology_mcp.node_index import SCHEMA_VERSION
 from autology_mcp.service import Autology
 from autology_mcp.store import NodeStore
 
@@ -268,7 +269,7 @@ def test_a_cache_database_of_another_schema_version_is_replaced(root, capture, a
     conn.close()
     service = reopen(root)
     try:
-        assert service.store.index.get_meta("schema_version") == "1"
+        assert service.store.index.get_meta("schema_version") == SCHEMA_VERSION
         assert [h.node.id for h in service.query("alpha")] == [a]
     finally:
         service.close()

@@ -115,7 +115,8 @@ def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) 
 
     files = relative_to_root(commit.files, commit.toplevel, root)
     node_files = {f for f in files if f.startswith(".autology/")}
-    found = nodes_referencing(store.index.all_nodes(), [f for f in files if f not in node_files])
+    changed = [f for f in files if f not in node_files]
+    found = nodes_referencing(store.index.referencing(changed), changed)
     lines, marked = [], 0
     for index, (node, matched) in enumerate(found):
         note = node.status.value
