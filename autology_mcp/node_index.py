@@ -345,6 +345,24 @@ class NodeIndex:
             ).fetchall()
         return [node_from_json(data) for (data,) in rows]
 
+    def ranked_summaries(
+        self, status: str, type_weight: dict[str, float], touched: list[str], limit: int
+    ) -> list[tuple[str, str, str]]:
+        """(id, type, title) of up to ``limit`` nodes with this status, best first by
+        ``(3 if touched) + type weight (default 1) + confidence``, then most recently modified, then id."""
+        weights = " ".join("WHEN ? THEN ?" for _ in type_weight)
+        params: list[Any] = [json.dumps(touched)]
+        for node_type, weight in type_weight.items():
+            params += [node_type, float(weight)]
+        sql = (
+            "SELECT id, type, title FROM nodes WHERE status = ? ORDER BY"
+            " (CASE WHEN id IN (SELECT value FROM json_each(?)) THEN 3.0 ELSE 0.0 END"
+            f" + {'CASE type ' + weights + ' ELSE 1.0 END' if weights else '1.0'} + confidence) DESC,"
+            " modified DESC, id LIMIT ?"
+        )
+        with self._lock:
+            return self.conn.execute(sql, (status, *params, limit)).fetchall()
+
     def node_summaries(self) -> list[tuple[str, str, str, str, str]]:
         """(id, type, status, title, path) of every node, by id."""
         with self._lock:

@@ -265,39 +265,32 @@ def session_end(payload: dict[str, Any], root: Path | str | None = None) -> dict
 # ------------------------------------------------------------------------------ session-start
 
 
-def _recall_rank(nodes: list[KnowledgeNode], recent_files: list[str]) -> list[KnowledgeNode]:
-    from autology_mcp.references import FileSet, matching_references
-
-    recent = FileSet(f for f in recent_files if not f.startswith(".autology/"))
-
-    def score(node: KnowledgeNode) -> tuple[float, float, str]:
-        touched = 3.0 if matching_references(node, recent) else 0.0
-        return (
-            -(touched + TYPE_WEIGHT.get(node.type.value, 1.0) + node.confidence),
-            -node.modified.timestamp(),
-            node.id,
-        )
-
-    return sorted(nodes, key=score)
-
-
 def recall_text(store: NodeStore, recent_files: list[str], limit: int = RECALL_MAX_CHARS) -> str:
-    """A short recall of the most relevant active knowledge, at most ``limit`` characters."""
-    nodes = list(store.index.all_nodes())
-    active = [n for n in nodes if n.status.value == "active"]
-    review = sum(n.status.value == "needs_review" for n in nodes)
+    """A short recall of the most relevant active knowledge, at most ``limit`` characters.
+
+    Most relevant first: nodes about recently changed files, then by type weight + confidence, then
+    most recently modified. Ranked in SQLite over summary columns, with the nodes about the recent
+    files from the refs table, so a 10,000-node store costs milliseconds here."""
+    index = store.index
+    recent = [f for f in recent_files if not f.startswith(".autology/")]
+    touched = sorted({n.id for n in index.referencing(recent)}) if recent else []
+    by_status = index.counts_by("status")
+    total, reviewing = sum(by_status.values()), by_status.get("needs_review", 0)
     header = [
-        f"autology — project memory: {len(nodes)} knowledge node(s)"
-        + (f", {review} needing review" if review else "")
+        f"autology — project memory: {total} knowledge node(s)"
+        + (f", {reviewing} needing review" if reviewing else "")
         + "."
     ]
-    if active:
+    if by_status.get("active"):
         header.append(
             "Most relevant active knowledge (decisions, conventions, and nodes about recently changed files):"
         )
-    reviewing = [n for n in nodes if n.status.value == "needs_review"]
-    items = [_node_line(n) for n in _recall_rank(active, recent_files)]
-    items += [_node_line(n) + " — needs review" for n in _recall_rank(reviewing, recent_files)]
+    most = limit // 20 + 1  # no line is shorter than 20 characters
+    items = [f"- [{t}] {title} ({i})" for i, t, title in index.ranked_summaries("active", TYPE_WEIGHT, touched, most)]
+    items += [
+        f"- [{t}] {title} ({i}) — needs review"
+        for i, t, title in index.ranked_summaries("needs_review", TYPE_WEIGHT, touched, most)
+    ]
     footer = ["Search before designing or changing code: autology_query. Record new decisions: /autology:capture."]
     return clip_lines(header, items, footer, limit)
 
