@@ -68,13 +68,17 @@ def _require_enabled(root: Path) -> None:
 
 def _targets(args: argparse.Namespace, root: Path) -> list[Path]:
     from autology_mcp.sessions.config import load_sessions_config
-    from autology_mcp.sessions.discover import list_transcripts, transcripts_dir
+    from autology_mcp.sessions.discover import list_transcripts, subfolder_dirs, transcripts_dir
 
     if not args.paths and not args.all:
         raise ValidationError("ingest", "give transcript paths, or --all for this project's transcripts")
     found: list[Path] = []
     if args.all:
-        found += list_transcripts(transcripts_dir(root, load_sessions_config(root).transcripts_dir))
+        configured = load_sessions_config(root).transcripts_dir
+        found += list_transcripts(transcripts_dir(root, configured))
+        if not configured:  # sessions started in a folder of the project
+            for folder in subfolder_dirs(root):
+                found += list_transcripts(folder)
     for raw in args.paths:
         path = Path(raw).expanduser()
         found += list_transcripts(path) if path.is_dir() else [path]

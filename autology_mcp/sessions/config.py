@@ -4,6 +4,7 @@
     enabled = true                 # false: nothing is ingested, indexed or recalled
     boosts = { handoff = 0.08, session_chunk = 0.0 }   # added to a hit's score (then capped to [0, 1])
     capture_insights = false       # true: SessionEnd captures mined insights as needs_review nodes
+    session_nodes = true           # false: SessionEnd does not write `session` nodes
     insight_threshold = 0.4        # minimum quality score of a mined insight
     transcripts_dir = "~/.claude/projects/-home-me-project"   # where `sessions ingest --all` looks
 """
@@ -27,6 +28,7 @@ class SessionsConfig:
     enabled: bool = True
     boosts: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_BOOSTS))
     capture_insights: bool = False
+    session_nodes: bool = True
     insight_threshold: float = 0.4
     transcripts_dir: str | None = None
 
@@ -39,7 +41,7 @@ def config_from_dict(raw: dict[str, Any]) -> SessionsConfig:
         where = f"{WHERE} {key}"
         if name not in known:
             raise ValidationError(where, "unknown setting", known)
-        if name in ("enabled", "capture_insights"):
+        if name in ("enabled", "capture_insights", "session_nodes"):
             if not isinstance(value, bool):
                 raise ValidationError(where, f"must be true or false, got {value!r}")
         elif name == "boosts":

@@ -75,6 +75,37 @@ def transcripts_dir(root: Path, configured: str | None = None) -> Path:
     )
 
 
+def subfolder_dirs(root: Path) -> list[Path]:
+    """Transcript folders of sessions started in a folder below the project (``claude`` run in ``src/``).
+
+    Their names start with the project's encoded path and ``-``; as that is ambiguous (``/a/b-c`` and
+    ``/a/b/c`` encode alike), a folder counts only if its transcripts record a cwd inside the project.
+    """
+    root = Path(root).resolve()
+    prefix = encode_project_path(root) + "-"
+    try:
+        candidates = sorted(p for p in claude_projects_dir().iterdir() if p.is_dir() and p.name.startswith(prefix))
+    except OSError:
+        return []
+    return [p for p in candidates if _records_cwd_under(p, str(root))]
+
+
+def _records_cwd_under(folder: Path, root: str) -> bool:
+    for transcript in sorted(folder.glob("*.jsonl"))[:5]:
+        try:
+            with transcript.open(encoding="utf-8", errors="replace") as handle:
+                for _, line in zip(range(PEEK_LINES), handle):
+                    try:
+                        cwd = json.loads(line).get("cwd")
+                    except (ValueError, AttributeError):
+                        continue
+                    if isinstance(cwd, str):
+                        return cwd.startswith(root.rstrip("/") + "/")
+        except OSError:
+            continue
+    return False
+
+
 def list_transcripts(folder: Path) -> list[Path]:
     """The session transcripts of a folder (``*.jsonl`` directly in it; subagent logs below are not sessions)."""
     return sorted(p for p in Path(folder).glob("*.jsonl") if p.is_file())

@@ -51,13 +51,14 @@ def finish_session(root: Path, result: IngestResult) -> str:
     from autology_mcp.sessions.config import load_sessions_config
     from autology_mcp.sessions.session_node import write_session_node
 
+    config = load_sessions_config(root)
     autology = Autology.open(root)
     try:
-        node = write_session_node(autology, result.session_id)
+        node = write_session_node(autology, result.session_id) if config.session_nodes else None
         words = [f"session memory: {result.new_turns} new turn(s) of “{result.title}” indexed"]
         if node is not None:
             words.append(f"session node {node.node_id} {node.action}")
-        if load_sessions_config(root).capture_insights:
+        if config.capture_insights:
             from autology_mcp.sessions.capture import capture, collect
 
             insights = collect(root, autology.store.index, session_id=result.session_id)

@@ -1,6 +1,7 @@
 """The ``session`` node SessionEnd writes: what was done, files touched, decisions mentioned.
 
-One node per session (found again by its ``session`` field, so a resumed session updates it):
+One node per session worth one (it changed files, mentioned a decision, or had at least 3 prompts),
+found again by its ``session`` field, so a resumed session updates it:
 source ``hook_session_end``, confidence 0.85, references to the files the session changed (those
 that still exist in the project), and ``relates_to`` relations to the nodes the session touched:
 nodes referencing a changed file, and nodes whose id appears in the session (autology tool calls).
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 SOURCE = "hook_session_end"
 CONFIDENCE = 0.85
 RELATIONS_MAX = 12
+MIN_PROMPTS = 3
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\b")
 
 
@@ -101,14 +103,26 @@ def touched_nodes(autology: Autology, record: SessionRecord, exclude: str | None
     return list(found)[:RELATIONS_MAX]
 
 
+def worth_a_node(record: SessionRecord) -> bool:
+    """A session gets a node when it changed files, mentioned a decision, or had a few exchanges
+    (a one-question session would only add noise to the committed graph)."""
+    prompts = sum(t.role == "user" and not t.text.startswith("[result ") for t in record.turns)
+    return bool(record.state.files_modified) or prompts >= MIN_PROMPTS or bool(
+        sections(record.state, record.turns, record.session_id)["decisions"]
+    )
+
+
 def write_session_node(autology: Autology, session_id: str) -> SessionNodeResult | None:
-    """Create or update the session's node from its session file; None when nothing was ingested."""
+    """Create or update the session's node from its session file; None when there is nothing worth one."""
     root = autology.store.root
     record = load_session(root, session_id)
     if record is None or not record.turns:
         return None
+    existing = find_session_node(autology, session_id)
+    if existing is None and not worth_a_node(record):
+        return None
     title, content, refs = node_title(record), node_content(record), _references(root, record)
-    node_id = find_session_node(autology, session_id)
+    node_id = existing
     action = "created"
     if node_id is None:
         node_id = autology.capture(

@@ -112,3 +112,17 @@ def test_errors_are_clear(project: Path, tmp_path: Path, capsys, monkeypatch) ->
     (project / "pyproject.toml").write_text("[tool.autology.sessions]\ncolour = 'blue'\n")
     code, _, err = run(capsys, "--root", str(project), "sessions", "status")
     assert code == 1 and "unknown setting" in err and "capture_insights" in err
+
+
+def test_ingest_all_includes_sessions_started_in_a_subfolder(project: Path, tmp_path: Path, monkeypatch, capsys) -> None:
+    folder = claude_home(tmp_path, monkeypatch, project)
+    copy_fixture(BASIC, folder)
+    sub = folder.parent / (encode_project_path(project) + "-src")
+    sub.mkdir()
+    (sub / "sub-session.jsonl").write_text(COMPACTED.read_text().replace("/home/dev/shop", str(project.resolve() / "src")))
+    lookalike = folder.parent / (encode_project_path(project) + "-other")  # /…/project-other, another project
+    lookalike.mkdir()
+    (lookalike / "other.jsonl").write_text(MALFORMED.read_text().replace("/home/dev/shop", str(project.resolve()) + "-other"))
+    code, out, _ = run(capsys, "--root", str(project), "sessions", "ingest", "--all", "--json")
+    assert code == 0
+    assert sorted(r["session_id"] for r in json.loads(out)["ingested"]) == ["basic", "sub-session"]

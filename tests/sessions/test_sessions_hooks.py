@@ -230,3 +230,24 @@ def test_hook_command_end_to_end(project: Path, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "session memory" in json.loads(result.stdout)["systemMessage"]
     assert (project / ".autology" / "sessions" / "cmd-session.jsonl").is_file()
+
+
+def test_small_sessions_get_no_node_and_nodes_can_be_turned_off(project: Path, tmp_path: Path) -> None:
+    small = tmp_path / "small.jsonl"
+    small.write_text(
+        user_line("small", "What does the export job do?", "2026-10-03T10:00:00Z", "s-1") + "\n"
+        + assistant_line("small", "It writes yesterday's orders to a CSV file.", "2026-10-03T10:00:05Z", "s-2") + "\n"
+    )
+    output = session_end(end_payload(project, small, "small"), project)
+    assert "2 new turn(s)" in output["systemMessage"] and "session node" not in output["systemMessage"]
+    assert any(h.session_id == "small" for h in search_sessions(project, "export job"))  # still searchable
+
+    (project / "pyproject.toml").write_text("[tool.autology.sessions]\nsession_nodes = false\n")
+    big = transcript_in_project(project, tmp_path, BASIC, "big")
+    output = session_end(end_payload(project, big, "big"), project)
+    assert "10 new turn(s)" in output["systemMessage"] and "session node" not in output["systemMessage"]
+    service = Autology.open(project)
+    try:
+        assert service.query(type="session") == []
+    finally:
+        service.close()
