@@ -21,7 +21,7 @@ from autology_mcp.retrieval import channels as ch
 from autology_mcp.retrieval import expand, scoring
 from autology_mcp.retrieval.candidates import Candidate
 from autology_mcp.retrieval.config import RetrievalConfig, project_configs
-from autology_mcp.retrieval.fusion import mmr, rrf, tree_similarity
+from autology_mcp.retrieval.fusion import location_similarity, mmr, rrf
 from autology_mcp.retrieval.intent import classify_intent
 from autology_mcp.retrieval.text import proof_window, stem, terms
 from autology_mcp.retrieval.verdict import decide
@@ -240,7 +240,7 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
 
     def diversity(a: str, b: str) -> float:
         ca, cb = pool.items[a], pool.items[b]
-        return 0.25 * (ca.kind == cb.kind) + 0.75 * tree_similarity(ca.tree, cb.tree)
+        return location_similarity(ca.tree, cb.tree, ca.kind == cb.kind)
 
     order = mmr(by_score, relevance, diversity, cfg.mmr_lambda, limit)
     timings["mmr"] = (time.perf_counter() - t) * 1000

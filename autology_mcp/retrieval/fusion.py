@@ -75,3 +75,28 @@ def tree_similarity(a: str, b: str) -> float:
             break
         common += 1
     return common / max(len(pa), len(pb))
+
+
+SAME_FOLDER = 0.15
+SAME_TREE = 0.05
+SAME_KIND = 0.1
+
+
+def location_similarity(a: str, b: str, same_kind: bool) -> float:
+    """MMR's similarity of two hits: 1 for the same file (or node); otherwise up to 0.15 for the same
+    folder (scaled by the shared share of the folder path, so 0.05 for the same top-level tree
+    only), plus 0.1 when they are the same kind of source."""
+    if a == b:
+        return 1.0
+    da, db = a.split("/")[:-1], b.split("/")[:-1]
+    shared = 0
+    for x, y in zip(da, db):
+        if x != y:
+            break
+        shared += 1
+    folder = 0.0
+    if shared and da == db:
+        folder = SAME_FOLDER
+    elif shared:
+        folder = max(SAME_TREE, SAME_FOLDER * shared / max(len(da), len(db)))
+    return folder + (SAME_KIND if same_kind else 0.0)

@@ -1,14 +1,15 @@
 """The final score of a candidate (HoloIndex's blend) and its three components, each in 0..1:
 
     score      = 0.5·priority + 0.3·similarity + 0.2·keyword
-    similarity = ½ · min(1, RRF(d) / RRF_ideal(d)) + ½ · min(1, cos(q, d) / COS_FULL)
+    similarity = ½ · min(1, RRF(d) / RRF_ideal(d))^4 + ½ · min(1, cos(q, d) / COS_FULL)
     keyword    = share of the query's terms found in d's text
     priority   = source prior × area prior × intent boost   (capped at 1)
 
 - ``RRF(d)`` is the fused score (:func:`autology_mcp.retrieval.fusion.rrf`) plus graph-expansion
   credits; ``RRF_ideal(d)`` is what a candidate ranked first by the core channels of its source
   would get (nodes: node_bm25 + node_title_tags; code and docs: code_bm25 + vectors; sessions:
-  sessions), so rank evidence is absolute, not relative to this query's best hit;
+  sessions), so rank evidence is absolute, not relative to this query's best hit; the 4th power
+  (``RANK_SHARPNESS``) spreads RRF's flat k = 60 curve so rank order counts against keyword share;
 - ``cos`` is the hashed-vector cosine (the repository index's engine) between the query and the
   candidate (a chunk's stored vector; for nodes and sessions, the vector of the first 800
   characters of title, tags and text, cached); ``COS_FULL`` = 0.3 is where a short query's cosine
@@ -101,9 +102,13 @@ def priority(cand: Candidate, cfg: RetrievalConfig, intent: Intent) -> float:
     return min(1.0, base * area_prior(cand, cfg) * intent.kind_boost(cand.kind))
 
 
-def similarity(rrf_score: float, cos: float, kind: str, weights: dict[str, float], k: int) -> float:
+RANK_SHARPNESS = 4.0
+
+
+def similarity(rrf_score: float, cos: float, kind: str, weights: dict[str, float], k: int,
+               sharpness: float = RANK_SHARPNESS) -> float:
     ideal = rrf_ideal(CORE_CHANNELS.get(kind, ("code_bm25",)), weights, k) or 1.0
-    return 0.5 * min(1.0, rrf_score / ideal) + 0.5 * min(1.0, cos / COS_FULL)
+    return 0.5 * min(1.0, rrf_score / ideal) ** sharpness + 0.5 * min(1.0, cos / COS_FULL)
 
 
 def blend(pri: float, sim: float, kw: float, cfg: RetrievalConfig) -> float:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autology_mcp.retrieval.fusion import mmr, rrf, rrf_ideal, tree_similarity
+from autology_mcp.retrieval.fusion import location_similarity, mmr, rrf, rrf_ideal, tree_similarity
 
 
 def test_rrf_sums_weighted_reciprocal_ranks():
@@ -65,3 +65,11 @@ def test_tree_similarity():
     assert tree_similarity("src/a/x.py", "src/a/x.py") == 1.0
     assert tree_similarity("src/a/x.py", "src/a/y.py") == pytest.approx(2 / 3)
     assert tree_similarity("src/a/x.py", "docs/y.md") == 0.0
+
+
+def test_location_similarity():
+    assert location_similarity("src/a/x.py", "src/a/x.py", True) == 1.0
+    assert location_similarity("src/a/x.py", "src/a/y.py", True) == pytest.approx(0.25)  # same folder, same kind
+    assert location_similarity("src/a/x.py", "src/b/y.py", True) == pytest.approx(0.175)  # same tree (1 of 2 folders)
+    assert location_similarity("src/a/x.py", "docs/y.md", False) == 0.0
+    assert location_similarity("@nodes/decision/auth/1", "src/auth.py", False) == 0.0
