@@ -20,7 +20,7 @@ from typing import Any
 
 from autology_mcp.errors import StorageError, ValidationError
 from autology_mcp.sessions.handoff import build_handoff
-from autology_mcp.sessions.store import SessionRecord, load_session, session_lock, write_session
+from autology_mcp.sessions.store import SessionRecord, load_header, load_session, session_lock, write_session
 from autology_mcp.sessions.transcript import ParseState, parse_lines
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -80,9 +80,12 @@ def _hash_prefix(handle, length: int) -> tuple[hashlib._Hash, bool]:
 
 
 def _lines(data: bytes) -> tuple[list[str], int]:
-    """The complete lines of ``data`` (decoded; invalid UTF-8 replaced) and the bytes they span."""
+    """The complete lines of ``data`` (decoded; invalid UTF-8 replaced) and the bytes they span.
+
+    Split on ``\n`` only: JSON writers leave U+2028, U+2029 and U+0085 raw inside strings, and
+    ``str.splitlines`` would break a line there."""
     end = data.rfind(b"\n") + 1
-    return data[:end].decode("utf-8", errors="replace").splitlines(), end
+    return data[:end].decode("utf-8", errors="replace").split("\n")[:-1], end
 
 
 def ingest_transcript(
@@ -107,15 +110,16 @@ def ingest_transcript(
 def _ingest_locked(root: Path, path: Path, sid: str) -> IngestResult:
     """Under the session lock: only the bytes after the recorded offset are read when the part
     before it is unchanged (its hash is checked block by block, never held in memory at once)."""
-    record = load_session(root, sid)
     result = IngestResult(sid, str(path), "full")
+    header = load_header(root, sid)
     try:
         with _open(path) as handle:
             st = os.fstat(handle.fileno())
-            if record is not None and record.transcript == str(path) and (record.size, record.mtime_ns) == (
+            if header is not None and header.transcript == str(path) and (header.size, header.mtime_ns) == (
                 st.st_size, st.st_mtime_ns
             ):
-                return _unchanged(result, record)
+                return _unchanged(result, header)  # the usual case: decided from the header line alone
+            record = load_session(root, sid) if header is not None else None
             continuing = False
             if record is not None and record.offset <= st.st_size:
                 digest, complete = _hash_prefix(handle, record.offset)
@@ -160,7 +164,7 @@ def _ingest_locked(root: Path, path: Path, sid: str) -> IngestResult:
 
 def _unchanged(result: IngestResult, record: SessionRecord) -> IngestResult:
     result.mode = "unchanged"
-    result.turns = len(record.turns)
+    result.turns = record.state.turns
     result.malformed = record.state.malformed
     result.title = record.title
     return result

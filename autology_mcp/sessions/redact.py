@@ -99,15 +99,38 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
 assert set(_TRIGGERS) == set(KINDS)
 
 
+def _kinds_of_literals() -> dict[str, set[str]]:
+    """Literal -> the rules to run when it is found. A scan reports non-overlapping matches, so a
+    literal that could start inside another (``ghs_`` in ``…gh`` + ``s_``) is implied by that other."""
+    kinds: dict[str, set[str]] = {}
+    for kind, literals in _TRIGGERS.items():
+        for literal in literals:
+            kinds.setdefault(literal, set()).add(kind)
+    implied = {literal: set(k) for literal, k in kinds.items()}
+    for outer in kinds:
+        for inner in kinds:
+            if inner != outer and any(
+                inner.startswith(outer[i:]) or outer[i:].startswith(inner) for i in range(1, len(outer))
+            ):
+                implied[outer] |= kinds[inner]
+    return implied
+
+
+_KINDS_OF = _kinds_of_literals()
+_ANY_TRIGGER = re.compile("|".join(re.escape(lit) for lit in sorted(_KINDS_OF, key=len, reverse=True)))
+
+
 def redact(text: str) -> str:
     """``text`` with every recognised secret replaced."""
     if not text:
         return text
-    lower = text.lower()
+    present = set(_ANY_TRIGGER.findall(text.lower()))
+    if not present:
+        return text
+    kinds = set().union(*(_KINDS_OF[literal] for literal in present))
     for kind, pattern, replacement in _RULES:
-        if any(literal in lower for literal in _TRIGGERS[kind]):
+        if kind in kinds:
             text = pattern.sub(replacement, text)
-            lower = text.lower()
     return text
 
 

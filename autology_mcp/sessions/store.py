@@ -97,7 +97,7 @@ def render(record: SessionRecord) -> str:
 def parse(text: str, where: str = "session file") -> SessionRecord:
     """A record from a session file's text; a damaged line is skipped, a missing header is an error."""
     record: SessionRecord | None = None
-    for line in text.splitlines():
+    for line in text.split("\n"):  # not splitlines(): U+2028 or U+0085 inside a string is not a line break
         try:
             row = json.loads(line)
         except ValueError:
@@ -144,6 +144,22 @@ def load_session(root: Path, session_id: str) -> SessionRecord | None:
     try:
         return read_session(session_file(root, session_id))
     except FileNotFoundError:
+        return None
+
+
+def load_header(root: Path, session_id: str) -> SessionRecord | None:
+    """The session's header only (no turns): enough to tell whether its transcript changed."""
+    path = session_file(root, session_id)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            first = handle.readline()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StorageError(str(path), exc.strerror or str(exc)) from exc
+    try:
+        return parse(first, str(path))
+    except StorageError:
         return None
 
 

@@ -124,3 +124,19 @@ def test_no_secret_reaches_any_file_under_autology(project: Path, tmp_path: Path
     record = load_session(project, "secrets")
     assert record is not None and record.title == "Move credentials for [REDACTED:stripe_key] out of settings"
     assert "[REDACTED:private_key]" in record.turns[0].text
+
+
+def test_unicode_line_separators_inside_strings_do_not_split_lines(project: Path, tmp_path: Path) -> None:
+    transcript = tmp_path / "u.jsonl"
+    prompt = "Rename the field\u2028then the column\x85and\u2029the index"
+    transcript.write_text(
+        user_line("u", prompt, "2026-10-03T10:00:00Z", "u-1").replace("\\u2028", "\u2028").replace("\\u0085", "\x85")
+        .replace("\\u2029", "\u2029") + "\n",
+        encoding="utf-8",
+    )
+    assert "\u2028" in transcript.read_text(encoding="utf-8")  # raw, as a JSON writer may leave it
+    result = ingest_transcript(project, transcript)
+    assert (result.turns, result.malformed) == (1, 0)
+    record = load_session(project, "u")
+    assert record is not None and record.turns[0].text == prompt
+    assert ingest_transcript(project, transcript).mode == "unchanged"
