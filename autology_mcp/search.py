@@ -2,11 +2,14 @@
 
 Score, from 0 to 1:  ``(0.45 * coverage + 0.3 * field + 0.25 * bm25 / bm25_ceiling) * status_factor``
 
-- ``coverage`` is the share of the query's terms the node contains (stemmed, any column);
-- ``field`` is 1 when a query term is in the node's title or tags, else 0: of two nodes with the
-  same coverage, a title or tag match always ranks above a content-only match (BM25's column
-  weights alone cannot promise that: term frequency saturates, so a content repeating a word
-  many times can outscore a title holding it once);
+- each query term has a share, its IDF over the sum of the query terms' IDFs (FTS5's IDF), so a rare
+  word counts more than a common one, and a long question is not won by a node sharing one
+  everyday word in its title;
+- ``coverage`` is the sum of the shares of the terms the node contains (stemmed, any column);
+- ``field`` is the sum of the shares of the terms in the node's title or tags: for a one-term query,
+  a title or tag match always ranks above a content-only match (BM25's column weights alone cannot
+  promise that: term frequency saturates, so a content repeating a word many times can outscore a
+  title holding it once);
 - ``bm25`` is FTS5's BM25 with column weights title 10, tags 5, content 1, and ``bm25_ceiling``
   the most any node could score on this query, ``(k1 + 1) * sum(IDF of each term)`` with FTS5's
   own k1 and IDF: so the ratio is below 1 and depends on the node and the query only;
@@ -16,11 +19,14 @@ Score, from 0 to 1:  ``(0.45 * coverage + 0.3 * field + 0.25 * bm25 / bm25_ceili
 Ties break by most recently modified, then id: the same store and query always give the same list.
 An empty query lists nodes, most recently modified first, each with score 1.0.
 
-Because a node's score does not depend on the other matches, the best nodes can be found without
-scoring every match (a common word is in thousands of nodes): first only the nodes that have a
-query term in their title or tags or have every query term; they are the answer when enough of
-them score above what any other node can reach (``0.45 * (n - 1) / n + 0.25`` for n terms, 0.7
-for one term); otherwise every matching node is scored. Both ways give the same list.
+A node's score does not depend on the other matches, so the best nodes are found without scoring
+every match (a common word is in thousands of nodes). Step 1 scores the nodes with a query term in
+their title or tags or with every term. Any other node has a field of 0 and a BM25 ratio below its
+coverage, so it scores below ``0.7 * coverage``; if the limit-th score so far is higher than that
+can be, the list is final. Otherwise step 2 scores the nodes holding a term outside the commonest
+terms whose shares add up to less than (limit-th score / 0.7), since a node holding only those
+cannot enter the list (every match, when no term can be set aside). Both steps give exactly the list
+that scoring every match gives (tests/test_search.py checks it against a brute-force scorer).
 """
 
 from __future__ import annotations
@@ -73,33 +79,54 @@ def search_nodes(
         return _ranked(index, terms, node_type, tags, limit)
 
 
-def bm25_ceiling(total: int, hits: list[int]) -> float:
-    """The highest BM25 any node can reach: FTS5 (fts5_aux.c) sums, per term,
-    ``idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len / avg_len))`` with ``idf = log((N - n + 0.5) / (n + 0.5))``
-    (1e-6 when not positive), which stays below ``idf * (k1 + 1)``."""
-    ceiling = 0.0
+def term_idfs(total: int, hits: list[int]) -> list[float]:
+    """FTS5's IDF of each term (fts5_aux.c): ``log((N - n + 0.5) / (n + 0.5))``, 1e-6 when not positive."""
+    idfs = []
     for n in hits:
         idf = math.log((total - n + 0.5) / (n + 0.5)) if total else 0.0
-        ceiling += (BM25_K1 + 1.0) * (idf if idf > 0.0 else 1e-6)
-    return ceiling
+        idfs.append(idf if idf > 0.0 else 1e-6)
+    return idfs
+
+
+def bm25_ceiling(idfs: list[float]) -> float:
+    """The highest BM25 any node can reach: FTS5 sums, per term,
+    ``idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len / avg_len))``, which stays below ``idf * (k1 + 1)``."""
+    return (BM25_K1 + 1.0) * sum(idfs)
 
 
 def _ranked(index: NodeIndex, terms: list[str], node_type: str | None, tags: tuple[str, ...], limit: int) -> list[Hit]:
     quoted = [_quoted(t) for t in terms]
     match = " OR ".join(quoted)
-    fielded = "{title tags} : (" + match + ")"
     total, hits = index.match_counts(quoted)
-    ceiling = bm25_ceiling(total, hits)
+    idfs = term_idfs(total, hits)
+    shares = [idf / sum(idfs) for idf in idfs]  # each term's weight in coverage and field: rarer counts more
+    ceiling = bm25_ceiling(idfs)
     n = len(terms)
-    in_fields = set(index.rowids_for(fielded))
-    # The nodes with a term in their title or tags, or with every term, can score up to 1; any other
-    # node lacks a term and has none in its title or tags, so it scores below ``outside``.
+    in_title_tags = [set(index.rowids_for("{title tags} : " + q)) for q in quoted]
+    in_fields = set().union(*in_title_tags)
     every_term = set(index.rowids_for(" AND ".join(quoted))) if n > 1 else None
+    args = (quoted, shares, in_title_tags, every_term, ceiling, node_type, tags)
+    # Step 1: the nodes with a query term in their title or tags, or with every term.
     likely = sorted(in_fields | every_term) if every_term is not None else sorted(in_fields)
-    outside = 0.45 * (n - 1) / n + 0.25 if n > 1 else 0.45 + 0.25
-    scored = _score(index, quoted, match, likely, in_fields, every_term, ceiling, node_type, tags) if likely else []
-    if len(scored) < limit or scored[limit - 1][3] <= round(outside, 4):
-        scored = _score(index, quoted, match, None, in_fields, every_term, ceiling, node_type, tags)
+    scored = _score(index, match, likely, *args) if likely else []
+    # Any other node has no term in its title or tags, and BM25 / ceiling is below its coverage
+    # (each term adds less than (k1 + 1) * idf), so it scores below 0.7 * coverage.
+    kth = scored[limit - 1][3] if len(scored) >= limit else 0.0
+    if kth <= round(0.7 * (1.0 - min(shares) if n > 1 else 1.0), 4):
+        # Step 2: a node holding only the commonest terms, whose shares add up to less than the
+        # current limit-th score / 0.7, cannot enter the list; score the nodes holding another term.
+        common, total_share = set(), 0.0
+        for i in sorted(range(n), key=lambda i: (shares[i], i)):
+            if round(0.7 * (total_share + shares[i]), 4) >= kth:
+                break
+            common.add(i)
+            total_share += shares[i]
+        if common:
+            rest = set(index.rowids_for(" OR ".join(q for i, q in enumerate(quoted) if i not in common)))
+            more = _score(index, match, sorted(rest.difference(likely)), *args) if rest - set(likely) else []
+            scored = _ordered(scored + more)
+        else:
+            scored = _score(index, match, None, *args)
     top = scored[:limit]
     nodes = index.nodes_by_rowid([s[0] for s in top])
     return [Hit(nodes[s[0]], s[3]) for s in top if s[0] in nodes]
@@ -107,10 +134,11 @@ def _ranked(index: NodeIndex, terms: list[str], node_type: str | None, tags: tup
 
 def _score(
     index: NodeIndex,
-    quoted: list[str],
     match: str,
     among: list[int] | None,
-    in_fields: set[int],
+    quoted: list[str],
+    shares: list[float],
+    in_title_tags: list[set[int]],
     every_term: set[int] | None,
     ceiling: float,
     node_type: str | None,
@@ -121,26 +149,32 @@ def _score(
     rows = index.scored_rows(match, COLUMN_WEIGHTS, among, node_type, tags)
     if not rows:
         return []
-    n = len(quoted)
-    if every_term is None:
-        matched = {r[0]: 1 for r in rows}
-    else:
-        # Every row holds at least one term (it matched the OR); with two terms that settles it.
-        matched = {r[0]: n if r[0] in every_term else 1 for r in rows}
-        partial = [rowid for rowid, count in matched.items() if count < n]
-        if n > 2 and partial:
-            matched.update(dict.fromkeys(partial, 0))
-            for term in quoted:
-                for rowid in index.rowids_matching(term, partial):
-                    matched[rowid] += 1
+    coverage = dict.fromkeys((r[0] for r in rows), 1.0)
+    partial = [r[0] for r in rows if every_term is not None and r[0] not in every_term]
+    if partial:
+        # A row lacking some term: add up the shares of the terms it has. It holds at least one
+        # (it matched the OR), so with two terms one lookup settles which.
+        coverage.update(dict.fromkeys(partial, 0.0))
+        checked = quoted if len(quoted) > 2 else quoted[:1]
+        for i, term in enumerate(checked):
+            having = index.rowids_matching(term, partial)
+            for rowid in having:
+                coverage[rowid] += shares[i]
+            if len(quoted) == 2:
+                for rowid in partial:
+                    if rowid not in having:
+                        coverage[rowid] += shares[1]
     scored = []
     for rowid, node_id, status, modified, bm25 in rows:
-        coverage = matched[rowid] / n
-        field = 1.0 if rowid in in_fields else 0.0
+        field = sum(share for share, rows_ in zip(shares, in_title_tags) if rowid in rows_)
         ratio = min(max(bm25, 0.0) / ceiling, 1.0) if ceiling > 0 else 0.0
-        relevance = 0.45 * coverage + 0.3 * field + 0.25 * ratio
+        relevance = 0.45 * min(coverage[rowid], 1.0) + 0.3 * min(field, 1.0) + 0.25 * ratio
         scored.append((rowid, node_id, modified, round(relevance * STATUS_FACTOR[status], 4)))
-    # Best score first; ties by most recently modified (the index's fixed-width UTC text), then id.
+    return _ordered(scored)
+
+
+def _ordered(scored: list[tuple[int, str, str, float]]) -> list[tuple[int, str, str, float]]:
+    """Best score first; ties by most recently modified (the index's fixed-width UTC text), then id."""
     scored.sort(key=lambda s: s[1])
     scored.sort(key=lambda s: s[2], reverse=True)
     scored.sort(key=lambda s: s[3], reverse=True)

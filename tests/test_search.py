@@ -231,7 +231,8 @@ def test_ranking_properties(tmp_path_factory, corpus, query, limit, filters):
 
 
 def _brute_force(index, query: str, node_type, tags, limit):
-    """The ranking by the documented formula, scoring every matching node one by one."""
+    """The ranking by the documented formula, scoring every matching node one by one: coverage and
+    field are the IDF shares of the terms the node holds (anywhere / in its title or tags)."""
     import math
 
     from autology_mcp.search import COLUMN_WEIGHTS, STATUS_FACTOR, query_terms
@@ -241,11 +242,13 @@ def _brute_force(index, query: str, node_type, tags, limit):
     quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
     conn = index.conn
     total = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
-    ceiling = 0.0
+    idfs = []
     for q in quoted:
         hits = conn.execute("SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH ?", (q,)).fetchone()[0]
         idf = math.log((total - hits + 0.5) / (hits + 0.5))
-        ceiling += 2.2 * (idf if idf > 0 else 1e-6)
+        idfs.append(idf if idf > 0 else 1e-6)
+    ceiling = 2.2 * sum(idfs)
+    shares = [idf / sum(idfs) for idf in idfs]
     w = COLUMN_WEIGHTS
     bm25 = dict(
         conn.execute(
@@ -261,16 +264,14 @@ def _brute_force(index, query: str, node_type, tags, limit):
         node_tags = {t for (t,) in conn.execute("SELECT tag FROM tags WHERE node_id = ?", (node_id,))}
         if (node_type and ntype != node_type) or not set(tags) <= node_tags:
             continue
-        has = [
-            conn.execute("SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid = ?", (q, rowid)).fetchone()
-            is not None
-            for q in quoted
-        ]
-        field = conn.execute(
-            "SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid = ?",
-            ("{title tags} : (" + " OR ".join(quoted) + ")", rowid),
-        ).fetchone()
-        relevance = 0.45 * sum(has) / len(terms) + 0.3 * (field is not None) + 0.25 * min(max(score, 0) / ceiling, 1)
+        def has(expression):
+            return conn.execute(
+                "SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid = ?", (expression, rowid)
+            ).fetchone() is not None
+
+        coverage = sum(share for share, q in zip(shares, quoted) if has(q))
+        field = sum(share for share, q in zip(shares, quoted) if has("{title tags} : " + q))
+        relevance = 0.45 * min(coverage, 1) + 0.3 * min(field, 1) + 0.25 * min(max(score, 0) / ceiling, 1)
         scored.append((node_id, modified, round(relevance * STATUS_FACTOR[NodeStatus(status)], 4)))
     scored.sort(key=lambda s: s[0])
     scored.sort(key=lambda s: s[1], reverse=True)
@@ -312,3 +313,18 @@ def test_ranking_equals_scoring_every_match(tmp_path_factory, corpus, query, lim
         assert [(h.node.id, h.score) for h in hits] == expected
     finally:
         service.close()
+
+
+def test_a_rare_term_in_content_beats_weak_title_matches_of_a_common_term(autology, capture):
+    """The likely nodes (title/tag or all-term matches) are weak here; a node holding only the rare
+    term must still be found (the search's second step), exactly as scoring every match finds it."""
+    for i in range(12):
+        capture(f"Note {i}", "alpha appears in this text")
+    for i in range(3):
+        capture(f"Alpha notes {i}", "nothing else")
+    for i in range(24):
+        capture(f"Filler {i}", "gamma words only")
+    rare = capture("Other", "the beta case explained")
+    hits = autology.query("alpha beta", limit=3)
+    assert hits[0].node.id == rare
+    assert [(h.node.id, h.score) for h in hits] == _brute_force(autology.store.index, "alpha beta", None, (), 3)
