@@ -59,6 +59,14 @@ class Doc:
     turn_end: int
 
 
+def _damaged(exc: sqlite3.Error) -> bool:
+    """A database error that rebuilding fixes (not a busy or locked database, which waiting fixes)."""
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc).lower()
+        return not ("locked" in text or "busy" in text or "disk i/o" in text or "readonly" in text)
+    return isinstance(exc, sqlite3.DatabaseError)
+
+
 def _signature(st: os.stat_result) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
 
@@ -134,7 +142,9 @@ class SessionIndex:
             if self.conn is None:
                 try:
                     self.conn = self._connect()
-                except sqlite3.DatabaseError:
+                except sqlite3.DatabaseError as exc:
+                    if not _damaged(exc):
+                        raise StorageError(str(self.path), f"cannot open the session index: {exc}") from exc
                     self._reopen()
             assert self.conn is not None
             return self.conn
@@ -166,9 +176,9 @@ class SessionIndex:
                     conn = self.connection()
                     conn.execute("BEGIN")
                     break
-                except sqlite3.DatabaseError:
-                    if attempt:
-                        raise
+                except sqlite3.DatabaseError as exc:
+                    if attempt or not _damaged(exc):
+                        raise StorageError(str(self.path), f"cannot read the session index: {exc}") from exc
                     self._reopen()
             try:
                 yield conn
@@ -214,8 +224,8 @@ class SessionIndex:
             try:
                 return self._sync()
             except sqlite3.DatabaseError as exc:
-                if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-                    raise StorageError(str(self.path), f"the session index is busy: {exc}") from exc
+                if not _damaged(exc):
+                    raise StorageError(str(self.path), f"cannot update the session index: {exc}") from exc
                 self._reopen()
                 return self._sync()
 

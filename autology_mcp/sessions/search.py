@@ -18,12 +18,14 @@ changed) and rebuilds it if it is missing or damaged.
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from autology_mcp.search import _quoted, query_terms
 from autology_mcp.sessions.config import SessionsConfig, load_sessions_config
-from autology_mcp.sessions.index import SessionIndex
+from autology_mcp.errors import StorageError
+from autology_mcp.sessions.index import SessionIndex, _damaged
 from autology_mcp.sessions.store import sessions_dir
 
 LIMIT_MAX = 200
@@ -58,7 +60,14 @@ def search_sessions(root: Path, query: str, limit: int = 20) -> list[SessionHit]
     terms = query_terms(query or "")
     if not terms or not sessions_dir(Path(root)).is_dir():
         return []
-    return _search(SessionIndex.for_root(Path(root)), terms, min(limit, LIMIT_MAX), config)
+    index = SessionIndex.for_root(Path(root))
+    try:
+        return _search(index, terms, min(limit, LIMIT_MAX), config)
+    except sqlite3.DatabaseError as exc:  # damage found mid-query: the index is derived, rebuild it once
+        if not _damaged(exc):
+            raise StorageError(str(index.path), f"cannot search the session index: {exc}") from exc
+        index.rebuild()
+        return _search(index, terms, min(limit, LIMIT_MAX), config)
 
 
 def _search(index: SessionIndex, terms: list[str], limit: int, config: SessionsConfig) -> list[SessionHit]:
