@@ -59,7 +59,7 @@ class Doc:
     turn_end: int
 
 
-def _damaged(exc: sqlite3.Error) -> bool:
+def is_damaged(exc: sqlite3.Error) -> bool:
     """A database error that rebuilding fixes (not a busy or locked database, which waiting fixes)."""
     if isinstance(exc, sqlite3.OperationalError):
         text = str(exc).lower()
@@ -143,7 +143,7 @@ class SessionIndex:
                 try:
                     self.conn = self._connect()
                 except sqlite3.DatabaseError as exc:
-                    if not _damaged(exc):
+                    if not is_damaged(exc):
                         raise StorageError(str(self.path), f"cannot open the session index: {exc}") from exc
                     self._reopen()
             assert self.conn is not None
@@ -177,7 +177,7 @@ class SessionIndex:
                     conn.execute("BEGIN")
                     break
                 except sqlite3.DatabaseError as exc:
-                    if attempt or not _damaged(exc):
+                    if attempt or not is_damaged(exc):
                         raise StorageError(str(self.path), f"cannot read the session index: {exc}") from exc
                     self._reopen()
             try:
@@ -224,7 +224,7 @@ class SessionIndex:
             try:
                 return self._sync()
             except sqlite3.DatabaseError as exc:
-                if not _damaged(exc):
+                if not is_damaged(exc):
                     raise StorageError(str(self.path), f"cannot update the session index: {exc}") from exc
                 self._reopen()
                 return self._sync()

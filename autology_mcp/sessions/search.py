@@ -25,7 +25,7 @@ from pathlib import Path
 from autology_mcp.search import _quoted, query_terms
 from autology_mcp.sessions.config import SessionsConfig, load_sessions_config
 from autology_mcp.errors import StorageError
-from autology_mcp.sessions.index import SessionIndex, _damaged
+from autology_mcp.sessions.index import SessionIndex, is_damaged
 from autology_mcp.sessions.store import sessions_dir
 
 LIMIT_MAX = 200
@@ -64,7 +64,7 @@ def search_sessions(root: Path, query: str, limit: int = 20) -> list[SessionHit]
     try:
         return _search(index, terms, min(limit, LIMIT_MAX), config)
     except sqlite3.DatabaseError as exc:  # damage found mid-query: the index is derived, rebuild it once
-        if not _damaged(exc):
+        if not is_damaged(exc):
             raise StorageError(str(index.path), f"cannot search the session index: {exc}") from exc
         index.rebuild()
         return _search(index, terms, min(limit, LIMIT_MAX), config)
