@@ -140,3 +140,20 @@ def test_unicode_line_separators_inside_strings_do_not_split_lines(project: Path
     record = load_session(project, "u")
     assert record is not None and record.turns[0].text == prompt
     assert ingest_transcript(project, transcript).mode == "unchanged"
+
+
+def test_concurrent_ingests_lose_nothing(project: Path, tmp_path: Path) -> None:
+    """Several sessions ending at once (one SessionEnd hook each): every session is stored and indexed."""
+    import subprocess
+    import sys
+
+    transcripts = [copy_fixture(BASIC, tmp_path / "t", f"par-{i}.jsonl") for i in range(4)]
+    code = (
+        "import sys; from pathlib import Path; from autology_mcp.sessions.ingest import ingest_transcript; "
+        "ingest_transcript(Path(sys.argv[1]), Path(sys.argv[2]))"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(project), str(t)]) for t in transcripts]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0, 0, 0]
+    assert sorted(p.name for p in session_files(project)) == [f"par-{i}.jsonl" for i in range(4)]
+    found = {h.session_id for h in search_sessions(project, "exponential backoff jitter", limit=50)}
+    assert found == {f"par-{i}" for i in range(4)}
