@@ -16,26 +16,28 @@ from autology_mcp.paths import ProjectPaths
 
 CHANNELS = ("node_bm25", "node_title_tags", "code_bm25", "symbols", "paths", "vectors", "sessions", "graph")
 
+# Tuned on the judged knowledge queries (bench/knowledge_eval.py) and the commit-history code
+# evaluation (bench/unified_code_eval.py); see docs/retrieval.md for what each choice cost or gained.
 DEFAULT_CHANNEL_WEIGHTS = {
     "node_bm25": 1.0,
-    "node_title_tags": 0.8,
+    "node_title_tags": 0.1,
     "code_bm25": 1.0,
     "symbols": 0.6,
     "paths": 0.5,
     "vectors": 0.6,
     "sessions": 0.7,
-    "graph": 0.5,  # neighbours brought in by graph expansion (times relation weight and confidence)
+    "graph": 0.1,  # neighbours brought in by graph expansion (times relation weight and confidence)
 }
-DEFAULT_TYPE_PRIORS = {
+DEFAULT_TYPE_PRIORS = {  # equal: favouring decisions (or demoting session logs) cost knowledge nDCG@10
     "decision": 1.0,
-    "convention": 0.95,
-    "component": 0.9,
-    "pattern": 0.85,
-    "issue": 0.8,
-    "concept": 0.8,
-    "session": 0.6,
+    "convention": 1.0,
+    "component": 1.0,
+    "pattern": 1.0,
+    "issue": 1.0,
+    "concept": 1.0,
+    "session": 1.0,
 }
-DEFAULT_STATUS_PRIORS = {"active": 1.0, "needs_review": 0.8, "superseded": 0.4}
+DEFAULT_STATUS_PRIORS = {"active": 1.0, "needs_review": 0.9, "superseded": 0.4}
 DEFAULT_KIND_PRIORS = {"code": 0.85, "doc": 0.8, "session_chunk": 0.65, "handoff": 0.7}
 DEFAULT_RELATION_WEIGHTS = {
     "supersedes": 0.9,

@@ -14,7 +14,7 @@
   candidate (a chunk's stored vector; for nodes and sessions, the vector of the first 800
   characters of title, tags and text, cached); ``COS_FULL`` = 0.3 is where a short query's cosine
   with a passage saturates;
-- the source prior of a node is ``type prior × status prior × (0.5 + 0.5·confidence)``; of a code,
+- the source prior of a node is ``type prior × status prior × (0.8 + 0.2·confidence)``; of a code,
   doc or session hit its kind prior times, for files, the index's own path prior (``area_weights``);
 - the area prior is the lowest matching ``[retrieval] area_priors`` entry (``tag:<tag>`` for nodes,
   path globs for files and node files), 1 when none matches.
@@ -95,7 +95,7 @@ def priority(cand: Candidate, cfg: RetrievalConfig, intent: Intent) -> float:
         base = (
             cfg.type_priors.get(n.type.value, 0.8)
             * cfg.status_priors.get(n.status.value, 1.0)
-            * (0.5 + 0.5 * n.confidence)
+            * (0.8 + 0.2 * n.confidence)
         )
     else:
         base = cfg.kind_priors.get(cand.kind, 0.8) * cand.area_prior
