@@ -10,7 +10,9 @@ Score, from 0 to 1: ``min(1, max(0, 0.5 * coverage + 0.5 * bm25 / best_bm25 + bo
 - ``boost``: per document type from ``[tool.autology.sessions] boosts`` (handoff +0.08, chunk +0 by default).
 
 No time decay: an old session ranks with a recent one of equal relevance; recency (the chunk's last
-turn) only breaks ties, then the document id. Read-only with respect to transcripts: it never
+turn) only breaks ties, then the document id. Speed guard: when some query terms are rare, the very
+common ones (in over 20% of more than 500 documents; their BM25 weight is near zero anyway) do not
+select candidates, they only count towards coverage. Read-only with respect to transcripts: it never
 ingests; it only brings the derived index in line with ``.autology/sessions/`` (cheap when nothing
 changed) and rebuilds it if it is missing or damaged.
 """
@@ -29,6 +31,8 @@ from autology_mcp.sessions.index import SessionIndex, is_damaged
 from autology_mcp.sessions.store import sessions_dir
 
 LIMIT_MAX = 200
+COMMON_SHARE = 0.2  # a query term in more than this share of the documents is "very common" ...
+COMMON_MIN = 500  # ... when that is also more than this many documents
 
 
 @dataclass(frozen=True)
@@ -70,10 +74,28 @@ def search_sessions(root: Path, query: str, limit: int = 20) -> list[SessionHit]
         return _search(index, terms, min(limit, LIMIT_MAX), config)
 
 
+def _common_terms(conn: sqlite3.Connection, terms: list[str]) -> set[str]:
+    """The terms found in more than COMMON_SHARE of the documents (and more than COMMON_MIN of them)."""
+    total = conn.execute("SELECT COUNT(*) FROM docs").fetchone()[0]
+    cap = max(COMMON_MIN, int(total * COMMON_SHARE))
+    if len(terms) < 2 or total <= cap:
+        return set()
+    common = set()
+    for term in terms:
+        found = conn.execute(
+            "SELECT COUNT(*) FROM (SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)", (_quoted(term), cap + 1)
+        ).fetchone()[0]
+        if found > cap:
+            common.add(term)
+    return common
+
+
 def _search(index: SessionIndex, terms: list[str], limit: int, config: SessionsConfig) -> list[SessionHit]:
-    match = " OR ".join(_quoted(t) for t in terms)
     pool = limit * 4 + 40
     with index.reading() as conn:
+        common = _common_terms(conn, terms)
+        rare = [t for t in terms if t not in common] or terms
+        match = " OR ".join(_quoted(t) for t in rare)
         candidates = conn.execute(
             "SELECT rowid, -bm25(docs_fts) FROM docs_fts WHERE docs_fts MATCH ? ORDER BY bm25(docs_fts) LIMIT ?",
             (match, pool),
@@ -86,10 +108,12 @@ def _search(index: SessionIndex, terms: list[str], limit: int, config: SessionsC
         if len(terms) > 1:
             listed = json.dumps(rowids)
             for term in terms:
-                # ``+rowid``: walk the term's matches once, keeping the listed ones (no FTS5 seek per rowid)
+                # ``+rowid``: walk the term's matches once, keeping the listed ones (no FTS5 seek per
+                # rowid); a very common term is walked only where the candidates' rare terms are
+                expression = _quoted(term) if term not in common or rare == terms else f"{_quoted(term)} AND ({match})"
                 for (rowid,) in conn.execute(
                     "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))",
-                    (_quoted(term), listed),
+                    (expression, listed),
                 ):
                     matched[rowid] += 1
         else:

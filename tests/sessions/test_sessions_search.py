@@ -165,3 +165,17 @@ def test_a_damaged_session_file_is_skipped_not_fatal(project: Path, tmp_path: Pa
     with SessionIndex.for_root(project).reading() as conn:
         errors = dict(conn.execute("SELECT session_id, error FROM sources WHERE error IS NOT NULL").fetchall())
     assert set(errors) == {"basic", "stray"} and "no header" in errors["basic"]
+
+
+def test_common_terms_only_count_towards_coverage(project: Path, tmp_path: Path, monkeypatch) -> None:
+    from autology_mcp.sessions import search as search_module
+
+    ingest_all(project, tmp_path)
+    query = "client session staging export orders"
+    plain = search_sessions(project, query, limit=50)
+    monkeypatch.setattr(search_module, "COMMON_MIN", 1)
+    monkeypatch.setattr(search_module, "COMMON_SHARE", 0.3)  # 9 documents: a term in more than 2 is "very common"
+    guarded = search_sessions(project, query, limit=50)
+    assert guarded and guarded[0].doc_id == plain[0].doc_id
+    assert {h.doc_id for h in guarded} <= {h.doc_id for h in plain}
+    assert len(guarded) < len(plain)  # documents holding only very common terms are no longer candidates
