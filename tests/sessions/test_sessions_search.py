@@ -176,6 +176,8 @@ def test_common_terms_only_count_towards_coverage(project: Path, tmp_path: Path,
     monkeypatch.setattr(search_module, "COMMON_MIN", 1)
     monkeypatch.setattr(search_module, "COMMON_SHARE", 0.3)  # 9 documents: a term in more than 2 is "very common"
     guarded = search_sessions(project, query, limit=50)
-    assert guarded and guarded[0].doc_id == plain[0].doc_id
-    assert {h.doc_id for h in guarded} <= {h.doc_id for h in plain}
-    assert len(guarded) < len(plain)  # documents holding only very common terms are no longer candidates
+    assert {h.doc_id for h in guarded} < {h.doc_id for h in plain}
+    # only documents holding the rare term ("client", in 2 documents) are candidates now; the very
+    # common terms still count towards their coverage
+    assert guarded and all("client" in h.text.lower() for h in guarded)
+    assert [h.doc_id for h in guarded] == [h.doc_id for h in plain if "client" in h.text.lower()]
