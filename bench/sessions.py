@@ -4,8 +4,9 @@
     python bench/sessions.py --recall-only
     python bench/sessions.py --mb 100        # size of the generated transcript set for throughput
 
-Recall: the 12 hand-written sessions of bench/data/sessions/ (make_sessions.py) are ingested into a
-temporary project, and the 36 judged questions of questions.json are asked. Reported for the top 5:
+Recall: the 14 hand-written sessions of bench/data/sessions/ (make_sessions.py) are ingested into a
+temporary project, and the 48 judged questions of questions.json are asked, without and with 300
+generated distractor sessions (same project vocabulary, answering nothing). Reported for the top 5:
 - session Recall@5: a hit from the session that answers the question is among the 5;
 - chunk Recall@5: a hit from that session whose text holds the answer's phrase is among the 5;
 - MRR@5 at session level.
@@ -134,10 +135,12 @@ def recall(distractors: int = 0) -> dict:
         }
         results: dict[str, dict] = {}
         misses: dict[str, list[str]] = {}
+        chunk_misses: dict[str, list[str]] = {}
         for name, run in systems.items():
             s_hits = c_hits = first = 0
             rr_sum = 0.0
             misses[name] = []
+            chunk_misses[name] = []
             for q in questions:
                 s, c, rr = _judge(run(q["q"]), ids[q["session"]], q["evidence"])
                 s_hits += s
@@ -146,6 +149,8 @@ def recall(distractors: int = 0) -> dict:
                 first += rr == 1.0
                 if not s:
                     misses[name].append(q["q"])
+                elif not c:
+                    chunk_misses[name].append(q["q"])
             n = len(questions)
             results[name] = {"session_recall@1": first / n, "session_recall@5": s_hits / n,
                              "chunk_recall@5": c_hits / n, "mrr@5": rr_sum / n}
@@ -156,6 +161,7 @@ def recall(distractors: int = 0) -> dict:
             "documents": len(docs),
             "results": results,
             "misses": misses,
+            "chunk_misses": chunk_misses,
         }
     finally:
         SessionIndex.for_root(root).close()
@@ -323,7 +329,10 @@ def main() -> None:
                   f" {m['chunk_recall@5']:>10.3f} {m['mrr@5']:>7.3f}")
         for name, missed in r["misses"].items():
             if missed:
-                print(f"  missed by {name.split(' (')[0]}: " + "; ".join(missed))
+                print(f"  session missed by {name.split(' (')[0]}: " + "; ".join(missed))
+        for name, missed in r["chunk_misses"].items():
+            if missed:
+                print(f"  session found, answer chunk not in the top 5, by {name.split(' (')[0]}: " + "; ".join(missed))
     for t in report.get("throughput", []):
         lo, hi = t["tool_result_chars"]
         print(f"\nIngest: {t['transcripts']} transcripts, {t['transcript_mb']:.1f} MB (tool results of {lo:,}-{hi:,} characters)")

@@ -1,4 +1,4 @@
-"""Writes the session-memory benchmark set: 12 hand-written Claude Code sessions of one project
+"""Writes the session-memory benchmark set: 14 hand-written Claude Code sessions of one project
 ("shop", a web shop backend), as transcripts in Claude Code's JSONL shape (``<session id>.jsonl``).
 
 The conversations below are written by hand; this script only wraps them in the transcript format
@@ -157,6 +157,46 @@ SESSIONS: list[dict] = [
             ("u", "Couldn't anyone post fake bounces to that webhook?"),
             ("a", "Yes, unless we verify the SNS message signature: the handler downloads the signing certificate only from an sns.<region>.amazonaws.com URL, checks the signature over the canonical message, and rejects anything else with 403.", [("Edit", {"file_path": "shop/notifications/ses_webhook.py", "old_string": "def handle(request):", "new_string": "def handle(request):\n    verify_sns_signature(message)"}, "The file shop/notifications/ses_webhook.py has been updated successfully.", False)]),
             ("a", "Transient (soft) bounces like a full mailbox are only counted; the address is suppressed after three soft bounces in 30 days.", []),
+        ],
+    },
+    {
+        "id": "s13-checkout-refactor",
+        "start": "2026-10-06T08:30:00",
+        "turns": [
+            ("summary", "Checkout refactor: order states, VAT rounding, API docs"),
+            ("u", "shop/checkout/views.py is 1,900 lines. Let's split the checkout into a service layer and clean up the order status handling while we are at it."),
+            ("a", "Reading the view module to see what lives where.", [("Read", {"file_path": "shop/checkout/views.py"}, "def checkout(request):\n    # 1,900 lines of validation, pricing, payment and email", False)]),
+            ("a", "The view mixes four jobs: basket validation, pricing (discounts, VAT, shipping), payment and confirmation emails. I'll move each into shop/checkout/services/ as plain functions that take a Basket and return values, so the view only parses the request and renders. The views keep their URLs, so nothing changes for the frontend.", [("Write", {"file_path": "shop/checkout/services/pricing.py", "content": "..."}, "File created successfully at: shop/checkout/services/pricing.py", False), ("Write", {"file_path": "shop/checkout/services/validation.py", "content": "..."}, "File created successfully at: shop/checkout/services/validation.py", False)]),
+            ("u", "Order status is a free text field today and we have orders that are both 'shipped' and 'cancelled'. Can we make that impossible?"),
+            ("a", "We decided to model the order lifecycle as an explicit state machine: pending -> paid -> packed -> shipped -> delivered, with cancelled reachable only from pending or paid and refunded only from delivered or cancelled-after-payment. Transitions go through Order.transition(to), which raises InvalidTransition for anything else and records who changed it and when in order_status_history.", [("Write", {"file_path": "shop/orders/state.py", "content": "..."}, "File created successfully at: shop/orders/state.py", False)]),
+            ("a", "A data migration maps the old free text values; 214 orders had contradictory values and are listed in a report for the support team instead of being guessed.", [("Bash", {"command": "python manage.py migrate orders 0031"}, "Applying orders.0031_status_state_machine... OK (214 orders need review: see reports/order_status_conflicts.csv)", False)]),
+            ("u", "While you're in pricing: finance says our VAT totals are off by a cent on some invoices."),
+            ("a", "Found it in the pricing service: VAT was rounded per line item and then summed, while the invoice system rounds the total once. With three items at 19% VAT the per-line rounding drifts by up to a cent and a half. The fix was to keep line amounts as Decimal without rounding, compute VAT on the invoice total and round once with ROUND_HALF_UP, which is what the tax office expects for invoices.", [("Edit", {"file_path": "shop/checkout/services/pricing.py", "old_string": "sum(round(line.vat, 2) for line in lines)", "new_string": "(total_net * rate).quantize(CENT, ROUND_HALF_UP)"}, "The file shop/checkout/services/pricing.py has been updated successfully.", False)]),
+            ("a", "Never use float for money anywhere in pricing: every amount is a Decimal with two places at the boundaries and full precision inside the computation.", [("Bash", {"command": "pytest -q tests/checkout/test_pricing.py"}, "23 passed in 0.61s", False)]),
+            ("u", "The mobile team keeps asking what the checkout endpoints return. Can we generate API docs?"),
+            ("a", "Let's go with drf-spectacular: it generates an OpenAPI 3 schema from the serializers, served at /api/schema/ with Swagger UI at /api/docs/. I annotated the checkout serializers so the error responses (402 payment declined, 409 basket changed, 422 validation) appear in the schema too.", [("Edit", {"file_path": "shop/urls.py", "old_string": "urlpatterns = [", "new_string": "urlpatterns = [\n    path('api/schema/', SpectacularAPIView.as_view()),"}, "The file shop/urls.py has been updated successfully.", False)]),
+            ("a", "The schema is checked in CI: a test regenerates it and fails when it differs from docs/openapi.yaml, so an API change without an updated schema cannot be merged.", [("Bash", {"command": "pytest -q tests/test_openapi_schema.py"}, "1 passed in 2.10s", False)]),
+            ("u", "How do we roll the new checkout out safely?"),
+            ("a", "Behind a feature flag, new_checkout, evaluated per customer id with a percentage rollout: 5% on day one, watching the payment error rate and checkout conversion on the dashboard, then 25%, 50%, 100% over a week. The old code path stays until the flag has been at 100% for two weeks.", []),
+        ],
+    },
+    {
+        "id": "s14-paypal-integration",
+        "start": "2026-10-08T13:00:00",
+        "turns": [
+            ("u", "Product wants PayPal as a second payment method. Walk me through what we need."),
+            ("a", "Four parts: creating PayPal orders at checkout, capturing them after approval, receiving PayPal webhooks for captures and refunds, and reconciling PayPal settlements with our orders. The Orders v2 REST API covers the first two; the JavaScript SDK renders the PayPal button on the payment step.", []),
+            ("a", "The PaymentProvider interface in shop/payments/providers.py already abstracts the card provider, so PayPal becomes a second implementation: create_payment, capture, refund. Checkout picks the provider from the chosen method.", [("Write", {"file_path": "shop/payments/paypal.py", "content": "..."}, "File created successfully at: shop/payments/paypal.py", False)]),
+            ("u", "How do we test this without real money?"),
+            ("a", "PayPal has a sandbox with its own REST app and test buyer accounts. The sandbox client id and secret come from the vault like every other credential; the settings pick api-m.sandbox.paypal.com when PAYPAL_ENV is sandbox. The integration tests replay recorded sandbox responses with vcrpy so CI never calls PayPal.", [("Bash", {"command": "pytest -q tests/payments/test_paypal.py"}, "9 passed in 1.44s", False)]),
+            ("u", "Customers pay in CHF and SEK too. What does PayPal do with currencies?"),
+            ("a", "PayPal accepts the order in the customer's currency, and our PayPal account holds balances in EUR only, so PayPal converts on capture at its own rate. We decided to always send the amount in the currency shown to the customer and record the EUR amount PayPal reports in the capture response, so accounting books what we actually received, not our own conversion.", []),
+            ("u", "What about refunds?"),
+            ("a", "Refunds go through the capture id: POST /v2/payments/captures/{id}/refund with the amount and the same currency as the capture. A partial refund is allowed several times up to the captured amount. The refund is final only when the PAYMENT.CAPTURE.REFUNDED webhook arrives; until then the order shows refund pending.", [("Edit", {"file_path": "shop/payments/paypal.py", "old_string": "def refund(self, payment, amount):", "new_string": "def refund(self, payment, amount):\n    return self._post(f'/v2/payments/captures/{payment.capture_id}/refund', ...)"}, "The file shop/payments/paypal.py has been updated successfully.", False)]),
+            ("u", "And the webhooks, are they signed like the SES ones?"),
+            ("a", "Yes: every PayPal webhook is verified by calling the verify-webhook-signature endpoint with the transmission id, time, cert url, auth algo and signature headers plus our webhook id; anything not verified is rejected with 400 and logged. Webhook handling is idempotent on the event id because PayPal retries deliveries for up to three days.", [("Write", {"file_path": "shop/payments/paypal_webhooks.py", "content": "..."}, "File created successfully at: shop/payments/paypal_webhooks.py", False)]),
+            ("u", "Last thing: finance needs to match PayPal payouts with orders."),
+            ("a", "A nightly reconciliation job downloads the PayPal settlement report over SFTP, matches each transaction to an order by the invoice id we send with every PayPal order, and writes mismatches (missing orders, amount differences above one cent, unknown transactions) to the finance dashboard. It runs on Celery beat at 04:00, after PayPal publishes the report.", [("Write", {"file_path": "jobs/reconcile_paypal.py", "content": "..."}, "File created successfully at: jobs/reconcile_paypal.py", False)]),
         ],
     },
     {
