@@ -28,15 +28,23 @@ def decisions(turns: list[Turn], session_id: str = "", threshold: float = 0.4) -
 
 def sections(state: ParseState, turns: list[Turn], session_id: str = "") -> dict[str, list[str]]:
     """The handoff's parts: asked, done, files, decisions (each a list of lines)."""
-    prompts = [one_line(_prose(t.text), 160) for t in turns if t.role == "user" and _prose(t.text).strip()]
-    prompts = [p for p in prompts if not p.startswith("/")][:PROMPTS_SHOWN]
-    answers = [_prose(t.text).strip() for t in turns if t.role == "assistant" and _prose(t.text).strip()]
+    prompts: list[str] = []
+    for turn in turns:  # the first few prompts (slash commands aside)
+        if len(prompts) == PROMPTS_SHOWN:
+            break
+        text = _prose(turn.text).strip() if turn.role == "user" else ""
+        if text and not text.startswith("/"):
+            prompts.append(one_line(text, 160))
+    last_answer = next(
+        (text for t in reversed(turns) if t.role == "assistant" and (text := _prose(t.text).strip())), ""
+    )
     done: list[str] = []
-    if answers:
-        done.append(one_line(answers[-1], 420))
-    compacted = [t.text for t in turns if t.role == "compact_summary"]
-    if compacted and not answers:
-        done.append(one_line(compacted[-1], 420))
+    if last_answer:
+        done.append(one_line(last_answer, 420))
+    else:
+        compacted = next((t.text for t in reversed(turns) if t.role == "compact_summary"), "")
+        if compacted:
+            done.append(one_line(compacted, 420))
     tools = sorted(state.tool_counts.items(), key=lambda kv: (-kv[1], kv[0]))[:6]
     if tools:
         done.append("Tools: " + ", ".join(f"{name} ×{count}" for name, count in tools))

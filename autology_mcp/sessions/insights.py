@@ -43,6 +43,13 @@ _TRIGGERS: list[tuple[str, float, re.Pattern[str]]] = [
         ("principle", 0.6, r"\balways\b|\bnever\b|\bmust not\b|\bdo not ever\b"),
     ]
 ]
+# A word of every trigger phrase above: a turn holding none of them cannot hold an insight.
+_TRIGGER_WORDS = (
+    "decid", "decision", "go with", "going with", "chose", "picked", "agreed", "settled", "opted", "'ll use",
+    "fix", "solution", "workaround", "root cause", "caused by", "turn", "problem", "issue", "bug", "culprit",
+    "found that", "learned that", "discovered that", "lesson", "convention", "rule", "from now on",
+    "going forward", "always", "never", "must not", "do not ever",
+)
 _HEDGES = re.compile(
     r"\b(?:maybe|perhaps|might|probably|possibly|not sure|i think|i guess|could we|should we|what if|wonder|unless|"
     r"if we|would it|do we)\b",
@@ -129,6 +136,9 @@ def mine_turns(turns: Iterable[Turn], session_id: str = "", threshold: float = 0
     """Every candidate insight of these turns scoring at least ``threshold``, in turn order."""
     found: list[Insight] = []
     for turn in turns:
+        lower = turn.text.lower()
+        if not any(word in lower for word in _TRIGGER_WORDS):
+            continue  # most turns hold no trigger phrase: no need to split them into sentences
         for sentence in sentences(turn.text):
             if len(sentence) > SENTENCE_MAX or _NOT_INSIGHT.search(sentence):
                 continue

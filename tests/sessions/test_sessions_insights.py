@@ -162,3 +162,23 @@ async def test_analyze_tool_accepts_insights(project: Path, tmp_path: Path) -> N
             assert list(report["categories"]) == ["insights"] and report["categories"]["insights"]["count"] > 0
     finally:
         autology.close()
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+trigger_pieces = st.sampled_from(
+    ["we decided", "decided to", "the decision was", "let's go with", "we're going with", "we chose", "settled on",
+     "opted for", "we'll use", "the fix was", "root cause", "was caused by", "it turned out", "the bug was that",
+     "the culprit", "we learned that", "lesson learned", "fixed it by", "by convention", "the rule is",
+     "from now on", "going forward", "always", "never", "must not", "We ", "the ", "code ", ". ", "\n", "DECIDED"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(trigger_pieces, st.text(max_size=8)), max_size=12).map("".join))
+def test_property_the_turn_prefilter_never_hides_a_trigger(text: str) -> None:
+    from autology_mcp.sessions.insights import _TRIGGER_WORDS, _TRIGGERS
+
+    if any(pattern.search(text) for _, _, pattern in _TRIGGERS):
+        assert any(word in text.lower() for word in _TRIGGER_WORDS)
