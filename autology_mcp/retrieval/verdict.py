@@ -8,7 +8,8 @@
   ``ambiguity_margin`` of the first, and the second cluster weighs at least ``ambiguity_mass`` of
   the first (sum of its hits' scores): two competing bodies of evidence, not one answer and a
   stray hit. The answer carries a clarifying question naming both areas;
-- ``weak``: there are hits with query terms in them, but none is grounded;
+- ``weak``: there are hits with query terms in them, but none is grounded (or the query has only
+  stop words, which match by accident);
 - ``no_evidence``: nothing of the query was found; the answer says so and tells how to record it.
 """
 
@@ -49,6 +50,14 @@ def _same_area(a: Candidate, b: Candidate) -> bool:
     return a.area_label == b.area_label
 
 
+def only_common_words(query: str) -> bool:
+    """True when every word of the query is a stop word ("the of and", "a")."""
+    from autology_mcp.search import STOP_WORDS, query_terms
+
+    words = query_terms(query)
+    return bool(words) and all(w in STOP_WORDS for w in words)
+
+
 def _capture_hint(subject: str) -> str:
     quoted = subject.replace('"', "'")
     return (
@@ -77,6 +86,10 @@ def decide(
         notes.append("The repository index does not exist yet, so code and docs were not searched: run "
                      "`autology index build` (or the autology_index tool with action \"build\").")
     direct = [(h, c, k) for h, c, k in zip(hits, cands, scored_keys) if scored[k]["keyword"] > 0]
+    if direct and only_common_words(query):
+        guidance = (f'"{subject}" has only very common words, so the hits match it by accident: say what you are '
+                    "looking for (a component, a file, a symbol, a decision).")
+        return Verdict("weak", None, " ".join([guidance] + notes))
     if not direct:
         what = "decision" if intent.name in ("research", "general", "doc_lookup") else "knowledge"
         guidance = f'No {what} is recorded about "{subject}" and nothing in the searched sources mentions it; ' \

@@ -69,6 +69,13 @@ def test_weak_when_only_part_of_the_query_is_found(project):
     assert "weak evidence" in answer["guidance"]
 
 
+def test_only_common_words_is_weak_with_a_hint(project):
+    answer = run(project, "the of and")
+    assert answer["verdict"] in ("weak", "no_evidence")
+    if answer["hits"]:
+        assert "only very common words" in answer["guidance"]
+
+
 def test_ambiguous_names_both_areas(project):
     answer = run(project, "cache eviction", scope=["nodes"])
     assert answer["verdict"] == "ambiguous"
