@@ -302,6 +302,39 @@ def throughput(megabytes: float, blob: tuple[int, int]) -> dict:
         shutil.rmtree(root.parent, ignore_errors=True)
 
 
+def hook_times(megabytes: float = 10.0) -> list[dict]:
+    """Wall time of ``autology hook session-end`` (a whole process, as Claude Code runs it) on one
+    long transcript in a git project with a store: the first time, then again with nothing new."""
+    import subprocess
+
+    out = []
+    for blob in ((4_000, 30_000), (200, 2_000)):
+        root = new_project()
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        try:
+            rng = random.Random(5)
+            path = root.parent / "transcript.jsonl"
+            base = sorted(DATA.glob("*.jsonl"))[0].read_text().splitlines()
+            lines = list(base)
+            while sum(len(line) + 1 for line in lines) < megabytes * 1_000_000:
+                lines += _extra_turns(rng, "hook", len(lines), 20, blob)
+            path.write_text("\n".join(lines) + "\n")
+            payload = json.dumps({"session_id": "hook", "transcript_path": str(path), "cwd": str(root),
+                                  "hook_event_name": "SessionEnd", "reason": "other"})
+            times = []
+            for _ in range(2):
+                t0 = time.perf_counter()
+                done = subprocess.run([sys.executable, "-m", "autology_mcp", "--root", str(root), "hook", "session-end"],
+                                      input=payload, capture_output=True, text=True, timeout=120)
+                times.append(time.perf_counter() - t0)
+                assert "session memory" in done.stdout, done.stdout + done.stderr
+            out.append({"tool_result_chars": list(blob), "transcript_mb": path.stat().st_size / 1e6,
+                        "first_seconds": times[0], "unchanged_seconds": times[1]})
+        finally:
+            shutil.rmtree(root.parent, ignore_errors=True)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=50.0, help="size of the generated transcript set (default 50)")
@@ -316,6 +349,7 @@ def main() -> None:
         # realistic: tool results (file reads, command output) are most of a transcript's bytes;
         # conversation-heavy: small tool results, so most bytes are text that is kept and indexed
         report["throughput"] = [throughput(args.mb, (4_000, 30_000)), throughput(args.mb, (200, 2_000))]
+        report["hook"] = hook_times()
     if args.json:
         print(json.dumps(report, indent=2))
         return
@@ -344,6 +378,12 @@ def main() -> None:
         print(f"  stored: session files {t['session_files_mb']:.1f} MB, index {t['index_mb']:.1f} MB, {t['documents']} documents")
         print(f"  search_sessions over it (limit 20): median {t['search_ms_median']:.1f} ms, p95 {t['search_ms_p95']:.1f} ms"
               f" (within 2 s of an ingest: median {t['search_ms_fresh_median']:.1f} ms)")
+
+
+    for h in report.get("hook", []):
+        lo, hi = h["tool_result_chars"]
+        print(f"\nSessionEnd hook (whole process) on a {h['transcript_mb']:.1f} MB transcript (tool results of {lo:,}-{hi:,}"
+              f" characters): {h['first_seconds']:.2f} s the first time, {h['unchanged_seconds']:.2f} s with nothing new")
 
 
 if __name__ == "__main__":
