@@ -8,6 +8,7 @@ what it found and how (``trace``), and it always fits ``max_tokens``. See docs/r
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -201,10 +202,9 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
             pool.items[missing_text[rowid]].text = text
     qvec = scoring.query_vector(text_query)
     scored: dict[str, dict[str, float]] = {}
-    matched_terms: dict[str, list[str]] = {}
     for key in shortlist:
         cand = pool.items[key]
-        kw, matched = scoring.keyword(term_stems, cand)
+        kw, _ = scoring.keyword(term_stems, cand)
         cos = scoring.cosine(qvec, cand) if cand.kind in ("node", "session_chunk", "handoff") else (cand.cosine or 0.0)
         sim = scoring.similarity(scores[key], cos, cand.kind, weights, cfg.rrf_k)
         pri = scoring.priority(cand, cfg, intent)
@@ -217,7 +217,6 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
             "rrf": round(scores[key], 6),
             "score": round(scoring.blend(pri, sim, kw, cfg), 4),
         }
-        matched_terms[key] = matched
     timings["score"] = (time.perf_counter() - t) * 1000
 
     # ---------------------------------------------------------------- floor, MMR
@@ -226,13 +225,20 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
     # The floor applies to direct evidence; a node the graph brought in (neighbour, referencing
     # node, successor) passes when a hit it came from passes.
     evidence = [k for k in shortlist if scored[k]["keyword"] > 0 or pool.items[k].via]
-    direct_above = {k for k in evidence if scored[k]["similarity"] >= cfg.similarity_floor and scored[k]["keyword"] > 0}
-    above = [
-        k for k in evidence
-        if k in direct_above
-        or (pool.items[k].via and (pool.items[k].meta.get("supersedes_chain") and scored[k]["similarity"] >= cfg.similarity_floor
-                                   or any(p in direct_above for p in pool.items[k].meta.get("graph_parents", []))))
-    ]
+    floor = cfg.similarity_floor
+    direct_above = {k for k in evidence if scored[k]["similarity"] >= floor and scored[k]["keyword"] > 0}
+
+    def passes(key: str) -> bool:
+        cand = pool.items[key]
+        if key in direct_above:
+            return True
+        if not cand.via:
+            return False
+        if cand.meta.get("supersedes_chain"):  # a successor stands in for the hit it replaced
+            return scored[key]["similarity"] >= floor or scored[key]["keyword"] > 0
+        return any(parent in direct_above for parent in cand.meta.get("graph_parents", []))
+
+    above = [k for k in evidence if passes(k)]
     below_floor = len(evidence) - len(above)
     chosen_pool = above if above else evidence
     by_score = sorted(chosen_pool, key=lambda k: (-scored[k]["score"], k))
@@ -294,13 +300,15 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
 
 
 _pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
 
 
 def _executor() -> ThreadPoolExecutor:
     global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="autology-retrieval")
-    return _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="autology-retrieval")
+        return _pool
 
 
 def _in_module(cand: Candidate, hint: str) -> bool:
