@@ -40,6 +40,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-score", type=float, help="quality threshold (default: the configured one, 0.4)")
     p.add_argument("--all", action="store_true", help="also list those an existing node already holds")
     p.add_argument("--capture", action="store_true", help="capture the new ones as needs_review nodes (confidence 0.7)")
+    p = leaf("list", "the stored sessions, most recent first", _list)
+    p.add_argument("--limit", "-n", type=int, default=20, help="how many (default 20, 0 for all)")
+    p = leaf("show", "print a stored session's redacted conversation", _show)
+    p.add_argument("session_id")
+    p.add_argument("--turns", help="only these turns, e.g. 4-9 (the proof span of a search hit)")
+    p = leaf("forget", "delete stored sessions and never ingest them again", _forget)
+    p.add_argument("session_ids", nargs="+", metavar="SESSION_ID")
     leaf("status", "what session memory holds", _status)
     leaf("rebuild", "rebuild the session index from .autology/sessions/", _rebuild)
 
@@ -123,7 +130,7 @@ def _ingest(args: argparse.Namespace, root: Path) -> int:
     for f in failed:
         print(f"error: {f['transcript']}: {f['error']}", file=sys.stderr)
     lines += [f"  session node {n['node_id']} {n['action']}" for n in nodes]
-    changed = sum(r.mode != "unchanged" for r in results)
+    changed = sum(r.mode in ("appended", "full") for r in results)
     lines.append(f"✓ {len(results)} transcript(s), {changed} changed, in {elapsed:.2f} s")
     _emit(args, data, "\n".join(lines))
     return 1 if failed else 0
@@ -210,6 +217,83 @@ def _status(args: argparse.Namespace, root: Path) -> int:
             lines.append(f"  latest: {data['latest']['timestamp'][:19]}  {data['latest']['title']}")
         lines += [f"  ✗ unreadable {u['session_id']}: {u['error']}" for u in data["unreadable"]]
     _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def _list(args: argparse.Namespace, root: Path) -> int:
+    from autology_mcp.sessions.index import SessionIndex
+    from autology_mcp.sessions.store import sessions_dir
+
+    _require_enabled(root)
+    if args.limit < 0:
+        raise ValidationError("limit", f"must be 0 (all) or more, got {args.limit}")
+    rows: list[tuple[str, str, str, int]] = []
+    if sessions_dir(root).is_dir():
+        with SessionIndex.for_root(root).reading() as conn:
+            rows = conn.execute(
+                "SELECT session_id, title, last_timestamp, turns FROM sources WHERE error IS NULL"
+                " ORDER BY last_timestamp DESC, session_id LIMIT ?",
+                (args.limit or -1,),
+            ).fetchall()
+    data = [{"session_id": r[0], "title": r[1], "timestamp": r[2], "turns": r[3]} for r in rows]
+    lines = [f"{r[2][:16].replace('T', ' ') or '-':<16}  {r[3]:>4} turns  {r[0]}  {r[1]}" for r in rows]
+    _emit(args, data, "\n".join(lines) or "no session stored")
+    return 0
+
+
+def _span(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    start, _, end = text.partition("-")
+    try:
+        span = (int(start), int(end or start))
+    except ValueError:
+        raise ValidationError("turns", f"must be N or N-M (turn numbers), got {text!r}") from None
+    if span[0] < 0 or span[1] < span[0]:
+        raise ValidationError("turns", f"must be N or N-M with 0 <= N <= M, got {text!r}")
+    return span
+
+
+def _show(args: argparse.Namespace, root: Path) -> int:
+    from autology_mcp.errors import NotFoundError
+    from autology_mcp.sessions.chunking import render_turn
+    from autology_mcp.sessions.store import load_session
+
+    _require_enabled(root)
+    span = _span(args.turns)
+    record = load_session(root, args.session_id)
+    if record is None:
+        raise NotFoundError(args.session_id, "session")
+    turns = [t for t in record.turns if span is None or span[0] <= t.n <= span[1]]
+    data = {
+        "session_id": record.session_id,
+        "title": record.title,
+        "transcript": record.transcript,
+        "first_timestamp": record.state.first_timestamp,
+        "last_timestamp": record.state.last_timestamp,
+        "handoff": record.handoff,
+        "turns": [{"n": t.n, "role": t.role, "timestamp": t.timestamp, "text": t.text} for t in turns],
+    }
+    lines = [f"{record.title}  ({record.session_id}, {len(record.turns)} turns)"]
+    if span is None and record.handoff:
+        lines += ["", record.handoff]
+    for turn in turns:
+        lines += ["", f"[{turn.n}] {turn.timestamp[:19].replace('T', ' ')}", render_turn(turn)]
+    _emit(args, data, "\n".join(lines))
+    return 0
+
+
+def _forget(args: argparse.Namespace, root: Path) -> int:
+    from autology_mcp.sessions.index import SessionIndex
+    from autology_mcp.sessions.store import check_session_id, forget_session, session_lock
+
+    ids = [check_session_id(i) for i in args.session_ids]
+    with session_lock(root).hold():
+        deleted = {i: forget_session(root, i) for i in ids}
+    SessionIndex.for_root(root).sync()
+    lines = [f"✓ forgot {i}" + ("" if existed else " (it was not stored; it will not be)") for i, existed in deleted.items()]
+    lines.append("Its transcript in ~/.claude is untouched, and a `session` node, if any, stays (autology delete ID).")
+    _emit(args, {"forgotten": [{"session_id": i, "deleted": d} for i, d in deleted.items()]}, "\n".join(lines))
     return 0
 
 

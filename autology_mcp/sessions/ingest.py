@@ -20,7 +20,14 @@ from typing import Any
 
 from autology_mcp.errors import StorageError, ValidationError
 from autology_mcp.sessions.handoff import build_handoff
-from autology_mcp.sessions.store import SessionRecord, load_header, load_session, session_lock, write_session
+from autology_mcp.sessions.store import (
+    SessionRecord,
+    forgotten_ids,
+    load_header,
+    load_session,
+    session_lock,
+    write_session,
+)
 from autology_mcp.sessions.transcript import ParseState, parse_lines
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -30,7 +37,7 @@ _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 class IngestResult:
     session_id: str
     transcript: str
-    mode: str  # "unchanged" | "appended" | "full"
+    mode: str  # "unchanged" | "appended" | "full" | "forgotten" (skipped: `autology sessions forget`)
     new_turns: int = 0
     turns: int = 0
     malformed: int = 0
@@ -99,7 +106,7 @@ def ingest_transcript(
         sid = session_id_for(path)
     with session_lock(root).hold():
         result = _ingest_locked(root, path, sid)
-    if index and result.mode != "unchanged":
+    if index and result.mode in ("appended", "full"):
         from autology_mcp.sessions.index import SessionIndex
 
         SessionIndex.for_root(root).sync()
@@ -111,6 +118,9 @@ def _ingest_locked(root: Path, path: Path, sid: str) -> IngestResult:
     """Under the session lock: only the bytes after the recorded offset are read when the part
     before it is unchanged (its hash is checked block by block, never held in memory at once)."""
     result = IngestResult(sid, str(path), "full")
+    if sid in forgotten_ids(root):
+        result.mode = "forgotten"  # `autology sessions forget`: never stored again
+        return result
     header = load_header(root, sid)
     try:
         with _open(path) as handle:

@@ -42,7 +42,8 @@ def ingest_from_payload(root: Path, payload: dict[str, Any]) -> IngestResult | N
         return None
     from autology_mcp.sessions.ingest import ingest_transcript
 
-    return ingest_transcript(root, found[0], session_id=found[1])
+    result = ingest_transcript(root, found[0], session_id=found[1])
+    return None if result.mode == "forgotten" else result
 
 
 def finish_session(root: Path, result: IngestResult) -> str:

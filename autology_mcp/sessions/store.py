@@ -181,6 +181,34 @@ def session_files(root: Path) -> list[Path]:
         raise StorageError(str(directory), exc.strerror or str(exc)) from exc
 
 
+FORGOTTEN = ".forgotten"  # session ids never to ingest again, one a line (hidden: not a session file)
+
+
+def forgotten_ids(root: Path) -> set[str]:
+    try:
+        text = (sessions_dir(root) / FORGOTTEN).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return set()
+    except OSError as exc:
+        raise StorageError(str(sessions_dir(root) / FORGOTTEN), exc.strerror or str(exc)) from exc
+    return {line.strip() for line in text.splitlines() if line.strip()}
+
+
+def forget_session(root: Path, session_id: str) -> bool:
+    """Delete the session's file and keep its id out of later ingests; True when a file was deleted.
+
+    The caller holds the session lock. The session's node, if any, is left alone (it is a node like
+    any other: ``autology delete``)."""
+    from autology_mcp.fsutil import remove_file
+
+    path = session_file(root, session_id)
+    existed = path.exists()
+    ids = forgotten_ids(root) | {session_id}
+    atomic_write(sessions_dir(root) / FORGOTTEN, "".join(f"{i}\n" for i in sorted(ids)), durable=False)
+    remove_file(path)
+    return existed
+
+
 def ensure_gitignore(root: Path) -> None:
     """``.autology/.gitignore`` lists ``sessions/`` (session memory is private to this machine)."""
     path = ProjectPaths(Path(root)).base / ".gitignore"

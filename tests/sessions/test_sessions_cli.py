@@ -11,6 +11,7 @@ from sessions_helpers import BASIC, COMPACTED, MALFORMED, copy_fixture
 from autology_mcp.cli import main
 from autology_mcp.errors import ValidationError
 from autology_mcp.sessions.discover import encode_project_path, list_transcripts, transcripts_dir
+from autology_mcp.sessions.search import search_sessions
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -126,3 +127,31 @@ def test_ingest_all_includes_sessions_started_in_a_subfolder(project: Path, tmp_
     code, out, _ = run(capsys, "--root", str(project), "sessions", "ingest", "--all", "--json")
     assert code == 0
     assert sorted(r["session_id"] for r in json.loads(out)["ingested"]) == ["basic", "sub-session"]
+
+
+def test_list_show_and_forget(project: Path, tmp_path: Path, capsys) -> None:
+    transcripts = [copy_fixture(f, tmp_path / "t") for f in (BASIC, COMPACTED)]
+    root = ["--root", str(project)]
+    assert run(capsys, *root, "sessions", "ingest", *map(str, transcripts))[0] == 0
+
+    code, out, _ = run(capsys, *root, "sessions", "list", "--json")
+    assert [s["session_id"] for s in json.loads(out)] == ["compacted", "basic"]  # most recent first
+    code, out, _ = run(capsys, *root, "sessions", "show", "basic", "--turns", "3-4", "--json")
+    shown = json.loads(out)
+    assert [t["n"] for t in shown["turns"]] == [3, 4] and "full jitter" in shown["turns"][0]["text"]
+    code, out, _ = run(capsys, *root, "sessions", "show", "basic")
+    assert out.startswith("Retry backoff for the HTTP client") and "[9]" in out
+    code, _, err = run(capsys, *root, "sessions", "show", "basic", "--turns", "5-2")
+    assert code == 1 and "turns" in err
+    code, _, err = run(capsys, *root, "sessions", "show", "ghost")
+    assert code == 1 and "not found" in err
+
+    code, out, _ = run(capsys, *root, "sessions", "forget", "basic")
+    assert code == 0 and "forgot basic" in out
+    assert not (project / ".autology" / "sessions" / "basic.jsonl").exists()
+    assert search_sessions(project, "exponential backoff jitter") == []
+    code, out, _ = run(capsys, *root, "sessions", "ingest", str(transcripts[0]), "--json")
+    assert json.loads(out)["ingested"][0]["mode"] == "forgotten"  # never stored again
+    assert not (project / ".autology" / "sessions" / "basic.jsonl").exists()
+    code, out, _ = run(capsys, *root, "sessions", "list", "--json")
+    assert [s["session_id"] for s in json.loads(out)] == ["compacted"]

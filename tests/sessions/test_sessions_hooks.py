@@ -251,3 +251,14 @@ def test_small_sessions_get_no_node_and_nodes_can_be_turned_off(project: Path, t
         assert service.query(type="session") == []
     finally:
         service.close()
+
+
+def test_a_forgotten_session_is_not_ingested_again_at_session_end(project: Path, tmp_path: Path) -> None:
+    from autology_mcp.sessions.store import forget_session, session_lock
+
+    transcript = transcript_in_project(project, tmp_path, BASIC, "private-session")
+    with session_lock(project).hold():
+        forget_session(project, "private-session")
+    output = session_end(end_payload(project, transcript, "private-session"), project)
+    assert "session memory" not in output["systemMessage"]
+    assert not (project / ".autology" / "sessions" / "private-session.jsonl").exists()
