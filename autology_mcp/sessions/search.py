@@ -24,9 +24,9 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from autology_mcp.search import _quoted, query_terms
-from autology_mcp.sessions.config import SessionsConfig, load_sessions_config
 from autology_mcp.errors import StorageError
+from autology_mcp.search import query_terms
+from autology_mcp.sessions.config import SessionsConfig, load_sessions_config
 from autology_mcp.sessions.index import SessionIndex, is_damaged
 from autology_mcp.sessions.store import sessions_dir
 
@@ -72,6 +72,11 @@ def search_sessions(root: Path, query: str, limit: int = 20) -> list[SessionHit]
             raise StorageError(str(index.path), f"cannot search the session index: {exc}") from exc
         index.rebuild()
         return _search(index, terms, min(limit, LIMIT_MAX), config)
+
+
+def _quoted(term: str) -> str:
+    """A term as an FTS5 string (so words like OR or NEAR are plain words)."""
+    return '"' + term.replace('"', '""') + '"'
 
 
 def _common_terms(conn: sqlite3.Connection, terms: list[str]) -> set[str]:
