@@ -146,5 +146,6 @@ def latest_recall(root: Path, store: NodeStore | None, exclude_session: str | No
     if store is not None:
         from autology_mcp.search import search_nodes
 
-        hits = [h for h in search_nodes(store.index, " ".join(words), limit=NODES_MAX) if h.node.status.value != "superseded"]
+        query = " ".join(re.sub(r"\.[a-z]+$", "", w) if _FILE.fullmatch(w) else w for w in words)  # client.py -> client
+        hits = [h for h in search_nodes(store.index, query, limit=NODES_MAX) if h.node.status.value != "superseded"]
     return Recall(session_id, title, when, words, hits)
