@@ -96,3 +96,18 @@ def test_any_input_parses_without_raising(lines: list[str]) -> None:
     turns, state = parse_lines(lines)
     assert state.turns == len(turns)
     assert all(t.role in ("user", "assistant", "compact_summary") and t.text for t in turns)
+
+
+def test_thinking_blocks_and_images_are_not_kept() -> None:
+    lines = [
+        json.dumps({"type": "user", "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": [
+            {"type": "text", "text": "What is in this screenshot?"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]}}),
+        json.dumps({"type": "assistant", "timestamp": "2026-01-01T00:00:05Z", "message": {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "private chain of thought", "signature": "EqQBCkYIBxgCKkB"},
+            {"type": "redacted_thinking", "data": "EmwKAhgBEgy"},
+            {"type": "text", "text": "A login form."}]}}),
+    ]
+    turns, state = parse_lines(lines)
+    assert [t.text for t in turns] == ["What is in this screenshot?", "A login form."]
+    assert state.malformed == 0
