@@ -11,8 +11,9 @@ Each line of a transcript is one JSON object. The ones that carry the conversati
   ``isCompactSummary: true``: the summary that replaced the history at a compaction.
 
 Everything else (attachments, queue operations, hook output, meta and local-command entries,
-sidechains, API error messages) is skipped. A tool call becomes one short line (name, target);
-its result one line (outcome and the first line of output), never the full output. A line that is
+sidechains, API error messages, thinking blocks, images) is skipped. A tool call becomes one short
+line (name, target); its result one line (outcome and the first line of output), never the full
+output, except a subagent's (``Task``/``Agent``) report, which is prose: up to 2,000 characters of it. A line that is
 not JSON, or not an object, is counted in ``malformed`` and skipped: a transcript never fails to parse.
 Everything the parser emits (turn text, titles, tool targets, file paths) is already redacted.
 """
@@ -32,6 +33,8 @@ RESULT_LINE_MAX = 160
 TITLE_MAX = 120
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read"})
+REPORT_TOOLS = frozenset({"Task", "Agent"})  # subagents: their result is their written report
+REPORT_MAX = 2000
 _TAG = re.compile(r"<(?P<name>command-name|command-message|command-args|local-command-stdout|local-command-stderr|"
                   r"local-command-caveat|system-reminder)>(?P<body>.*?)</(?P=name)>", re.DOTALL)
 _SPACES = re.compile(r"[ \t]+")
@@ -259,6 +262,9 @@ class TranscriptParser:
         name = self.state.pending_tools.pop(str(block.get("tool_use_id", "")), "tool")
         output = _result_text(block.get("content"))
         outcome = "error" if block.get("is_error") is True else "ok"
+        if name.split(" ", 1)[0] in REPORT_TOOLS and outcome == "ok":
+            report = one_line(output, REPORT_MAX)  # a subagent's report is prose worth keeping, not raw output
+            return f"[result {name}: ok]\n{report}" if report else f"[result {name}: ok]"
         first = _first_line(output)
         return f"[result {name}: {outcome}{' — ' + first if first else ''}]"
 

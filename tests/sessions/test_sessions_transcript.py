@@ -111,3 +111,18 @@ def test_thinking_blocks_and_images_are_not_kept() -> None:
     turns, state = parse_lines(lines)
     assert [t.text for t in turns] == ["What is in this screenshot?", "A login form."]
     assert state.malformed == 0
+
+
+def test_a_subagent_report_is_kept_other_output_is_not() -> None:
+    report = "The retry logic lives in src/payments/retry.py. " + "It backs off exponentially. " * 100
+    lines = [
+        json.dumps({"type": "assistant", "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_task", "name": "Task", "input": {"description": "Find the retry code",
+                                                                            "prompt": "Where is retry?"}}]}}),
+        json.dumps({"type": "user", "timestamp": "2026-01-01T00:01:00Z", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_task", "content": [{"type": "text", "text": report}]}]}}),
+    ]
+    turns, _ = parse_lines(lines)
+    assert turns[0].text == "[tool Task Find the retry code]"
+    assert turns[1].text.startswith("[result Task Find the retry code: ok]\nThe retry logic lives in src/payments/retry.py.")
+    assert 1900 < len(turns[1].text.split("\n", 1)[1]) <= 2000
