@@ -57,6 +57,7 @@ _HEDGES = re.compile(
 )
 _NOT_INSIGHT = re.compile(r"\bnever mind\b|\balways allow\b|\bdon't ask again\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'`(*])")
+_LABEL = re.compile(r"^(?:[A-Z][\w-]*)(?: [\w-]+){0,2}: (?=\S)")  # "Key decisions: we decided…" -> "we decided…"
 _BULLET = re.compile(r"^\s*(?:[-*+>]|\d+[.)])\s+")
 _CODE_CHARS = set("{}[]()<>=|`$\\_#;")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -103,6 +104,9 @@ def sentences(text: str) -> list[str]:
         line = _BULLET.sub("", line).replace("**", "").replace("__", "").strip()
         for part in _SENTENCE_END.split(line):
             part = part.strip()
+            unlabelled = _LABEL.sub("", part)
+            if unlabelled != part and unlabelled:  # the sentence after a label starts with a capital
+                part = unlabelled[0].upper() + unlabelled[1:]
             if part:
                 out.append(part)
     return out

@@ -182,3 +182,13 @@ def test_property_the_turn_prefilter_never_hides_a_trigger(text: str) -> None:
 
     if any(pattern.search(text) for _, _, pattern in _TRIGGERS):
         assert any(word in text.lower() for word in _TRIGGER_WORDS)
+
+
+def test_a_label_before_the_statement_is_dropped() -> None:
+    assert sentences("2. Key decisions: we decided to keep the export idempotent.") == [
+        "We decided to keep the export idempotent."
+    ]
+    assert sentences("The root cause is a scan: no index.\nnpm install always works") == [
+        "The root cause is a scan: no index.",
+        "npm install always works",
+    ]
