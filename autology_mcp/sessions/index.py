@@ -83,6 +83,7 @@ class SessionIndex:
         self._lock = threading.RLock()
         self.conn: sqlite3.Connection | None = None
         self._synced_dir: tuple[int, int, int] | None = None  # the sessions folder's stat at the last full check
+        self._conn_inode: int | None = None  # the database file the connection has open
 
     @classmethod
     def for_root(cls, root: Path) -> SessionIndex:
@@ -131,17 +132,25 @@ class SessionIndex:
         self.conn = None
         self._delete_files()
         self.conn = self._connect()
+        self._conn_inode = self._inode()
         return self.conn
+
+    def _inode(self) -> int | None:
+        try:
+            return os.stat(self.path).st_ino
+        except OSError:
+            return None
 
     def connection(self) -> sqlite3.Connection:
         with self._lock:
-            if self.conn is not None and not self.path.exists():
-                self.conn.close()  # cache/ was deleted under us: start a new database
+            if self.conn is not None and self._inode() != self._conn_inode:
+                self.conn.close()  # cache/ was deleted or the file replaced under us: use the one there now
                 self.conn = None
                 self._synced_dir = None
             if self.conn is None:
                 try:
                     self.conn = self._connect()
+                    self._conn_inode = self._inode()
                 except sqlite3.DatabaseError as exc:
                     if not is_damaged(exc):
                         raise StorageError(str(self.path), f"cannot open the session index: {exc}") from exc
@@ -231,7 +240,7 @@ class SessionIndex:
 
     def _sync(self) -> int:
         unchanged, folder = self._folder_unchanged()
-        if unchanged and self.conn is not None and self.path.exists():
+        if unchanged and self.conn is not None and self._inode() == self._conn_inode:
             return 0
         disk = self._on_disk()
         conn = self.connection()

@@ -181,3 +181,22 @@ def test_common_terms_only_count_towards_coverage(project: Path, tmp_path: Path,
     # common terms still count towards their coverage
     assert guarded and all("client" in h.text.lower() for h in guarded)
     assert [h.doc_id for h in guarded] == [h.doc_id for h in plain if "client" in h.text.lower()]
+
+
+def test_a_replaced_index_file_is_picked_up(project: Path, tmp_path: Path) -> None:
+    """Another process rebuilt cache/sessions.sqlite as a new file: this process opens the new file."""
+    import os
+    import shutil
+
+    from autology_mcp.sessions.index import SessionIndex
+
+    ingest_all(project, tmp_path)
+    index = SessionIndex.for_root(project)
+    first = index.connection()
+    db = index.path
+    shutil.copyfile(db, tmp_path / "copy.sqlite")
+    (tmp_path / "copy.sqlite").replace(db)  # a new inode where the open file was
+    second = index.connection()
+    assert second is not first
+    assert index._conn_inode == os.stat(db).st_ino
+    assert search_sessions(project, "celery beat")
