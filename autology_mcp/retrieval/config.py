@@ -39,6 +39,7 @@ DEFAULT_TYPE_PRIORS = {  # equal: favouring decisions (or demoting session logs)
 }
 DEFAULT_STATUS_PRIORS = {"active": 1.0, "needs_review": 0.9, "superseded": 0.4}
 DEFAULT_KIND_PRIORS = {"code": 0.85, "doc": 0.8, "session_chunk": 0.65, "handoff": 0.7}
+DEFAULT_RANK_SHARE = {"nodes": 0.65, "files": 0.5, "sessions": 0.65}
 DEFAULT_RELATION_WEIGHTS = {
     "supersedes": 0.9,
     "implements": 0.8,
@@ -60,6 +61,10 @@ class RetrievalConfig:
     blend_similarity: float = 0.3
     blend_keyword: float = 0.2
     similarity_floor: float = 0.35
+    # of similarity, by source: the RRF rank part; the rest is the vector cosine (a chunk's stored
+    # vector holds its path and symbol too, a node's is computed from its opening only)
+    rank_share: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_RANK_SHARE))
+    keyword_idf: bool = True  # weigh the query's terms by how few shortlisted candidates hold them
     mmr_lambda: float = 0.7
     ambiguity_margin: float = 0.03  # best scores of two clusters this close ...
     ambiguity_mass: float = 0.6  # ... and the second cluster weighs this much of the first: ambiguous
@@ -97,6 +102,7 @@ _TABLE_KEYS: dict[str, set[str] | None] = {
     "kind_priors": set(DEFAULT_KIND_PRIORS),
     "relation_weights": set(DEFAULT_RELATION_WEIGHTS),
     "area_priors": None,
+    "rank_share": set(DEFAULT_RANK_SHARE),
 }
 TOKENIZERS = ("auto", "chars")
 
@@ -132,6 +138,9 @@ def config_from_dict(raw: dict[str, Any]) -> RetrievalConfig:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
                 raise ValidationError(where, f"must be a number from {lo:g} to {hi:g}")
             value = float(value)
+        elif name == "keyword_idf":
+            if not isinstance(value, bool):
+                raise ValidationError(where, "must be true or false")
         elif name == "tokenizer":
             if value not in TOKENIZERS:
                 raise ValidationError(where, f"unknown tokenizer {value!r}", TOKENIZERS)

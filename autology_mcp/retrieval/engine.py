@@ -202,11 +202,13 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
             pool.items[missing_text[rowid]].text = text
     qvec = scoring.query_vector(text_query)
     scored: dict[str, dict[str, float]] = {}
+    matched = {key: scoring.keyword(term_stems, pool.items[key])[1] for key in shortlist}
+    term_weights = scoring.term_weights(term_stems, matched.values(), cfg.keyword_idf)
     for key in shortlist:
         cand = pool.items[key]
-        kw, _ = scoring.keyword(term_stems, cand)
+        kw = scoring.weighted_share(matched[key], term_weights)
         cos = scoring.cosine(qvec, cand) if cand.kind in ("node", "session_chunk", "handoff") else (cand.cosine or 0.0)
-        sim = scoring.similarity(scores[key], cos, cand.kind, weights, cfg.rrf_k)
+        sim = scoring.similarity(scores[key], cos, cand.kind, weights, cfg.rrf_k, scoring.rank_share(cand, cfg))
         pri = scoring.priority(cand, cfg, intent)
         if module_hint and _in_module(cand, module_hint):
             pri = min(1.0, pri * 1.15)

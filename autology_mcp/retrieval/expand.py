@@ -9,7 +9,8 @@
    file (or name its symbol or overlap its lines), credited ``RRF(hit) · w_graph · w_references``:
    "why is this code like this?".
 
-Credits add to the candidate's RRF score (see docs/retrieval.md).
+Credits go to nodes no channel found (a found node keeps its own rank) and are their RRF score
+(see docs/retrieval.md).
 """
 
 from __future__ import annotations
@@ -211,6 +212,9 @@ def apply_credits(store: NodeStore, pool: Pool, scores: dict[str, float], credit
     why: dict[str, str] = {}
     biggest: dict[str, float] = {}
     parents: dict[str, list[str]] = {}
+    # Expansion brings in what no channel found; it does not re-rank what they found (on the judged
+    # knowledge queries, boosting found neighbours cost nDCG@10: 0.817 -> 0.808).
+    credits = [c for c in credits if c.key not in scores]
     for c in credits:  # the explanation shown is that of the largest credit (the first one on a tie)
         total[c.key] = total.get(c.key, 0.0) + c.amount
         parents.setdefault(c.key, []).append(c.parent)

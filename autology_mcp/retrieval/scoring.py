@@ -1,7 +1,8 @@
 """The final score of a candidate (HoloIndex's blend) and its three components, each in 0..1:
 
     score      = 0.5·priority + 0.3·similarity + 0.2·keyword
-    similarity = ½ · min(1, RRF(d) / RRF_ideal(d))^4 + ½ · min(1, cos(q, d) / COS_FULL)
+    similarity = r · min(1, RRF(d) / RRF_ideal(d))^4 + (1 − r) · min(1, cos(q, d) / COS_FULL)
+                 (r = rank_share: 0.65 for nodes and sessions, 0.5 for code and doc chunks)
     keyword    = share of the query's terms found in d's text
     priority   = source prior × area prior × intent boost   (capped at 1)
 
@@ -24,6 +25,7 @@ The weights are configurable (``blend_*``), and must add up to 1.
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 
 from autology_mcp.repo.scan import glob_match
@@ -106,9 +108,10 @@ RANK_SHARPNESS = 4.0
 
 
 def similarity(rrf_score: float, cos: float, kind: str, weights: dict[str, float], k: int,
-               sharpness: float = RANK_SHARPNESS) -> float:
+               rank_share: float = 0.65) -> float:
     ideal = rrf_ideal(CORE_CHANNELS.get(kind, ("code_bm25",)), weights, k) or 1.0
-    return 0.5 * min(1.0, rrf_score / ideal) ** sharpness + 0.5 * min(1.0, cos / COS_FULL)
+    rank = min(1.0, rrf_score / ideal) ** RANK_SHARPNESS
+    return rank_share * rank + (1.0 - rank_share) * min(1.0, cos / COS_FULL)
 
 
 def blend(pri: float, sim: float, kw: float, cfg: RetrievalConfig) -> float:
@@ -117,3 +120,24 @@ def blend(pri: float, sim: float, kw: float, cfg: RetrievalConfig) -> float:
 
 def keyword(term_stems: list[str], cand: Candidate) -> tuple[float, list[str]]:
     return coverage(term_stems, cand.text)
+
+
+def term_weights(term_stems: list[str], matched_sets, idf: bool = True) -> dict[str, float]:
+    """Weight of each query term: ``ln(1 + n / (1 + df))`` where df is the number of the n
+    shortlisted candidates containing it. A term every candidate has (the project's name, "test")
+    weighs little; a term only a few have decides."""
+    if not idf:
+        return {t: 1.0 for t in term_stems}
+    sets = [set(m) for m in matched_sets]
+    n = len(sets)
+    return {t: math.log(1 + n / (1 + sum(1 for m in sets if t in m))) for t in term_stems}
+
+
+def rank_share(cand: Candidate, cfg: RetrievalConfig) -> float:
+    family = "nodes" if cand.node is not None else "sessions" if cand.kind in ("session_chunk", "handoff") else "files"
+    return min(1.0, cfg.rank_share.get(family, 0.5))
+
+
+def weighted_share(matched: list[str], weights: dict[str, float]) -> float:
+    total = sum(weights.values())
+    return sum(weights[t] for t in matched) / total if total else 0.0

@@ -104,9 +104,19 @@ def test_superseded_node_is_replaced_by_its_successor_with_the_chain(project):
 
 
 def test_neighbours_come_in_through_typed_relations(project):
-    answer = run(project, "billing service", scope=["nodes"])
+    # "invoice totals refunds" is in the billing component only; the convention it implements is not
+    answer = run(project, "invoice totals refunds", scope=["nodes"])
+    assert answer["hits"][0]["node_id"] == project.ids["billing_service"]
     hit = next(h for h in answer["hits"] if h["node_id"] == project.ids["cents"])
-    assert "graph" in hit["channels"]
+    assert hit["channels"] == ["graph"]
+    assert hit["via"].startswith("neighbour of 'Billing service'") and "—[implements]→" in hit["via"]
+
+
+def test_a_node_found_by_a_channel_is_not_re_ranked_by_the_graph(project):
+    answer = run(project, "billing", scope=["nodes"], max_tokens=20000)
+    for hit in answer["hits"]:
+        assert hit["via"] is None  # both billing nodes are found directly: no graph credit
+    assert answer["trace"]["fusion"]["inputs"].get("graph", []) == []
 
 
 def test_code_hit_brings_the_nodes_referencing_it(project):
