@@ -265,5 +265,14 @@ def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
         log = debug.read_text()
         assert "PreCompact:manual" in log and "hook pre-compact] completed with status 0" in log
         assert "hook session-end] completed with status 0" in log
+        # session memory: SessionEnd ingested the real transcript (issue 5)
+        from autology_mcp.sessions.search import search_sessions
+        from autology_mcp.sessions.store import read_session, session_files
+
+        records = [read_session(p) for p in session_files(project)]
+        assert any(r.title == "explore, then commit the change" for r in records), [r.title for r in records]
+        assert any("Tune the retry" in t.text for r in records for t in r.turns)
+        assert any(h.doc_type == "session_chunk" for h in search_sessions(project, "commit the change tune retry"))
+        assert "sessions/" in (project / ".autology" / ".gitignore").read_text().splitlines()
     finally:
         model.close()
