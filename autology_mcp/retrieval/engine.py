@@ -378,14 +378,16 @@ def _hit(cand: Candidate, s: dict[str, float], term_stems: list[str], detail: st
                 lines = None
         if lines is None:
             lines = render_node(node).split("\n")
+        # The proof lines come from the text under the title (the title is the hit's own field).
         body_at = _body_start(lines)
+        while body_at < len(lines) - 1 and (not lines[body_at].strip() or lines[body_at].startswith("# ")):
+            body_at += 1
         at, matched = proof_window(lines[body_at:], term_stems, n_lines)
         start = body_at + at
-        if not matched:  # nothing of the query in it (a graph neighbour): show its first lines of text
-            while start < len(lines) - 1 and (not lines[start].strip() or lines[start].startswith("# ")):
-                start += 1
+        while not matched and start < len(lines) - 1 and (not lines[start].strip() or lines[start].startswith("#")):
+            start += 1  # nothing of the query in the text (a graph neighbour, a title match): its first lines
         window = [line for line in lines[start : start + n_lines]]
-        while window and not window[-1].strip():
+        while len(window) > 1 and (not window[-1].strip() or window[-1].startswith("#")):
             window.pop()
         hit["start_line"], hit["end_line"] = start + 1, start + max(1, len(window))
         hit["snippet"] = "\n".join(line[:SNIPPET_WIDTH] for line in window)
