@@ -72,3 +72,12 @@ def test_bad_task(project):
         context(project.root, "   ", store=project.autology.store)
     with pytest.raises(ValidationError):
         context(project.root, "x", module_hint=3, store=project.autology.store)
+
+
+def test_structured_memory_is_graph_expanded(project):
+    bundle = context(project.root, "invoice totals refunds", store=project.autology.store)
+    components = [m["id"] for m in bundle["structured_memory"]["components"]]
+    assert components[0] == project.ids["billing_service"]
+    cents = next(m for m in bundle["structured_memory"]["conventions"] if m["id"] == project.ids["cents"])
+    assert cents["via"].startswith("neighbour of 'Billing service'")
+    VALIDATOR.validate(bundle)
