@@ -66,8 +66,8 @@ def _widen(value: Any) -> Any:
         return {k: _widen(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_widen(v) for v in value]
-    if isinstance(value, str) and value in ("recent", "refreshed", "skipped", "failed"):
-        return "refreshed"
+    if isinstance(value, str) and value in ("recent", "refreshed", "skipped", "failed", "background", "in_progress"):
+        return "in_progress"  # the longest of them
     return value
 
 

@@ -14,6 +14,7 @@ themselves go into one shared pool, so a chunk found by three channels is one ca
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sqlite3
@@ -35,6 +36,8 @@ from autology_mcp.retrieval.candidates import Candidate, is_doc_path
 # ranked better (nDCG@10 0.801 -> 0.807).
 NODE_BM25_WEIGHTS = (2.0, 1.0, 1.0)
 from autology_mcp.store import NodeStore
+
+log = logging.getLogger("autology.retrieval")
 
 
 @dataclass
@@ -193,7 +196,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 class CodeFreshness:
     exists: bool
     namespace: str | None = None
-    checked: str = "skipped"  # refreshed | recent | skipped | failed
+    checked: str = "skipped"  # refreshed (now, inline) | background (started now) | in_progress | recent | failed
     age_s: float | None = None
     refresh_ms: float | None = None
     rebuilt: int = 0
@@ -205,8 +208,12 @@ class CodeFreshness:
 
 
 def _refresh(root: Path, cfg, loc, interval: float) -> CodeFreshness:
-    from autology_mcp.repo import build as build_mod
+    """Bring the index up to date with the files (size/mtime check, then re-index what changed).
 
+    The first search of a process checks inline, so a new server or a CLI run searches fresh files.
+    Later, a check is due every ``interval`` seconds and runs in a background thread while this
+    search reads the index as it is: a search never waits for a refresh, nor for another process's
+    build (SQLite readers see the last committed index)."""
     fresh = CodeFreshness(exists=True, namespace=loc.namespace)
     key = str(loc.db)
     now = time.monotonic()
@@ -215,9 +222,25 @@ def _refresh(root: Path, cfg, loc, interval: float) -> CodeFreshness:
         due = last is None or now - last >= interval
         if due:
             _refreshed[key] = now  # one refresher at a time; others use the index as it is
+        running = key in _refreshing
+        if due and last is not None and not running:
+            _refreshing.add(key)
+    if last is None:
+        return _refresh_now(root, cfg, fresh)
+    fresh.age_s = round(now - last, 2)
     if not due:
-        fresh.checked, fresh.age_s = "recent", round(now - last, 2)
-        return fresh
+        fresh.checked = "recent"
+    elif running:
+        fresh.checked = "in_progress"
+    else:
+        fresh.checked = "background"
+        _background().submit(_refresh_in_background, root, cfg, key)
+    return fresh
+
+
+def _refresh_now(root: Path, cfg, fresh: CodeFreshness) -> CodeFreshness:
+    from autology_mcp.repo import build as build_mod
+
     t0 = time.perf_counter()
     try:
         summary = build_mod.build(root, cfg, fast=True)
@@ -228,6 +251,30 @@ def _refresh(root: Path, cfg, loc, interval: float) -> CodeFreshness:
     fresh.refresh_ms = round((time.perf_counter() - t0) * 1000, 2)
     fresh.rebuilt, fresh.deleted = int(summary.get("rebuilt", 0)), int(summary.get("deleted", 0))
     return fresh
+
+
+_refreshing: set[str] = set()
+_refresher = None
+
+
+def _background():
+    global _refresher
+    with _refresh_lock:
+        if _refresher is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _refresher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autology-index-refresh")
+        return _refresher
+
+
+def _refresh_in_background(root: Path, cfg, key: str) -> None:
+    try:
+        result = _refresh_now(root, cfg, CodeFreshness(exists=True))
+        if result.note:
+            log.warning("background index refresh failed: %s", result.note)
+    finally:
+        with _refresh_lock:
+            _refreshing.discard(key)
 
 
 _locations: dict[tuple, Any] = {}

@@ -184,6 +184,33 @@ def test_a_file_changed_after_the_build_is_found_after_the_refresh(project, monk
         channels._refreshed.clear()
 
 
+def test_later_refreshes_run_in_the_background(project):
+    import time
+
+    from autology_mcp.retrieval import channels
+
+    cfg_file = project.root / ".autology" / "config.toml"
+    cfg_file.write_text("[retrieval]\nrefresh_interval_s = 0\n")
+    path = project.root / "src/net/keepalive.py"
+    try:
+        channels._refreshed.clear()
+        first = run(project, "websocket", scope=["code"])
+        assert first["trace"]["freshness"]["code_index"]["checked"] == "refreshed"  # inline, first of the process
+        path.write_text('def blimp_keepalive():\n    """Keep the blimp link alive."""\n')
+        second = run(project, "blimp keepalive", scope=["code"])
+        assert second["trace"]["freshness"]["code_index"]["checked"] in ("background", "in_progress")
+        deadline = time.monotonic() + 30
+        while channels._refreshing and time.monotonic() < deadline:
+            time.sleep(0.02)
+        third = run(project, "blimp keepalive", scope=["code"])
+        assert third["hits"] and third["hits"][0]["path"] == "src/net/keepalive.py"
+    finally:
+        cfg_file.unlink()
+        path.unlink()
+        channels._refreshed.clear()
+        run(project, "websocket", scope=["code"])  # the index forgets the file again (inline refresh)
+
+
 @pytest.mark.parametrize(
     "kw, field",
     [
