@@ -155,6 +155,9 @@ def build_server(autology: Autology) -> MCPServer:
     from autology_mcp.retrieval.claims_tool import add_tool as add_claim_check  # issue 6: autology_check_claims
 
     add_claim_check(app, autology)
+    from autology_mcp.retrieval.tools import add_tools as add_retrieval_tools  # issue 6: autology_search, autology_context
+
+    add_retrieval_tools(app, autology)
     _forbid_unknown_arguments(app)
     _compact_output_schemas(app)
 
