@@ -43,6 +43,12 @@ def test_recall_and_mrr():
     assert ke.mrr_at_k(["x"] * 3, grades) == 0.0
 
 
+def test_held_out_queries_are_new():
+    main = json.loads((REPO / "bench" / "data" / "knowledge_queries.json").read_text())["queries"]
+    held = json.loads((REPO / "bench" / "data" / "knowledge_queries_heldout.json").read_text())["queries"]
+    assert not {q["query"].lower() for q in main} & {q["query"].lower() for q in held}
+
+
 def test_plain_bm25_baseline_ranks_by_term_matches():
     class N:
         def __init__(self, id, title, content, tags=()):
@@ -53,16 +59,17 @@ def test_plain_bm25_baseline_ranks_by_term_matches():
     assert bm25("zebra crossing") == []
 
 
-def test_judged_queries_name_real_nodes_and_are_not_title_copies():
-    data = json.loads((REPO / "bench" / "data" / "knowledge_queries.json").read_text())
+@pytest.mark.parametrize(("name", "minimum", "why"), [("knowledge_queries.json", 40, 8), ("knowledge_queries_heldout.json", 30, 5)])
+def test_judged_queries_name_real_nodes_and_are_not_title_copies(name, minimum, why):
+    data = json.loads((REPO / "bench" / "data" / name).read_text())
     nodes = {}
     for path in (REPO / "examples" / "tonearm" / ".autology" / "nodes").glob("*/*.md"):
         title = re.search(r"^title: (.*)$", path.read_text(), re.M).group(1).strip("'\"")
         nodes[path.stem] = title.lower()
     queries = data["queries"]
-    assert len(queries) >= 40
+    assert len(queries) >= minimum
     assert len({q["query"] for q in queries}) == len(queries)
-    assert sum(q["kind"] == "why" for q in queries) >= 8
+    assert sum(q["kind"] == "why" for q in queries) >= why
     for q in queries:
         assert q["relevant"] and set(q["relevant"]) <= set(nodes), q["id"]
         assert set(q["relevant"].values()) <= {1, 2} and 2 in q["relevant"].values(), q["id"]
