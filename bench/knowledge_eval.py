@@ -4,7 +4,9 @@ The judged queries are ``bench/data/knowledge_queries.json``: 51 queries over th
 ``examples/tonearm`` (51 nodes), each with graded relevant node ids (2 answers the query, 1 is
 related and useful; unlisted nodes are not relevant). They were written from the nodes before any
 search was run over them: paraphrases and symptoms rather than titles, and "why" questions whose
-answer spans two nodes.
+answer spans two nodes. ``bench/data/knowledge_queries_heldout.json`` holds 30 more, written after
+the engine's defaults had been tuned on the first set and before any search was run on them
+(``--queries`` picks the file).
 
 Rankers, each returning node ids best first:
 
@@ -20,7 +22,7 @@ Metrics (means over the queries): nDCG@10 with gain 2^grade - 1, Recall@5 (share
 relevant nodes, any grade, in the top 5), MRR@10 (first relevant node). The store is copied to a
 temporary directory first, so nothing is written into examples/.
 
-    python bench/knowledge_eval.py [--scope nodes] [--per-query] [--json out.json]
+    python bench/knowledge_eval.py [--queries FILE] [--scope nodes] [--per-query] [--json out.json]
 """
 
 from __future__ import annotations
