@@ -1,7 +1,8 @@
 """Query terms, keyword coverage and proof spans: the text matching shared by every source.
 
-A term matches a word when their light stems are equal (``parsing``, ``parser`` and ``parse`` all
-stem to ``pars``), so coverage does not depend on which tokenizer indexed the text.
+A query term is reduced to a light stem (``parsing``, ``parser`` and ``parse`` all stem to
+``pars``), and it matches a word of the text that starts with that stem and goes on for at most
+five more letters, so coverage does not depend on which tokenizer indexed the text.
 """
 
 from __future__ import annotations
@@ -31,10 +32,6 @@ def stem(word: str) -> str:
 def terms(query: str) -> list[str]:
     """The query's search terms: lowercase words, stop words dropped, camelCase and snake_case split."""
     return query_terms(_CAMEL.sub(r"\1 \2", query).replace("_", " "))
-
-
-def stems_of(text: str) -> set[str]:
-    return {stem(w) for w in _WORD.findall(_CAMEL.sub(r"\1 \2", text))}
 
 
 @lru_cache(maxsize=4096)
