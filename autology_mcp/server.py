@@ -159,6 +159,7 @@ def build_server(autology: Autology) -> MCPServer:
 
     add_retrieval_tools(app, autology)
     _forbid_unknown_arguments(app)
+    _keep_string_arguments(app)
     _compact_output_schemas(app)
 
     return app
@@ -176,6 +177,37 @@ def _forbid_unknown_arguments(app: MCPServer) -> None:
         model.model_config["extra"] = "forbid"
         model.model_rebuild(force=True)
         tool.parameters["additionalProperties"] = False
+
+
+def _keep_string_arguments(app: MCPServer) -> None:
+    """Pass a string argument through as given wherever the parameter accepts a string.
+
+    The SDK JSON-decodes string arguments of every parameter not annotated exactly ``str`` (meant for
+    lists a client sends as JSON text), so for a ``str | None`` parameter the content ``null`` arrived
+    as None (an update silently skipped the field), and a title ``[1, 2]`` or a query ``true`` as a
+    list or a bool (a confusing type error). Lists sent as JSON text are still decoded.
+    """
+    import typing
+
+    for tool in app._tool_manager.list_tools():  # the SDK has no public hook for this
+        meta = tool.fn_metadata
+        fields = meta.arg_model.model_fields
+        accepts_str = {
+            key
+            for name, info in fields.items()
+            if info.annotation is str or str in typing.get_args(info.annotation)
+            for key in (name, info.alias)
+            if key
+        }
+        if not accepts_str:
+            continue
+        decode = meta.pre_parse_json
+
+        def pre_parse_json(data: dict[str, Any], decode=decode, accepts_str=accepts_str) -> dict[str, Any]:
+            decoded = decode(data)
+            return {k: data[k] if k in accepts_str and isinstance(data[k], str) else v for k, v in decoded.items()}
+
+        object.__setattr__(meta, "pre_parse_json", pre_parse_json)
 
 
 def _compact_output_schemas(app: MCPServer) -> None:
