@@ -4,11 +4,15 @@ Input: claims, each a ``text`` and its evidence ``refs``. A ref is
 
 - a file span: ``path:START-END``, ``path:LINE``, ``path#L10-20`` or ``path#L10-L20`` (lines from
   1, inclusive; ``path`` relative to the project root, or absolute but inside it), or
-- a node id (a UUID, as in ``.autology/nodes/``).
+- a node id (a UUID, as in ``.autology/nodes/``), or
+- a past session's document, as unified search returns it: ``SESSION_ID:N`` (chunk N, from 0) or
+  ``SESSION_ID:handoff``. ``SESSION_ID:N`` reads as a session chunk when that session is stored in
+  ``.autology/sessions/``, otherwise as line N of a file.
 
 Each ref is first **resolved**: the file exists inside the project root (``..`` or a symlink leading
 out of it, or an absolute path elsewhere, does not resolve), it is text, and the line range is
-within the file; a node id names a node of this project's store. A resolved ref then **supports**
+within the file; a node id names a node of this project's store; a session document exists in the
+stored session (its chunk text, or its handoff summary, is the span). A resolved ref then **supports**
 the claim when its span shares enough of the claim's key terms:
 
 - **Key terms** of a text: its words (identifiers split at camelCase, snake_case and punctuation),
@@ -76,10 +80,14 @@ STOP = (CODE_STOP_WORDS | QUERY_STOP_WORDS | FILLER_WORDS) - {"return", "none", 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+_SESSION = re.compile(r"^(?P<sid>[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}):(?P<doc>handoff|\d+)$")
 _SPAN = re.compile(r"^(?P<path>.+?)(?::(?P<a>\d+)(?:-(?P<b>\d+))?|#L(?P<c>\d+)(?:-L?(?P<d>\d+))?)$")
 _VOWELS = set("aeiouy")
 
-REF_FORMS = "a node id (UUID) or a file span path:START-END, path:LINE or path#L10-20 (e.g. src/app.py:10-20)"
+REF_FORMS = (
+    "a node id (UUID), a file span path:START-END, path:LINE or path#L10-20 (e.g. src/app.py:10-20), "
+    "or a session document SESSION_ID:N or SESSION_ID:handoff"
+)
 
 
 # ------------------------------------------------------------------------------ key terms
@@ -152,11 +160,13 @@ def support(claim_terms: Sequence[str], text: str) -> tuple[bool, list[str], lis
 @dataclass(frozen=True)
 class ParsedRef:
     ref: str
-    kind: str  # "file" or "node"
+    kind: str  # "file", "node" or "session"
     path: str | None = None
     start_line: int | None = None
     end_line: int | None = None
     node_id: str | None = None
+    session_id: str | None = None  # a session ref, or a file ref that may name a session chunk
+    chunk: int | None = None  # the session chunk; None with kind "session" is the handoff
 
 
 def parse_ref(ref: Any, where: str = "ref") -> ParsedRef:
@@ -170,6 +180,10 @@ def parse_ref(ref: Any, where: str = "ref") -> ParsedRef:
         raise ValidationError(where, f"is longer than {MAX_REF_LENGTH} characters")
     if _UUID.match(text):
         return ParsedRef(ref=text, kind="node", node_id=text.lower())
+    session = _SESSION.match(text)
+    if session and (session.group("doc") == "handoff" or int(session.group("doc")) == 0):
+        chunk = None if session.group("doc") == "handoff" else 0
+        return ParsedRef(ref=text, kind="session", session_id=session.group("sid"), chunk=chunk)
     m = _SPAN.match(text)
     if not m:
         raise ValidationError(where, f"{text!r} is neither form: give {REF_FORMS}")
@@ -187,6 +201,9 @@ def parse_ref(ref: Any, where: str = "ref") -> ParsedRef:
         path = path[2:]
     if not path:
         raise ValidationError(where, f"{text!r} has no path")
+    if session:
+        return ParsedRef(ref=text, kind="file", path=path, start_line=start, end_line=end,
+                         session_id=session.group("sid"), chunk=start)
     return ParsedRef(ref=text, kind="file", path=path, start_line=start, end_line=end)
 
 
@@ -224,6 +241,7 @@ class _Resolver:
         self.root = Path(root).resolve()
         self.store = store
         self._files: dict[Path, list[str] | str] = {}
+        self._sessions: dict[str, Any] = {}  # session id -> its record, None (not stored) or an error
 
     def lines(self, path: Path) -> list[str] | str:
         """The file's lines, or a reason why it cannot be read as text."""
@@ -244,7 +262,48 @@ class _Resolver:
             return "not a text file"
         return data.decode("utf-8", errors="replace").splitlines()
 
+    def _session_file(self, session_id: str) -> Path:
+        return ProjectPaths(self.root).base / "sessions" / f"{session_id}.jsonl"
+
+    def session_ref(self, parsed: ParsedRef, terms: list[str]) -> RefResult:
+        sid = parsed.session_id or ""
+        out = RefResult(parsed.ref, "session", False, False, "")
+        path = self._session_file(sid)
+        out.path = path.relative_to(self.root).as_posix()
+        if sid not in self._sessions:
+            from autology_mcp.sessions.store import load_session
+
+            try:
+                self._sessions[sid] = load_session(self.root, sid)
+            except AutologyError as exc:
+                self._sessions[sid] = str(exc)
+        record = self._sessions[sid]
+        if record is None:
+            out.reason = f"no stored session {sid} in .autology/sessions/"
+            return out
+        if isinstance(record, str):
+            out.reason = f"cannot read the session: {record}"
+            return out
+        out.title = record.title
+        if parsed.chunk is None:
+            if not record.handoff:
+                out.reason = "the session has no handoff summary"
+                return out
+            text = f"{record.title}\n{record.handoff}"
+        else:
+            from autology_mcp.sessions.chunking import chunk_turns
+
+            chunks = chunk_turns(record.turns)
+            if parsed.chunk >= len(chunks):
+                out.reason = f"the session has {len(chunks)} chunks (0-{len(chunks) - 1}), not {parsed.chunk}"
+                return out
+            text = chunks[parsed.chunk].text(record.title)
+        out.resolved = True
+        return _judge(out, terms, text)
+
     def file_ref(self, parsed: ParsedRef, terms: list[str], max_span: int) -> RefResult:
+        if parsed.session_id is not None and self._session_file(parsed.session_id).is_file():
+            return self.session_ref(parsed, terms)
         out = RefResult(parsed.ref, "file", False, False, "", parsed.path, parsed.start_line, parsed.end_line)
         given = Path(parsed.path)
         candidate = given if given.is_absolute() else self.root / given
@@ -399,7 +458,9 @@ def check_claims(
         for i, (text, refs) in enumerate(parsed_claims):
             terms = key_terms(text)
             ref_results = [
-                resolver.node_ref(p, terms) if p.kind == "node" else resolver.file_ref(p, terms, max_span_lines)
+                resolver.node_ref(p, terms) if p.kind == "node"
+                else resolver.session_ref(p, terms) if p.kind == "session"
+                else resolver.file_ref(p, terms, max_span_lines)
                 for p in refs
             ]
             outcome, reason = _outcome(ref_results)

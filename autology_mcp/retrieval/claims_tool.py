@@ -29,7 +29,8 @@ class ClaimIn(BaseModel):
     text: str = Field(description="The claim, in words: 'fetch_with_retry backs off exponentially on timeouts'")
     refs: list[str] = Field(
         default_factory=list,
-        description="Evidence: file spans 'src/net.py:10-24' (or path:LINE, path#L10-24) and/or node ids (UUID)",
+        description="Evidence: file spans 'src/net.py:10-24' (or path:LINE, path#L10-24), node ids (UUID), "
+        "session documents 'SESSION_ID:N' / 'SESSION_ID:handoff' (refs as autology_search returns them)",
         json_schema_extra={"maxItems": claim_check.MAX_REFS},
     )
 
@@ -74,7 +75,7 @@ def add_tool(app: MCPServer, autology: Autology) -> None:
 
 def add_command(sub: argparse._SubParsersAction) -> None:
     """Register ``autology check-claims`` on the top-level subparsers."""
-    help_ = "check claims against their evidence refs (path:lines or node ids)"
+    help_ = "check claims against their evidence refs (path:lines, node ids or session documents)"
     p = sub.add_parser(
         "check-claims",
         help=help_,

@@ -87,6 +87,16 @@ def test_parse_span_refs(ref, path, start, end):
     assert (parsed.kind, parsed.path, parsed.start_line, parsed.end_line) == ("file", path, start, end)
 
 
+def test_parse_session_refs():
+    handoff = c.parse_ref("3f2b-session_1:handoff")
+    assert (handoff.kind, handoff.session_id, handoff.chunk) == ("session", "3f2b-session_1", None)
+    first = c.parse_ref("abc:0")
+    assert (first.kind, first.session_id, first.chunk) == ("session", "abc", 0)
+    maybe = c.parse_ref("abc:4")  # a session chunk if that session is stored, else line 4 of the file 'abc'
+    assert (maybe.kind, maybe.path, maybe.start_line, maybe.session_id, maybe.chunk) == ("file", "abc", 4, "abc", 4)
+    assert c.parse_ref("src/abc:4").session_id is None
+
+
 def test_parse_node_ref():
     parsed = c.parse_ref(" 3F2B8C1E-9D4A-4E5B-8C7D-1A2B3C4D5E6F ")
     assert parsed.kind == "node" and parsed.node_id == "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f"
@@ -129,7 +139,7 @@ def test_any_string_parses_or_is_a_validation_error(text):
         parsed = c.parse_ref(text)
     except ValidationError:
         return
-    assert parsed.kind in ("file", "node")
+    assert parsed.kind in ("file", "node", "session")
     if parsed.kind == "file":
         assert 1 <= parsed.start_line <= parsed.end_line
 
@@ -306,3 +316,31 @@ def test_each_check_is_counted_in_the_ledger(project: Path):
     c.check_claims(project, claims)
     c.check_claims(project, claims[:1])
     assert ledger.counters(project)["claim_outcomes"] == {"supported": 2, "unsupported": 0, "unresolved": 1}
+
+
+def test_session_refs(project: Path, tmp_path: Path):
+    import shutil
+
+    from autology_mcp.sessions.ingest import ingest_transcript
+
+    fixture = Path(__file__).resolve().parents[1] / "sessions" / "fixtures" / "basic.jsonl"
+    transcript = tmp_path / "transcripts" / "basic.jsonl"
+    transcript.parent.mkdir()
+    shutil.copyfile(fixture, transcript)
+    ingest_transcript(project, transcript)
+    (project / "basic").write_text("one line\n")  # a file named like the session: the session wins
+    result = check(
+        project,
+        {"text": "we decided on exponential backoff with full jitter", "refs": ["basic:handoff", "basic:0"]},
+        {"text": "we decided on exponential backoff with full jitter", "refs": ["basic:1", "nosuch:handoff"]},
+        {"text": "the payments API is rate limited by Redis sentinels", "refs": ["basic:0"]},
+    )
+    first, second, third = result["claims"]
+    assert first["outcome"] == "supported"
+    assert [(r["kind"], r["resolved"], r["supports"]) for r in first["refs"]] == [("session", True, True)] * 2
+    assert first["refs"][0]["title"] == "Retry backoff for the HTTP client"
+    assert first["refs"][0]["path"] == ".autology/sessions/basic.jsonl"
+    assert second["outcome"] == "unresolved"
+    assert second["refs"][0]["reason"].startswith("the session has 1 chunks")
+    assert second["refs"][1]["reason"] == "no stored session nosuch in .autology/sessions/"
+    assert third["outcome"] == "unsupported"
