@@ -410,7 +410,14 @@ class NodeStore:
 
     def _write_graph_index(self) -> None:
         text = render_graph_index_lines(self._relation_lines(), utc_now())
-        atomic_write(self.paths.graph_index, text, self.durable)
+        try:
+            atomic_write(self.paths.graph_index, text, self.durable)
+        except StorageError as exc:
+            # A derived file: the node files (the truth) are already written, so the operation stands
+            # rather than failing after the fact. Left unstamped, the file is rewritten by the next
+            # relation change or reconcile (at the latest when a server starts).
+            log.warning("could not rewrite %s (derived; rewritten later): %s", exc.path, exc.reason)
+            return
         self._stamp_graph_index(self._lines_generation)
 
     def _ensure_graph_index(self, force_check: bool = False) -> bool:
@@ -565,19 +572,32 @@ class NodeStore:
             self.reconcile()
             rel_path, node = self._read_fresh(node_id)
             removed = len(node.relations)
-            for source_id in sorted({source for source, _ in self.index.incoming(node_id)} - {node_id}):
-                try:
-                    before, after = self.modify(
-                        source_id,
-                        lambda n: n.model_copy(
-                            update={"relations": tuple(r for r in n.relations if r.target != node_id)}
-                        ),
-                    )
-                except (NotFoundError, StorageError) as exc:
-                    log.warning("could not remove the relations of %s to deleted %s: %s", source_id, node_id, exc)
-                    continue
-                removed += len(before.relations) - len(after.relations)
-            remove_file(self.abs(rel_path))
+            # All or nothing: if a source file cannot be rewritten (disk full, permission denied) or the
+            # node's file cannot be removed, the sources already rewritten get their relations back and
+            # the delete fails, rather than deleting the node and leaving relations to it dangling.
+            rewritten: list[KnowledgeNode] = []
+            try:
+                for source_id in sorted({source for source, _ in self.index.incoming(node_id)} - {node_id}):
+                    try:
+                        before, after = self.modify(
+                            source_id,
+                            lambda n: n.model_copy(
+                                update={"relations": tuple(r for r in n.relations if r.target != node_id)}
+                            ),
+                        )
+                    except NotFoundError:
+                        continue
+                    if after != before:
+                        rewritten.append(before)
+                    removed += len(before.relations) - len(after.relations)
+                remove_file(self.abs(rel_path))
+            except StorageError:
+                for before in reversed(rewritten):
+                    try:
+                        self.modify(before.id, lambda n, restored=before: n.model_copy(update={"relations": restored.relations}))
+                    except (NotFoundError, StorageError) as exc:
+                        log.error("could not give %s back its relations to %s: %s", before.id, node_id, exc)
+                raise
             with self.index.transaction() as conn:
                 self.index.delete_node(conn, node_id)
                 self.index.drop_file(conn, rel_path)
