@@ -80,9 +80,12 @@ def add_command(sub: argparse._SubParsersAction) -> None:
         "check-claims",
         help=help_,
         description=help_ + ". Input: a JSON list of {\"text\": ..., \"refs\": [...]} (or {\"claims\": [...]}), "
-        "from a file or stdin. Exit status: 0 when every claim is supported, 1 otherwise.",
+        "from a file or stdin, or one claim with --claim TEXT --ref REF (repeatable). "
+        "Exit status: 0 when every claim is supported, 1 otherwise.",
     )
     p.add_argument("file", nargs="?", default="-", help="JSON file (default: - for stdin)")
+    p.add_argument("--claim", "-c", help="check this one claim instead of reading JSON")
+    p.add_argument("--ref", "-r", action="append", default=[], help="an evidence ref of --claim (repeat for several)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON output")
     p.set_defaults(func=_cmd_check_claims)
 
@@ -108,7 +111,14 @@ def _cmd_check_claims(args: argparse.Namespace) -> int:
     from autology_mcp.paths import resolve_root
 
     root = resolve_root(getattr(args, "root", None))
-    claims = _load(args.file)
+    if args.claim is not None:
+        claims = [{"text": args.claim, "refs": args.ref}]
+    elif args.ref:
+        from autology_mcp.errors import ValidationError
+
+        raise ValidationError("ref", "--ref needs --claim (or give the claims as JSON)")
+    else:
+        claims = _load(args.file)
     store = None
     if (root / ".autology" / "nodes").is_dir():
         from autology_mcp.service import Autology

@@ -115,6 +115,14 @@ def test_cli_check_claims_from_a_file_and_stdin(cli, project: Path, monkeypatch)
     assert status["retrieval"]["claims"] == 3 and status["totalNodes"] == 0
 
 
+def test_cli_one_claim_inline(cli):
+    code, out, _ = cli("check-claims", "--claim", "reconnect backs off after a timeout", "-r", "ws.py:1-3", "-r", "ws.py:9")
+    assert code == 0
+    assert "✓ ws.py:1-3: the span has" in out and "✗ ws.py:9: lines 9-9 go past the end of the file (3 lines)" in out
+    code, _, err = cli("check-claims", "--ref", "ws.py:1")
+    assert code == 1 and "--ref needs --claim" in err
+
+
 def test_cli_check_claims_bad_input(cli, project: Path):
     (project / "bad.json").write_text("[{]")
     code, _, err = cli("check-claims", str(project / "bad.json"))
