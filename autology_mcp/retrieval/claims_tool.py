@@ -154,6 +154,6 @@ def render(result: dict[str, Any]) -> str:
                 lines.append(f"        matched: {', '.join(ref['matched_terms'])}")
     s = result["summary"]
     lines.append(
-        f"{s['total']} claims: {s['supported']} supported, {s['unsupported']} unsupported, {s['unresolved']} unresolved"
+        f"{s['total']} claim{'' if s['total'] == 1 else 's'}: {s['supported']} supported, {s['unsupported']} unsupported, {s['unresolved']} unresolved"
     )
     return "\n".join(lines)

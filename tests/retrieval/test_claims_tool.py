@@ -101,7 +101,7 @@ def test_cli_check_claims_from_a_file_and_stdin(cli, project: Path, monkeypatch)
     code, out, _ = cli("check-claims", str(project / "claims.json"))
     assert code == 0
     assert out.splitlines()[0] == "✓ supported   reconnect backs off after a timeout"
-    assert "1 claims: 1 supported, 0 unsupported, 0 unresolved" in out
+    assert "1 claim: 1 supported, 0 unsupported, 0 unresolved" in out
 
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"claims": claims + [{"text": "x y", "refs": []}]})))
     code, out, _ = cli("check-claims", "--json")
