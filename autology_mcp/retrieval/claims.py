@@ -18,7 +18,9 @@ the claim when its span shares enough of the claim's key terms:
 - **Key terms** of a text: its words (identifiers split at camelCase, snake_case and punctuation),
   lowercased, minus English stop words and filler (``code``, ``file``, ``function``, ...), minus
   one-character words, each reduced by a light suffix stemmer (``retries``/``retried`` -> ``retry``,
-  ``parsing``/``parsed``/``parser``/``parse`` -> ``pars``, ``validation`` -> ``validat``).
+  ``parsing``/``parsed``/``parser``/``parse`` -> ``pars``, ``validation`` -> ``validat``), and the
+  abbreviations code uses mapped to the word they stand for (``ctx`` -> ``context``, ``params`` ->
+  ``parameters``, ``cfg`` -> ``configuration``; see ``ALIASES``).
 - A key term **matches** a span when the span has the same stem, or one of the two is a prefix of
   the other and the shorter has at least 5 letters (``config`` ~ ``configuration``).
 - **Support rule**: at least half of the claim's distinct key terms match, and at least two of
@@ -73,7 +75,17 @@ FILLER_WORDS = frozenset(
     """code file files function functions method methods class classes line lines here also just very
     some any all each every one ones thing things way ways make makes made use uses used using via per
     should must can could would need needs over about through only other more most both same own again
-    once""".split()
+    once given specified provided optionally whether otherwise certain various etc""".split()
+)
+# Abbreviations code uses for words prose spells out: both sides map to the same stem.
+ALIASES = dict(
+    pair.split(":")
+    for pair in """ctx:context cmd:command msg:messag env:environment arg:argument argv:argument param:paramet
+    attr:attribut info:informat cfg:configurat conf:configurat dir:directory err:error exc:exception obj:object
+    opt:option val:valu num:numb str:string len:length idx:index cb:callback req:request resp:respons
+    tmp:temporary temp:temporary prev:previous src:sourc dst:destinat dest:destinat ref:referenc doc:document
+    pkg:packag db:databas auth:authenticat repo:repository app:applicat spec:specificat util:utility
+    fn:function func:function""".split()
 )
 STOP = (CODE_STOP_WORDS | QUERY_STOP_WORDS | FILLER_WORDS) - {"return", "none", "true", "false"}
 
@@ -115,6 +127,12 @@ def stem(word: str) -> str:
     return w
 
 
+def normal(word: str) -> str:
+    """A word's stem, with a code abbreviation mapped to the stem of the word it stands for."""
+    s = stem(word)
+    return ALIASES.get(s, s)
+
+
 def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(split_camel(text))]
 
@@ -125,14 +143,14 @@ def key_terms(text: str) -> list[str]:
     for w in _words(text):
         if len(w) < 2 or w in STOP:
             continue
-        s = stem(w)
+        s = normal(w)
         if s not in STOP:
             out.setdefault(s, None)
     return list(out)
 
 
 def span_terms(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in _words(text) if len(w) >= 2)
+    return frozenset(normal(w) for w in _words(text) if len(w) >= 2)
 
 
 def _matches(term: str, terms: frozenset[str]) -> bool:

@@ -56,6 +56,12 @@ def test_key_terms_split_identifiers_drop_stop_words_and_stem():
     assert c.stem("running") == "run" and c.stem("install") == "install" and c.stem("status") == "status"
 
 
+def test_code_abbreviations_meet_the_words_they_stand_for():
+    assert c.key_terms("the click context and its parameters") == ["click", "context", "paramet"]
+    assert c.support(c.key_terms("the context holds the parameters"), "def f(ctx, params): return ctx.params")[0]
+    assert "function" not in c.key_terms("this func calls another fn")  # filler, in every spelling
+
+
 def test_support_rule_threshold():
     terms = ["retry", "backoff", "timeout", "jitter"]
     ok, matched, missing, coverage = c.support(terms, "retries with exponential backoff")
