@@ -40,7 +40,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("autology.store")
 
-GITIGNORE = "# Derived data: rebuilt from nodes/ at any time (autology rebuild)\ncache/\ngraph/\n"
+GITIGNORE = (
+    "# Derived data: rebuilt from nodes/ at any time (autology rebuild)\ncache/\ngraph/\n"
+    "# Session memory: redacted transcripts of this machine's sessions (private, never committed)\nsessions/\n"
+)
 
 
 @dataclass

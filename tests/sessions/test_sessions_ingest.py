@@ -157,3 +157,14 @@ def test_concurrent_ingests_lose_nothing(project: Path, tmp_path: Path) -> None:
     assert sorted(p.name for p in session_files(project)) == [f"par-{i}.jsonl" for i in range(4)]
     found = {h.session_id for h in search_sessions(project, "exponential backoff jitter", limit=50)}
     assert found == {f"par-{i}" for i in range(4)}
+
+
+def test_init_writes_the_sessions_line(tmp_path: Path) -> None:
+    from autology_mcp.store import NodeStore
+
+    root = tmp_path / "fresh"
+    root.mkdir()
+    store = NodeStore(root)
+    store.init()
+    store.close()
+    assert "sessions/" in (root / ".autology" / ".gitignore").read_text().splitlines()
