@@ -55,7 +55,9 @@ def main() -> int:
     args = ap.parse_args()
     base = Path(tempfile.mkdtemp(prefix="autology-ledger-bench-", dir=args.dir))
     try:
-        one = base / "one"
+        one, two = base / "one", base / "two"
+        for project in (one, two):
+            (project / ".autology").mkdir(parents=True)  # the ledger counts only in a project with a store
         ledger.record_verdict(one, "weak")
         times = []
         for _ in range(args.n):
@@ -67,7 +69,6 @@ def main() -> int:
             ledger.counters(one)
         counters_ms = (time.perf_counter() - t)
 
-        two = base / "two"
         procs = [
             subprocess.Popen([sys.executable, "-c", WORKER, str(two), str(args.n)],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)

@@ -13,7 +13,9 @@ millisecond; a power cut can lose the last few increments, never corrupt the tab
 connection is kept per process and reopened if the file was deleted or replaced (deleting
 ``.autology/cache/`` is documented as safe: the counters then start again from zero).
 
-Recording is telemetry: it must never make a search or a claim check fail. A record that cannot
+Counts are kept only for a project that has an autology store (``.autology/``): a search or a
+claim check run in a plain folder does not create one. Recording is telemetry: it must never make a
+search or a claim check fail. A record that cannot
 be written (read-only file system, disk full) is logged on stderr and dropped; reading the
 counters of a project that never recorded anything gives zeros.
 """
@@ -154,6 +156,8 @@ def _add(root: Path, kind: str, counts: Mapping[str, int]) -> None:
     rows = [(kind, name, n) for name, n in counts.items() if n]
     if not rows:
         return
+    if not ProjectPaths(Path(root)).base.is_dir():
+        return  # no autology store here (a CLI run in a plain folder): do not create .autology/ for telemetry
     handle = _connection(root)
     now = _now()
     try:

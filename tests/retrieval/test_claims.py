@@ -315,6 +315,7 @@ def test_bad_requests_are_refused_before_anything_is_read(tmp_path: Path, claims
 
 
 def test_each_check_is_counted_in_the_ledger(project: Path):
+    (project / ".autology").mkdir()
     claims = [
         {"text": "retry with exponential backoff", "refs": ["src/net.py:4-11"]},
         {"text": "retry with exponential backoff", "refs": ["src/gone.py:1"]},
@@ -350,3 +351,8 @@ def test_session_refs(project: Path, tmp_path: Path):
     assert second["refs"][0]["reason"].startswith("the session has 1 chunks")
     assert second["refs"][1]["reason"] == "no stored session nosuch in .autology/sessions/"
     assert third["outcome"] == "unsupported"
+
+
+def test_a_check_in_a_folder_without_a_store_creates_nothing(project: Path):
+    c.check_claims(project, [{"text": "retry with exponential backoff", "refs": ["src/net.py:4-11"]}])
+    assert not (project / ".autology").exists()

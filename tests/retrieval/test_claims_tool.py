@@ -96,6 +96,7 @@ def cli(project: Path, capsys):
 
 
 def test_cli_check_claims_from_a_file_and_stdin(cli, project: Path, monkeypatch):
+    assert cli("init")[0] == 0  # counts are kept in a project with a store
     claims = [{"text": "reconnect backs off after a timeout", "refs": ["ws.py:1-3"]}]
     (project / "claims.json").write_text(json.dumps(claims))
     code, out, _ = cli("check-claims", str(project / "claims.json"))
