@@ -265,7 +265,8 @@ def _add_graph_and_analysis(app: MCPServer, autology: Autology) -> None:
     ) -> dict[str, Any]:
         """Health report by category, each scored 0-100: structure (orphans, dangling targets), review (needs_review,
         superseded still referenced), adr (decisions missing sections), references (missing or changed files),
-        consistency (duplicate titles, depends_on cycles)."""
+        consistency (duplicate titles, depends_on cycles), insights (decisions, conventions and discoveries mined from
+        past sessions that no node records yet)."""
         return _run(analyze.analyze, autology.store, categories)
 
     def add_prompt(skill) -> None:  # one MCP prompt per skill, same workflow text as skills/<name>/SKILL.md
