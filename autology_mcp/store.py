@@ -15,6 +15,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -164,7 +165,25 @@ class NodeStore:
                 created.append(gitignore)
         except OSError as exc:
             raise StorageError(str(self.paths.base), exc.strerror or str(exc)) from exc
+        self._remove_stale_temp_files()
         return created
+
+    def _remove_stale_temp_files(self, older_than_s: float = 600.0) -> None:
+        """Temporary files of atomic writes a killed process never finished (a live write's lasts
+        milliseconds): in cache/ (node files) and graph/ (index.json). Never needed, never read."""
+        cutoff = time.time() - older_than_s
+        for folder in (self.paths.cache, self.paths.graph_index.parent):
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+                    try:
+                        if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                            os.unlink(entry.path)
+                    except OSError:
+                        continue
 
     def close(self) -> None:
         self.index.close()

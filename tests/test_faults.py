@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 from core_helpers import adr, snapshot
@@ -279,3 +280,20 @@ def test_a_damaged_cache_database_is_rebuilt_when_the_server_starts(root, damage
         server.close()
     assert [h["node"]["id"] for h in hits["structuredContent"]["result"]] == [a]
     assert check_store(root)["problems"] == []
+
+
+def test_temporary_files_left_by_killed_writes_are_removed_at_the_next_start(root):
+    Autology.open(root).close()
+    old = time.time() - 3600
+    left = [root / ".autology" / "cache" / ".abc.md.x1y2.tmp", root / ".autology" / "graph" / ".index.json.z9.tmp"]
+    fresh = root / ".autology" / "cache" / ".def.md.live.tmp"  # a write another process is doing right now
+    for path in [*left, fresh]:
+        path.write_text("half")
+    for path in left:
+        os.utime(path, (old, old))
+    keep = root / ".autology" / "cache" / "notes.tmp"  # not ours: not hidden
+    keep.write_text("x")
+    os.utime(keep, (old, old))
+    Autology.open(root).close()
+    assert [p.exists() for p in left] == [False, False]
+    assert fresh.exists() and keep.exists()
