@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS files (
     node_id TEXT,
     error TEXT
 );
+CREATE INDEX IF NOT EXISTS files_errors ON files (path) WHERE error IS NOT NULL;
 CREATE TABLE IF NOT EXISTS nodes (
     rowid INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
@@ -46,6 +47,7 @@ CREATE TABLE IF NOT EXISTS nodes (
 );
 CREATE INDEX IF NOT EXISTS nodes_type ON nodes (type, modified);
 CREATE INDEX IF NOT EXISTS nodes_modified ON nodes (modified);
+CREATE INDEX IF NOT EXISTS nodes_status ON nodes (status);
 CREATE TABLE IF NOT EXISTS tags (node_id TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (node_id, tag));
 CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag);
 CREATE TABLE IF NOT EXISTS relations (
@@ -57,6 +59,7 @@ CREATE TABLE IF NOT EXISTS relations (
     PRIMARY KEY (source, target, type)
 );
 CREATE INDEX IF NOT EXISTS relations_target ON relations (target);
+CREATE INDEX IF NOT EXISTS relations_type ON relations (type);
 CREATE TABLE IF NOT EXISTS refs (path TEXT NOT NULL, node_id TEXT NOT NULL, PRIMARY KEY (path, node_id));
 CREATE INDEX IF NOT EXISTS refs_node ON refs (node_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5(
