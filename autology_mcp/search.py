@@ -20,13 +20,20 @@ Ties break by most recently modified, then id: the same store and query always g
 An empty query lists nodes, most recently modified first, each with score 1.0.
 
 A node's score does not depend on the other matches, so the best nodes are found without scoring
-every match (a common word is in thousands of nodes). Step 1 scores the nodes with a query term in
-their title or tags or with every term. Any other node has a field of 0 and a BM25 ratio below its
-coverage, so it scores below ``0.7 * coverage``; if the limit-th score so far is higher than that
-can be, the list is final. Otherwise step 2 scores the nodes holding a term outside the commonest
-terms whose shares add up to less than (limit-th score / 0.7), since a node holding only those
-cannot enter the list (every match, when no term can be set aside). Both steps give exactly the list
-that scoring every match gives (tests/test_search.py checks it against a brute-force scorer).
+every match (a common word is in thousands of nodes). BM25 / ceiling is below a node's coverage and
+field is at most its coverage, which bounds what unscored nodes can reach:
+
+1. score the nodes with every term and one in their title or tags; any other node lacks a term
+   (scores below 1 - the smallest share) or has no title/tag term (below 0.7): if the limit-th
+   score beats both, the list is final;
+2. add the nodes with a term in their title or tags or with every term; any other node scores
+   below 0.7 * (1 - the smallest share);
+3. otherwise add the nodes holding a term outside the commonest terms whose shares add up to less
+   than (limit-th score / 0.7), since a node holding only those cannot enter the list (every
+   match, when no term can be set aside).
+
+Each step gives exactly the list that scoring every match gives (tests/test_search.py checks it
+against a brute-force scorer).
 """
 
 from __future__ import annotations
@@ -106,28 +113,46 @@ def _ranked(index: NodeIndex, terms: list[str], node_type: str | None, tags: tup
     in_fields = set().union(*in_title_tags)
     every_term = set(index.rowids_for(" AND ".join(quoted))) if n > 1 else None
     args = (quoted, shares, in_title_tags, every_term, ceiling, node_type, tags)
-    # Step 1: the nodes with a query term in their title or tags, or with every term.
-    likely = sorted(in_fields | every_term) if every_term is not None else sorted(in_fields)
-    scored = _score(index, match, likely, *args) if likely else []
-    # Any other node has no term in its title or tags, and BM25 / ceiling is below its coverage
-    # (each term adds less than (k1 + 1) * idf), so it scores below 0.7 * coverage.
-    kth = scored[limit - 1][3] if len(scored) >= limit else 0.0
-    if kth <= round(0.7 * (1.0 - min(shares) if n > 1 else 1.0), 4):
-        # Step 2: a node holding only the commonest terms, whose shares add up to less than the
+
+    def kth(scored: list[tuple[int, str, str, float]]) -> float:
+        return scored[limit - 1][3] if len(scored) >= limit else 0.0
+
+    # Bounds used below: BM25 / ceiling is below a node's coverage (each term adds less than
+    # (k1 + 1) * idf) and field is at most its coverage, so a node lacking a term scores below its
+    # coverage, at most 1 - the smallest share; with no term in its title or tags, below 0.7 * coverage.
+    scored: list[tuple[int, str, str, float]] = []
+    first: set[int] = set()
+    if every_term is not None:
+        # Step 1: the nodes with every term and one in their title or tags. Any other node lacks a
+        # term or has none in its title or tags (then it scores below 0.45 + 0.25 = 0.7).
+        first = in_fields & every_term
+        scored = _score(index, match, sorted(first), *args) if first else []
+        if kth(scored) > round(max(0.7, 1.0 - min(shares)), 4):
+            return _hits(index, scored[:limit])
+    # Step 2: the nodes with a query term in their title or tags, or with every term. Any other
+    # node has no term in its title or tags and lacks a term: below 0.7 * (1 - the smallest share).
+    likely = in_fields | every_term if every_term is not None else in_fields
+    if likely - first:
+        scored = _ordered(scored + _score(index, match, sorted(likely - first), *args))
+    if kth(scored) <= round(0.7 * (1.0 - min(shares) if n > 1 else 1.0), 4):
+        # Step 3: a node holding only the commonest terms, whose shares add up to less than the
         # current limit-th score / 0.7, cannot enter the list; score the nodes holding another term.
         common, total_share = set(), 0.0
         for i in sorted(range(n), key=lambda i: (shares[i], i)):
-            if round(0.7 * (total_share + shares[i]), 4) >= kth:
+            if round(0.7 * (total_share + shares[i]), 4) >= kth(scored):
                 break
             common.add(i)
             total_share += shares[i]
         if common:
             rest = set(index.rowids_for(" OR ".join(q for i, q in enumerate(quoted) if i not in common)))
-            more = _score(index, match, sorted(rest.difference(likely)), *args) if rest - set(likely) else []
-            scored = _ordered(scored + more)
+            if rest - likely:
+                scored = _ordered(scored + _score(index, match, sorted(rest - likely), *args))
         else:
             scored = _score(index, match, None, *args)
-    top = scored[:limit]
+    return _hits(index, scored[:limit])
+
+
+def _hits(index: NodeIndex, top: list[tuple[int, str, str, float]]) -> list[Hit]:
     nodes = index.nodes_by_rowid([s[0] for s in top])
     return [Hit(nodes[s[0]], s[3]) for s in top if s[0] in nodes]
 
