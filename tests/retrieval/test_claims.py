@@ -62,6 +62,21 @@ def test_code_abbreviations_meet_the_words_they_stand_for():
     assert "function" not in c.key_terms("this func calls another fn")  # filler, in every spelling
 
 
+@pytest.mark.parametrize(
+    ("short", "full"),
+    [("ctx", "context"), ("cmds", "commands"), ("msg", "message"), ("env", "environment"), ("args", "arguments"),
+     ("params", "parameters"), ("attrs", "attributes"), ("info", "information"), ("cfg", "configuration"),
+     ("dirs", "directories"), ("err", "errors"), ("exc", "exception"), ("obj", "objects"), ("opts", "options"),
+     ("val", "values"), ("num", "number"), ("str", "strings"), ("len", "length"), ("idx", "index"),
+     ("cb", "callbacks"), ("req", "requests"), ("resp", "response"), ("tmp", "temporary"), ("prev", "previous"),
+     ("src", "source"), ("dst", "destination"), ("refs", "references"), ("docs", "documents"), ("pkg", "package"),
+     ("db", "database"), ("auth", "authentication"), ("repo", "repository"), ("app", "application"),
+     ("spec", "specification"), ("utils", "utilities")],
+)  # fmt: skip
+def test_each_abbreviation_meets_its_word(short, full):
+    assert c.normal(short) == c.normal(full)
+
+
 def test_support_rule_threshold():
     terms = ["retry", "backoff", "timeout", "jitter"]
     ok, matched, missing, coverage = c.support(terms, "retries with exponential backoff")
