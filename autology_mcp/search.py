@@ -132,8 +132,12 @@ def _ranked(index: NodeIndex, terms: list[str], node_type: str | None, tags: tup
     # Step 2: the nodes with a query term in their title or tags, or with every term. Any other
     # node has no term in its title or tags and lacks a term: below 0.7 * (1 - the smallest share).
     likely = in_fields | every_term if every_term is not None else in_fields
-    if likely - first:
-        scored = _ordered(scored + _score(index, match, sorted(likely - first), *args))
+    pending = likely - first
+    if pending and kth(scored) > 0.0:
+        # Only those whose own bound beats the limit-th score so far (a tie could still win).
+        pending = {r for r in pending if round(_bound(r, shares, in_title_tags, every_term), 4) >= kth(scored)}
+    if pending:
+        scored = _ordered(scored + _score(index, match, sorted(pending), *args))
     if kth(scored) <= round(0.7 * (1.0 - min(shares) if n > 1 else 1.0), 4):
         # Step 3: a node holding only the commonest terms, whose shares add up to less than the
         # current limit-th score / 0.7, cannot enter the list; score the nodes holding another term.
@@ -150,6 +154,18 @@ def _ranked(index: NodeIndex, terms: list[str], node_type: str | None, tags: tup
         else:
             scored = _score(index, match, None, *args)
     return _hits(index, scored[:limit])
+
+
+def _bound(rowid: int, shares: list[float], in_title_tags: list[set[int]], every_term: set[int] | None) -> float:
+    """The most a node can score given its title/tag terms: field is known; coverage is 1 with
+    every term, else at most 1 - the smallest share of a term outside its title and tags; BM25 /
+    ceiling is below coverage."""
+    in_title = [rowid in rows for rows in in_title_tags]
+    field = sum(share for share, hit in zip(shares, in_title) if hit)
+    if every_term is None or rowid in every_term:
+        return 0.7 + 0.3 * field
+    coverage = 1.0 - min(share for share, hit in zip(shares, in_title) if not hit)
+    return 0.7 * coverage + 0.3 * field
 
 
 def _hits(index: NodeIndex, top: list[tuple[int, str, str, float]]) -> list[Hit]:
