@@ -190,9 +190,12 @@ from hypothesis import strategies as st  # noqa: E402
 _WORDS = ["cache", "caching", "auth", "token", "session", "queue", "retry", "the", "graph", "index"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(
-    corpus=st.lists(
+_SLOW_OK = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+
+
+def _corpus(max_size: int):
+    """Nodes as (title words, content words, tags, status, type)."""
+    return st.lists(
         st.tuples(
             st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3),
             st.lists(st.sampled_from(_WORDS), min_size=1, max_size=30),
@@ -201,22 +204,37 @@ _WORDS = ["cache", "caching", "auth", "token", "session", "queue", "retry", "the
             st.sampled_from(["concept", "issue"]),
         ),
         min_size=1,
-        max_size=25,
-    ),
-    query=st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3).map(" ".join),
+        max_size=max_size,
+    )
+
+
+def _query(max_words: int):
+    return st.lists(st.sampled_from(_WORDS), min_size=1, max_size=max_words).map(" ".join)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=_SLOW_OK)
+@given(
+    corpus=_corpus(25),
+    query=_query(3),
     limit=st.integers(1, 12),
     filters=st.sampled_from([{}, {"type": "issue"}, {"tags": ["auth"]}, {"tags": ["auth", "perf"]}]),
 )
-def test_ranking_properties(tmp_path_factory, corpus, query, limit, filters):
+def _service_with(tmp_path_factory, corpus):
+    """A fresh store holding the generated corpus."""
     from autology_mcp.service import Autology
     from autology_mcp.store import NodeStore
 
     store = NodeStore(tmp_path_factory.mktemp("rank"), durable=False)
     store.init()
     service = Autology(store)
+    for title, content, tags, status, node_type in corpus:
+        service.capture(" ".join(title), " ".join(content), type=node_type, tags=tags, status=status)
+    return service
+
+
+def test_ranking_properties(tmp_path_factory, corpus, query, limit, filters):
+    service = _service_with(tmp_path_factory, corpus)
     try:
-        for title, content, tags, status, node_type in corpus:
-            service.capture(" ".join(title), " ".join(content), type=node_type, tags=tags, status=status)
         hits = service.query(query, limit=limit, **filters)
         assert len(hits) <= limit
         assert all(0.0 <= h.score <= 1.0 for h in hits)
@@ -279,37 +297,20 @@ def _brute_force(index, query: str, node_type, tags, limit):
     return [(s[0], s[2]) for s in scored[:limit]]
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=_SLOW_OK)
 @given(
-    corpus=st.lists(
-        st.tuples(
-            st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3),
-            st.lists(st.sampled_from(_WORDS), min_size=1, max_size=30),
-            st.lists(st.sampled_from(["auth", "perf", "api"]), max_size=2, unique=True),
-            st.sampled_from(["active", "needs_review", "superseded"]),
-            st.sampled_from(["concept", "issue"]),
-        ),
-        min_size=1,
-        max_size=40,
-    ),
-    query=st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4).map(" ".join),
+    corpus=_corpus(40),
+    query=_query(4),
     limit=st.integers(1, 12),
     filters=st.sampled_from([{}, {"type": "issue"}, {"tags": ["auth"]}]),
 )
 def test_ranking_equals_scoring_every_match(tmp_path_factory, corpus, query, limit, filters):
     """Scoring only the likely nodes first (title/tag or all-term matches) gives exactly the list
     that scoring every matching node gives."""
-    from autology_mcp.service import Autology
-    from autology_mcp.store import NodeStore
-
-    store = NodeStore(tmp_path_factory.mktemp("exact"), durable=False)
-    store.init()
-    service = Autology(store)
+    service = _service_with(tmp_path_factory, corpus)
     try:
-        for title, content, tags, status, node_type in corpus:
-            service.capture(" ".join(title), " ".join(content), type=node_type, tags=tags, status=status)
         hits = service.query(query, limit=limit, **filters)
-        expected = _brute_force(store.index, query, filters.get("type"), tuple(filters.get("tags", ())), limit)
+        expected = _brute_force(service.store.index, query, filters.get("type"), tuple(filters.get("tags", ())), limit)
         assert [(h.node.id, h.score) for h in hits] == expected
     finally:
         service.close()
