@@ -212,13 +212,6 @@ def _query(max_words: int):
     return st.lists(st.sampled_from(_WORDS), min_size=1, max_size=max_words).map(" ".join)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=_SLOW_OK)
-@given(
-    corpus=_corpus(25),
-    query=_query(3),
-    limit=st.integers(1, 12),
-    filters=st.sampled_from([{}, {"type": "issue"}, {"tags": ["auth"]}, {"tags": ["auth", "perf"]}]),
-)
 def _service_with(tmp_path_factory, corpus):
     """A fresh store holding the generated corpus."""
     from autology_mcp.service import Autology
@@ -232,6 +225,13 @@ def _service_with(tmp_path_factory, corpus):
     return service
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=_SLOW_OK)
+@given(
+    corpus=_corpus(25),
+    query=_query(3),
+    limit=st.integers(1, 12),
+    filters=st.sampled_from([{}, {"type": "issue"}, {"tags": ["auth"]}, {"tags": ["auth", "perf"]}]),
+)
 def test_ranking_properties(tmp_path_factory, corpus, query, limit, filters):
     service = _service_with(tmp_path_factory, corpus)
     try:
