@@ -5,7 +5,7 @@
 
 The demo is an MCP *client*: it starts the server as a subprocess
 (``python -m autology_mcp --root <copy> serve``), talks to it over stdin/stdout exactly as
-Claude Code would, and prints what each of the seven tools returns. The example in
+Claude Code would, and prints what each of the seven tools returns, then one unified search. The example in
 examples/tonearm/ is never modified. Read it top to bottom to learn the tools.
 """
 
@@ -231,6 +231,22 @@ async def session(client: Client, project: Path) -> None:
     message = await call(client, "autology_delete", id=component["id"])
     show_message(message)
     print(f"\n  now {await counts(client)}")
+
+    heading("9. autology_search: one search over everything, with a verdict")
+    # The example has no repository index (no code), so the answer comes from the nodes; the
+    # trace and the guidance say what was not searched.
+    for query in ("why are passwords stored encrypted", "kubernetes autoscaling"):
+        answer = await call(client, "autology_search", query=query, limit=3)
+        print(f"\n  autology_search({query!r}) -> {answer['verdict']} (intent {answer['intent']})")
+        for hit in answer["hits"]:
+            print(f"  {hit['score']:.2f}  {hit['kind']:<5} {hit['title']}  [{hit['ref'][:8]}… lines {hit['start_line']}-{hit['end_line']}]")
+        if answer["verdict"] == "no_evidence":
+            print(f"  guidance: {answer['guidance'].split(';')[0]}")
+        ran = [c for c in answer["trace"]["channels"] if c["status"] in ("ok", "empty")]
+        missing = [c for c in answer["trace"]["channels"] if c["status"] not in ("ok", "empty")]
+        print("  channels run (candidates): " + ", ".join(f"{c['name']} {c['candidates']}" for c in ran))
+        if missing:
+            print("  not searched: " + ", ".join(f"{c['name']} ({c['status']})" for c in missing))
 
 
 async def main() -> int:

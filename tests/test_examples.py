@@ -125,6 +125,10 @@ def test_demo_runs_a_whole_session_over_stdio(tmp_path):
         "✓ Removed relation:",
         "✓ Deleted: Content-Length estimator",
         f"now {nodes + 1} nodes, {relations + 1} relations",  # one node and one relation kept
+        "autology_search('why are passwords stored encrypted') -> grounded",
+        "Subsonic token auth forces reversibly stored passwords",
+        "autology_search('kubernetes autoscaling') -> no_evidence",
+        "not searched: code_bm25 (no_index)",
     ]:
         assert expected in out, f"missing from the demo output: {expected!r}\n\n{out}"
     assert "Traceback" not in out + result.stderr
