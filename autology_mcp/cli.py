@@ -22,6 +22,24 @@ def _root(args: argparse.Namespace) -> Path:
     return resolve_root(getattr(args, "root", None))
 
 
+def command_group(
+    sub: argparse._SubParsersAction, name: str, help: str, description: str
+) -> Callable[[str, str, Callable[[argparse.Namespace, Path], int]], argparse.ArgumentParser]:
+    """Register ``autology <name> SUBCOMMAND``; returns ``leaf(name, help, func)``, which adds one
+    subcommand with ``--json`` and runs ``func(args, root)``. Bare ``autology <name>`` prints help."""
+    parser = sub.add_parser(name, help=help, description=description)
+    parser.set_defaults(func=lambda args: (parser.print_help(sys.stderr), 2)[1])
+    subcommands = parser.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND")
+
+    def leaf(leaf_name: str, leaf_help: str, func: Callable[[argparse.Namespace, Path], int]) -> argparse.ArgumentParser:
+        p = subcommands.add_parser(leaf_name, help=leaf_help, description=leaf_help)
+        p.add_argument("--json", action="store_true", help="machine-readable JSON output")
+        p.set_defaults(func=lambda args: func(args, _root(args)))  # errors: main() prints them, exit 1
+        return p
+
+    return leaf
+
+
 def _open(args: argparse.Namespace):
     from autology_mcp.service import Autology
 

@@ -8,25 +8,15 @@ import sys
 import time
 from pathlib import Path
 
-from autology_mcp.errors import AutologyError
-from autology_mcp.paths import resolve_root
+from autology_mcp.cli import command_group
 from autology_mcp.repo import service
 from autology_mcp.repo.build import summary_text
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``autology index`` and its subcommands on the top-level subparsers."""
-    parser = sub.add_parser("index", help="repository index: build, query, verify",
-                            description="Index the project's code and docs, search it, and check it.")
-    parser.set_defaults(func=lambda args: (parser.print_help(sys.stderr), 2)[1])
-    isub = parser.add_subparsers(dest="index_command", metavar="SUBCOMMAND")
-
-    def leaf(name: str, help_: str, func) -> argparse.ArgumentParser:
-        p = isub.add_parser(name, help=help_, description=help_)
-        p.add_argument("--json", action="store_true", help="print JSON")
-        p.set_defaults(func=_guarded(func))
-        return p
-
+    leaf = command_group(sub, "index", "repository index: build, query, verify",
+                         "Index the project's code and docs, search it, and check it.")
     b = leaf("build", "build or incrementally update the index", _build)
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     r = leaf("rebuild", "rebuild the index from scratch (ignore reuse)", _rebuild)
@@ -41,16 +31,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     e = leaf("export", "write files/chunks/symbols JSONL and vectors.f32", _export)
     e.add_argument("--out", help="output directory (default: <index dir>/export)")
     leaf("status", "show the index's namespace, size and freshness", _status)
-
-
-def _guarded(func):
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return func(args, resolve_root(getattr(args, "root", None)))
-        except AutologyError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-    return run
 
 
 def _print_json(data) -> None:

@@ -9,25 +9,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from autology_mcp.cli import command_group
 from autology_mcp.errors import AutologyError, ValidationError
-from autology_mcp.paths import resolve_root
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser(
+    leaf = command_group(
+        sub,
         "sessions",
-        help="session memory: ingest Claude Code transcripts, search them, mine insights",
-        description="Session memory: redacted Claude Code transcripts under .autology/sessions/, searchable.",
+        "session memory: ingest Claude Code transcripts, search them, mine insights",
+        "Session memory: redacted Claude Code transcripts under .autology/sessions/, searchable.",
     )
-    parser.set_defaults(func=lambda args: (parser.print_help(sys.stderr), 2)[1])
-    ssub = parser.add_subparsers(dest="sessions_command", metavar="SUBCOMMAND")
-
-    def leaf(name: str, help_: str, func) -> argparse.ArgumentParser:
-        p = ssub.add_parser(name, help=help_, description=help_)
-        p.add_argument("--json", action="store_true", help="machine-readable JSON output")
-        p.set_defaults(func=_guarded(func))
-        return p
-
     p = leaf("ingest", "ingest transcripts (incremental: unchanged ones are skipped)", _ingest)
     p.add_argument("paths", nargs="*", help="transcript files (.jsonl) or folders of them")
     p.add_argument("--all", action="store_true", help="every transcript of this project under ~/.claude/projects/")
@@ -49,17 +41,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("session_ids", nargs="+", metavar="SESSION_ID")
     leaf("status", "what session memory holds", _status)
     leaf("rebuild", "rebuild the session index from .autology/sessions/", _rebuild)
-
-
-def _guarded(func):
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return func(args, resolve_root(getattr(args, "root", None)))
-        except AutologyError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-
-    return run
 
 
 def _emit(args: argparse.Namespace, data: Any, human: str) -> None:
