@@ -28,7 +28,8 @@ def encode_project_path(root: Path) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", str(Path(root).resolve()))
 
 
-def _records_cwd(folder: Path, root: str) -> bool:
+def _recorded_cwds(folder: Path):
+    """The first ``cwd`` recorded in each of the folder's first 5 transcripts (within PEEK_LINES lines)."""
     for transcript in sorted(folder.glob("*.jsonl"))[:5]:
         try:
             with transcript.open(encoding="utf-8", errors="replace") as handle:
@@ -38,12 +39,15 @@ def _records_cwd(folder: Path, root: str) -> bool:
                     except (ValueError, AttributeError):
                         continue
                     if isinstance(cwd, str):
-                        if cwd.rstrip("/") == root:
-                            return True
+                        yield cwd
                         break
         except OSError:
             continue
-    return False
+
+
+def _records_cwd(folder: Path, root: str) -> bool:
+    """Some transcript of the folder was started in ``root``."""
+    return any(cwd.rstrip("/") == root for cwd in _recorded_cwds(folder))
 
 
 def transcripts_dir(root: Path, configured: str | None = None) -> Path:
@@ -91,19 +95,9 @@ def subfolder_dirs(root: Path) -> list[Path]:
 
 
 def _records_cwd_under(folder: Path, root: str) -> bool:
-    for transcript in sorted(folder.glob("*.jsonl"))[:5]:
-        try:
-            with transcript.open(encoding="utf-8", errors="replace") as handle:
-                for _, line in zip(range(PEEK_LINES), handle):
-                    try:
-                        cwd = json.loads(line).get("cwd")
-                    except (ValueError, AttributeError):
-                        continue
-                    if isinstance(cwd, str):
-                        return cwd.startswith(root.rstrip("/") + "/")
-        except OSError:
-            continue
-    return False
+    """The folder's first transcript that records a cwd was started in a folder below ``root``."""
+    first = next(_recorded_cwds(folder), None)
+    return first is not None and first.startswith(root.rstrip("/") + "/")
 
 
 def list_transcripts(folder: Path) -> list[Path]:
