@@ -135,6 +135,22 @@ def indexed_files(root: Path) -> list[str]:
         return [p for (p,) in db.conn.execute("SELECT path FROM files WHERE skipped IS NULL ORDER BY path")]
 
 
+def prepare_history(repo: Path, workdir: Path | None, count: int) -> tuple[str, Path, str, list[dict]]:
+    """A work tree of ``repo`` (cloned once, checked out at its head) and the ``count`` commits to
+    evaluate, newest first: (repository name, work tree, head commit, commits)."""
+    src = repo.resolve()
+    name = src.name if src.name != "repo" else src.parent.name
+    work = workdir or Path(f"/tmp/autology-eval-{name}")
+    if not (work / ".git").exists():
+        subprocess.run(["git", "clone", "-q", "--no-checkout", str(src), str(work)], check=True)
+    head = git(work, "rev-parse", "origin/HEAD" if git(work, "branch", "-r").strip() else "HEAD").strip()
+    git(work, "checkout", "-q", "-f", "--detach", head)
+    commits = select_commits(work, count)
+    print(f"{name}: {len(commits)} commits from {commits[-1]['commit'][:10]} to {commits[0]['commit'][:10]}",
+          flush=True)
+    return name, work, head, commits
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("repo", type=Path, help="a git repository (bare mirror or clone); it is not modified")
@@ -143,16 +159,7 @@ def main() -> int:
     ap.add_argument("--json", type=Path, help="write the results here")
     ap.add_argument("--per-query", action="store_true", help="print every query's ranks")
     args = ap.parse_args()
-    src = args.repo.resolve()
-    name = src.name if src.name != "repo" else src.parent.name
-    work = args.workdir or Path(f"/tmp/autology-eval-{name}")
-    if not (work / ".git").exists():
-        subprocess.run(["git", "clone", "-q", "--no-checkout", str(src), str(work)], check=True)
-    head = git(work, "rev-parse", "origin/HEAD" if git(work, "branch", "-r").strip() else "HEAD").strip()
-    git(work, "checkout", "-q", "-f", "--detach", head)
-    commits = select_commits(work, args.commits)
-    print(f"{name}: {len(commits)} commits from {commits[-1]['commit'][:10]} to {commits[0]['commit'][:10]}",
-          flush=True)
+    name, work, head, commits = prepare_history(args.repo, args.workdir, args.commits)
     idx_rows, grep_rows, per_query = [], [], []
     build_s = 0.0
     query_ms = []

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -34,9 +33,9 @@ from retrieval_eval import (  # noqa: E402  (bench/ is not a package)
     indexed_files,
     mean,
     metrics,
+    prepare_history,
     ranked_grep_files,
     ranked_index_files,
-    select_commits,
 )
 
 from autology_mcp.repo import service  # noqa: E402
@@ -67,16 +66,7 @@ def main() -> int:
     ap.add_argument("--per-query", action="store_true", help="print every query's MRR per ranker")
     args = ap.parse_args()
     scope = [s.strip() for s in args.scope.split(",") if s.strip()]
-    src = args.repo.resolve()
-    name = src.name if src.name != "repo" else src.parent.name
-    work = args.workdir or Path(f"/tmp/autology-eval-{name}")
-    if not (work / ".git").exists():
-        subprocess.run(["git", "clone", "-q", "--no-checkout", str(src), str(work)], check=True)
-    head = git(work, "rev-parse", "origin/HEAD" if git(work, "branch", "-r").strip() else "HEAD").strip()
-    git(work, "checkout", "-q", "-f", "--detach", head)
-    commits = select_commits(work, args.commits)
-    print(f"{name}: {len(commits)} commits from {commits[-1]['commit'][:10]} to {commits[0]['commit'][:10]}",
-          flush=True)
+    name, work, head, commits = prepare_history(args.repo, args.workdir, args.commits)
     rows: dict[str, list[dict]] = {"index": [], "unified": [], "grep": []}
     ms: dict[str, list[float]] = {"index": [], "unified": []}
     verdicts: dict[str, int] = {}
