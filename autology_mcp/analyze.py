@@ -238,7 +238,7 @@ def _session_insights(store: NodeStore) -> dict[str, Any]:
 
 def analyze(store: NodeStore, categories: Any = None) -> dict[str, Any]:
     """The health report; ``categories`` limits it to some of :data:`CATEGORIES`."""
-    from autology_mcp.errors import ValidationError
+    from autology_mcp.common.errors import ValidationError
 
     wanted = list(CATEGORIES) if not categories else list(dict.fromkeys(categories))
     unknown = [c for c in wanted if c not in CATEGORIES]

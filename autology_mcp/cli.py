@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.errors import AutologyError
+from autology_mcp.common.errors import AutologyError
 from autology_mcp.models import NODE_STATUSES, NODE_TYPES, RELATION_TYPES
-from autology_mcp.paths import resolve_root
+from autology_mcp.common.paths import resolve_root
 
 
 def _root(args: argparse.Namespace) -> Path:

@@ -327,7 +327,7 @@ RENDERERS = {"mermaid": to_mermaid, "dot": to_dot, "graphml": to_graphml, "json"
 
 def export(store: NodeStore, fmt: str) -> str:
     if fmt not in RENDERERS:
-        from autology_mcp.errors import ValidationError
+        from autology_mcp.common.errors import ValidationError
 
         raise ValidationError("format", f"unknown export format {fmt!r}", FORMATS)
     return RENDERERS[fmt](graph_data(store))

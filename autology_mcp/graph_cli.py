@@ -25,7 +25,7 @@ from autology_mcp.models import RELATION_TYPES
 
 @contextmanager
 def _store(args: argparse.Namespace):
-    from autology_mcp.paths import resolve_root
+    from autology_mcp.common.paths import resolve_root
     from autology_mcp.store import NodeStore
 
     store = NodeStore(resolve_root(getattr(args, "root", None)))

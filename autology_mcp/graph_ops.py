@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from autology_mcp.errors import NotFoundError, ValidationError
+from autology_mcp.common.errors import NotFoundError, ValidationError
 from autology_mcp.models import validate_id, validate_relation_type
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ import frontmatter
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.models import (
     CONFIDENCE_MANUAL,
     KnowledgeNode,

@@ -6,7 +6,7 @@ Validation rules of the spec (seed 004), each enforced here:
 7. relation targets exist   (checked by the store, which knows the other nodes)
 8. timestamps are ISO 8601  9. references are valid relative file paths inside the project
 
-Every check raises :class:`autology_mcp.errors.ValidationError` naming the field.
+Every check raises :class:`autology_mcp.common.errors.ValidationError` naming the field.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 
 
 class NodeType(StrEnum):

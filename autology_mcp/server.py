@@ -20,7 +20,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from autology_mcp import __version__, analyze, graph_ops
-from autology_mcp.errors import AutologyError
+from autology_mcp.common.errors import AutologyError
 from autology_mcp.models import NODE_STATUSES, NODE_TYPES, RELATION_TYPES
 from autology_mcp.service import Autology, CaptureResult, QueryHit, StatusResult
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from autology_mcp.adr import ADR_TEMPLATE, missing_adr_sections
 from autology_mcp.classify import classify
-from autology_mcp.errors import NotFoundError, ValidationError
+from autology_mcp.common.errors import NotFoundError, ValidationError
 from autology_mcp.models import (
     CONFIDENCE_HOOK,
     CONFIDENCE_MANUAL,

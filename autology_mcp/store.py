@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autology_mcp.errors import NotFoundError, StorageError
-from autology_mcp.fsutil import WriteLock, atomic_write, read_text, remove_file
+from autology_mcp.common.errors import NotFoundError, StorageError
+from autology_mcp.common.fsutil import WriteLock, atomic_write, read_text, remove_file
 from autology_mcp.graph import (
     build_graph,
     read_graph_index,
@@ -34,7 +34,7 @@ from autology_mcp.graph import (
 from autology_mcp.markdown import MalformedNodeError, parse_node, render_node
 from autology_mcp.models import NODE_TYPES, KnowledgeNode, Relation, utc_now, validate_id
 from autology_mcp.node_index import NodeIndex
-from autology_mcp.paths import ProjectPaths
+from autology_mcp.common.paths import ProjectPaths
 
 if TYPE_CHECKING:
     import networkx as nx

@@ -155,7 +155,7 @@ async def test_concurrent_tool_calls_on_one_in_memory_server(connect, root):
 
 WORKER = r'''
 import json, random, sys
-from autology_mcp.errors import NotFoundError
+from autology_mcp.common.errors import NotFoundError
 from autology_mcp.service import Autology
 
 root, name, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])

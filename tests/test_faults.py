@@ -18,8 +18,8 @@ import pytest
 from core_helpers import adr, snapshot
 from fault_kit import Ledger, RawServer, check_ledger, check_store, kill_iteration, result_text, temp_files_left
 
-from autology_mcp import fsutil
-from autology_mcp.errors import StorageError
+from autology_mcp.common import fsutil
+from autology_mcp.common.errors import StorageError
 from autology_mcp.service import Autology
 
 pytestmark = pytest.mark.slow
@@ -180,7 +180,7 @@ def test_every_fault_is_reported_through_the_server_and_it_keeps_serving(connect
 
 FSIZE_WORKER = r"""
 import json, resource, signal, sys
-from autology_mcp.errors import StorageError
+from autology_mcp.common.errors import StorageError
 from autology_mcp.service import Autology
 
 root, limit = sys.argv[1], int(sys.argv[2])

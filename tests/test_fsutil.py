@@ -1,4 +1,4 @@
-"""Atomic writes, storage errors with path and reason, and the write lock (autology_mcp.fsutil),
+"""Atomic writes, storage errors with path and reason, and the write lock (autology_mcp.common.fsutil),
 plus the graph index file format (autology_mcp.graph)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from autology_mcp.errors import StorageError
-from autology_mcp.fsutil import WriteLock, atomic_write, read_text, remove_file
+from autology_mcp.common.errors import StorageError
+from autology_mcp.common.fsutil import WriteLock, atomic_write, read_text, remove_file
 from autology_mcp.graph import read_graph_index, render_graph_index
 from autology_mcp.models import RelationRecord, new_id
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from autology_mcp import graph_ops
-from autology_mcp.errors import NotFoundError, ValidationError
+from autology_mcp.common.errors import NotFoundError, ValidationError
 from autology_mcp.service import Autology
 
 

@@ -174,7 +174,7 @@ def test_an_update_of_a_malformed_node_is_refused_and_the_file_kept(autology, ro
     text = f"---\nid: {node_id}\ntype: concept\ntitle: [broken\n---\nPrecious hand-written text.\n"
     path.write_text(text, encoding="utf-8")
     autology.store.reconcile()
-    from autology_mcp.errors import StorageError
+    from autology_mcp.common.errors import StorageError
 
     for call in (
         lambda: autology.update(node_id, title="Fixed"),

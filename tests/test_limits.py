@@ -12,7 +12,7 @@ from core_helpers import snapshot
 
 from autology_mcp import models, search, service
 from autology_mcp.cli import main
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "limits.md").read_text(encoding="utf-8")
 

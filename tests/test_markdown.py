@@ -9,7 +9,7 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.markdown import MalformedNodeError, parse_node, render_node
 from autology_mcp.models import (
     NODE_STATUSES,

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from autology_mcp.errors import NotFoundError, StorageError, ValidationError
+from autology_mcp.common.errors import NotFoundError, StorageError, ValidationError
 from autology_mcp.models import (
     NODE_STATUSES,
     NODE_TYPES,

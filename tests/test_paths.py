@@ -1,4 +1,4 @@
-"""Project root resolution and the .autology layout (autology_mcp.paths)."""
+"""Project root resolution and the .autology layout (autology_mcp.common.paths)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from autology_mcp.paths import ProjectPaths, resolve_root
+from autology_mcp.common.paths import ProjectPaths, resolve_root
 
 
 @pytest.fixture

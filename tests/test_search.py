@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from core_helpers import write_node_file
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.search import query_terms
 
 

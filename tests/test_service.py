@@ -22,7 +22,7 @@ from core_helpers import (
     write_node_file,
 )
 
-from autology_mcp.errors import NotFoundError, ValidationError
+from autology_mcp.common.errors import NotFoundError, ValidationError
 from autology_mcp.markdown import parse_node
 from autology_mcp.models import format_timestamp, new_id
 
@@ -621,7 +621,7 @@ _PARAMETERS = {
 @given(operation=st.sampled_from(sorted(_PARAMETERS)), data=st.data())
 def test_any_input_gives_a_result_or_a_typed_error(autology, operation, data):
     """Whatever the types and values, an operation succeeds or raises one of the core's errors (never a crash)."""
-    from autology_mcp.errors import AutologyError
+    from autology_mcp.common.errors import AutologyError
 
     ids = [h.node.id for h in autology.query(limit=5)] or [autology.capture("Seed", "seed", type="concept").id]
     ids.append(ids[0].upper())

@@ -21,7 +21,7 @@ from core_helpers import (
     write_node_file,
 )
 
-from autology_mcp.errors import NotFoundError, StorageError
+from autology_mcp.common.errors import NotFoundError, StorageError
 from autology_mcp.models import new_id
 from autology_mcp.node_index import SCHEMA_VERSION
 from autology_mcp.service import Autology

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 from core_helpers import relations_in_graph_index, write_node_file
 
-from autology_mcp.errors import NotFoundError
+from autology_mcp.common.errors import NotFoundError
 from autology_mcp.watch import NodeWatcher
 
 DEADLINE = 15.0

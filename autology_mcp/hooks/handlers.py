@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from autology_mcp.hooks import git
 from autology_mcp.hooks.commands import GIT_COMMIT, PR_CREATE, PR_MERGE, detect_events
 from autology_mcp.hooks.output import RECALL_MAX_CHARS, additional_context, clip_lines, system_message
-from autology_mcp.paths import ProjectPaths, resolve_root
+from autology_mcp.common.paths import ProjectPaths, resolve_root
 
 if TYPE_CHECKING:
     from autology_mcp.models import KnowledgeNode
@@ -61,8 +61,8 @@ def open_store(root: Path) -> NodeStore | None:
 
 def hooks_config(root: Path) -> dict[str, Any]:
     """``[tool.autology.hooks]``; the defaults when it is absent or unreadable (a hook never fails on config)."""
-    from autology_mcp.config import section
-    from autology_mcp.errors import AutologyError
+    from autology_mcp.common.config import section
+    from autology_mcp.common.errors import AutologyError
 
     try:
         config = section(root, "hooks")

@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
 
-from autology_mcp.errors import StorageError
+from autology_mcp.common.errors import StorageError
 from autology_mcp.repo import git
 from autology_mcp.repo.chunking import chunk_file, language_of
 from autology_mcp.repo.config import ENGINE_ID, ENGINE_VERSION, INDEX_FORMAT_VERSION, IndexConfig, load_index_config

@@ -12,8 +12,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.config import section
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.config import section
+from autology_mcp.common.errors import ValidationError
 
 INDEX_FORMAT_VERSION = 2  # 2: stricter generated-file markers
 ENGINE_ID = "deterministic-hash-tf"

@@ -12,7 +12,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from autology_mcp.errors import NotFoundError, StorageError
+from autology_mcp.common.errors import NotFoundError, StorageError
 from autology_mcp.repo.layout import IndexLocation, read_json, write_json_atomic
 from autology_mcp.repo.query import area_weight
 from autology_mcp.repo.config import IndexConfig

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from autology_mcp.errors import StorageError
-from autology_mcp.fsutil import atomic_write
-from autology_mcp.paths import ProjectPaths
+from autology_mcp.common.errors import StorageError
+from autology_mcp.common.fsutil import atomic_write
+from autology_mcp.common.paths import ProjectPaths
 from autology_mcp.repo import git
 from autology_mcp.repo.config import IndexConfig
 

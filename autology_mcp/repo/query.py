@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.repo.config import IndexConfig
 from autology_mcp.repo.scan import glob_match
 from autology_mcp.repo.store import IndexDB

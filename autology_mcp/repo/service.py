@@ -1,14 +1,14 @@
 """The repository index's plain entry points, shared by the CLI and the MCP tools.
 
 Every function takes the project root, reads the project's config, and returns JSON-ready dicts.
-Errors are the typed errors of :mod:`autology_mcp.errors` (plus :class:`StaleIndexError`).
+Errors are the typed errors of :mod:`autology_mcp.common.errors` (plus :class:`StaleIndexError`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from autology_mcp.errors import AutologyError, NotFoundError, ValidationError
+from autology_mcp.common.errors import AutologyError, NotFoundError, ValidationError
 from autology_mcp.repo import build as build_mod
 from autology_mcp.repo import query as query_mod
 from autology_mcp.repo import verify as verify_mod

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from autology_mcp.errors import StorageError
+from autology_mcp.common.errors import StorageError
 from autology_mcp.repo.tokens import fts_text
 
 SCHEMA = """

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.retrieval import budget as budget_mod
 from autology_mcp.retrieval.engine import compact_trace, run
 from autology_mcp.store import NodeStore

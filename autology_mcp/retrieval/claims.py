@@ -47,8 +47,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.errors import AutologyError, ValidationError
-from autology_mcp.paths import ProjectPaths
+from autology_mcp.common.errors import AutologyError, ValidationError
+from autology_mcp.common.paths import ProjectPaths
 from autology_mcp.repo.tokens import STOP_WORDS as CODE_STOP_WORDS
 from autology_mcp.repo.tokens import split_camel
 from autology_mcp.search import STOP_WORDS as QUERY_STOP_WORDS

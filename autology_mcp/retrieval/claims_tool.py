@@ -41,7 +41,7 @@ def add_tool(app: MCPServer, autology: Autology) -> None:
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import ToolAnnotations
 
-    from autology_mcp.errors import AutologyError
+    from autology_mcp.common.errors import AutologyError
 
     annotations = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
 
@@ -91,7 +91,7 @@ def add_command(sub: argparse._SubParsersAction) -> None:
 
 
 def _load(source: str) -> Any:
-    from autology_mcp.errors import ValidationError
+    from autology_mcp.common.errors import ValidationError
 
     try:
         text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
@@ -108,13 +108,13 @@ def _load(source: str) -> Any:
 
 
 def _cmd_check_claims(args: argparse.Namespace) -> int:
-    from autology_mcp.paths import resolve_root
+    from autology_mcp.common.paths import resolve_root
 
     root = resolve_root(getattr(args, "root", None))
     if args.claim is not None:
         claims = [{"text": args.claim, "refs": args.ref}]
     elif args.ref:
-        from autology_mcp.errors import ValidationError
+        from autology_mcp.common.errors import ValidationError
 
         raise ValidationError("ref", "--ref needs --claim (or give the claims as JSON)")
     else:

@@ -107,7 +107,7 @@ def render_bundle(bundle: dict[str, Any]) -> str:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from autology_mcp.paths import resolve_root
+    from autology_mcp.common.paths import resolve_root
     from autology_mcp.retrieval.engine import search
     from autology_mcp.retrieval.tools import record_verdict
 
@@ -120,7 +120,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    from autology_mcp.paths import resolve_root
+    from autology_mcp.common.paths import resolve_root
     from autology_mcp.retrieval.bundle import context
     from autology_mcp.retrieval.tools import record_verdict
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.config import section
-from autology_mcp.errors import ValidationError
-from autology_mcp.paths import ProjectPaths
+from autology_mcp.common.config import section
+from autology_mcp.common.errors import ValidationError
+from autology_mcp.common.paths import ProjectPaths
 
 CHANNELS = ("node_bm25", "node_title_tags", "code_bm25", "symbols", "paths", "vectors", "sessions", "graph")
 

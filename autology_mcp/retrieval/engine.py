@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.markdown import render_node
 from autology_mcp.retrieval import budget as budget_mod
 from autology_mcp.retrieval import channels as ch

@@ -32,8 +32,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from autology_mcp.errors import StorageError, ValidationError
-from autology_mcp.paths import ProjectPaths
+from autology_mcp.common.errors import StorageError, ValidationError
+from autology_mcp.common.paths import ProjectPaths
 
 log = logging.getLogger("autology.ledger")
 T = TypeVar("T")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.models import CONFIDENCE_AUTOMATIC, TITLE_MAX
 from autology_mcp.sessions.insights import Insight, mark_known, merge_duplicates
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.cli import command_group
-from autology_mcp.errors import AutologyError, ValidationError
+from autology_mcp.common.errors import AutologyError, ValidationError
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -236,7 +236,7 @@ def _span(text: str | None) -> tuple[int, int] | None:
 
 
 def _show(args: argparse.Namespace, root: Path) -> int:
-    from autology_mcp.errors import NotFoundError
+    from autology_mcp.common.errors import NotFoundError
     from autology_mcp.sessions.chunking import render_turn
     from autology_mcp.sessions.store import load_session
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.config import section
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.config import section
+from autology_mcp.common.errors import ValidationError
 
 DOC_TYPES = ("session_chunk", "handoff")
 DEFAULT_BOOSTS = {"handoff": 0.08, "session_chunk": 0.0}

@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 
 PEEK_LINES = 30
 

@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from autology_mcp.errors import StorageError
-from autology_mcp.paths import ProjectPaths
+from autology_mcp.common.errors import StorageError
+from autology_mcp.common.paths import ProjectPaths
 from autology_mcp.sessions.chunking import chunk_turns
 from autology_mcp.sessions.insights import mine_turns
 from autology_mcp.sessions.store import read_session, sessions_dir

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.errors import StorageError, ValidationError
+from autology_mcp.common.errors import StorageError, ValidationError
 from autology_mcp.sessions.handoff import build_handoff
 from autology_mcp.sessions.store import (
     SessionRecord,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autology_mcp.paths import ProjectPaths
+from autology_mcp.common.paths import ProjectPaths
 
 if TYPE_CHECKING:
     from autology_mcp.sessions.ingest import IngestResult

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autology_mcp.errors import NotFoundError, ValidationError
+from autology_mcp.common.errors import NotFoundError, ValidationError
 from autology_mcp.models import REFERENCES_MAX, TITLE_MAX, validate_reference
 from autology_mcp.sessions.handoff import sections
 from autology_mcp.sessions.store import SessionRecord, load_session

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.errors import StorageError, ValidationError
-from autology_mcp.fsutil import WriteLock, atomic_write
-from autology_mcp.paths import ProjectPaths
+from autology_mcp.common.errors import StorageError, ValidationError
+from autology_mcp.common.fsutil import WriteLock, atomic_write
+from autology_mcp.common.paths import ProjectPaths
 from autology_mcp.sessions.redact import redact, redact_value
 from autology_mcp.sessions.transcript import ParseState, Turn
 
@@ -199,7 +199,7 @@ def forget_session(root: Path, session_id: str) -> bool:
 
     The caller holds the session lock. The session's node, if any, is left alone (it is a node like
     any other: ``autology delete``)."""
-    from autology_mcp.fsutil import remove_file
+    from autology_mcp.common.fsutil import remove_file
 
     path = session_file(root, session_id)
     existed = path.exists()

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from autology_mcp.config import load_config, section
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.config import load_config, section
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.repo.config import IndexConfig, config_from_dict, load_index_config
 
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from autology_mcp.errors import NotFoundError, ValidationError
+from autology_mcp.common.errors import NotFoundError, ValidationError
 from autology_mcp.repo import service
 from autology_mcp.repo.build import build
 from autology_mcp.repo.query import path_score, symbol_score

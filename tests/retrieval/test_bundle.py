@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from retrieval_fixtures import project  # noqa: F401
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.retrieval.budget import compact_json
 from autology_mcp.retrieval.bundle import context
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.retrieval import claims as c
 from autology_mcp.retrieval import ledger
 from autology_mcp.service import Autology

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.retrieval import ledger
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from sessions_helpers import BASIC, COMPACTED, MALFORMED, PLANTED_SECRETS, SECRETS, assistant_line, copy_fixture, user_line
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.sessions.ingest import ingest_transcript
 from autology_mcp.sessions.search import search_sessions
 from autology_mcp.sessions.store import load_session, session_files

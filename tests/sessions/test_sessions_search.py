@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sessions_helpers import BASIC, COMPACTED, MALFORMED, SECRETS, copy_fixture
 
-from autology_mcp.errors import ValidationError
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.sessions.ingest import ingest_transcript
 from autology_mcp.sessions.search import SessionHit, search_sessions, sessions_enabled
 

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from autology_mcp.errors import StorageError
+from autology_mcp.common.errors import StorageError
 
 
 def _reason(exc: OSError) -> str:

@@ -17,8 +17,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.errors import StorageError, ValidationError
-from autology_mcp.paths import ProjectPaths
+from autology_mcp.common.errors import StorageError, ValidationError
+from autology_mcp.common.paths import ProjectPaths
 
 
 _cache: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
