@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import AutologyError
-from autology_mcp.models import NODE_STATUSES, NODE_TYPES, RELATION_TYPES
+from autology_mcp.knowledge.models import NODE_STATUSES, NODE_TYPES, RELATION_TYPES
 from autology_mcp.common.paths import resolve_root
 
 
@@ -41,7 +41,7 @@ def command_group(
 
 
 def _open(args: argparse.Namespace):
-    from autology_mcp.service import Autology
+    from autology_mcp.knowledge.service import Autology
 
     return Autology.open(_root(args))
 
@@ -77,7 +77,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.store import NodeStore
 
     store = NodeStore(_root(args))
     created = store.init()
@@ -161,7 +161,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     node = autology.get(args.id)
 
     def human() -> str:
-        from autology_mcp.markdown import render_node
+        from autology_mcp.knowledge.markdown import render_node
 
         return render_node(autology.store.get(node.id)).rstrip()
 
@@ -209,7 +209,7 @@ def cmd_unrelate(args: argparse.Namespace) -> int:
 def cmd_rebuild(args: argparse.Namespace) -> int:
     import time
 
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.store import NodeStore
 
     store = NodeStore(_root(args))
     started = time.perf_counter()
@@ -232,8 +232,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from autology_mcp.doctor import diagnose, render
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.doctor import diagnose, render
+    from autology_mcp.knowledge.store import NodeStore
 
     store = NodeStore(_root(args))
     report = diagnose(store)

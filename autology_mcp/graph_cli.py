@@ -20,13 +20,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.models import RELATION_TYPES
+from autology_mcp.knowledge.models import RELATION_TYPES
 
 
 @contextmanager
 def _store(args: argparse.Namespace):
     from autology_mcp.common.paths import resolve_root
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.store import NodeStore
 
     store = NodeStore(resolve_root(getattr(args, "root", None)))
     try:
@@ -49,7 +49,7 @@ def _line(node: dict[str, Any], extra: str = "") -> str:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from autology_mcp.export import export
+    from autology_mcp.knowledge.export import export
 
     with _store(args) as store:
         text = export(store, args.format)
@@ -87,7 +87,7 @@ def _render_chain(data: dict[str, Any]) -> str:
 
 
 def cmd_walk(args: argparse.Namespace) -> int:
-    from autology_mcp import graph_ops
+    from autology_mcp.knowledge import graph_ops
 
     with _store(args) as store:
         graph = store.graph()
@@ -104,7 +104,7 @@ def cmd_walk(args: argparse.Namespace) -> int:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from autology_mcp.analyze import analyze, render
+    from autology_mcp.knowledge.analyze import analyze, render
 
     with _store(args) as store:
         report = analyze(store, args.category or None)

@@ -19,10 +19,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from autology_mcp import __version__, analyze, graph_ops
+from autology_mcp import __version__
+from autology_mcp.knowledge import analyze, graph_ops
 from autology_mcp.common.errors import AutologyError
-from autology_mcp.models import NODE_STATUSES, NODE_TYPES, RELATION_TYPES
-from autology_mcp.service import Autology, CaptureResult, QueryHit, StatusResult
+from autology_mcp.knowledge.models import NODE_STATUSES, NODE_TYPES, RELATION_TYPES
+from autology_mcp.knowledge.service import Autology, CaptureResult, QueryHit, StatusResult
 
 log = logging.getLogger("autology.server")
 T = TypeVar("T")
@@ -224,8 +225,8 @@ def _add_graph_and_analysis(app: MCPServer, autology: Autology) -> None:
     """Issue 4: the graph and health tools, the skills as MCP prompts, and the node/status resources."""
     from mcp.server.mcpserver.exceptions import ResourceError
 
-    from autology_mcp.markdown import render_node
-    from autology_mcp.models import validate_id
+    from autology_mcp.knowledge.markdown import render_node
+    from autology_mcp.knowledge.models import validate_id
     from autology_mcp.skills import SKILLS
 
     @app.tool(name="autology_graph", annotations=READ_ONLY)
@@ -374,7 +375,7 @@ def serve(root: Path, watch: bool = True) -> None:
     autology = Autology.open(root, reconcile=False)
     watcher = None
     if watch:  # watch first, then reconcile: a file changed in between is not missed
-        from autology_mcp.watch import NodeWatcher
+        from autology_mcp.knowledge.watch import NodeWatcher
 
         watcher = NodeWatcher(autology.store)
         watcher.start()

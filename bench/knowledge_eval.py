@@ -108,7 +108,7 @@ class PlainBM25:
         )
 
     def __call__(self, query: str, k: int = 10) -> list[str]:
-        from autology_mcp.search import query_terms
+        from autology_mcp.knowledge.search import query_terms
 
         terms = query_terms(query)
         if not terms:
@@ -147,7 +147,7 @@ def main() -> int:
     ap.add_argument("--json", type=Path, help="write the results (with per-query rankings) here")
     args = ap.parse_args()
 
-    from autology_mcp.service import Autology
+    from autology_mcp.knowledge.service import Autology
 
     judged = json.loads(args.queries.read_text(encoding="utf-8"))
     queries = judged["queries"]

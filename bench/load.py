@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from fault_kit import check_ledger, check_store, run_load  # noqa: E402
 
-from autology_mcp.service import Autology  # noqa: E402
+from autology_mcp.knowledge.service import Autology  # noqa: E402
 
 
 def main() -> int:

@@ -135,7 +135,7 @@ class Ours:
         return len((result.structured_content or {}).get("result", []))
 
     def stored_names(self) -> list[str]:
-        from autology_mcp.markdown import parse_node
+        from autology_mcp.knowledge.markdown import parse_node
 
         names = []
         for path in (self.root / ".autology" / "nodes").rglob("*.md"):

@@ -38,12 +38,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 DATA = REPO / "bench" / "data" / "sessions"
 
-from autology_mcp.search import query_terms  # noqa: E402
+from autology_mcp.knowledge.search import query_terms  # noqa: E402
 from autology_mcp.sessions.search import _quoted  # noqa: E402
 from autology_mcp.sessions.index import SessionIndex  # noqa: E402
 from autology_mcp.sessions.ingest import ingest_transcript  # noqa: E402
 from autology_mcp.sessions.search import search_sessions  # noqa: E402
-from autology_mcp.store import NodeStore  # noqa: E402
+from autology_mcp.knowledge.store import NodeStore  # noqa: E402
 
 TOP = 5
 

@@ -42,7 +42,7 @@ from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from store_corpus import CorpusGenerator, generate_store  # noqa: E402
 
-from autology_mcp.models import RelationType  # noqa: E402
+from autology_mcp.knowledge.models import RelationType  # noqa: E402
 
 TARGETS = {"capture_p50_ms": 5.0, "query_p50_ms": 5.0, "cold_start_warm_s": 1.5, "rebuild_s": 15.0}
 
@@ -162,7 +162,7 @@ async def measure_tools(
         results["autology_relate"] = summary(await timed(relate, calls, warmup))
 
     # The same queries in-process (the service alone, no MCP): what the server itself spends.
-    from autology_mcp.service import Autology
+    from autology_mcp.knowledge.service import Autology
 
     autology = Autology.open(root)
     try:

@@ -12,8 +12,8 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from autology_mcp.markdown import render_node
-from autology_mcp.models import NODE_TYPES, KnowledgeNode, NodeStatus, NodeType, Relation, RelationType
+from autology_mcp.knowledge.markdown import render_node
+from autology_mcp.knowledge.models import NODE_TYPES, KnowledgeNode, NodeStatus, NodeType, Relation, RelationType
 
 SUBJECTS = """
 cache index scheduler router gateway session token queue worker parser tokenizer serializer encoder decoder
@@ -251,7 +251,7 @@ def generate_store(
     """Write ``count`` node files under ``root/.autology/nodes``; returns (id, type) in creation order.
 
     ``gen`` replaces the synthetic text (e.g. store_text.TextGenerator, real docstrings)."""
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.store import NodeStore
 
     store = NodeStore(root, durable=False)
     store.init()

@@ -63,7 +63,7 @@ def stats(samples_s: list[float]) -> dict[str, float]:
 def ensure_setup(root: Path, nodes: int, seed: int) -> dict[str, Any]:
     from autology_mcp.repo.config import load_index_config
     from autology_mcp.repo.layout import IndexLocation
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.store import NodeStore
 
     facts: dict[str, Any] = {}
     loc = IndexLocation.of(root, load_index_config(root))

@@ -4,7 +4,7 @@ tonearm is an invented but plausible Go project: it scans a music folder into SQ
 web player and the Subsonic API to mobile apps, and transcodes with ffmpeg on the fly. This
 script writes what its engineers would have recorded in autology over a few months of work.
 
-Everything is created WITH autology itself (``autology_mcp.service.Autology``): nodes with
+Everything is created WITH autology itself (``autology_mcp.knowledge.service.Autology``): nodes with
 ``capture``, links with ``relate``, and status changes with ``update``, so the files are exactly
 what the tool writes. Node ids are random UUIDs, so each run starts from an empty store:
 
@@ -21,7 +21,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.service import Autology
 
 PROJECT_DIR = Path(__file__).resolve().parent / "tonearm"
 

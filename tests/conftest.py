@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.service import Autology
 
 # In CI the property tests are derandomized: the same examples every run, so a red build is
 # reproducible and never a new random draw. Locally they explore new examples each run.

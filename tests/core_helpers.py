@@ -6,7 +6,7 @@ import json
 import uuid
 from pathlib import Path
 
-from autology_mcp.markdown import parse_node
+from autology_mcp.knowledge.markdown import parse_node
 
 ADR = """## Context
 We need a lexical search engine that works offline.

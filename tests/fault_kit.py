@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from autology_mcp.markdown import parse_node
+from autology_mcp.knowledge.markdown import parse_node
 
 PROTOCOL_VERSION = "2025-06-18"
 _NODE_PATH = re.compile(

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from autology_mcp.analyze import CATEGORIES, analyze, render
+from autology_mcp.knowledge.analyze import CATEGORIES, analyze, render
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.service import Autology
 
 ADR = "## Context\nc\n\n## Decision\nd\n\n## Alternatives\na\n\n## Consequences\nq"
 

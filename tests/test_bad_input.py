@@ -25,10 +25,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from autology_mcp.markdown import parse_node
-from autology_mcp.models import CONTENT_MAX, TAGS_MAX, TITLE_MAX, validate_content, validate_tags, validate_title
+from autology_mcp.knowledge.markdown import parse_node
+from autology_mcp.knowledge.models import CONTENT_MAX, TAGS_MAX, TITLE_MAX, validate_content, validate_tags, validate_title
 from autology_mcp.server import build_server
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.service import Autology
 
 ERROR_PREFIX = re.compile(r"^(Error executing tool \w+: |Invalid |.*validation error)", re.S)
 

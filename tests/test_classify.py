@@ -1,11 +1,11 @@
-"""Heuristic type classification (autology_mcp.classify) and the ADR format (autology_mcp.adr)."""
+"""Heuristic type classification (autology_mcp.knowledge.classify) and the ADR format (autology_mcp.knowledge.adr)."""
 
 from __future__ import annotations
 
 from core_helpers import ADR
 
-from autology_mcp.adr import ADR_SECTIONS, ADR_TEMPLATE, adr_sections_present, missing_adr_sections
-from autology_mcp.classify import classify
+from autology_mcp.knowledge.adr import ADR_SECTIONS, ADR_TEMPLATE, adr_sections_present, missing_adr_sections
+from autology_mcp.knowledge.classify import classify
 
 
 def test_clear_signals_give_0_7():

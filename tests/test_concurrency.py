@@ -11,9 +11,9 @@ from core_helpers import node_files, relations_in_files, relations_in_graph_inde
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from autology_mcp.doctor import diagnose
-from autology_mcp.markdown import parse_node
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.doctor import diagnose
+from autology_mcp.knowledge.markdown import parse_node
+from autology_mcp.knowledge.service import Autology
 
 pytestmark = pytest.mark.slow
 
@@ -156,7 +156,7 @@ async def test_concurrent_tool_calls_on_one_in_memory_server(connect, root):
 WORKER = r'''
 import json, random, sys
 from autology_mcp.common.errors import NotFoundError
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.service import Autology
 
 root, name, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
 rng = random.Random(seed)

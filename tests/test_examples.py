@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from autology_mcp.doctor import diagnose
-from autology_mcp.models import NODE_TYPES, RELATION_TYPES
-from autology_mcp.service import Autology
-from autology_mcp.store import NodeStore
+from autology_mcp.knowledge.doctor import diagnose
+from autology_mcp.knowledge.models import NODE_TYPES, RELATION_TYPES
+from autology_mcp.knowledge.service import Autology
+from autology_mcp.knowledge.store import NodeStore
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PROJECT = EXAMPLES / "tonearm"

@@ -15,8 +15,8 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from autology_mcp.export import FORMATS, export, graph_data
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.export import FORMATS, export, graph_data
+from autology_mcp.knowledge.service import Autology
 
 ADR = "## Context\nc\n\n## Decision\nd\n\n## Alternatives\na\n\n## Consequences\nq"
 NASTY = 'Quotes " and </script><script>document.body.setAttribute("data-error","injected")</script>'

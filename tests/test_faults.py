@@ -20,7 +20,7 @@ from fault_kit import Ledger, RawServer, check_ledger, check_store, kill_iterati
 
 from autology_mcp.common import fsutil
 from autology_mcp.common.errors import StorageError
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.service import Autology
 
 pytestmark = pytest.mark.slow
 
@@ -181,7 +181,7 @@ def test_every_fault_is_reported_through_the_server_and_it_keeps_serving(connect
 FSIZE_WORKER = r"""
 import json, resource, signal, sys
 from autology_mcp.common.errors import StorageError
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.service import Autology
 
 root, limit = sys.argv[1], int(sys.argv[2])
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # then writes past the limit fail with EFBIG

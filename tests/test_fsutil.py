@@ -1,5 +1,5 @@
 """Atomic writes, storage errors with path and reason, and the write lock (autology_mcp.common.fsutil),
-plus the graph index file format (autology_mcp.graph)."""
+plus the graph index file format (autology_mcp.knowledge.graph)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 
 from autology_mcp.common.errors import StorageError
 from autology_mcp.common.fsutil import WriteLock, atomic_write, read_text, remove_file
-from autology_mcp.graph import read_graph_index, render_graph_index
-from autology_mcp.models import RelationRecord, new_id
+from autology_mcp.knowledge.graph import read_graph_index, render_graph_index
+from autology_mcp.knowledge.models import RelationRecord, new_id
 
 
 def test_atomic_write_replaces_and_leaves_no_temp_file(tmp_path):

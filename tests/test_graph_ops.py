@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from autology_mcp import graph_ops
+from autology_mcp.knowledge import graph_ops
 from autology_mcp.common.errors import NotFoundError, ValidationError
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.service import Autology
 
 
 @pytest.fixture

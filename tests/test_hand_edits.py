@@ -14,8 +14,8 @@ import yaml
 from core_helpers import write_node_file
 
 from autology_mcp.cli import main
-from autology_mcp.models import new_id
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.models import new_id
+from autology_mcp.knowledge.service import Autology
 
 NODES = ".autology/nodes"
 

@@ -13,7 +13,7 @@ import pytest
 from autology_mcp.hooks import run
 from autology_mcp.hooks.handlers import post_commit, pre_compact, session_end, session_start
 from autology_mcp.hooks.output import RECALL_MAX_CHARS
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.service import Autology
 
 ADR = "## Context\nWhy.\n\n## Decision\nWhat.\n\n## Alternatives\nOthers.\n\n## Consequences\nEffects."
 GIT_ENV = {

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.service import Autology
 
 pytestmark = [
     pytest.mark.slow,

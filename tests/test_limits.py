@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from core_helpers import snapshot
 
-from autology_mcp import models, search, service
+from autology_mcp.knowledge import models, search, service
 from autology_mcp.cli import main
 from autology_mcp.common.errors import ValidationError
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from fault_kit import check_ledger, check_store, run_load
 
-from autology_mcp.doctor import diagnose
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.doctor import diagnose
+from autology_mcp.knowledge.service import Autology
 
 pytestmark = pytest.mark.slow
 

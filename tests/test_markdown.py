@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.markdown import MalformedNodeError, parse_node, render_node
-from autology_mcp.models import (
+from autology_mcp.knowledge.markdown import MalformedNodeError, parse_node, render_node
+from autology_mcp.knowledge.models import (
     NODE_STATUSES,
     NODE_TYPES,
     RELATION_TYPES,

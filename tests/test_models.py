@@ -1,4 +1,4 @@
-"""The spec's validation rules, one field at a time (autology_mcp.models)."""
+"""The spec's validation rules, one field at a time (autology_mcp.knowledge.models)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from autology_mcp.common.errors import NotFoundError, StorageError, ValidationError
-from autology_mcp.models import (
+from autology_mcp.knowledge.models import (
     NODE_STATUSES,
     NODE_TYPES,
     RELATION_TYPES,

@@ -171,7 +171,7 @@ def test_launcher_exits_zero_when_the_python_is_broken(tmp_path: Path) -> None:
 
 @pytest.fixture
 def service(tmp_path: Path):
-    from autology_mcp.service import Autology
+    from autology_mcp.knowledge.service import Autology
 
     s = Autology.open(tmp_path)
     yield s

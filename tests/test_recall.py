@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autology_mcp.hooks.handlers import TYPE_WEIGHT, recall_text
-from autology_mcp.references import matching_references
+from autology_mcp.knowledge.references import matching_references
 
 
 def _expected_lines(nodes, recent, status):
@@ -32,8 +32,8 @@ def _expected_lines(nodes, recent, status):
     recent=st.lists(st.sampled_from(["src/a.py", "src/c.py", "lib/b.ts", "README.md"]), max_size=3),
 )
 def test_recall_ranks_like_sorting_every_node(tmp_path_factory, specs, recent):
-    from autology_mcp.service import Autology
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.service import Autology
+    from autology_mcp.knowledge.store import NodeStore
 
     store = NodeStore(tmp_path_factory.mktemp("recall"), durable=False)
     store.init()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autology_mcp.references import covers, nodes_referencing
+from autology_mcp.knowledge.references import covers, nodes_referencing
 
 
 def test_a_reference_covers_its_file_and_the_files_below_a_folder():
@@ -52,8 +52,8 @@ _path = st.lists(_parts, min_size=1, max_size=3).map("/".join)
     files=st.lists(_path, max_size=4),
 )
 def test_the_index_agrees_with_matching_every_node(tmp_path_factory, refs, files):
-    from autology_mcp.service import Autology
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.service import Autology
+    from autology_mcp.knowledge.store import NodeStore
 
     store = NodeStore(tmp_path_factory.mktemp("refs"), durable=False)
     store.init()

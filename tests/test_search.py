@@ -1,4 +1,4 @@
-"""autology_query ranking and filters (autology_mcp.search over the SQLite FTS5 index)."""
+"""autology_query ranking and filters (autology_mcp.knowledge.search over the SQLite FTS5 index)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from core_helpers import write_node_file
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.search import query_terms
+from autology_mcp.knowledge.search import query_terms
 
 
 def ids(hits):
@@ -164,8 +164,8 @@ def test_a_title_match_beats_a_content_stuffed_with_the_term(autology, capture):
 def test_a_title_match_is_found_even_below_many_stronger_content_matches(root):
     """BM25 ranks content that repeats a word above a title holding it once; the title match must
     still be a candidate (not cut off with the BM25 pool) and come first."""
-    from autology_mcp.service import Autology
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.service import Autology
+    from autology_mcp.knowledge.store import NodeStore
 
     store = NodeStore(root, durable=False)
     store.init()
@@ -214,8 +214,8 @@ def _query(max_words: int):
 
 def _service_with(tmp_path_factory, corpus):
     """A fresh store holding the generated corpus."""
-    from autology_mcp.service import Autology
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.service import Autology
+    from autology_mcp.knowledge.store import NodeStore
 
     store = NodeStore(tmp_path_factory.mktemp("rank"), durable=False)
     store.init()
@@ -253,8 +253,8 @@ def _brute_force(index, query: str, node_type, tags, limit):
     field are the IDF shares of the terms the node holds (anywhere / in its title or tags)."""
     import math
 
-    from autology_mcp.search import COLUMN_WEIGHTS, STATUS_FACTOR, query_terms
-    from autology_mcp.models import NodeStatus
+    from autology_mcp.knowledge.search import COLUMN_WEIGHTS, STATUS_FACTOR, query_terms
+    from autology_mcp.knowledge.models import NodeStatus
 
     terms = query_terms(query)
     quoted = ['"' + t.replace('"', '""') + '"' for t in terms]

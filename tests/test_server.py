@@ -8,7 +8,7 @@ import json
 import pytest
 from core_helpers import ADR, adr, assert_graph_index_matches_files, relations_in_files, snapshot
 
-from autology_mcp.models import new_id
+from autology_mcp.knowledge.models import new_id
 
 TOOLS = [
     "autology_capture",

@@ -1,4 +1,4 @@
-"""The seven operations on the domain core (autology_mcp.service.Autology), against real files.
+"""The seven operations on the domain core (autology_mcp.knowledge.service.Autology), against real files.
 
 Capture classification and confidence, partial update, delete with relation clean-up both ways,
 relate upsert, unrelate of a missing relation, status counts; bad ids and references never touch
@@ -23,8 +23,8 @@ from core_helpers import (
 )
 
 from autology_mcp.common.errors import NotFoundError, ValidationError
-from autology_mcp.markdown import parse_node
-from autology_mcp.models import format_timestamp, new_id
+from autology_mcp.knowledge.markdown import parse_node
+from autology_mcp.knowledge.models import format_timestamp, new_id
 
 
 def file_of(root, node_type, node_id):
@@ -35,12 +35,12 @@ def file_of(root, node_type, node_id):
 
 
 def test_capture_with_type_is_manual_confidence_09(autology, root):
-    result = autology.capture("Use FTS5", adr(), type="decision", tags=["search"], references=["autology_mcp/search.py"])
+    result = autology.capture("Use FTS5", adr(), type="decision", tags=["search"], references=["autology_mcp/knowledge/search.py"])
     assert (result.type, result.confidence) == ("decision", 0.9)
     node = parse_node(file_of(root, "decision", result.id).read_text())
     assert node.source == "manual" and node.confidence == 0.9
     assert node.tags == ("search",)
-    assert node.references == ("autology_mcp/search.py",)
+    assert node.references == ("autology_mcp/knowledge/search.py",)
     assert node.created == node.modified
     assert node.status.value == "active"
 
@@ -474,8 +474,8 @@ class StoreMachine(RuleBasedStateMachine):
         import tempfile
         from pathlib import Path
 
-        from autology_mcp.service import Autology
-        from autology_mcp.store import NodeStore
+        from autology_mcp.knowledge.service import Autology
+        from autology_mcp.knowledge.store import NodeStore
 
         self._tmp = tempfile.TemporaryDirectory()
         self.root = Path(self._tmp.name)
@@ -566,7 +566,7 @@ class StoreMachine(RuleBasedStateMachine):
     def remove_relations_by_hand(self, node):
         if node not in self.model_nodes:
             return
-        from autology_mcp.markdown import render_node as render
+        from autology_mcp.knowledge.markdown import render_node as render
 
         path = self.root / ".autology" / "nodes" / "concepts" / f"{node}.md"
         path.write_text(render(parse_node(path.read_text()).model_copy(update={"relations": ()})))

@@ -22,10 +22,10 @@ from core_helpers import (
 )
 
 from autology_mcp.common.errors import NotFoundError, StorageError
-from autology_mcp.models import new_id
-from autology_mcp.node_index import SCHEMA_VERSION
-from autology_mcp.service import Autology
-from autology_mcp.store import NodeStore
+from autology_mcp.knowledge.models import new_id
+from autology_mcp.knowledge.node_index import SCHEMA_VERSION
+from autology_mcp.knowledge.service import Autology
+from autology_mcp.knowledge.store import NodeStore
 
 
 def reopen(root) -> Autology:

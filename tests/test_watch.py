@@ -1,4 +1,4 @@
-"""The watcher (autology_mcp.watch.NodeWatcher): outside changes become visible to queries.
+"""The watcher (autology_mcp.knowledge.watch.NodeWatcher): outside changes become visible to queries.
 
 Each test polls with a deadline instead of sleeping a fixed time.
 """
@@ -14,7 +14,7 @@ import pytest
 from core_helpers import relations_in_graph_index, write_node_file
 
 from autology_mcp.common.errors import NotFoundError
-from autology_mcp.watch import NodeWatcher
+from autology_mcp.knowledge.watch import NodeWatcher
 
 DEADLINE = 15.0
 

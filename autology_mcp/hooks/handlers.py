@@ -18,8 +18,8 @@ from autology_mcp.hooks.output import RECALL_MAX_CHARS, additional_context, clip
 from autology_mcp.common.paths import ProjectPaths, resolve_root
 
 if TYPE_CHECKING:
-    from autology_mcp.models import KnowledgeNode
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.models import KnowledgeNode
+    from autology_mcp.knowledge.store import NodeStore
 
 MAX_FILES_SHOWN = 15
 MAX_NODES_SHOWN = 10
@@ -52,7 +52,7 @@ def open_store(root: Path) -> NodeStore | None:
     """The project's store, reconciled with its files; None when the project has no ``.autology/nodes``."""
     if not ProjectPaths(root).nodes.is_dir():
         return None
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.store import NodeStore
 
     store = NodeStore(root)
     store.reconcile()
@@ -111,7 +111,7 @@ def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) 
     Returns (lines, nodes found, nodes marked). A node whose own file changed in the same commit was
     just reviewed, so it is not marked.
     """
-    from autology_mcp.references import nodes_referencing, relative_to_root
+    from autology_mcp.knowledge.references import nodes_referencing, relative_to_root
 
     files = relative_to_root(commit.files, commit.toplevel, root)
     node_files = {f for f in files if f.startswith(".autology/")}
@@ -122,7 +122,7 @@ def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) 
         note = node.status.value
         own_file = store.rel(store.paths.node_file(node.type.value, node.id))
         if mark and node.status.value == "active" and own_file not in node_files:
-            from autology_mcp.service import Autology  # only when there is something to mark (it costs ~50 ms)
+            from autology_mcp.knowledge.service import Autology  # only when there is something to mark (it costs ~50 ms)
 
             Autology(store).update(node.id, status="needs_review")
             note = "marked needs_review (the code it references changed)"
@@ -306,7 +306,7 @@ def session_start(payload: dict[str, Any], root: Path | str | None = None) -> di
             "suggest /autology:capture; /autology:tutorial explains how it works.",
         )
     try:
-        from autology_mcp.references import relative_to_root
+        from autology_mcp.knowledge.references import relative_to_root
 
         top = git.toplevel(root)
         recent = relative_to_root(git.recently_changed(root), top, root) if top else []

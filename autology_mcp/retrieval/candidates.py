@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from autology_mcp.models import KnowledgeNode
+from autology_mcp.knowledge.models import KnowledgeNode
 
 DOC_EXTENSIONS = (".md", ".markdown", ".rst", ".txt", ".adoc")
 DOC_FILENAMES = ("README", "CHANGES", "AUTHORS", "LICENSE", "CHANGELOG", "HISTORY", "CONTRIBUTING", "NOTICE")

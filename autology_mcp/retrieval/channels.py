@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.models import KnowledgeNode
+from autology_mcp.knowledge.models import KnowledgeNode
 from autology_mcp.repo import query as repo_query
 from autology_mcp.repo.tokens import query_words, words
 from autology_mcp.repo.vectors import cosine_sparse_dense, sparse_vector
@@ -35,7 +35,7 @@ from autology_mcp.retrieval.candidates import Candidate, is_doc_path
 # rewards title matches, and on the judged knowledge queries (bench/knowledge_eval.py) 2 / 1 / 1
 # ranked better (nDCG@10 0.801 -> 0.807).
 NODE_BM25_WEIGHTS = (2.0, 1.0, 1.0)
-from autology_mcp.store import NodeStore
+from autology_mcp.knowledge.store import NodeStore
 
 log = logging.getLogger("autology.retrieval")
 

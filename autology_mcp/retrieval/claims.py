@@ -51,7 +51,7 @@ from autology_mcp.common.errors import AutologyError, ValidationError
 from autology_mcp.common.paths import ProjectPaths
 from autology_mcp.repo.tokens import STOP_WORDS as CODE_STOP_WORDS
 from autology_mcp.repo.tokens import split_camel
-from autology_mcp.search import STOP_WORDS as QUERY_STOP_WORDS
+from autology_mcp.knowledge.search import STOP_WORDS as QUERY_STOP_WORDS
 
 MAX_CLAIMS = 50
 MAX_REFS = 20
@@ -466,7 +466,7 @@ def check_claims(
     own_store = None
     if store is None and any(p.kind == "node" for _, refs in parsed_claims for p in refs):
         if ProjectPaths(Path(root).resolve()).nodes.is_dir():
-            from autology_mcp.store import NodeStore
+            from autology_mcp.knowledge.store import NodeStore
 
             store = own_store = NodeStore(root)
             store.reconcile()

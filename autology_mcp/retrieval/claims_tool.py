@@ -16,7 +16,7 @@ from autology_mcp.retrieval import claims as claim_check
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
-    from autology_mcp.service import Autology
+    from autology_mcp.knowledge.service import Autology
 
 TOOL_NAME = "autology_check_claims"
 
@@ -121,7 +121,7 @@ def _cmd_check_claims(args: argparse.Namespace) -> int:
         claims = _load(args.file)
     store = None
     if (root / ".autology" / "nodes").is_dir():
-        from autology_mcp.service import Autology
+        from autology_mcp.knowledge.service import Autology
 
         store = Autology.open(root).store
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.markdown import render_node
+from autology_mcp.knowledge.markdown import render_node
 from autology_mcp.retrieval import budget as budget_mod
 from autology_mcp.retrieval import channels as ch
 from autology_mcp.retrieval import expand, scoring
@@ -26,7 +26,7 @@ from autology_mcp.retrieval.fusion import location_similarity, mmr, rrf
 from autology_mcp.retrieval.intent import classify_intent
 from autology_mcp.retrieval.text import proof_window, stem, terms
 from autology_mcp.retrieval.verdict import decide
-from autology_mcp.store import NodeStore
+from autology_mcp.knowledge.store import NodeStore
 
 SCOPES = ("nodes", "code", "docs", "sessions")
 DETAILS = ("brief", "normal", "full")

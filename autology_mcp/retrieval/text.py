@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from autology_mcp.search import query_terms
+from autology_mcp.knowledge.search import query_terms
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")

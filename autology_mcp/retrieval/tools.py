@@ -22,7 +22,7 @@ from autology_mcp.retrieval.budget import compact_json
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
-    from autology_mcp.service import Autology
+    from autology_mcp.knowledge.service import Autology
 
 log = logging.getLogger("autology.retrieval")
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)

@@ -52,7 +52,7 @@ def _same_area(a: Candidate, b: Candidate) -> bool:
 
 def only_common_words(query: str) -> bool:
     """True when every word of the query is a stop word ("the of and", "a")."""
-    from autology_mcp.search import STOP_WORDS, query_terms
+    from autology_mcp.knowledge.search import STOP_WORDS, query_terms
 
     words = query_terms(query)
     return bool(words) and all(w in STOP_WORDS for w in words)

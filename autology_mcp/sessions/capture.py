@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.models import CONFIDENCE_AUTOMATIC, TITLE_MAX
+from autology_mcp.knowledge.models import CONFIDENCE_AUTOMATIC, TITLE_MAX
 from autology_mcp.sessions.insights import Insight, mark_known, merge_duplicates
 
 if TYPE_CHECKING:
-    from autology_mcp.node_index import NodeIndex
-    from autology_mcp.service import Autology
+    from autology_mcp.knowledge.node_index import NodeIndex
+    from autology_mcp.knowledge.service import Autology
 
 SOURCE = "hook_session_end"
 
@@ -107,7 +107,7 @@ def analyze_category(store: Any) -> dict[str, Any]:
     Score ``100 × (1 − new insights / insights mined)``: 100 when every insight is in the graph
     (or there is none, or session memory is off).
     """
-    from autology_mcp.analyze import _category
+    from autology_mcp.knowledge.analyze import _category
 
     try:
         insights = collect(store.root, store.index)

@@ -76,7 +76,7 @@ def _targets(args: argparse.Namespace, root: Path) -> list[Path]:
 def _ingest(args: argparse.Namespace, root: Path) -> int:
     from autology_mcp.sessions.ingest import ingest_transcript
     from autology_mcp.sessions.index import SessionIndex
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.store import NodeStore
 
     _require_enabled(root)
     targets = _targets(args, root)
@@ -91,7 +91,7 @@ def _ingest(args: argparse.Namespace, root: Path) -> int:
     SessionIndex.for_root(root).sync()
     nodes = []
     if args.node:
-        from autology_mcp.service import Autology
+        from autology_mcp.knowledge.service import Autology
         from autology_mcp.sessions.session_node import write_session_node
 
         autology = Autology.open(root)
@@ -134,7 +134,7 @@ def _search(args: argparse.Namespace, root: Path) -> int:
 
 
 def _insights(args: argparse.Namespace, root: Path) -> int:
-    from autology_mcp.service import Autology
+    from autology_mcp.knowledge.service import Autology
     from autology_mcp.sessions.capture import capture, collect
 
     _require_enabled(root)

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from autology_mcp.search import STOP_WORDS
+from autology_mcp.knowledge.search import STOP_WORDS
 from autology_mcp.sessions.transcript import Turn
 
 THRESHOLD = 0.4
@@ -178,9 +178,9 @@ def merge_duplicates(insights: Iterable[Insight]) -> list[Insight]:
 def mark_known(insights: list[Insight], index: object, overlap: float = 0.7) -> list[Insight]:
     """Each insight with ``duplicate_of`` set when an existing node already holds most of its words.
 
-    ``index`` is the node store's :class:`~autology_mcp.node_index.NodeIndex`.
+    ``index`` is the node store's :class:`~autology_mcp.knowledge.node_index.NodeIndex`.
     """
-    from autology_mcp.search import search_nodes
+    from autology_mcp.knowledge.search import search_nodes
 
     out = []
     for insight in insights:

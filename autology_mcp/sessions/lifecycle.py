@@ -15,7 +15,7 @@ from autology_mcp.common.paths import ProjectPaths
 
 if TYPE_CHECKING:
     from autology_mcp.sessions.ingest import IngestResult
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.store import NodeStore
 
 
 def _active(root: Path) -> bool:
@@ -48,7 +48,7 @@ def ingest_from_payload(root: Path, payload: dict[str, Any]) -> IngestResult | N
 
 def finish_session(root: Path, result: IngestResult) -> str:
     """After the ingest at SessionEnd: the session node, and the insights when configured. Returns a summary."""
-    from autology_mcp.service import Autology
+    from autology_mcp.knowledge.service import Autology
     from autology_mcp.sessions.config import load_sessions_config
     from autology_mcp.sessions.session_node import write_session_node
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autology_mcp.search import STOP_WORDS
+from autology_mcp.knowledge.search import STOP_WORDS
 
 if TYPE_CHECKING:
-    from autology_mcp.search import Hit
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.search import Hit
+    from autology_mcp.knowledge.store import NodeStore
 
 KEYWORDS_MAX = 5
 NODES_MAX = 5
@@ -144,7 +144,7 @@ def latest_recall(root: Path, store: NodeStore | None, exclude_session: str | No
         return None
     hits: list[Hit] = []
     if store is not None:
-        from autology_mcp.search import search_nodes
+        from autology_mcp.knowledge.search import search_nodes
 
         query = " ".join(re.sub(r"\.[a-z]+$", "", w) if _FILE.fullmatch(w) else w for w in words)  # client.py -> client
         hits = [h for h in search_nodes(store.index, query, limit=NODES_MAX) if h.node.status.value != "superseded"]

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from autology_mcp.common.errors import StorageError
-from autology_mcp.search import query_terms
+from autology_mcp.knowledge.search import query_terms
 from autology_mcp.sessions.config import SessionsConfig, load_sessions_config
 from autology_mcp.sessions.index import SessionIndex, is_damaged
 from autology_mcp.sessions.store import sessions_dir

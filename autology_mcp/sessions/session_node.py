@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autology_mcp.common.errors import NotFoundError, ValidationError
-from autology_mcp.models import REFERENCES_MAX, TITLE_MAX, validate_reference
+from autology_mcp.knowledge.models import REFERENCES_MAX, TITLE_MAX, validate_reference
 from autology_mcp.sessions.handoff import sections
 from autology_mcp.sessions.store import SessionRecord, load_session
 
 if TYPE_CHECKING:
-    from autology_mcp.service import Autology
+    from autology_mcp.knowledge.service import Autology
 
 SOURCE = "hook_session_end"
 CONFIDENCE = 0.85
@@ -88,7 +88,7 @@ def find_session_node(autology: Autology, session_id: str) -> str | None:
 
 def touched_nodes(autology: Autology, record: SessionRecord, exclude: str | None = None) -> list[str]:
     """Ids of existing nodes the session touched: referencing a changed file, or named in the session."""
-    from autology_mcp.references import nodes_referencing
+    from autology_mcp.knowledge.references import nodes_referencing
 
     found: dict[str, None] = {}
     changed = [f for f in record.state.files_modified if not f.startswith(("/", ".autology/"))]

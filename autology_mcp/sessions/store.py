@@ -215,7 +215,7 @@ def ensure_gitignore(root: Path) -> None:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        from autology_mcp.store import GITIGNORE
+        from autology_mcp.knowledge.store import GITIGNORE
 
         text = GITIGNORE
     except OSError as exc:

@@ -8,7 +8,7 @@ import pytest
 from mcp import Client
 
 from autology_mcp.server import build_server
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.service import Autology
 
 from repo_fixtures import write
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.service import Autology
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.retrieval import claims as c
 from autology_mcp.retrieval import ledger
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.service import Autology
 
 RETRY = '''import time
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from autology_mcp.store import NodeStore
+from autology_mcp.knowledge.store import NodeStore
 
 
 @pytest.fixture

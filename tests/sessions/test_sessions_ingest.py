@@ -160,7 +160,7 @@ def test_concurrent_ingests_lose_nothing(project: Path, tmp_path: Path) -> None:
 
 
 def test_init_writes_the_sessions_line(tmp_path: Path) -> None:
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.store import NodeStore
 
     root = tmp_path / "fresh"
     root.mkdir()

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from sessions_helpers import BASIC, COMPACTED, MALFORMED, SECRETS, copy_fixture
 
-from autology_mcp.analyze import CATEGORIES, analyze, render
-from autology_mcp.service import Autology
+from autology_mcp.knowledge.analyze import CATEGORIES, analyze, render
+from autology_mcp.knowledge.service import Autology
 from autology_mcp.sessions.capture import capture, collect
 from autology_mcp.sessions.ingest import ingest_transcript
 from autology_mcp.sessions.insights import THRESHOLD, merge_duplicates, mine_turns, quality, sentences

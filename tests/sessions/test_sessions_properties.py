@@ -14,7 +14,7 @@ from autology_mcp.sessions.ingest import ingest_transcript
 from autology_mcp.sessions.redact import redact
 from autology_mcp.sessions.store import SessionRecord, load_session, parse, render
 from autology_mcp.sessions.transcript import ParseState, Turn
-from autology_mcp.store import NodeStore
+from autology_mcp.knowledge.store import NodeStore
 
 texts = st.text(min_size=1, max_size=200).map(redact).filter(str.strip)
 

@@ -17,7 +17,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from autology_mcp.common.errors import NotFoundError, ValidationError
-from autology_mcp.models import validate_id, validate_relation_type
+from autology_mcp.knowledge.models import validate_id, validate_relation_type
 
 if TYPE_CHECKING:
     import networkx as nx

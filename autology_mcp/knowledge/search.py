@@ -42,8 +42,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from autology_mcp.models import KnowledgeNode, NodeStatus
-from autology_mcp.node_index import NodeIndex
+from autology_mcp.knowledge.models import KnowledgeNode, NodeStatus
+from autology_mcp.knowledge.node_index import NodeIndex
 
 COLUMN_WEIGHTS = (10.0, 1.0, 5.0)  # title, content, tags
 STATUS_FACTOR = {NodeStatus.ACTIVE: 1.0, NodeStatus.NEEDS_REVIEW: 0.9, NodeStatus.SUPERSEDED: 0.5}

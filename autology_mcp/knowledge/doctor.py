@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autology_mcp import models
-from autology_mcp.graph import read_graph_index, relation_keys
-from autology_mcp.store import NodeStore
+from autology_mcp.knowledge import models
+from autology_mcp.knowledge.graph import read_graph_index, relation_keys
+from autology_mcp.knowledge.store import NodeStore
 
 
 @dataclass

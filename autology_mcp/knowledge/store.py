@@ -24,16 +24,16 @@ from typing import TYPE_CHECKING
 
 from autology_mcp.common.errors import NotFoundError, StorageError
 from autology_mcp.common.fsutil import WriteLock, atomic_write, read_text, remove_file
-from autology_mcp.graph import (
+from autology_mcp.knowledge.graph import (
     build_graph,
     read_graph_index,
     relation_keys,
     relation_line,
     render_graph_index_lines,
 )
-from autology_mcp.markdown import MalformedNodeError, parse_node, render_node
-from autology_mcp.models import NODE_TYPES, KnowledgeNode, Relation, utc_now, validate_id
-from autology_mcp.node_index import NodeIndex
+from autology_mcp.knowledge.markdown import MalformedNodeError, parse_node, render_node
+from autology_mcp.knowledge.models import NODE_TYPES, KnowledgeNode, Relation, utc_now, validate_id
+from autology_mcp.knowledge.node_index import NodeIndex
 from autology_mcp.common.paths import ProjectPaths
 
 if TYPE_CHECKING:

@@ -23,10 +23,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.adr import missing_adr_sections
-from autology_mcp.models import KnowledgeNode
-from autology_mcp.references import reference_path
-from autology_mcp.store import NodeStore
+from autology_mcp.knowledge.adr import missing_adr_sections
+from autology_mcp.knowledge.models import KnowledgeNode
+from autology_mcp.knowledge.references import reference_path
+from autology_mcp.knowledge.store import NodeStore
 
 CATEGORIES = ("structure", "review", "adr", "references", "consistency", "insights")
 FINDINGS_MAX = 50  # per category; the count is always complete

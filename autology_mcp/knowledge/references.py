@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from autology_mcp.models import KnowledgeNode
+from autology_mcp.knowledge.models import KnowledgeNode
 
 
 def reference_path(reference: str) -> str:

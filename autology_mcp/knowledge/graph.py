@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autology_mcp.models import RelationRecord, format_timestamp
+from autology_mcp.knowledge.models import RelationRecord, format_timestamp
 
 if TYPE_CHECKING:
     import networkx as nx

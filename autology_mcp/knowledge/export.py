@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
 if TYPE_CHECKING:
-    from autology_mcp.store import NodeStore
+    from autology_mcp.knowledge.store import NodeStore
 
 FORMATS = ("mermaid", "dot", "graphml", "json", "html")
 EXCERPT_CHARS = 400

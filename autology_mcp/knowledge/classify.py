@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from autology_mcp.adr import adr_sections_present
-from autology_mcp.models import CONFIDENCE_AUTOMATIC, NodeType
+from autology_mcp.knowledge.adr import adr_sections_present
+from autology_mcp.knowledge.models import CONFIDENCE_AUTOMATIC, NodeType
 
 _PATTERNS: dict[NodeType, list[str]] = {
     NodeType.DECISION: [

@@ -12,10 +12,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from autology_mcp.adr import ADR_TEMPLATE, missing_adr_sections
-from autology_mcp.classify import classify
+from autology_mcp.knowledge.adr import ADR_TEMPLATE, missing_adr_sections
+from autology_mcp.knowledge.classify import classify
 from autology_mcp.common.errors import NotFoundError, ValidationError
-from autology_mcp.models import (
+from autology_mcp.knowledge.models import (
     CONFIDENCE_HOOK,
     CONFIDENCE_MANUAL,
     CONFIDENCE_MINIMUM,
@@ -40,8 +40,8 @@ from autology_mcp.models import (
     validate_title,
     validate_type,
 )
-from autology_mcp.search import search_nodes
-from autology_mcp.store import NodeStore
+from autology_mcp.knowledge.search import search_nodes
+from autology_mcp.knowledge.store import NodeStore
 
 QUERY_LIMIT_DEFAULT = 10
 QUERY_LIMIT_MAX = 100

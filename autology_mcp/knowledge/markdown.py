@@ -17,7 +17,7 @@ import yaml
 from frontmatter.default_handlers import YAMLHandler
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.models import (
+from autology_mcp.knowledge.models import (
     CONFIDENCE_MANUAL,
     KnowledgeNode,
     NodeStatus,

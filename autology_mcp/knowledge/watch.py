@@ -24,7 +24,7 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
-from autology_mcp.store import NodeStore
+from autology_mcp.knowledge.store import NodeStore
 
 log = logging.getLogger("autology.watch")
 

@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.models import KnowledgeNode, RelationRecord
-from autology_mcp.references import reference_path
+from autology_mcp.knowledge.models import KnowledgeNode, RelationRecord
+from autology_mcp.knowledge.references import reference_path
 
 SCHEMA_VERSION = "2"  # 2: the refs table
 
