@@ -317,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
     command("rebuild", cmd_rebuild, "rebuild every derived index from the node files")
     command("doctor", cmd_doctor, "report malformed files, duplicate ids, dangling relations, a stale graph index")
 
-    from autology_mcp.repo.cli import add_commands as add_index_commands
+    from autology_mcp.code.cli import add_commands as add_index_commands
 
     add_index_commands(sub)
     from autology_mcp.hooks import add_commands as add_hook_commands  # Claude Code hooks (issue 4)

@@ -292,7 +292,7 @@ def _add_graph_and_analysis(app: MCPServer, autology: Autology) -> None:
 
 
 # ==================================================================== repository index (issue 3)
-# autology_index and autology_code_search: thin async wrappers over autology_mcp.repo.service.
+# autology_index and autology_code_search: thin async wrappers over autology_mcp.code.service.
 # The blocking work runs in a worker thread; build progress goes out as MCP progress notifications.
 # (Module-level imports: the tool signatures' annotations are resolved in this module's globals.)
 
@@ -305,7 +305,7 @@ from mcp.server.mcpserver import Context  # noqa: E402
 
 
 def _add_repo_index(app: MCPServer, autology: Autology) -> None:
-    from autology_mcp.repo import service as repo
+    from autology_mcp.code import service as repo
 
     root = autology.store.root
 

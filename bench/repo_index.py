@@ -39,7 +39,7 @@ TARGETS = {"full_build_s": 30.0, "incremental_1_file_s": 1.0, "query_p50_ms": 30
 CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
-from autology_mcp.repo import service
+from autology_mcp.code import service
 root = Path(sys.argv[1])
 t = time.perf_counter()
 summary = service.build_index(root, rebuild=sys.argv[2] == "rebuild")
@@ -51,7 +51,7 @@ print(json.dumps({"summary": summary, "build_s": wall, "rss_main_mb": me}))
 QUERY_CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
-from autology_mcp.repo import service
+from autology_mcp.code import service
 root = Path(sys.argv[1])
 queries = json.loads(Path(sys.argv[2]).read_text())
 out = {}
@@ -211,7 +211,7 @@ def main() -> int:
                           "query": stats_ms(q["query"]), "query_with_refresh": stats_ms(q["query_with_refresh"]),
                           "rss_mb": round(q["rss_mb"], 1), "peak_rss_process_tree_mb": q["tree_peak_rss_mb"]}
     print(f"queries: {results['queries']}", flush=True)
-    from autology_mcp.repo.tokens import query_words
+    from autology_mcp.code.tokens import query_words
 
     grep_times = []
     for text in queries:

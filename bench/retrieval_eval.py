@@ -31,11 +31,11 @@ import subprocess
 import time
 from pathlib import Path
 
-from autology_mcp.repo import service
-from autology_mcp.repo.config import load_index_config
-from autology_mcp.repo.layout import IndexLocation
-from autology_mcp.repo.store import IndexDB
-from autology_mcp.repo.tokens import query_words
+from autology_mcp.code import service
+from autology_mcp.code.config import load_index_config
+from autology_mcp.code.layout import IndexLocation
+from autology_mcp.code.store import IndexDB
+from autology_mcp.code.tokens import query_words
 
 SKIP_PREFIXES = ("merge", "bump", "release", "revert", "version", "prepare", "pre-commit", "[pre-commit")
 MAX_RELEVANT = 10

@@ -6,7 +6,7 @@ relevant set is the non-test source files it changed; the index is built at the 
 (incrementally, oldest commit first). Three rankers, each collapsed to files in order of first
 appearance:
 
-- ``index``: ``autology_mcp.repo.service.code_search`` (top 60 chunks), as in retrieval_eval.py;
+- ``index``: ``autology_mcp.code.service.code_search`` (top 60 chunks), as in retrieval_eval.py;
 - ``unified``: ``autology_mcp.retrieval.search(scope=["code"], limit=50)`` with a token budget
   too large to cut anything (ranking quality);
 - ``grep``: retrieval_eval.py's grep-style baseline.
@@ -38,7 +38,7 @@ from retrieval_eval import (  # noqa: E402  (bench/ is not a package)
     ranked_index_files,
 )
 
-from autology_mcp.repo import service  # noqa: E402
+from autology_mcp.code import service  # noqa: E402
 
 NO_BUDGET = 1_000_000
 UNIFIED_LIMIT = 50  # autology_search's maximum

@@ -61,14 +61,14 @@ def stats(samples_s: list[float]) -> dict[str, float]:
 
 
 def ensure_setup(root: Path, nodes: int, seed: int) -> dict[str, Any]:
-    from autology_mcp.repo.config import load_index_config
-    from autology_mcp.repo.layout import IndexLocation
+    from autology_mcp.code.config import load_index_config
+    from autology_mcp.code.layout import IndexLocation
     from autology_mcp.knowledge.store import NodeStore
 
     facts: dict[str, Any] = {}
     loc = IndexLocation.of(root, load_index_config(root))
     if not loc.exists():
-        from autology_mcp.repo.service import build_index
+        from autology_mcp.code.service import build_index
 
         t = time.perf_counter()
         summary = build_index(root)

@@ -5,7 +5,7 @@ themselves go into one shared pool, so a chunk found by three channels is one ca
   tags (column weights 2 / 1 / 1); ``node_title_tags`` ranks the nodes matching in their title or
   tags only;
 - code and docs (the repository index): one BM25 pass scored by the index's own hybrid ranker
-  (:func:`autology_mcp.repo.query.score_candidates`) gives ``code_bm25`` (that ranking),
+  (:func:`autology_mcp.code.query.score_candidates`) gives ``code_bm25`` (that ranking),
   ``vectors`` (by hashed-vector cosine) and ``symbols`` (by symbol-name match), to which exact
   symbol-table lookups are added; ``paths`` ranks files whose path words match the query words
   (exactly, by prefix, or by trigram similarity for words not in any path);
@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.knowledge.models import KnowledgeNode
-from autology_mcp.repo import query as repo_query
-from autology_mcp.repo.tokens import query_words, words
-from autology_mcp.repo.vectors import cosine_sparse_dense, sparse_vector
+from autology_mcp.code import query as repo_query
+from autology_mcp.code.tokens import query_words, words
+from autology_mcp.code.vectors import cosine_sparse_dense, sparse_vector
 from autology_mcp.retrieval.candidates import Candidate, is_doc_path
 
 # title, content, tags. autology_query weighs them 10 / 1 / 5; here the title/tags channel already
@@ -239,7 +239,7 @@ def _refresh(root: Path, cfg, loc, interval: float) -> CodeFreshness:
 
 
 def _refresh_now(root: Path, cfg, fresh: CodeFreshness) -> CodeFreshness:
-    from autology_mcp.repo import build as build_mod
+    from autology_mcp.code import build as build_mod
 
     t0 = time.perf_counter()
     try:
@@ -283,7 +283,7 @@ _locations: dict[tuple, Any] = {}
 def index_location(root: Path, cfg):
     """(index config, location) of the project's repository index. The namespace (branch and
     worktree) is read from git at most once a second per process."""
-    from autology_mcp.repo.layout import IndexLocation
+    from autology_mcp.code.layout import IndexLocation
 
     key = (str(root), id(cfg), int(time.monotonic()))
     loc = _locations.get(key)

@@ -49,8 +49,8 @@ from typing import Any
 
 from autology_mcp.common.errors import AutologyError, ValidationError
 from autology_mcp.common.paths import ProjectPaths
-from autology_mcp.repo.tokens import STOP_WORDS as CODE_STOP_WORDS
-from autology_mcp.repo.tokens import split_camel
+from autology_mcp.code.tokens import STOP_WORDS as CODE_STOP_WORDS
+from autology_mcp.code.tokens import split_camel
 from autology_mcp.knowledge.search import STOP_WORDS as QUERY_STOP_WORDS
 
 MAX_CLAIMS = 50

@@ -173,7 +173,7 @@ def _stamp(root: Path) -> tuple:
 def project_configs(root: Path) -> tuple[RetrievalConfig, Any]:
     """(retrieval config, repository index config) of the project, parsed again only when one of
     its two config files changed (two stats per search instead of parsing and copying the tables)."""
-    from autology_mcp.repo.config import load_index_config
+    from autology_mcp.code.config import load_index_config
 
     key = str(root)
     stamp = _stamp(root)

@@ -28,8 +28,8 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
-from autology_mcp.repo.scan import glob_match
-from autology_mcp.repo.vectors import sparse_vector
+from autology_mcp.code.scan import glob_match
+from autology_mcp.code.vectors import sparse_vector
 from autology_mcp.retrieval.candidates import Candidate
 from autology_mcp.retrieval.config import RetrievalConfig
 from autology_mcp.retrieval.fusion import rrf_ideal

@@ -142,7 +142,7 @@ def make_project(root: Path, with_index: bool = True) -> Project:
         type="concept", tags=["database"],
     ).id
     if with_index:
-        from autology_mcp.repo.service import build_index
+        from autology_mcp.code.service import build_index
 
         build_index(root)
     return Project(root, service, ids)

@@ -15,8 +15,8 @@ from fnmatch import fnmatchcase, translate
 from functools import lru_cache
 from pathlib import Path
 
-from autology_mcp.repo import git
-from autology_mcp.repo.config import IndexConfig
+from autology_mcp.code import git
+from autology_mcp.code.config import IndexConfig
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,12 @@ from pathlib import Path
 
 import pytest
 
-from autology_mcp.repo import service
-from autology_mcp.repo.build import build
-from autology_mcp.repo.config import IndexConfig
-from autology_mcp.repo.layout import IndexLocation
+from autology_mcp.code import service
+from autology_mcp.code.build import build
+from autology_mcp.code.config import IndexConfig
+from autology_mcp.code.layout import IndexLocation
 
-from repo_fixtures import git, write
+from code_fixtures import git, write
 
 
 def loc(root: Path) -> IndexLocation:

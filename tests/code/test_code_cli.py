@@ -3,7 +3,7 @@ from pathlib import Path
 
 from autology_mcp.cli import main
 
-from repo_fixtures import write
+from code_fixtures import write
 
 
 def run(capsys, root: Path, *args: str) -> tuple[int, str, str]:

@@ -11,7 +11,7 @@ import math
 from array import array
 from collections import Counter
 
-from autology_mcp.repo.tokens import tokenize
+from autology_mcp.code.tokens import tokenize
 
 FNV_OFFSET = 0x811C9DC5
 FNV_PRIME = 0x01000193

@@ -15,12 +15,12 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
-from autology_mcp.repo import git
-from autology_mcp.repo.build import manifest_is_compatible
-from autology_mcp.repo.config import IndexConfig
-from autology_mcp.repo.layout import IndexLocation, build_lock, file_sha256, read_json
-from autology_mcp.repo.scan import scan
-from autology_mcp.repo.store import TABLES, IndexDB, chunk_line, sha256, symbol_line
+from autology_mcp.code import git
+from autology_mcp.code.build import manifest_is_compatible
+from autology_mcp.code.config import IndexConfig
+from autology_mcp.code.layout import IndexLocation, build_lock, file_sha256, read_json
+from autology_mcp.code.scan import scan
+from autology_mcp.code.store import TABLES, IndexDB, chunk_line, sha256, symbol_line
 
 MAX_LISTED = 50
 

@@ -2,12 +2,12 @@ import json
 import shutil
 from pathlib import Path
 
-from autology_mcp.repo.build import build
-from autology_mcp.repo.config import IndexConfig, config_from_dict
-from autology_mcp.repo.layout import IndexLocation
-from autology_mcp.repo.store import IndexDB
+from autology_mcp.code.build import build
+from autology_mcp.code.config import IndexConfig, config_from_dict
+from autology_mcp.code.layout import IndexLocation
+from autology_mcp.code.store import IndexDB
 
-from repo_fixtures import git, write
+from code_fixtures import git, write
 
 
 def indexed_paths(root: Path, cfg: IndexConfig | None = None) -> dict:
@@ -80,7 +80,7 @@ def test_touch_without_content_change_is_reused(repo: Path):
     assert s["rebuilt"] == 0
     s = build(repo, fast=True)
     assert s["rebuilt"] == 0
-    from autology_mcp.repo import service
+    from autology_mcp.code import service
 
     assert service.verify_index(repo, strict=True)["ok"]  # the new mtime was recorded consistently
 

@@ -15,7 +15,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from autology_mcp.repo.config import IndexConfig
+from autology_mcp.code.config import IndexConfig
 
 
 @dataclass(frozen=True)

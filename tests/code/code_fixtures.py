@@ -1,6 +1,6 @@
 """Helpers for the repository index tests: a small git repository built by the test itself.
 
-(A uniquely named module, not conftest.py, so ``from repo_fixtures import ...`` never picks up the
+(A uniquely named module, not conftest.py, so ``from code_fixtures import ...`` never picks up the
 core suite's conftest.) The fixtures themselves are registered in conftest.py."""
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from autology_mcp.cli import command_group
-from autology_mcp.repo import service
-from autology_mcp.repo.build import summary_text
+from autology_mcp.code import service
+from autology_mcp.code.build import summary_text
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

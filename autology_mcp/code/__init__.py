@@ -1,4 +1,4 @@
-"""The repository index: scan, chunk, vectorize, store, query and verify the project's own code and docs.
+"""The code index (the repository index): scan, chunk, vectorize, store, query and verify the project's own code and docs.
 
 Modules, one job each:
 

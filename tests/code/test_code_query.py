@@ -3,11 +3,11 @@ from pathlib import Path
 import pytest
 
 from autology_mcp.common.errors import NotFoundError, ValidationError
-from autology_mcp.repo import service
-from autology_mcp.repo.build import build
-from autology_mcp.repo.query import path_score, symbol_score
+from autology_mcp.code import service
+from autology_mcp.code.build import build
+from autology_mcp.code.query import path_score, symbol_score
 
-from repo_fixtures import write
+from code_fixtures import write
 
 
 def test_natural_question_finds_the_method(repo: Path):
@@ -84,10 +84,10 @@ def test_channel_scores():
 
 
 def test_common_words_are_left_out_of_the_bm25_pass_only_above_the_budget(repo: Path):
-    from autology_mcp.repo.config import config_from_dict
-    from autology_mcp.repo.layout import IndexLocation
-    from autology_mcp.repo.query import search
-    from autology_mcp.repo.store import IndexDB
+    from autology_mcp.code.config import config_from_dict
+    from autology_mcp.code.layout import IndexLocation
+    from autology_mcp.code.query import search
+    from autology_mcp.code.store import IndexDB
 
     for i in range(20):
         write(repo, f"pkg/m{i}.py", f"def common_{i}():\n    return 'shared word'\n")
@@ -101,7 +101,7 @@ def test_common_words_are_left_out_of_the_bm25_pass_only_above_the_budget(repo: 
 
 
 def test_ties_at_the_candidate_cut_do_not_depend_on_build_history(repo: Path):
-    from autology_mcp.repo.config import config_from_dict
+    from autology_mcp.code.config import config_from_dict
 
     (repo / ".autology").mkdir(exist_ok=True)
     (repo / ".autology" / "config.toml").write_text("[index]\ncandidates = 10\n")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autology_mcp.common.errors import StorageError
-from autology_mcp.repo.tokens import fts_text
+from autology_mcp.code.tokens import fts_text
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS files(

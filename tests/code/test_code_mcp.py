@@ -10,7 +10,7 @@ from mcp import Client
 from autology_mcp.server import build_server
 from autology_mcp.knowledge.service import Autology
 
-from repo_fixtures import write
+from code_fixtures import write
 
 
 def client_for(root: Path) -> tuple[Client, Autology]:

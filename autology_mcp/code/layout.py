@@ -24,8 +24,8 @@ from typing import Any, Iterator
 from autology_mcp.common.errors import StorageError
 from autology_mcp.common.fsutil import atomic_write
 from autology_mcp.common.paths import ProjectPaths
-from autology_mcp.repo import git
-from autology_mcp.repo.config import IndexConfig
+from autology_mcp.code import git
+from autology_mcp.code.config import IndexConfig
 
 
 def namespace(root: Path, cfg: IndexConfig) -> str:
