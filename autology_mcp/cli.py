@@ -135,7 +135,9 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    status = _open(args).status()
+    from autology_mcp.retrieval.ledger import status_with_counters
+
+    status = status_with_counters(_open(args))
 
     def human() -> str:
         lines = [f"{status.totalNodes} nodes, {status.totalRelations} relations"]

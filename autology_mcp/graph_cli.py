@@ -104,10 +104,11 @@ def cmd_walk(args: argparse.Namespace) -> int:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from autology_mcp.knowledge.analyze import analyze, render
+    from autology_mcp.knowledge.analyze import render
+    from autology_mcp.sessions.capture import health_report
 
     with _store(args) as store:
-        report = analyze(store, args.category or None)
+        report = health_report(store, args.category or None)
     return _print(args, report, lambda: render(report))
 
 

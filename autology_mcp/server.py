@@ -20,10 +20,12 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from autology_mcp import __version__
-from autology_mcp.knowledge import analyze, graph_ops
+from autology_mcp.knowledge import graph_ops
 from autology_mcp.common.errors import AutologyError
 from autology_mcp.knowledge.models import NODE_STATUSES, NODE_TYPES, RELATION_TYPES
 from autology_mcp.knowledge.service import Autology, CaptureResult, QueryHit, StatusResult
+from autology_mcp.retrieval.ledger import status_with_counters
+from autology_mcp.sessions.capture import HEALTH_CATEGORIES, health_report
 
 log = logging.getLogger("autology.server")
 T = TypeVar("T")
@@ -105,7 +107,7 @@ def build_server(autology: Autology) -> MCPServer:
     @app.tool(name="autology_status", annotations=READ_ONLY)
     def autology_status() -> StatusResult:
         """Knowledge graph statistics: nodes by type and status, relations by type, unreadable files."""
-        return _run(autology.status)
+        return _run(status_with_counters, autology)
 
     @app.tool(name="autology_update", annotations=OVERWRITES)
     def autology_update(
@@ -260,7 +262,7 @@ def _add_graph_and_analysis(app: MCPServer, autology: Autology) -> None:
             list[str] | None,
             Field(
                 description="Limit the report to these categories (default: all)",
-                json_schema_extra={"items": {"enum": list(analyze.CATEGORIES)}},
+                json_schema_extra={"items": {"enum": list(HEALTH_CATEGORIES)}},
             ),
         ] = None,
     ) -> dict[str, Any]:
@@ -268,7 +270,7 @@ def _add_graph_and_analysis(app: MCPServer, autology: Autology) -> None:
         superseded still referenced), adr (decisions missing sections), references (missing or changed files),
         consistency (duplicate titles, depends_on cycles), insights (decisions, conventions and discoveries mined from
         past sessions that no node records yet)."""
-        return _run(analyze.analyze, autology.store, categories)
+        return _run(health_report, autology.store, categories)
 
     def add_prompt(skill) -> None:  # one MCP prompt per skill, same workflow text as skills/<name>/SKILL.md
         def prompt(request: str = "") -> str:
@@ -281,7 +283,7 @@ def _add_graph_and_analysis(app: MCPServer, autology: Autology) -> None:
 
     @app.resource("autology://status", name="status", description="Knowledge graph statistics", mime_type="application/json")
     def status_resource() -> str:
-        return autology.status().model_dump_json(indent=2)
+        return status_with_counters(autology).model_dump_json(indent=2)
 
     @app.resource("autology://node/{id}", name="node", description="One knowledge node as its Markdown file", mime_type="text/markdown")
     def node_resource(id: str) -> str:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from autology_mcp.hooks import git
 from autology_mcp.hooks.commands import GIT_COMMIT, PR_CREATE, PR_MERGE, detect_events
-from autology_mcp.hooks.output import RECALL_MAX_CHARS, additional_context, clip_lines, system_message
+from autology_mcp.common.clip import clip_lines
+from autology_mcp.hooks.output import RECALL_MAX_CHARS, additional_context, system_message
 from autology_mcp.common.paths import ProjectPaths, resolve_root
 
 if TYPE_CHECKING:

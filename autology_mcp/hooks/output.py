@@ -23,17 +23,3 @@ def additional_context(event: str, text: str, system_message: str | None = None)
 
 def system_message(text: str) -> dict[str, Any]:
     return {"systemMessage": text}
-
-
-def clip_lines(header: list[str], items: list[str], footer: list[str], limit: int) -> str:
-    """Header, as many items as fit, footer: never longer than ``limit`` characters."""
-    fixed = "\n".join(header + footer)
-    budget = limit - len(fixed) - 1
-    kept: list[str] = []
-    for item in items:
-        if len(item) + 1 > budget:
-            break
-        kept.append(item)
-        budget -= len(item) + 1
-    text = "\n".join(header + kept + footer)
-    return text[:limit]

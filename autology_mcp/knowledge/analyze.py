@@ -7,11 +7,10 @@
 | adr         | decisions missing ADR sections (Context, Decision, Alternatives, Consequences) |
 | references  | referenced files that are missing, or changed since the node was modified   |
 | consistency | duplicate-title candidates; cycles in depends_on                            |
-| insights    | decisions, conventions, discoveries mined from session logs, not yet nodes  |
 
 A category's score is ``100 × (1 − nodes with a finding / nodes it looks at)``, rounded; the
-overall score is the mean of the categories (insights scores ``100 × (1 − new insights / insights
-mined)``). "Changed since" uses the file's last git commit time (its modification time when the file
+overall score is the mean of the categories. Other parts add categories of their own through
+``extra`` (session memory adds ``insights``: :func:`autology_mcp.sessions.capture.health_report`). "Changed since" uses the file's last git commit time (its modification time when the file
 has uncommitted changes or is not in git).
 """
 
@@ -20,6 +19,7 @@ from __future__ import annotations
 import re
 import subprocess
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from autology_mcp.knowledge.models import KnowledgeNode
 from autology_mcp.knowledge.references import reference_path
 from autology_mcp.knowledge.store import NodeStore
 
-CATEGORIES = ("structure", "review", "adr", "references", "consistency", "insights")
+CATEGORIES = ("structure", "review", "adr", "references", "consistency")
 FINDINGS_MAX = 50  # per category; the count is always complete
 GIT_TIMEOUT = 10.0
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -43,7 +43,7 @@ def _finding(kind: str, node: KnowledgeNode | None, detail: str, node_id: str | 
     return out
 
 
-def _category(findings: list[dict[str, Any]], considered: int, affected: set[str]) -> dict[str, Any]:
+def make_category(findings: list[dict[str, Any]], considered: int, affected: set[str]) -> dict[str, Any]:
     score = 100 if considered == 0 else max(0, round(100 * (1 - len(affected) / considered)))
     return {
         "score": score,
@@ -71,7 +71,7 @@ def structure(nodes: dict[str, KnowledgeNode], relations: list[Any]) -> dict[str
         if node_id not in linked:
             findings.append(_finding("orphan", node, "no relation to or from any other node"))
             affected.add(node_id)
-    return _category(findings, len(nodes), affected)
+    return make_category(findings, len(nodes), affected)
 
 
 def review(nodes: dict[str, KnowledgeNode], relations: list[Any]) -> dict[str, Any]:
@@ -92,7 +92,7 @@ def review(nodes: dict[str, KnowledgeNode], relations: list[Any]) -> dict[str, A
                 _finding("superseded_still_referenced", node, f"superseded, but still related from {shown}")
             )
             affected.add(node.id)
-    return _category(findings, len(nodes), affected)
+    return make_category(findings, len(nodes), affected)
 
 
 def adr(nodes: dict[str, KnowledgeNode]) -> dict[str, Any]:
@@ -102,7 +102,7 @@ def adr(nodes: dict[str, KnowledgeNode]) -> dict[str, Any]:
         missing = missing_adr_sections(node.content)
         if missing:
             findings.append(_finding("adr_incomplete", node, f"missing ADR section(s): {', '.join(missing)}"))
-    return _category(findings, len(decisions), {f["id"] for f in findings})
+    return make_category(findings, len(decisions), {f["id"] for f in findings})
 
 
 def _git(root: Path, *args: str) -> str | None:
@@ -191,7 +191,7 @@ def references(root: Path, nodes: dict[str, KnowledgeNode], node_paths: dict[str
                     _finding("changed_since_modified", node, f"{p} changed after the node was last modified")
                 )
                 affected.add(node.id)
-    return _category(findings, len(live), affected)
+    return make_category(findings, len(live), affected)
 
 
 def _title_key(title: str) -> tuple[str, ...]:
@@ -224,26 +224,25 @@ def consistency(nodes: dict[str, KnowledgeNode], relations: list[Any]) -> dict[s
             _finding("depends_on_cycle", first, "depends_on cycle: " + " → ".join(cycle + [cycle[0]]), node_id=cycle[0])
         )
         affected.update(component)
-    return _category(findings, len(nodes), affected & set(nodes))
-
-
-def _session_insights(store: NodeStore) -> dict[str, Any]:
-    from autology_mcp.sessions.capture import analyze_category
-
-    return analyze_category(store)
+    return make_category(findings, len(nodes), affected & set(nodes))
 
 
 # ------------------------------------------------------------------------------ the report
 
 
-def analyze(store: NodeStore, categories: Any = None) -> dict[str, Any]:
-    """The health report; ``categories`` limits it to some of :data:`CATEGORIES`."""
+def analyze(
+    store: NodeStore, categories: Any = None, extra: Mapping[str, Callable[[NodeStore], dict[str, Any]]] | None = None
+) -> dict[str, Any]:
+    """The health report; ``categories`` limits it to some of :data:`CATEGORIES` and the names of
+    ``extra``, which maps further categories to the function that computes each from the store."""
     from autology_mcp.common.errors import ValidationError
 
-    wanted = list(CATEGORIES) if not categories else list(dict.fromkeys(categories))
-    unknown = [c for c in wanted if c not in CATEGORIES]
+    extra = dict(extra or {})
+    known = (*CATEGORIES, *extra)
+    wanted = list(known) if not categories else list(dict.fromkeys(categories))
+    unknown = [c for c in wanted if c not in known]
     if unknown or isinstance(categories, str):
-        raise ValidationError("categories", f"unknown category {unknown[0] if unknown else categories!r}", CATEGORIES)
+        raise ValidationError("categories", f"unknown category {unknown[0] if unknown else categories!r}", known)
     nodes = {n.id: n for n in store.index.all_nodes()}
     relations = store.index.relations()
     build = {
@@ -254,8 +253,7 @@ def analyze(store: NodeStore, categories: Any = None) -> dict[str, Any]:
             store.root, nodes, {i: p for i, _t, _s, _ti, p in store.index.node_summaries()}
         ),
         "consistency": lambda: consistency(nodes, relations),
-        "insights": lambda: _session_insights(store),  # issue 5: session memory
-    }
+    } | {name: (lambda compute=compute: compute(store)) for name, compute in extra.items()}
     report = {name: build[name]() for name in wanted}
     overall = round(sum(c["score"] for c in report.values()) / len(report))
     return {

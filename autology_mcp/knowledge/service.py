@@ -106,19 +106,14 @@ class StatusResult(BaseModel):
     retrieval: dict[str, Any] | None = Field(
         default=None,
         description="Counters of search verdicts (grounded, weak, ambiguous, no_evidence) and claim-check "
-        "outcomes (supported, unsupported, unresolved), with rates; see autology_mcp/retrieval/ledger.py",
+        "outcomes (supported, unsupported, unresolved), with rates; see autology_mcp/retrieval/ledger.py "
+        "(filled in by retrieval.ledger.status_with_counters: the knowledge graph does not count searches)",
     )
 
 
 # ------------------------------------------------------------------------------------------
 # The operations
 # ------------------------------------------------------------------------------------------
-
-
-def _retrieval_counters(root: Path) -> dict[str, Any]:
-    from autology_mcp.retrieval.ledger import counters  # lazy: the retrieval package imports this module's peers
-
-    return counters(root)
 
 
 def _adr_error(missing: list[str]) -> ValidationError:
@@ -235,7 +230,6 @@ class Autology:
             totalRelations=sum(by_relation.values()),
             relationsByType=by_relation,
             malformedFiles=[{"path": p, "reason": r} for p, r in index.errors()[:50]],
-            retrieval=_retrieval_counters(self.store.root),
         )
 
     def get(self, node_id: Any) -> NodeOut:

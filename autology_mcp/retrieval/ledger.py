@@ -30,10 +30,13 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from autology_mcp.common.errors import StorageError, ValidationError
 from autology_mcp.common.paths import ProjectPaths
+
+if TYPE_CHECKING:
+    from autology_mcp.knowledge.service import Autology, StatusResult
 
 log = logging.getLogger("autology.ledger")
 T = TypeVar("T")
@@ -264,3 +267,8 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
         f"{c['unsupported']} ({pct(cr['unsupported_rate'])}), unresolved {c['unresolved']} ({pct(cr['unresolved_rate'])})"
     )
     return [f"  retrieval: {searches}", f"             {claims}"]
+
+
+def status_with_counters(autology: Autology) -> StatusResult:
+    """``autology_status``'s answer: the knowledge graph's statistics with these counters in ``retrieval``."""
+    return autology.status().model_copy(update={"retrieval": counters(autology.store.root)})

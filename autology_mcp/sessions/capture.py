@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.knowledge.analyze import CATEGORIES, make_category, analyze
 from autology_mcp.knowledge.models import CONFIDENCE_AUTOMATIC, TITLE_MAX
 from autology_mcp.sessions.insights import Insight, mark_known, merge_duplicates
 
@@ -107,12 +108,10 @@ def analyze_category(store: Any) -> dict[str, Any]:
     Score ``100 × (1 − new insights / insights mined)``: 100 when every insight is in the graph
     (or there is none, or session memory is off).
     """
-    from autology_mcp.knowledge.analyze import _category
-
     try:
         insights = collect(store.root, store.index)
     except ValidationError as exc:
-        return _category([{"kind": "sessions_config_error", "id": None, "detail": str(exc)}], 0, set())
+        return make_category([{"kind": "sessions_config_error", "id": None, "detail": str(exc)}], 0, set())
     findings, affected = [], set()
     for insight in insights:
         if insight.duplicate_of:
@@ -130,4 +129,12 @@ def analyze_category(store: Any) -> dict[str, Any]:
                 "turn": insight.turn,
             }
         )
-    return _category(findings, len(insights), affected)
+    return make_category(findings, len(insights), affected)
+
+
+HEALTH_CATEGORIES = (*CATEGORIES, "insights")
+
+
+def health_report(store: Any, categories: Any = None) -> dict[str, Any]:
+    """``autology_analyze``'s report: the knowledge graph's categories, then ``insights``."""
+    return analyze(store, categories, extra={"insights": analyze_category})

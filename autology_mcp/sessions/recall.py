@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autology_mcp.common.clip import clip_lines
 from autology_mcp.knowledge.search import STOP_WORDS
 
 if TYPE_CHECKING:
@@ -112,8 +113,6 @@ class Recall:
     nodes: list[Hit]
 
     def text(self, limit: int = BLOCK_MAX) -> str:
-        from autology_mcp.hooks.output import clip_lines
-
         day = self.when[:10] or "unknown date"
         header = [f'autology — last session ({day}): "{self.title}"', "Key topics: " + ", ".join(self.keywords)]
         items = [f"- [{h.node.type.value}] {h.node.title} ({h.node.id})" for h in self.nodes]

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 from sessions_helpers import BASIC, COMPACTED, MALFORMED, SECRETS, copy_fixture
 
-from autology_mcp.knowledge.analyze import CATEGORIES, analyze, render
+from autology_mcp.knowledge.analyze import render
+from autology_mcp.sessions.capture import HEALTH_CATEGORIES as CATEGORIES
+from autology_mcp.sessions.capture import health_report as analyze
 from autology_mcp.knowledge.service import Autology
 from autology_mcp.sessions.capture import capture, collect
 from autology_mcp.sessions.ingest import ingest_transcript
