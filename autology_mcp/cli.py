@@ -70,7 +70,7 @@ def _text(value: str | None, args_file: str | None) -> str | None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from autology_mcp.server import serve
+    from autology_mcp.server.app import serve
 
     serve(_root(args), watch=not args.no_watch)
     return 0

@@ -38,7 +38,7 @@ def connect(autology: Autology) -> Callable:
     """``async with connect() as client:`` an in-memory MCP client on the ``autology`` fixture."""
     from mcp import Client
 
-    from autology_mcp.server import build_server
+    from autology_mcp.server.app import build_server
 
     def factory(service: Autology | None = None):
         return Client(build_server(service or autology))

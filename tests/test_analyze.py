@@ -167,7 +167,7 @@ def test_unknown_category_is_refused(service: Autology) -> None:
 async def test_autology_analyze_tool_over_mcp(service: Autology) -> None:
     from mcp import Client
 
-    from autology_mcp.server import build_server
+    from autology_mcp.server.app import build_server
 
     lonely = service.capture("Lonely", "z", type="concept").id
     async with Client(build_server(service)) as client:

@@ -127,7 +127,7 @@ def test_run_dispatches_and_validates(kg) -> None:
 async def test_autology_graph_tool_over_mcp(kg) -> None:
     from mcp import Client
 
-    from autology_mcp.server import build_server
+    from autology_mcp.server.app import build_server
 
     service, ids = kg
     async with Client(build_server(service)) as client:

@@ -82,7 +82,7 @@ def test_doctor_reports_every_hand_edit_and_nothing_is_rewritten(autology, root,
     async def session():
         from mcp import Client
 
-        from autology_mcp.server import build_server
+        from autology_mcp.server.app import build_server
 
         async with Client(build_server(autology)) as client:
             for tool, args in [

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pydantic import create_model
 from referencing import Registry
 
-from autology_mcp.output_schema import compact
+from autology_mcp.server.schemas import compact
 from autology_mcp.knowledge.service import QueryHit
 
 QUERY_SCHEMA = create_model("QueryOutput", result=(list[QueryHit], ...)).model_json_schema()

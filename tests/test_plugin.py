@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autology_mcp.skills import SKILLS, TOOL_PREFIX
+from autology_mcp.server.skills import SKILLS, TOOL_PREFIX
 
 REPO = Path(__file__).resolve().parents[1]
 READ_ONLY_TOOLS = {TOOL_PREFIX + "autology_query", TOOL_PREFIX + "autology_status"}
@@ -91,7 +91,7 @@ def test_skill_files_are_the_skills_module(name: str) -> None:
     tools = [t.strip() for t in meta["allowed-tools"].split(",")]
     assert tools and all(t.startswith(TOOL_PREFIX) for t in tools)
     assert body == skill.body, (
-        "skills/*/SKILL.md drifted from autology_mcp/skills.py: run python -m autology_mcp.skills ."
+        "skills/*/SKILL.md drifted from autology_mcp/server/skills.py: run python -m autology_mcp.server.skills ."
     )
 
 
@@ -181,7 +181,7 @@ def service(tmp_path: Path):
 async def test_prompts_mirror_the_skills(service) -> None:
     from mcp import Client
 
-    from autology_mcp.server import build_server
+    from autology_mcp.server.app import build_server
 
     async with Client(build_server(service)) as client:
         prompts = {p.name: p for p in (await client.list_prompts()).prompts}
@@ -197,7 +197,7 @@ async def test_prompts_mirror_the_skills(service) -> None:
 async def test_node_and_status_resources(service) -> None:
     from mcp import Client
 
-    from autology_mcp.server import build_server
+    from autology_mcp.server.app import build_server
 
     node_id = service.capture("Use SQLite FTS5", "We use FTS5 for search.", type="concept").id
     async with Client(build_server(service)) as client:

@@ -1,5 +1,4 @@
-"""Thin adapters over :func:`autology_mcp.retrieval.claims.check_claims`: the MCP tool
-``autology_check_claims`` and the CLI command ``autology check-claims``."""
+"""The CLI command ``autology check-claims``, a thin adapter over :func:`autology_mcp.retrieval.claims.check_claims`."""
 
 from __future__ import annotations
 
@@ -7,71 +6,9 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from autology_mcp.retrieval import claims as claim_check
-
-if TYPE_CHECKING:
-    from mcp.server import MCPServer
-
-    from autology_mcp.knowledge.service import Autology
-
-TOOL_NAME = "autology_check_claims"
-
-
-class ClaimIn(BaseModel):
-    """One claim and the evidence that should prove it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    text: str = Field(description="The claim, in words: 'fetch_with_retry backs off exponentially on timeouts'")
-    refs: list[str] = Field(
-        default_factory=list,
-        description="Evidence: file spans 'src/net.py:10-24' (or path:LINE, path#L10-24), node ids (UUID), "
-        "session documents 'SESSION_ID:N' / 'SESSION_ID:handoff' (refs as autology_search returns them)",
-        json_schema_extra={"maxItems": claim_check.MAX_REFS},
-    )
-
-
-def add_tool(app: MCPServer, autology: Autology) -> None:
-    """Register ``autology_check_claims`` on ``app`` (read-only; counts the outcomes in the ledger)."""
-    import anyio.to_thread
-    from mcp.server.mcpserver.exceptions import ToolError
-    from mcp_types import ToolAnnotations
-
-    from autology_mcp.common.errors import AutologyError
-
-    annotations = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
-
-    @app.tool(name=TOOL_NAME, annotations=annotations)
-    async def autology_check_claims(
-        claims: Annotated[
-            list[ClaimIn],
-            Field(
-                description=f"1-{claim_check.MAX_CLAIMS} claims, each {{text, refs}}",
-                json_schema_extra={"minItems": 1, "maxItems": claim_check.MAX_CLAIMS},
-            ),
-        ],
-    ) -> dict[str, Any]:
-        """Check claims against their evidence. Each ref must resolve (a file span inside the project, within the
-        file's lines; or an existing node) and support the claim (its span shares the claim's key terms).
-        A claim is `supported` when one of its refs supports it, `unsupported` when its refs resolve but none
-        says it, `unresolved` when no ref resolves. Per ref: matched and missing terms, and why."""
-        data = [claim.model_dump() for claim in claims]
-
-        def run() -> dict[str, Any]:
-            try:
-                return claim_check.check_claims(autology.store.root, data, store=autology.store)
-            except AutologyError as exc:
-                raise ToolError(str(exc)) from exc
-
-        return await anyio.to_thread.run_sync(run)
-
-
-# ------------------------------------------------------------------------------ CLI
-
 
 def add_command(sub: argparse._SubParsersAction) -> None:
     """Register ``autology check-claims`` on the top-level subparsers."""

@@ -109,12 +109,12 @@ def render_bundle(bundle: dict[str, Any]) -> str:
 def cmd_search(args: argparse.Namespace) -> int:
     from autology_mcp.common.paths import resolve_root
     from autology_mcp.retrieval.engine import search
-    from autology_mcp.retrieval.tools import record_verdict
+    from autology_mcp.retrieval.ledger import record_answer
 
     root = resolve_root(getattr(args, "root", None))
     answer = search(root, " ".join(args.query), scope=args.scope, limit=args.limit, max_tokens=args.max_tokens,
                     detail=args.detail)
-    record_verdict(root, answer["verdict"])
+    record_answer(root, answer["verdict"])
     print(json.dumps(answer, indent=2, ensure_ascii=False) if args.json else render_search(answer))
     return 0
 
@@ -122,11 +122,11 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_context(args: argparse.Namespace) -> int:
     from autology_mcp.common.paths import resolve_root
     from autology_mcp.retrieval.bundle import context
-    from autology_mcp.retrieval.tools import record_verdict
+    from autology_mcp.retrieval.ledger import record_answer
 
     root = resolve_root(getattr(args, "root", None))
     bundle = context(root, " ".join(args.task), module_hint=args.module, max_tokens=args.max_tokens)
-    record_verdict(root, bundle["verdict"])
+    record_answer(root, bundle["verdict"])
     print(json.dumps(bundle, indent=2, ensure_ascii=False) if args.json else render_bundle(bundle))
     return 0
 

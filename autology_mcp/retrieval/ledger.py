@@ -189,6 +189,14 @@ def record_verdict(root: Path, verdict: str) -> None:
     _add(root, "verdict", {verdict: 1})
 
 
+def record_answer(root: Path, verdict: str) -> None:
+    """Count a search or context answer's verdict; never raises (telemetry must not fail the answer)."""
+    try:
+        record_verdict(root, verdict)
+    except Exception:
+        log.debug("recording the verdict failed", exc_info=True)
+
+
 def record_claims(root: Path, outcomes: Iterable[str] | Mapping[str, int]) -> None:
     """Count claim-check outcomes: an iterable of outcome names (one per claim) or a mapping outcome -> count.
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from autology_mcp.server import build_server
+from autology_mcp.server.app import build_server
 from autology_mcp.knowledge.service import Autology
 
 from code_fixtures import write

@@ -8,7 +8,7 @@ from mcp import Client
 from retrieval_fixtures import project  # noqa: F401
 
 from autology_mcp.retrieval.budget import compact_json
-from autology_mcp.server import build_server
+from autology_mcp.server.app import build_server
 
 
 def client(project):

@@ -153,7 +153,7 @@ async def test_analyze_tool_accepts_insights(project: Path, tmp_path: Path) -> N
 
     from mcp import Client
 
-    from autology_mcp.server import build_server
+    from autology_mcp.server.app import build_server
 
     ingest_fixtures(project, tmp_path)
     autology = Autology.open(project)

@@ -1,9 +1,9 @@
 """The four autology skills (tutorial, capture, explore, analyze): one text, two deliveries.
 
 Claude Code reads them as ``skills/<name>/SKILL.md`` (frontmatter + this body); other MCP clients
-get the same workflows as MCP prompts (``server.py``), with ``$ARGUMENTS`` replaced by the prompt's
+get the same workflows as MCP prompts (``server/prompts.py``), with ``$ARGUMENTS`` replaced by the prompt's
 argument. ``tests/test_plugin.py`` checks that every SKILL.md body is exactly the text here, and
-``python -m autology_mcp.skills`` rewrites the SKILL.md files from it.
+``python -m autology_mcp.server.skills`` rewrites the SKILL.md files from it.
 """
 
 from __future__ import annotations

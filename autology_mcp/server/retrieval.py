@@ -1,43 +1,41 @@
-"""The MCP tools ``autology_search`` and ``autology_context``: thin wrappers over
-:func:`autology_mcp.retrieval.engine.search` and :func:`autology_mcp.retrieval.bundle.context`.
+"""Unified retrieval tools: ``autology_search``, ``autology_context`` and ``autology_check_claims``,
+thin wrappers over :func:`autology_mcp.retrieval.engine.search`, :func:`autology_mcp.retrieval.bundle.context`
+and :func:`autology_mcp.retrieval.claims.check_claims`.
 
-Each answer's text is its compact JSON (what the token budget measures), and the same object is
-the structured content. After each answer the verdict is counted in the ledger (telemetry: a
-failure to record never fails the call).
+The search and context answers' text is their compact JSON (what the token budget measures), and
+the same object is the structured content. Each answer's verdict, and each check's outcomes, are
+counted in the ledger (telemetry: a failure to record never fails the call).
 """
 
 from __future__ import annotations
 
-import logging
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+import anyio.to_thread
+from mcp.server import MCPServer
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel, ConfigDict, Field
 
+from autology_mcp.knowledge.service import Autology
 from autology_mcp.retrieval import bundle as bundle_mod
-from autology_mcp.retrieval import engine
+from autology_mcp.retrieval import claims as claim_check
+from autology_mcp.retrieval import engine, ledger
 from autology_mcp.retrieval.budget import compact_json
-
-if TYPE_CHECKING:
-    from mcp.server import MCPServer
-
-    from autology_mcp.knowledge.service import Autology
-
-log = logging.getLogger("autology.retrieval")
-READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+from autology_mcp.server.common import READ_ONLY, run
 
 
-def record_verdict(root: Path, verdict: str) -> None:
-    """Count the verdict in the ledger when that module is present; never raises."""
-    try:
-        from autology_mcp.retrieval import ledger
-    except ImportError:
-        return
-    try:
-        ledger.record_verdict(root, verdict)
-    except Exception:  # telemetry must not fail a search
-        log.debug("recording the verdict failed", exc_info=True)
+class ClaimIn(BaseModel):
+    """One claim and the evidence that should prove it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(description="The claim, in words: 'fetch_with_retry backs off exponentially on timeouts'")
+    refs: list[str] = Field(
+        default_factory=list,
+        description="Evidence: file spans 'src/net.py:10-24' (or path:LINE, path#L10-24), node ids (UUID), "
+        "session documents 'SESSION_ID:N' / 'SESSION_ID:handoff' (refs as autology_search returns them)",
+        json_schema_extra={"maxItems": claim_check.MAX_REFS},
+    )
 
 
 def _result(data: dict[str, Any]) -> CallToolResult:
@@ -45,9 +43,25 @@ def _result(data: dict[str, Any]) -> CallToolResult:
 
 
 def add_tools(app: MCPServer, autology: Autology) -> None:
-    from autology_mcp.server import _run
-
+    """Register ``autology_check_claims``, ``autology_search`` and ``autology_context`` on ``app``."""
     root = autology.store.root
+
+    @app.tool(name="autology_check_claims", annotations=READ_ONLY)
+    async def autology_check_claims(
+        claims: Annotated[
+            list[ClaimIn],
+            Field(
+                description=f"1-{claim_check.MAX_CLAIMS} claims, each {{text, refs}}",
+                json_schema_extra={"minItems": 1, "maxItems": claim_check.MAX_CLAIMS},
+            ),
+        ],
+    ) -> dict[str, Any]:
+        """Check claims against their evidence. Each ref must resolve (a file span inside the project, within the
+        file's lines; or an existing node) and support the claim (its span shares the claim's key terms).
+        A claim is `supported` when one of its refs supports it, `unsupported` when its refs resolve but none
+        says it, `unresolved` when no ref resolves. Per ref: matched and missing terms, and why."""
+        data = [claim.model_dump() for claim in claims]
+        return await anyio.to_thread.run_sync(lambda: run(claim_check.check_claims, root, data, store=autology.store))
 
     @app.tool(name="autology_search", annotations=READ_ONLY)
     def autology_search(
@@ -70,10 +84,10 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
         path:lines (or node id) with the lines that prove it, a score 0-1 and its components. The verdict says
         whether the answer is grounded, weak, ambiguous (with a clarifying question) or has no evidence (with how
         to record the missing decision). The trace shows the channels, fusion inputs, timings and index freshness."""
-        answer = _run(
+        answer = run(
             engine.search, root, query, scope=scope, limit=limit, max_tokens=max_tokens, detail=detail, store=autology.store
         )
-        record_verdict(root, answer["verdict"])
+        ledger.record_answer(root, answer["verdict"])
         return _result(answer)
 
     @app.tool(name="autology_context", annotations=READ_ONLY)
@@ -89,6 +103,6 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
     ) -> dict[str, Any]:
         """The context bundle autology_bundle_v1 for a task: the relevant decisions, conventions and components
         (graph-expanded), code and doc spans, past sessions, the verdict and the trace, within a token budget."""
-        bundle = _run(bundle_mod.context, root, task, module_hint=module_hint, max_tokens=max_tokens, store=autology.store)
-        record_verdict(root, bundle["verdict"])
+        bundle = run(bundle_mod.context, root, task, module_hint=module_hint, max_tokens=max_tokens, store=autology.store)
+        ledger.record_answer(root, bundle["verdict"])
         return _result(bundle)
