@@ -1,3 +1,3 @@
-from autology_mcp.cli import main
+from autology_mcp.cli.main import main
 
 raise SystemExit(main())

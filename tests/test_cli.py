@@ -1,4 +1,4 @@
-"""The `autology` command line (autology_mcp.cli.main): --root, --json output, exit codes."""
+"""The `autology` command line (autology_mcp.cli.main.main): --root, --json output, exit codes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import pytest
 from core_helpers import ADR, assert_graph_index_matches_files, relations_in_files, snapshot
 
-from autology_mcp.cli import main
+from autology_mcp.cli.main import main
 
 
 @pytest.fixture

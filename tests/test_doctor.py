@@ -8,7 +8,7 @@ import json
 import pytest
 from core_helpers import assert_graph_index_matches_files, node_files, write_node_file
 
-from autology_mcp.cli import main
+from autology_mcp.cli.main import main
 from autology_mcp.knowledge.doctor import diagnose, render
 from autology_mcp.knowledge.models import new_id
 from autology_mcp.knowledge.store import NodeStore

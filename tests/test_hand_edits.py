@@ -13,7 +13,7 @@ import pytest
 import yaml
 from core_helpers import write_node_file
 
-from autology_mcp.cli import main
+from autology_mcp.cli.main import main
 from autology_mcp.knowledge.models import new_id
 from autology_mcp.knowledge.service import Autology
 

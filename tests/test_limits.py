@@ -11,7 +11,7 @@ import pytest
 from core_helpers import snapshot
 
 from autology_mcp.knowledge import models, search, service
-from autology_mcp.cli import main
+from autology_mcp.cli.main import main
 from autology_mcp.common.errors import ValidationError
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "limits.md").read_text(encoding="utf-8")

@@ -1,4 +1,5 @@
-"""Claude Code hooks: ``autology hook post-commit|pre-compact|session-end|session-start``.
+"""Claude Code hooks: ``autology hook post-commit|pre-compact|session-end|session-start`` (registered
+by :mod:`autology_mcp.cli.hook`) and ``python -m autology_mcp.hooks <event>``.
 
 Each reads Claude Code's JSON payload on stdin and prints the documented JSON on stdout (see
 :mod:`autology_mcp.hooks.output`). They fail open: malformed input, a missing store or any error
@@ -8,7 +9,6 @@ They stay fast by importing neither the MCP SDK nor NetworkX.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -33,25 +33,3 @@ def run(event: str, stdin_text: str, root: str | None = None) -> str | None:
 
             traceback.print_exc(file=sys.stderr)
         return None
-
-
-def cmd_hook(args: argparse.Namespace) -> int:
-    try:
-        stdin_text = sys.stdin.read()
-    except (OSError, UnicodeDecodeError):
-        return 0
-    text = run(args.event, stdin_text, getattr(args, "root", None))
-    if text:
-        sys.stdout.write(text + "\n")
-    return 0
-
-
-def add_commands(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "hook",
-        help="run a Claude Code hook (reads the JSON payload on stdin)",
-        description="Claude Code hook handlers: read the hook payload on stdin, print the hook JSON on stdout, "
-        "always exit 0.",
-    )
-    p.add_argument("event", choices=EVENTS)
-    p.set_defaults(func=cmd_hook)

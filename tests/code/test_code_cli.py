@@ -1,7 +1,7 @@
 import json
 from pathlib import Path
 
-from autology_mcp.cli import main
+from autology_mcp.cli.main import main
 
 from code_fixtures import write
 

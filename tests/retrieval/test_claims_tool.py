@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autology_mcp.cli import main
+from autology_mcp.cli.main import main
 
 CODE = "def reconnect(sock):\n    # reconnect the websocket with a backoff after a timeout\n    return backoff_retry(sock)\n"
 

@@ -9,7 +9,7 @@ import pytest
 from retrieval_fixtures import project  # noqa: F401
 from test_bundle import SCHEMA
 
-from autology_mcp.cli import main
+from autology_mcp.cli.main import main
 
 
 def cli(project, capsys, *args):

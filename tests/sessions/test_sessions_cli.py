@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sessions_helpers import BASIC, COMPACTED, MALFORMED, copy_fixture
 
-from autology_mcp.cli import main
+from autology_mcp.cli.main import main
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.sessions.discover import encode_project_path, list_transcripts, transcripts_dir
 from autology_mcp.sessions.search import search_sessions

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.cli import command_group
+from autology_mcp.cli.common import command_group
 from autology_mcp.common.errors import AutologyError, ValidationError
 
 

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from autology_mcp.cli import command_group
+from autology_mcp.cli.common import command_group
 from autology_mcp.code import service
 from autology_mcp.code.build import summary_text
 

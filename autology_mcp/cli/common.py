@@ -1,0 +1,72 @@
+"""What the command groups share: the project root, ``--json`` output, subcommand groups, reading content."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from autology_mcp.common.paths import resolve_root
+
+
+def root_of(args: argparse.Namespace) -> Path:
+    """The project root: ``--root``, then the usual fallbacks (see :func:`resolve_root`)."""
+    return resolve_root(getattr(args, "root", None))
+
+
+def add_command(
+    sub: argparse._SubParsersAction, name: str, func: Callable[[argparse.Namespace], int], help: str, json_flag: bool = True
+) -> argparse.ArgumentParser:
+    """Register ``autology <name>`` running ``func(args)``, with ``--json`` unless ``json_flag`` is False."""
+    p = sub.add_parser(name, help=help, description=help)
+    if json_flag:
+        p.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    p.set_defaults(func=func)
+    return p
+
+
+def command_group(
+    sub: argparse._SubParsersAction, name: str, help: str, description: str
+) -> Callable[[str, str, Callable[[argparse.Namespace, Path], int]], argparse.ArgumentParser]:
+    """Register ``autology <name> SUBCOMMAND``; returns ``leaf(name, help, func)``, which adds one
+    subcommand with ``--json`` and runs ``func(args, root)``. Bare ``autology <name>`` prints help."""
+    parser = sub.add_parser(name, help=help, description=description)
+    parser.set_defaults(func=lambda args: (parser.print_help(sys.stderr), 2)[1])
+    subcommands = parser.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND")
+
+    def leaf(leaf_name: str, leaf_help: str, func: Callable[[argparse.Namespace, Path], int]) -> argparse.ArgumentParser:
+        p = subcommands.add_parser(leaf_name, help=leaf_help, description=leaf_help)
+        p.add_argument("--json", action="store_true", help="machine-readable JSON output")
+        p.set_defaults(func=lambda args: func(args, root_of(args)))  # errors: main() prints them, exit 1
+        return p
+
+    return leaf
+
+
+def open_autology(args: argparse.Namespace):
+    from autology_mcp.knowledge.service import Autology
+
+    return Autology.open(root_of(args))
+
+
+def emit(args: argparse.Namespace, data: Any, human: Callable[[], str]) -> None:
+    if getattr(args, "json", False):
+        if hasattr(data, "model_dump"):
+            data = data.model_dump(mode="json")
+        elif isinstance(data, list):
+            data = [d.model_dump(mode="json") if hasattr(d, "model_dump") else d for d in data]
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(human())
+
+
+def read_content(value: str | None, args_file: str | None) -> str | None:
+    """Content from --content, or from a file (``-`` reads stdin)."""
+    if args_file is None:
+        return value
+    if args_file == "-":
+        return sys.stdin.read()
+    return Path(args_file).read_text(encoding="utf-8")

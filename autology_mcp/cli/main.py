@@ -1,0 +1,55 @@
+"""The ``autology`` command line: ``serve`` for MCP clients, and human-facing commands that mirror the tools.
+
+One module per command group registers its commands here: ``store`` (serve, init, rebuild, doctor),
+``nodes`` (the seven tools' twins and show), ``index`` (the code index), ``hook`` (Claude Code hooks),
+``graph`` (graph walks, export, analyze), ``claims`` (check-claims), ``search`` (search, context) and
+``sessions`` (session memory).
+
+Every command accepts ``--root`` (before the command name); the data commands accept ``--json``
+for scripts. Errors print ``error: <message>`` on stderr and exit 1; usage errors exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from autology_mcp.common.errors import AutologyError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="autology",
+        description="Project memory for coding agents: a Markdown knowledge graph in .autology/, served over MCP.",
+    )
+    parser.add_argument(
+        "--root", help="project root (default: $AUTOLOGY_ROOT, then $CLAUDE_PROJECT_DIR, then the git top level, then cwd)"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    from autology_mcp.cli import claims, graph, hook, index, nodes, search, sessions, store  # not needed by `autology hook`
+
+    for group in (store, nodes, index, hook, graph, claims, search, sessions):
+        group.add_commands(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    if (sys.argv[1:] if argv is None else argv)[:1] == ["hook"]:  # issue 4: hooks skip the CLI's imports (<300 ms)
+        from autology_mcp.hooks.__main__ import main as hook_main
+
+        return hook_main((sys.argv[1:] if argv is None else argv)[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except AutologyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,187 @@
+"""The command-line twins of the seven tools, and ``show``:
+
+    autology capture TITLE [--content TEXT | --content-file FILE] [--type T] [--tag TAG ...] [--reference PATH ...]
+    autology query [TEXT ...] [--type T] [--tag TAG ...] [--limit N]
+    autology status | show ID | update ID [...] | delete ID
+    autology relate SOURCE TYPE TARGET [--description D] [--confidence C] | unrelate SOURCE TYPE TARGET
+
+Each prints text for people, or JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from autology_mcp.cli.common import add_command, emit, open_autology, read_content
+from autology_mcp.knowledge.models import NODE_STATUSES, NODE_TYPES, RELATION_TYPES
+
+
+def cmd_capture(args: argparse.Namespace) -> int:
+    content = read_content(args.content, args.content_file)
+    if content is None:
+        print("error: give --content TEXT or --content-file PATH (- for stdin)", file=sys.stderr)
+        return 2
+    autology = open_autology(args)
+    result = autology.capture(
+        args.title,
+        content,
+        type=args.type,
+        tags=args.tag or None,
+        references=args.reference or None,
+        session=args.session,
+        source=args.source,
+        confidence=args.confidence,
+        status=args.status,
+    )
+    path = autology.store.paths.node_file(result.type, result.id)
+    emit(args, result, lambda: f"✓ Captured {result.type} {result.id} (confidence {result.confidence})\n  {path}")
+    return 0
+
+
+def _score_bar(score: float) -> str:
+    return f"{score:.2f}"
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    hits = open_autology(args).query(" ".join(args.text) or None, type=args.type, tags=args.tag or None, limit=args.limit)
+
+    def human() -> str:
+        if not hits:
+            return "no matching nodes"
+        lines = []
+        for hit in hits:
+            node = hit.node
+            tags = f"  #{' #'.join(node.tags)}" if node.tags else ""
+            status = "" if node.status == "active" else f"  [{node.status}]"
+            lines.append(f"{_score_bar(hit.score)}  {node.type:<10} {node.title}{status}{tags}\n      {node.id}")
+        return "\n".join(lines)
+
+    emit(args, hits, human)
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from autology_mcp.retrieval.ledger import status_with_counters
+
+    status = status_with_counters(open_autology(args))
+
+    def human() -> str:
+        lines = [f"{status.totalNodes} nodes, {status.totalRelations} relations"]
+        lines.append("  nodes:     " + (", ".join(f"{k} {v}" for k, v in status.nodesByType.items() if v) or "-"))
+        lines.append("  status:    " + (", ".join(f"{k} {v}" for k, v in status.nodesByStatus.items() if v) or "-"))
+        lines.append(
+            "  relations: " + (", ".join(f"{k} {v}" for k, v in status.relationsByType.items() if v) or "-")
+        )
+        for item in status.malformedFiles:
+            lines.append(f"  ✗ unreadable {item['path']}: {item['reason']}")
+        if status.retrieval:  # issue 6: verdict and claim-check counters
+            from autology_mcp.retrieval.ledger import summary_lines
+
+            lines += summary_lines(status.retrieval)
+        return "\n".join(lines)
+
+    emit(args, status, human)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    autology = open_autology(args)
+    node = autology.get(args.id)
+
+    def human() -> str:
+        from autology_mcp.knowledge.markdown import render_node
+
+        return render_node(autology.store.get(node.id)).rstrip()
+
+    emit(args, node, human)
+    return 0
+
+
+def _message(args: argparse.Namespace, message: str) -> None:
+    emit(args, {"message": message}, lambda: message)
+
+
+def cmd_update(args: argparse.Namespace) -> int:
+    content = read_content(args.content, args.content_file)
+    message = open_autology(args).update(
+        args.id,
+        title=args.title,
+        content=content,
+        tags=args.tag if args.tag is not None else ([] if args.clear_tags else None),
+        status=args.status,
+        confidence=args.confidence,
+        references=args.reference,
+    )
+    _message(args, message)
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    _message(args, open_autology(args).delete(args.id))
+    return 0
+
+
+def cmd_relate(args: argparse.Namespace) -> int:
+    message = open_autology(args).relate(
+        args.source, args.target, args.type, description=args.description, confidence=args.confidence
+    )
+    _message(args, message)
+    return 0
+
+
+def cmd_unrelate(args: argparse.Namespace) -> int:
+    _message(args, open_autology(args).unrelate(args.source, args.target, args.type))
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Register the node commands on the top-level subparsers."""
+    p = add_command(sub, "capture", cmd_capture, "create a knowledge node")
+    p.add_argument("title")
+    p.add_argument("--content", "-c", help="Markdown content")
+    p.add_argument("--content-file", "-f", help="read the content from a file (- for stdin)")
+    p.add_argument("--type", "-t", choices=NODE_TYPES, help="node type (classified from the text when omitted)")
+    p.add_argument("--tag", action="append", help="a tag (repeat for several)")
+    p.add_argument("--reference", "-r", action="append", help="a referenced file path (repeat for several)")
+    p.add_argument("--session", help="session id")
+    p.add_argument("--source", default="manual", help="manual (default) or hook_<event>")
+    p.add_argument("--confidence", type=float, help="0.5-1.0 (default: 0.9 manual, 0.85 hook, 0.7 classified)")
+    p.add_argument("--status", choices=NODE_STATUSES, help="initial status (default active)")
+
+    p = add_command(sub, "query", cmd_query, "search knowledge nodes (no text: most recent first)")
+    p.add_argument("text", nargs="*", help="search text")
+    p.add_argument("--type", "-t", choices=NODE_TYPES)
+    p.add_argument("--tag", action="append", help="only nodes with this tag (repeat: all must match)")
+    p.add_argument("--limit", "-n", type=int, default=10, help="maximum results (1-100, default 10)")
+
+    add_command(sub, "status", cmd_status, "knowledge graph statistics")
+
+    p = add_command(sub, "show", cmd_show, "print one node")
+    p.add_argument("id")
+
+    p = add_command(sub, "update", cmd_update, "change some fields of a node")
+    p.add_argument("id")
+    p.add_argument("--title")
+    p.add_argument("--content", "-c")
+    p.add_argument("--content-file", "-f")
+    p.add_argument("--tag", action="append", help="new tags (repeat); replaces the old ones")
+    p.add_argument("--clear-tags", action="store_true", help="remove all tags")
+    p.add_argument("--status", choices=NODE_STATUSES)
+    p.add_argument("--confidence", type=float)
+    p.add_argument("--reference", "-r", action="append", help="new references (repeat); replaces the old ones")
+
+    p = add_command(sub, "delete", cmd_delete, "delete a node and its relations")
+    p.add_argument("id")
+
+    p = add_command(sub, "relate", cmd_relate, "create or update a relation")
+    p.add_argument("source")
+    p.add_argument("type", choices=RELATION_TYPES)
+    p.add_argument("target")
+    p.add_argument("--description", "-d")
+    p.add_argument("--confidence", type=float)
+
+    p = add_command(sub, "unrelate", cmd_unrelate, "remove a relation")
+    p.add_argument("source")
+    p.add_argument("type", choices=RELATION_TYPES)
+    p.add_argument("target")
