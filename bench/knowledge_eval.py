@@ -108,7 +108,7 @@ class PlainBM25:
         )
 
     def __call__(self, query: str, k: int = 10) -> list[str]:
-        from autology_mcp.knowledge.search import query_terms
+        from autology_mcp.common.text import node_query_terms as query_terms
 
         terms = query_terms(query)
         if not terms:

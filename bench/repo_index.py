@@ -211,7 +211,7 @@ def main() -> int:
                           "query": stats_ms(q["query"]), "query_with_refresh": stats_ms(q["query_with_refresh"]),
                           "rss_mb": round(q["rss_mb"], 1), "peak_rss_process_tree_mb": q["tree_peak_rss_mb"]}
     print(f"queries: {results['queries']}", flush=True)
-    from autology_mcp.code.tokens import query_words
+    from autology_mcp.common.text import code_query_words as query_words
 
     grep_times = []
     for text in queries:

@@ -35,7 +35,7 @@ from autology_mcp.code import service
 from autology_mcp.code.config import load_index_config
 from autology_mcp.code.layout import IndexLocation
 from autology_mcp.code.store import IndexDB
-from autology_mcp.code.tokens import query_words
+from autology_mcp.common.text import code_query_words as query_words
 
 SKIP_PREFIXES = ("merge", "bump", "release", "revert", "version", "prepare", "pre-commit", "[pre-commit")
 MAX_RELEVANT = 10

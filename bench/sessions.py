@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 DATA = REPO / "bench" / "data" / "sessions"
 
-from autology_mcp.knowledge.search import query_terms  # noqa: E402
+from autology_mcp.common.text import node_query_terms as query_terms  # noqa: E402
 from autology_mcp.sessions.search import _quoted  # noqa: E402
 from autology_mcp.sessions.index import SessionIndex  # noqa: E402
 from autology_mcp.sessions.ingest import ingest_transcript  # noqa: E402

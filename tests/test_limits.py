@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from core_helpers import snapshot
 
-from autology_mcp.knowledge import models, search, service
+from autology_mcp.common import text
+from autology_mcp.knowledge import models, service
 from autology_mcp.cli.main import main
 from autology_mcp.common.errors import ValidationError
 
@@ -26,7 +27,7 @@ def test_the_page_states_the_limits_the_code_enforces():
     assert row["relation `description"].strip() == f"{models.RELATION_DESCRIPTION_MAX} characters"
     assert row["session"].strip() == "128 characters"
     assert row["autology_query` `limit"].strip() == f"1–{service.QUERY_LIMIT_MAX} (default {service.QUERY_LIMIT_DEFAULT})"
-    assert f"first {search.MAX_TERMS} distinct" in DOC
+    assert f"first {text.NODE_QUERY_TERMS_MAX} distinct" in DOC
     assert f"**Up to {models.NODE_COUNT_GUIDANCE:,} nodes**" in DOC
 
 

@@ -6,7 +6,7 @@ import pytest
 from core_helpers import write_node_file
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.search import query_terms
+from autology_mcp.common.text import node_query_terms as query_terms
 
 
 def ids(hits):
@@ -253,7 +253,8 @@ def _brute_force(index, query: str, node_type, tags, limit):
     field are the IDF shares of the terms the node holds (anywhere / in its title or tags)."""
     import math
 
-    from autology_mcp.knowledge.search import COLUMN_WEIGHTS, STATUS_FACTOR, query_terms
+    from autology_mcp.common.text import node_query_terms as query_terms
+    from autology_mcp.knowledge.search import COLUMN_WEIGHTS, STATUS_FACTOR
     from autology_mcp.knowledge.models import NodeStatus
 
     terms = query_terms(query)

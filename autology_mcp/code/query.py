@@ -30,7 +30,7 @@ from autology_mcp.common.errors import ValidationError
 from autology_mcp.code.config import IndexConfig
 from autology_mcp.code.scan import glob_match
 from autology_mcp.code.store import IndexDB
-from autology_mcp.code.tokens import query_words, words
+from autology_mcp.common.text import code_query_words, name_words
 from autology_mcp.code.vectors import cosine_sparse_dense, sparse_vector
 
 BM25_COLUMN_WEIGHTS = (1.0, 3.0, 2.0)  # body, symbol, path
@@ -68,7 +68,7 @@ def _word_sim(a: str, b: str) -> float:
 
 def path_score(qwords: list[str], path: str, memo: dict | None = None) -> float:
     """Mean over query words of the best trigram similarity to a word of the path (below 0.4 counts 0)."""
-    pw = words(path)
+    pw = name_words(path)
     if not qwords or not pw:
         return 0.0
     memo = {} if memo is None else memo  # (query word, path word) -> similarity, shared within a query
@@ -88,7 +88,7 @@ def path_score(qwords: list[str], path: str, memo: dict | None = None) -> float:
 def symbol_score(qwords: set[str], symbol: str | None) -> float:
     if not symbol:
         return 0.0
-    sw = words(symbol)
+    sw = name_words(symbol)
     if not sw:
         return 0.0
     common = len(qwords & sw)
@@ -218,7 +218,7 @@ def search(db: IndexDB, cfg: IndexConfig, query: str, top: int = 10) -> dict:
     if top < 1 or top > 200:
         raise ValidationError("top", f"must be between 1 and 200, got {top}")
     t0 = time.perf_counter()
-    qwords = query_words(query)
+    qwords = code_query_words(query)
     if not qwords:
         raise ValidationError("query", "has no searchable words (only stop words, numbers or punctuation)")
     weights = cfg.weights

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autology_mcp.common.errors import StorageError
-from autology_mcp.code.tokens import fts_text
+from autology_mcp.common.text import CODE_FTS_TOKENIZER, code_fts_text
 
-SCHEMA = """
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS files(
     path TEXT PRIMARY KEY, hash TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     language TEXT NOT NULL, skipped TEXT, chunk_count INTEGER NOT NULL, symbol_count INTEGER NOT NULL,
@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS symbols(
 CREATE INDEX IF NOT EXISTS symbols_by_path ON symbols(path);
 CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name COLLATE NOCASE);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    body, symbol, path, content='', tokenize='porter unicode61');
+    body, symbol, path, content='', tokenize='{CODE_FTS_TOKENIZER}');
 """
 TABLES = ("files", "chunks", "vectors", "symbols", "chunks_fts")
 
@@ -45,7 +45,7 @@ def sha256(data: bytes | str) -> str:
 
 
 def path_words(path: str) -> str:
-    return fts_text(path.replace("/", " ").replace(".", " ").replace("_", " ").replace("-", " "))
+    return code_fts_text(path.replace("/", " ").replace(".", " ").replace("_", " ").replace("-", " "))
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ class IndexDB:
         pw = path_words(path)
         self.conn.executemany(
             "INSERT INTO chunks_fts(chunks_fts, rowid, body, symbol, path) VALUES('delete', ?, ?, ?, ?)",
-            [(cid, fts_text(text), fts_text(sym or ""), pw) for cid, text, sym in rows],
+            [(cid, code_fts_text(text), code_fts_text(sym or ""), pw) for cid, text, sym in rows],
         )
         self.conn.executemany("DELETE FROM vectors WHERE chunk_id = ?", [(r[0],) for r in rows])
         self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
@@ -190,7 +190,7 @@ class IndexDB:
             self.conn.execute("INSERT INTO vectors(chunk_id, vector) VALUES(?, ?)", (cur.lastrowid, c.vector))
             self.conn.execute(
                 "INSERT INTO chunks_fts(rowid, body, symbol, path) VALUES(?, ?, ?, ?)",
-                (cur.lastrowid, fts_text(c.text), fts_text(c.symbol_name or ""), pw),
+                (cur.lastrowid, code_fts_text(c.text), code_fts_text(c.symbol_name or ""), pw),
             )
         self.conn.executemany(
             "INSERT INTO symbols(path, name, kind, start_line, end_line, signature, file_hash)"

@@ -11,7 +11,7 @@ import math
 from array import array
 from collections import Counter
 
-from autology_mcp.code.tokens import tokenize
+from autology_mcp.common.text import code_tokens
 
 FNV_OFFSET = 0x811C9DC5
 FNV_PRIME = 0x01000193
@@ -42,7 +42,7 @@ def bucket(feature: str, dimension: int) -> int:
 
 
 def features(text: str, max_bigrams: int) -> Counter[str]:
-    tokens = tokenize(text)
+    tokens = code_tokens(text)
     counts = Counter(tokens)
     if max_bigrams:
         counts.update(map(" ".join, zip(tokens, tokens[1 : max_bigrams + 1])))

@@ -19,12 +19,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from autology_mcp.common.text import NODE_FTS_TOKENIZER
 from autology_mcp.knowledge.models import KnowledgeNode, RelationRecord
 from autology_mcp.knowledge.references import reference_path
 
 SCHEMA_VERSION = "2"  # 2: the refs table
 
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY,
@@ -63,7 +64,7 @@ CREATE INDEX IF NOT EXISTS relations_type ON relations (type);
 CREATE TABLE IF NOT EXISTS refs (path TEXT NOT NULL, node_id TEXT NOT NULL, PRIMARY KEY (path, node_id));
 CREATE INDEX IF NOT EXISTS refs_node ON refs (node_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5(
-    title, content, tags, tokenize = 'porter unicode61 remove_diacritics 2'
+    title, content, tags, tokenize = '{NODE_FTS_TOKENIZER}'
 );
 """
 

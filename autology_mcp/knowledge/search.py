@@ -39,37 +39,20 @@ against a brute-force scorer).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
+from autology_mcp.common.text import node_query_terms
 from autology_mcp.knowledge.models import KnowledgeNode, NodeStatus
 from autology_mcp.knowledge.node_index import NodeIndex
 
 COLUMN_WEIGHTS = (10.0, 1.0, 5.0)  # title, content, tags
 STATUS_FACTOR = {NodeStatus.ACTIVE: 1.0, NodeStatus.NEEDS_REVIEW: 0.9, NodeStatus.SUPERSEDED: 0.5}
-MAX_TERMS = 24
 BM25_K1 = 1.2  # FTS5's constant (fts5_aux.c)
-
-STOP_WORDS = frozenset(
-    """a an and are as at be but by do does did for from has have how i if in into is it its of on or our
-    so that the their them then there these this those to was we were what when where which who why will
-    with you your""".split()
-)
-
-_TERM = re.compile(r"[^\W_]+", re.UNICODE)
-
 
 @dataclass(frozen=True)
 class Hit:
     node: KnowledgeNode
     score: float
-
-
-def query_terms(query: str) -> list[str]:
-    """Lowercased word terms of the query, stop words dropped (unless nothing else is left)."""
-    words = [w.lower() for w in _TERM.findall(query)]
-    terms = [w for w in words if w not in STOP_WORDS] or words
-    return list(dict.fromkeys(terms))[:MAX_TERMS]
 
 
 def _quoted(term: str) -> str:
@@ -79,7 +62,7 @@ def _quoted(term: str) -> str:
 def search_nodes(
     index: NodeIndex, query: str, node_type: str | None = None, tags: tuple[str, ...] = (), limit: int = 10
 ) -> list[Hit]:
-    terms = query_terms(query or "")
+    terms = node_query_terms(query or "")
     if not terms:
         return [Hit(node, 1.0) for node in index.recent(node_type, tags, limit)]
     with index.snapshot():  # counts, candidates, term matches and node data from one state of the index

@@ -27,7 +27,7 @@ from typing import Any
 
 from autology_mcp.knowledge.models import KnowledgeNode
 from autology_mcp.code import query as repo_query
-from autology_mcp.code.tokens import query_words, words
+from autology_mcp.common.text import code_query_words, name_words
 from autology_mcp.code.vectors import cosine_sparse_dense, sparse_vector
 from autology_mcp.retrieval.candidates import Candidate, is_doc_path
 
@@ -150,7 +150,7 @@ class PathVocabulary:
         self.n_files = len(paths)
         self.files: dict[str, list[str]] = {}
         for p in paths:
-            for w in words(p):
+            for w in name_words(p):
                 self.files.setdefault(w, []).append(p)
         self.by_start: dict[str, list[str]] = {}  # first letter -> words
         for w in sorted(self.files):
@@ -307,7 +307,7 @@ def code_channels(
         return list(runs.values()), CodeFreshness(exists=False, namespace=loc.namespace,
                                                   note="no repository index: run `autology index build`")
     fresh = _refresh(root, cfg, loc, refresh_interval)
-    qwords = query_words(query)
+    qwords = code_query_words(query)
     if not qwords:
         for run in runs.values():
             run.status = "empty"

@@ -49,9 +49,7 @@ from typing import Any
 
 from autology_mcp.common.errors import AutologyError, ValidationError
 from autology_mcp.common.paths import ProjectPaths
-from autology_mcp.code.tokens import STOP_WORDS as CODE_STOP_WORDS
-from autology_mcp.code.tokens import split_camel
-from autology_mcp.knowledge.search import STOP_WORDS as QUERY_STOP_WORDS
+from autology_mcp.common.text import CLAIM_STOP_WORDS, claim_normal, claim_words
 
 MAX_CLAIMS = 50
 MAX_REFS = 20
@@ -71,30 +69,10 @@ SUPPORT_RULE = (
     f"and at least {MIN_MATCHED} of them (1 for a one-term claim)"
 )
 
-FILLER_WORDS = frozenset(
-    """code file files function functions method methods class classes line lines here also just very
-    some any all each every one ones thing things way ways make makes made use uses used using via per
-    should must can could would need needs over about through only other more most both same own again
-    once given specified provided optionally whether otherwise certain various etc""".split()
-)
-# Abbreviations code uses for words prose spells out: both sides map to the same stem.
-ALIASES = dict(
-    pair.split(":")
-    for pair in """ctx:context cmd:command msg:messag env:environment arg:argument argv:argument param:paramet
-    attr:attribut info:informat cfg:configurat conf:configurat dir:directory err:error exc:exception obj:object
-    opt:option val:valu num:numb str:string len:length idx:index cb:callback req:request resp:respons
-    tmp:temporary temp:temporary prev:previous src:sourc dst:destinat dest:destinat ref:referenc doc:document
-    pkg:packag db:databas auth:authenticat repo:repository app:applicat spec:specificat util:utility
-    fn:function func:function""".split()
-)
-STOP = (CODE_STOP_WORDS | QUERY_STOP_WORDS | FILLER_WORDS) - {"return", "none", "true", "false"}
-
-_WORD = re.compile(r"[A-Za-z0-9]+")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 _SESSION = re.compile(r"^(?P<sid>[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}):(?P<doc>handoff|\d+)$")
 _SPAN = re.compile(r"^(?P<path>.+?)(?::(?P<a>\d+)(?:-(?P<b>\d+))?|#L(?P<c>\d+)(?:-L?(?P<d>\d+))?)$")
-_VOWELS = set("aeiouy")
 
 REF_FORMS = (
     "a node id (UUID), a file span path:START-END, path:LINE or path#L10-20 (e.g. src/app.py:10-20), "
@@ -105,52 +83,20 @@ REF_FORMS = (
 # ------------------------------------------------------------------------------ key terms
 
 
-def stem(word: str) -> str:
-    """A light suffix stemmer (plural, -ing, -ed, -er, -ation, final e); the same rule on both sides."""
-    w = word
-    if len(w) > 4 and w.endswith("ies"):
-        w = w[:-3] + "y"
-    elif len(w) > 4 and w.endswith("ied"):
-        w = w[:-3] + "y"
-    elif w.endswith("sses"):
-        w = w[:-2]
-    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    for suffix in ("ation", "ing", "ed", "er"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and _VOWELS & set(w[: -len(suffix)]):
-            w = w[: -len(suffix)] + ("at" if suffix == "ation" else "")
-            if suffix != "ation" and len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
-                w = w[:-1]  # running -> run, stopped -> stop (but install, pass, buzz stay)
-            break
-    if len(w) > 3 and w.endswith("e"):
-        w = w[:-1]
-    return w
-
-
-def normal(word: str) -> str:
-    """A word's stem, with a code abbreviation mapped to the stem of the word it stands for."""
-    s = stem(word)
-    return ALIASES.get(s, s)
-
-
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(split_camel(text))]
-
-
 def key_terms(text: str) -> list[str]:
     """The claim's distinct key terms (stems), in order of first appearance."""
     out: dict[str, None] = {}
-    for w in _words(text):
-        if len(w) < 2 or w in STOP:
+    for w in claim_words(text):
+        if len(w) < 2 or w in CLAIM_STOP_WORDS:
             continue
-        s = normal(w)
-        if s not in STOP:
+        s = claim_normal(w)
+        if s not in CLAIM_STOP_WORDS:
             out.setdefault(s, None)
     return list(out)
 
 
 def span_terms(text: str) -> frozenset[str]:
-    return frozenset(normal(w) for w in _words(text) if len(w) >= 2)
+    return frozenset(claim_normal(w) for w in claim_words(text) if len(w) >= 2)
 
 
 def _matches(term: str, terms: frozenset[str]) -> bool:

@@ -24,7 +24,8 @@ from autology_mcp.retrieval.candidates import Candidate
 from autology_mcp.retrieval.config import RetrievalConfig, project_configs
 from autology_mcp.retrieval.fusion import location_similarity, mmr, rrf
 from autology_mcp.retrieval.intent import classify_intent
-from autology_mcp.retrieval.text import proof_window, stem, terms
+from autology_mcp.common.text import keyword_stem, keyword_terms
+from autology_mcp.retrieval.text import proof_window
 from autology_mcp.retrieval.verdict import decide
 from autology_mcp.knowledge.store import NodeStore
 
@@ -122,8 +123,8 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
     t_start = time.perf_counter()
     timings: dict[str, float] = {}
     intent = classify_intent(query)
-    qterms = terms(query + (" " + module_hint if module_hint else ""))
-    term_stems = list(dict.fromkeys(stem(t) for t in qterms))
+    qterms = keyword_terms(query + (" " + module_hint if module_hint else ""))
+    term_stems = list(dict.fromkeys(keyword_stem(t) for t in qterms))
     text_query = query + (" " + module_hint if module_hint else "")
     weights = intent.channel_weights(cfg.channel_weights)
     pool = ch.Pool()

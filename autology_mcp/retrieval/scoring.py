@@ -34,7 +34,7 @@ from autology_mcp.retrieval.candidates import Candidate
 from autology_mcp.retrieval.config import RetrievalConfig
 from autology_mcp.retrieval.fusion import rrf_ideal
 from autology_mcp.retrieval.intent import Intent
-from autology_mcp.retrieval.text import coverage
+from autology_mcp.common.text import keyword_coverage
 
 COS_FULL = 0.3
 VECTOR_TEXT_MAX = 800  # characters of a node's or session's text its vector is computed from
@@ -119,7 +119,7 @@ def blend(pri: float, sim: float, kw: float, cfg: RetrievalConfig) -> float:
 
 
 def keyword(term_stems: list[str], cand: Candidate) -> tuple[float, list[str]]:
-    return coverage(term_stems, cand.text)
+    return keyword_coverage(term_stems, cand.text)
 
 
 def term_weights(term_stems: list[str], matched_sets, idf: bool = True) -> dict[str, float]:

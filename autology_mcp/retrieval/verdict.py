@@ -21,7 +21,7 @@ from typing import Any
 from autology_mcp.retrieval.candidates import Candidate
 from autology_mcp.retrieval.config import RetrievalConfig
 from autology_mcp.retrieval.intent import Intent
-from autology_mcp.retrieval.text import coverage, stem, terms
+from autology_mcp.common.text import NODE_STOP_WORDS, keyword_coverage, keyword_stem, keyword_terms, node_query_terms
 
 VERDICTS = ("grounded", "weak", "ambiguous", "no_evidence")
 
@@ -52,10 +52,8 @@ def _same_area(a: Candidate, b: Candidate) -> bool:
 
 def only_common_words(query: str) -> bool:
     """True when every word of the query is a stop word ("the of and", "a")."""
-    from autology_mcp.knowledge.search import STOP_WORDS, query_terms
-
-    words = query_terms(query)
-    return bool(words) and all(w in STOP_WORDS for w in words)
+    words = node_query_terms(query)
+    return bool(words) and all(w in NODE_STOP_WORDS for w in words)
 
 
 def _capture_hint(subject: str) -> str:
@@ -79,7 +77,7 @@ def decide(
     scopes: set[str],
 ) -> Verdict:
     subject = _subject(query)
-    term_stems = list(dict.fromkeys(stem(t) for t in terms(query)))
+    term_stems = list(dict.fromkeys(keyword_stem(t) for t in keyword_terms(query)))
     notes = []
     code_index = freshness.get("code_index")
     if code_index is not None and not code_index.get("exists", True):
@@ -100,7 +98,7 @@ def decide(
         for h, c, k in direct
         if scored[k]["similarity"] >= cfg.similarity_floor
         and scored[k]["keyword"] > cfg.grounded_min_keyword
-        and coverage(term_stems, h.get("snippet") or "")[0] > 0
+        and keyword_coverage(term_stems, h.get("snippet") or "")[0] > 0
     ]
     if not grounded:
         best = max(direct, key=lambda d: (scored[d[2]]["similarity"], scored[d[2]]["keyword"]))

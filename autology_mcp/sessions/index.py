@@ -23,13 +23,14 @@ from pathlib import Path
 
 from autology_mcp.common.errors import StorageError
 from autology_mcp.common.paths import ProjectPaths
+from autology_mcp.common.text import SESSION_FTS_TOKENIZER
 from autology_mcp.sessions.chunking import chunk_turns
 from autology_mcp.sessions.insights import mine_turns
 from autology_mcp.sessions.store import read_session, sessions_dir
 
 SCHEMA_VERSION = "1"
 DB_NAME = "sessions.sqlite"
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources (session_id TEXT PRIMARY KEY, signature TEXT NOT NULL, title TEXT NOT NULL,
     last_timestamp TEXT NOT NULL, turns INTEGER NOT NULL, handoff TEXT NOT NULL, error TEXT);
@@ -39,7 +40,7 @@ CREATE TABLE IF NOT EXISTS docs (
     turn_end INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS docs_session ON docs (session_id);
 CREATE INDEX IF NOT EXISTS docs_type_time ON docs (doc_type, timestamp);
-CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(text, tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(text, tokenize = '{SESSION_FTS_TOKENIZER}');
 CREATE TABLE IF NOT EXISTS insights (session_id TEXT NOT NULL, turn INTEGER NOT NULL, kind TEXT NOT NULL,
     text TEXT NOT NULL, score REAL NOT NULL, timestamp TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS insights_session ON insights (session_id);

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from autology_mcp.knowledge.search import STOP_WORDS
+from autology_mcp.common.text import NODE_STOP_WORDS
 from autology_mcp.sessions.transcript import Turn
 
 THRESHOLD = 0.4
@@ -157,7 +157,7 @@ def mine_turns(turns: Iterable[Turn], session_id: str = "", threshold: float = 0
 
 def _key(text: str) -> frozenset[str]:
     """The content words of a text, lowercased (all of them: query_terms caps a query's terms)."""
-    return frozenset(w.lower() for w in _WORD.findall(text)) - STOP_WORDS
+    return frozenset(w.lower() for w in _WORD.findall(text)) - NODE_STOP_WORDS
 
 
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:

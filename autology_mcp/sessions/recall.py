@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autology_mcp.common.clip import clip_lines
-from autology_mcp.knowledge.search import STOP_WORDS
+from autology_mcp.common.text import NODE_STOP_WORDS
 
 if TYPE_CHECKING:
     from autology_mcp.knowledge.search import Hit
@@ -41,7 +41,7 @@ _TITLE_RUN = re.compile(r"\b[A-Z][a-z][a-z0-9]*(?:[ -][A-Z][a-z][a-z0-9]*)*\b")
 _PLAIN_WORD = re.compile(r"\b[a-z]{6,}\b")
 _REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
 _TOOLS_LINE = re.compile(r"Tools: [^\n]*")  # tool names (Edit, Bash) are not topics
-_IGNORED = STOP_WORDS | frozenset(
+_IGNORED = NODE_STOP_WORDS | frozenset(
     """asked done files touched decisions tools user claude summary session let now also then here there
     ok okay yes no please thanks add fix run use make check see new next all any each every one two first last
     i'll we'll it's that's let's after before because since while once still just only some without

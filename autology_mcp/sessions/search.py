@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from autology_mcp.common.errors import StorageError
-from autology_mcp.knowledge.search import query_terms
+from autology_mcp.common.text import node_query_terms
 from autology_mcp.sessions.config import SessionsConfig, load_sessions_config
 from autology_mcp.sessions.index import SessionIndex, is_damaged
 from autology_mcp.sessions.store import sessions_dir
@@ -61,7 +61,7 @@ def search_sessions(root: Path, query: str, limit: int = 20) -> list[SessionHit]
     config = load_sessions_config(root)
     if not config.enabled or limit <= 0:
         return []
-    terms = query_terms(query or "")
+    terms = node_query_terms(query or "")
     if not terms or not sessions_dir(Path(root)).is_dir():
         return []
     index = SessionIndex.for_root(Path(root))

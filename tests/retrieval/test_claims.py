@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.common.text import CLAIM_STOP_WORDS, claim_normal, claim_stem
 from autology_mcp.retrieval import claims as c
 from autology_mcp.retrieval import ledger
 from autology_mcp.knowledge.service import Autology
@@ -50,10 +51,10 @@ def test_key_terms_split_identifiers_drop_stop_words_and_stem():
         "pars", "head", "retry", "http", "connection", "aft",
     ]  # fmt: skip
     assert c.key_terms("it is the one that we use") == []
-    assert c.stem("parsing") == c.stem("parsed") == c.stem("parser") == c.stem("parse") == c.stem("parses")
-    assert c.stem("retries") == c.stem("retried") == c.stem("retry")
-    assert c.stem("caching") == c.stem("cached") == c.stem("cache")
-    assert c.stem("running") == "run" and c.stem("install") == "install" and c.stem("status") == "status"
+    assert claim_stem("parsing") == claim_stem("parsed") == claim_stem("parser") == claim_stem("parse") == claim_stem("parses")
+    assert claim_stem("retries") == claim_stem("retried") == claim_stem("retry")
+    assert claim_stem("caching") == claim_stem("cached") == claim_stem("cache")
+    assert claim_stem("running") == "run" and claim_stem("install") == "install" and claim_stem("status") == "status"
 
 
 def test_code_abbreviations_meet_the_words_they_stand_for():
@@ -74,7 +75,7 @@ def test_code_abbreviations_meet_the_words_they_stand_for():
      ("spec", "specification"), ("utils", "utilities")],
 )  # fmt: skip
 def test_each_abbreviation_meets_its_word(short, full):
-    assert c.normal(short) == c.normal(full)
+    assert claim_normal(short) == claim_normal(full)
 
 
 def test_support_rule_threshold():
@@ -169,7 +170,7 @@ def test_any_string_parses_or_is_a_validation_error(text):
 def test_key_terms_never_fail_and_hold_no_stop_words(text):
     terms = c.key_terms(text)
     assert len(terms) == len(set(terms))
-    assert not set(terms) & c.STOP
+    assert not set(terms) & CLAIM_STOP_WORDS
 
 
 # ------------------------------------------------------------------------------ resolution and outcomes

@@ -1,0 +1,228 @@
+"""Text analysis: how each channel turns text and queries into terms, all in one place.
+
+Four analyses coexist today. They differ on purpose or by history; this module keeps them side by
+side, each named for who uses it, so a change to one is a change seen against the others.
+
+| analysis | used by | words | case, accents | identifiers | stemming | stop words |
+|---|---|---|---|---|---|---|
+| ``node_*`` | node search (``autology_query``), session search, the verdict's stop-word check | Unicode letters and digits | lowercase; the FTS5 index folds accents | ``_`` separates words | the FTS5 index: Porter | :data:`NODE_STOP_WORDS`, dropped unless nothing else is left |
+| ``code_*`` | the code index: FTS5 text, hashed vectors, query words, symbol and path words | ASCII ``[a-z0-9_/-]``; other characters separate words | lowercase; accents kept (``café`` splits) | camelCase split; ``snake_case`` and ``a/b`` kept whole and split | the FTS5 index: Porter | :data:`CODE_STOP_WORDS` (English and language keywords), numbers |
+| ``keyword_*`` | unified retrieval: keyword coverage, proof lines, the verdict | Unicode, through :func:`node_query_terms` | lowercase | camelCase and ``snake_case`` split | :func:`keyword_stem`, a light suffix stemmer; a term matches a word starting with its stem | as node search |
+| ``claim_*`` | the claim check's support rule (docs/claim-check.md) | ASCII ``[A-Za-z0-9]`` | lowercase | camelCase split | :func:`claim_stem`, with code abbreviations mapped to words | :data:`CLAIM_STOP_WORDS` |
+
+The FTS5 tokenizers of the three SQLite indexes are here too (:data:`NODE_FTS_TOKENIZER`, ...):
+changing one means rebuilding that index.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# ------------------------------------------------------------------------------ node search
+
+
+NODE_FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+SESSION_FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # session chunks are searched like nodes
+NODE_QUERY_TERMS_MAX = 24
+
+NODE_STOP_WORDS = frozenset(
+    """a an and are as at be but by do does did for from has have how i if in into is it its of on or our
+    so that the their them then there these this those to was we were what when where which who why will
+    with you your""".split()
+)
+
+_NODE_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def node_query_terms(query: str) -> list[str]:
+    """Lowercased word terms of a query for node and session search, stop words dropped (unless
+    nothing else is left), at most :data:`NODE_QUERY_TERMS_MAX`."""
+    words = [w.lower() for w in _NODE_WORD.findall(query)]
+    terms = [w for w in words if w not in NODE_STOP_WORDS] or words
+    return list(dict.fromkeys(terms))[:NODE_QUERY_TERMS_MAX]
+
+
+# ------------------------------------------------------------------------------ the code index
+# Normalize (seed 003): split camelCase, lowercase, turn punctuation into spaces. Tokens are
+# ``[a-z0-9_/-]{2,64}`` minus stop words and numbers-only; a compound token (``reconnect_socket``,
+# ``net/http``) also yields its parts, so ``reconnect socket`` meets ``reconnect_socket``.
+
+CODE_FTS_TOKENIZER = "porter unicode61"
+
+CODE_STOP_WORDS = frozenset(
+    """a an and are as at be been but by can could did do does for from had has have how i if in into is it
+    its may me my no not of on or our should so such than that the their them then there these they this
+    to too up us was we were what when where which while who why will with would you your self def return
+    import none true false else elif var let const function""".split()
+)
+
+_CAMEL1 = re.compile(r"([a-z0-9])([A-Z])")
+_CAMEL2 = re.compile(r"([A-Z]+)([A-Z][a-z])")
+_CODE_PUNCT = re.compile(r"[^a-z0-9_/\-]+")
+_CODE_TOKEN = re.compile(r"[a-z0-9_/\-]{2,64}")
+_CODE_SPLIT = re.compile(r"[_/\-]+")
+_CODE_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def split_camel(text: str) -> str:
+    """``parseHTTPResponse`` -> ``parse HTTP Response`` (the code index and the claim check)."""
+    return _CAMEL1.sub(r"\1 \2", _CAMEL2.sub(r"\1 \2", text))
+
+
+def code_normalize(text: str) -> str:
+    return _CODE_PUNCT.sub(" ", split_camel(text).lower())
+
+
+def _code_keep(token: str) -> bool:
+    return token not in CODE_STOP_WORDS and not token.replace("_", "").replace("-", "").replace("/", "").isdigit()
+
+
+_code_expansions: dict[str, tuple[str, ...]] = {}
+
+
+def _code_expand(raw: str) -> tuple[str, ...]:
+    tok = raw.strip("_/-")
+    if len(tok) < 2 or not _code_keep(tok):
+        return ()
+    if _CODE_SPLIT.search(tok):
+        return (tok, *(p for p in _CODE_SPLIT.split(tok) if len(p) >= 2 and _code_keep(p)))
+    return (tok,)
+
+
+def code_tokens(text: str) -> list[str]:
+    """The hashed vectors' unigrams, in order (compound tokens followed by their parts)."""
+    out: list[str] = []
+    cache = _code_expansions
+    for raw in _CODE_TOKEN.findall(split_camel(text).lower()):  # same tokens as code_normalize(text)
+        exp = cache.get(raw)
+        if exp is None:
+            if len(cache) > 300_000:  # bound memory; it is only a cache
+                cache.clear()
+            exp = cache[raw] = _code_expand(raw)
+        out.extend(exp)
+    return out
+
+
+def code_fts_text(text: str) -> str:
+    """What the code index's FTS5 tokenizer sees: camelCase split (it already splits on ``_`` and punctuation)."""
+    return split_camel(text)
+
+
+def code_query_words(query: str) -> list[str]:
+    """Distinct lowercase words of a query for the code index's lexical channels, stop words dropped, in order."""
+    seen: dict[str, None] = {}
+    for word in _CODE_WORD.findall(split_camel(query)):
+        w = word.lower()
+        if len(w) >= 2 and w not in CODE_STOP_WORDS and not w.isdigit():
+            seen.setdefault(w, None)
+    return list(seen)
+
+
+@lru_cache(maxsize=65536)
+def name_words(text: str) -> frozenset[str]:
+    """The set of lowercase words in a symbol name or path (camelCase, snake_case and separators split)."""
+    return frozenset(w.lower() for w in _CODE_WORD.findall(split_camel(text)))
+
+
+# ------------------------------------------------------------------------------ unified retrieval's keywords
+# A query term is reduced to a light stem (``parsing``, ``parser`` and ``parse`` all stem to
+# ``pars``), and it matches a word of the text that starts with that stem and goes on for at most
+# five more letters, so coverage does not depend on which tokenizer indexed the text.
+
+_KEYWORD_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "ly", "s")
+
+
+@lru_cache(maxsize=65536)
+def keyword_stem(word: str) -> str:
+    w = word.lower()
+    for suffix in _KEYWORD_SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            break
+    if len(w) > 4 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def keyword_terms(query: str) -> list[str]:
+    """The query's keyword terms: lowercase words, stop words dropped, camelCase and snake_case split."""
+    return node_query_terms(_CAMEL1.sub(r"\1 \2", query).replace("_", " "))
+
+
+@lru_cache(maxsize=4096)
+def keyword_pattern(term_stem: str) -> re.Pattern[str]:
+    """A word starting with the stem, followed by at most a suffix's worth of letters."""
+    return re.compile(r"(?<![^\W_])" + re.escape(term_stem) + r"[^\W\d_]{0,5}(?![^\W_])")
+
+
+def keyword_text(text: str) -> str:
+    """The text as keyword terms are matched against it: camelCase split, snake_case split, lowercase."""
+    return _CAMEL1.sub(r"\1 \2", text).replace("_", " ").lower()
+
+
+def keyword_coverage(term_stems: list[str], text: str) -> tuple[float, list[str]]:
+    """Share of the query's terms found in ``text``, and which (by stem): a term is found when a
+    word of the text starts with its stem and goes on for at most five more letters."""
+    if not term_stems:
+        return 0.0, []
+    hay = keyword_text(text)
+    matched = [t for t in term_stems if keyword_pattern(t).search(hay)]
+    return len(matched) / len(term_stems), matched
+
+
+# ------------------------------------------------------------------------------ the claim check
+
+CLAIM_FILLER_WORDS = frozenset(
+    """code file files function functions method methods class classes line lines here also just very
+    some any all each every one ones thing things way ways make makes made use uses used using via per
+    should must can could would need needs over about through only other more most both same own again
+    once given specified provided optionally whether otherwise certain various etc""".split()
+)
+# Abbreviations code uses for words prose spells out: both sides map to the same stem.
+CLAIM_ALIASES = dict(
+    pair.split(":")
+    for pair in """ctx:context cmd:command msg:messag env:environment arg:argument argv:argument param:paramet
+    attr:attribut info:informat cfg:configurat conf:configurat dir:directory err:error exc:exception obj:object
+    opt:option val:valu num:numb str:string len:length idx:index cb:callback req:request resp:respons
+    tmp:temporary temp:temporary prev:previous src:sourc dst:destinat dest:destinat ref:referenc doc:document
+    pkg:packag db:databas auth:authenticat repo:repository app:applicat spec:specificat util:utility
+    fn:function func:function""".split()
+)
+CLAIM_STOP_WORDS = (CODE_STOP_WORDS | NODE_STOP_WORDS | CLAIM_FILLER_WORDS) - {"return", "none", "true", "false"}
+
+_CLAIM_WORD = re.compile(r"[A-Za-z0-9]+")
+_VOWELS = set("aeiouy")
+
+
+def claim_stem(word: str) -> str:
+    """A light suffix stemmer (plural, -ing, -ed, -er, -ation, final e); the same rule on both sides."""
+    w = word
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 4 and w.endswith("ied"):
+        w = w[:-3] + "y"
+    elif w.endswith("sses"):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix in ("ation", "ing", "ed", "er"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and _VOWELS & set(w[: -len(suffix)]):
+            w = w[: -len(suffix)] + ("at" if suffix == "ation" else "")
+            if suffix != "ation" and len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]  # running -> run, stopped -> stop (but install, pass, buzz stay)
+            break
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def claim_normal(word: str) -> str:
+    """A word's stem, with a code abbreviation mapped to the stem of the word it stands for."""
+    s = claim_stem(word)
+    return CLAIM_ALIASES.get(s, s)
+
+
+def claim_words(text: str) -> list[str]:
+    """The lowercase ASCII words of a claim or a span, camelCase split."""
+    return [w.lower() for w in _CLAIM_WORD.findall(split_camel(text))]
