@@ -1,6 +1,10 @@
 """Unified retrieval: one always-on search over knowledge nodes, code, docs and past sessions.
 
-    channels → RRF fusion → graph expansion → blend score → MMR → verdict → proof spans → budget
+    channels → fuse → expand → score → diversify → verdict → budget
+
+:func:`search` runs the steps in that order; each is one function below, named for its step. The
+steps share one :class:`Search` (the query, what the channels found, the scores so far), and each
+adds its milliseconds to the trace.
 
 Every query runs every channel of its scope (the intent only weights them), the answer always says
 what it found and how (``trace``), and it always fits ``max_tokens``. See docs/retrieval.md.
@@ -10,22 +14,23 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.markdown import render_node
 from autology_mcp.retrieval import budget as budget_mod
 from autology_mcp.retrieval import channels as ch
 from autology_mcp.retrieval import expand, scoring
 from autology_mcp.retrieval.candidates import Candidate
+from autology_mcp.retrieval.cards import card
 from autology_mcp.retrieval.config import RetrievalConfig, project_configs
 from autology_mcp.retrieval.fusion import location_similarity, mmr, rrf
-from autology_mcp.retrieval.intent import classify_intent
+from autology_mcp.retrieval.intent import Intent, classify_intent
 from autology_mcp.common.text import keyword_stem, keyword_terms
-from autology_mcp.retrieval.text import proof_window
 from autology_mcp.retrieval.verdict import decide
 from autology_mcp.knowledge.store import NodeStore
 
@@ -33,8 +38,6 @@ SCOPES = ("nodes", "code", "docs", "sessions")
 DETAILS = ("brief", "normal", "full")
 LIMIT_MAX = 50
 QUERY_MAX = 2000
-SNIPPET_LINES = {"brief": 1, "normal": 3, "full": 8}
-SNIPPET_WIDTH = 200
 
 
 def _validate(query: Any, scope: Any, limit: Any, max_tokens: Any, detail: Any, cfg: RetrievalConfig):
@@ -77,7 +80,9 @@ def search(
     module_hint: str | None = None,
 ) -> dict:
     """Search every source in ``scope`` (None: all) and return a JSON-ready answer: ``query, intent,
-    verdict, clarifying_question, guidance, hits, cut, trace`` (see docs/retrieval.md)."""
+    verdict, clarifying_question, guidance, hits, cut, trace`` (see docs/retrieval.md).
+
+    channels → fuse → expand → score → diversify → verdict (in :func:`run`), then the budget."""
     answer, max_tokens, counter = run(
         root, query, scope=scope, limit=limit, max_tokens=max_tokens, detail=detail, store=store, module_hint=module_hint
     )
@@ -119,117 +124,178 @@ def open_store(root: Path) -> NodeStore:
     return store
 
 
+@dataclass
+class Search:
+    """One search as it goes through the steps."""
+
+    root: Path
+    query: str
+    scopes: set[str]
+    limit: int
+    detail: str
+    store: NodeStore | None
+    cfg: RetrievalConfig
+    module_hint: str | None
+    intent: Intent
+    text_query: str  # the query and the module hint: what the channels search for
+    terms: list[str]  # its keyword terms
+    term_stems: list[str]
+    weights: dict[str, float]
+    timings: dict[str, float] = field(default_factory=dict)
+    # channels
+    pool: ch.Pool = field(default_factory=ch.Pool)
+    runs: list[ch.ChannelRun] = field(default_factory=list)
+    freshness: dict[str, Any] = field(default_factory=dict)
+    code_index: tuple | None = None  # where the code index lives, when code or docs are in scope
+    # fuse, expand
+    fused: dict[str, float] = field(default_factory=dict)
+    superseded: list[dict] = field(default_factory=list)
+    graph_ranking: list[str] = field(default_factory=list)
+    # score
+    shortlist: list[str] = field(default_factory=list)
+    scored: dict[str, dict[str, float]] = field(default_factory=dict)
+    # diversify
+    evidence: list[str] = field(default_factory=list)
+    below_floor: int = 0
+    chosen_pool: list[str] = field(default_factory=list)
+    order: list[str] = field(default_factory=list)
+
+    @contextmanager
+    def timed(self, step: str) -> Iterator[None]:
+        t = time.perf_counter()
+        yield
+        self.timings[step] = (time.perf_counter() - t) * 1000
+
+
 def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint) -> dict:
     t_start = time.perf_counter()
-    timings: dict[str, float] = {}
-    intent = classify_intent(query)
-    qterms = keyword_terms(query + (" " + module_hint if module_hint else ""))
-    term_stems = list(dict.fromkeys(keyword_stem(t) for t in qterms))
     text_query = query + (" " + module_hint if module_hint else "")
-    weights = intent.channel_weights(cfg.channel_weights)
-    pool = ch.Pool()
-    runs: list[ch.ChannelRun] = []
-    freshness: dict[str, Any] = {}
+    intent = classify_intent(query)
+    terms = keyword_terms(text_query)
+    s = Search(
+        root=root, query=query, scopes=scopes, limit=limit, detail=detail, store=store, cfg=cfg,
+        module_hint=module_hint, intent=intent, text_query=text_query, terms=terms,
+        term_stems=list(dict.fromkeys(keyword_stem(t) for t in terms)),
+        weights=intent.channel_weights(cfg.channel_weights),
+    )
+    with s.timed("channels"):
+        run_channels(s, index_cfg)
+    with s.timed("fusion"):
+        fuse(s)
+    with s.timed("expand"):
+        expand_graph(s)
+    with s.timed("score"):
+        score(s)
+    with s.timed("mmr"):
+        diversify(s)
+    with s.timed("spans"):
+        hits, verdict = cards_and_verdict(s)
+    s.timings["total"] = (time.perf_counter() - t_start) * 1000
+    return _answer(s, hits, verdict)
 
-    # ---------------------------------------------------------------- channels
-    # The node channels run in a worker thread while this one runs the code channels: both spend
-    # much of their time inside SQLite, which releases the GIL.
-    t = time.perf_counter()
-    where = ch.index_location(root, index_cfg) if ("code" in scopes or "docs" in scopes) else None
+
+def run_channels(s: Search, index_cfg) -> None:
+    """Every channel of the scope. The node channels run in a worker thread while this one runs the
+    code channels: both spend much of their time inside SQLite, which releases the GIL."""
+    cfg = s.cfg
+    if "code" in s.scopes or "docs" in s.scopes:
+        s.code_index = ch.index_location(s.root, index_cfg)
     node_job = None
-    if "nodes" in scopes:
-        node_job = _executor().submit(ch.node_channels, store, text_query, qterms, ch.Pool(), cfg.node_pool)
-    code_runs: list[ch.ChannelRun] = []
+    if "nodes" in s.scopes:
+        node_job = _executor().submit(ch.node_channels, s.store, s.text_query, s.terms, ch.Pool(), cfg.node_pool)
     code_pool = ch.Pool()
-    if where is not None:
+    if s.code_index is not None:
         code_runs, code_fresh = ch.code_channels(
-            root, text_query, code_pool, cfg.pool, cfg.refresh_interval_s, "code" in scopes, "docs" in scopes, where
+            s.root, s.text_query, code_pool, cfg.pool, cfg.refresh_interval_s, "code" in s.scopes, "docs" in s.scopes,
+            s.code_index,
         )
-        freshness["code_index"] = code_fresh.as_dict()
+        s.freshness["code_index"] = code_fresh.as_dict()
     else:
         code_runs = [ch.ChannelRun(n, "out_of_scope") for n in ("code_bm25", "symbols", "paths", "vectors")]
     if node_job is not None:
         node_runs, node_pool = node_job.result()
-        runs += node_runs
-        pool.items.update(node_pool.items)
-        freshness["nodes"] = {"generation": store.index.generation(), "nodes": store.index.count()}
+        s.runs += node_runs
+        s.pool.items.update(node_pool.items)
+        s.freshness["nodes"] = {"generation": s.store.index.generation(), "nodes": s.store.index.count()}
     else:
-        runs += [ch.ChannelRun("node_bm25", "out_of_scope"), ch.ChannelRun("node_title_tags", "out_of_scope")]
-    runs += code_runs
-    pool.items.update(code_pool.items)
-    if "sessions" in scopes:
-        runs.append(ch.sessions_channel(root, text_query, pool, cfg.pool))
-        freshness["sessions"] = runs[-1].status
+        s.runs += [ch.ChannelRun("node_bm25", "out_of_scope"), ch.ChannelRun("node_title_tags", "out_of_scope")]
+    s.runs += code_runs
+    s.pool.items.update(code_pool.items)
+    if "sessions" in s.scopes:
+        s.runs.append(ch.sessions_channel(s.root, s.text_query, s.pool, cfg.pool))
+        s.freshness["sessions"] = s.runs[-1].status
     else:
-        runs.append(ch.ChannelRun("sessions", "out_of_scope"))
-    timings["channels"] = (time.perf_counter() - t) * 1000
+        s.runs.append(ch.ChannelRun("sessions", "out_of_scope"))
 
-    # ---------------------------------------------------------------- fusion
-    t = time.perf_counter()
-    rankings = {r.name: r.ranking for r in runs if r.ranking}
-    scores = rrf(rankings, weights, cfg.rrf_k)
+
+def fuse(s: Search) -> None:
+    """Reciprocal Rank Fusion of the channels' rankings; each candidate records the channels that found it."""
+    rankings = {r.name: r.ranking for r in s.runs if r.ranking}
+    s.fused = rrf(rankings, s.weights, s.cfg.rrf_k)
     found_by: dict[str, list[str]] = {}
-    for r in runs:
+    for r in s.runs:
         for key in r.ranking:
             found_by.setdefault(key, []).append(r.name)
     for key, names in found_by.items():
-        if key in pool.items:
-            pool.items[key].meta["channels"] = names
-    timings["fusion"] = (time.perf_counter() - t) * 1000
+        if key in s.pool.items:
+            s.pool.items[key].meta["channels"] = names
 
-    # ---------------------------------------------------------------- graph expansion
-    t = time.perf_counter()
-    superseded: list[dict] = []
-    graph_ranking: list[str] = []
-    if "nodes" in scopes and store is not None:
-        superseded = expand.apply_supersession(store, pool, scores)
-        gw = weights.get("graph", 0.5)
-        credits = expand.neighbour_credits(store, pool, scores, cfg, gw)
-        credits += expand.reference_credits(store, pool, scores, cfg, gw)
-        graph_ranking = expand.apply_credits(store, pool, scores, credits)
-        for key in graph_ranking:
-            pool.items[key].meta.setdefault("channels", [])
-            if "graph" not in pool.items[key].meta["channels"]:
-                pool.items[key].meta["channels"].append("graph")
-    timings["expand"] = (time.perf_counter() - t) * 1000
 
-    # ---------------------------------------------------------------- score
-    t = time.perf_counter()
-    ranked = sorted((k for k in scores if k in pool.items), key=lambda k: (-scores[k], k))
-    shortlist = ranked[: max(limit * 3, 30)]  # what is scored, then floored and diversified
-    missing_text = {pool.items[k].meta["rowid"]: k for k in shortlist if not pool.items[k].text and k.startswith("chunk:")}
+def expand_graph(s: Search) -> None:
+    """Superseded nodes replaced by their successors, then credit to graph neighbours and to the
+    nodes whose references point at a code hit."""
+    if "nodes" not in s.scopes or s.store is None:
+        return
+    store, pool, cfg = s.store, s.pool, s.cfg
+    s.superseded = expand.apply_supersession(store, pool, s.fused)
+    gw = s.weights.get("graph", 0.5)
+    credits = expand.neighbour_credits(store, pool, s.fused, cfg, gw)
+    credits += expand.reference_credits(store, pool, s.fused, cfg, gw)
+    s.graph_ranking = expand.apply_credits(store, pool, s.fused, credits)
+    for key in s.graph_ranking:
+        pool.items[key].meta.setdefault("channels", [])
+        if "graph" not in pool.items[key].meta["channels"]:
+            pool.items[key].meta["channels"].append("graph")
+
+
+def score(s: Search) -> None:
+    """The blend ``priority, similarity, keyword`` of the best fused candidates (the shortlist)."""
+    pool, cfg = s.pool, s.cfg
+    ranked = sorted((k for k in s.fused if k in pool.items), key=lambda k: (-s.fused[k], k))
+    s.shortlist = ranked[: max(s.limit * 3, 30)]  # what is scored, then floored and diversified
+    missing_text = {pool.items[k].meta["rowid"]: k for k in s.shortlist if not pool.items[k].text and k.startswith("chunk:")}
     if missing_text:
-        for rowid, text in ch.load_chunk_texts(where[1], list(missing_text)).items():
+        for rowid, text in ch.load_chunk_texts(s.code_index[1], list(missing_text)).items():
             pool.items[missing_text[rowid]].text = text
-    qvec = scoring.query_vector(text_query)
-    scored: dict[str, dict[str, float]] = {}
-    matched = {key: scoring.keyword(term_stems, pool.items[key])[1] for key in shortlist}
-    term_weights = scoring.term_weights(term_stems, matched.values(), cfg.keyword_idf)
-    for key in shortlist:
+    qvec = scoring.query_vector(s.text_query)
+    matched = {key: scoring.keyword(s.term_stems, pool.items[key])[1] for key in s.shortlist}
+    term_weights = scoring.term_weights(s.term_stems, matched.values(), cfg.keyword_idf)
+    for key in s.shortlist:
         cand = pool.items[key]
         kw = scoring.weighted_share(matched[key], term_weights)
         cos = scoring.cosine(qvec, cand) if cand.kind in ("node", "session_chunk", "handoff") else (cand.cosine or 0.0)
-        sim = scoring.similarity(scores[key], cos, cand.kind, weights, cfg.rrf_k, scoring.rank_share(cand, cfg))
-        pri = scoring.priority(cand, cfg, intent)
-        if module_hint and _in_module(cand, module_hint):
+        sim = scoring.similarity(s.fused[key], cos, cand.kind, s.weights, cfg.rrf_k, scoring.rank_share(cand, cfg))
+        pri = scoring.priority(cand, cfg, s.intent)
+        if s.module_hint and _in_module(cand, s.module_hint):
             pri = min(1.0, pri * 1.15)
-        scored[key] = {
+        s.scored[key] = {
             "priority": round(pri, 4),
             "similarity": round(sim, 4),
             "keyword": round(kw, 4),
-            "rrf": round(scores[key], 6),
+            "rrf": round(s.fused[key], 6),
             "score": round(scoring.blend(pri, sim, kw, cfg), 4),
         }
-    timings["score"] = (time.perf_counter() - t) * 1000
 
-    # ---------------------------------------------------------------- floor, MMR
-    t = time.perf_counter()
-    # Evidence: something of the query in the text, or reached through the graph from evidence.
-    # The floor applies to direct evidence; a node the graph brought in (neighbour, referencing
-    # node, successor) passes when a hit it came from passes.
-    evidence = [k for k in shortlist if scored[k]["keyword"] > 0 or pool.items[k].via]
-    floor = cfg.similarity_floor
-    direct_above = {k for k in evidence if scored[k]["similarity"] >= floor and scored[k]["keyword"] > 0}
+
+def diversify(s: Search) -> None:
+    """The evidence above the similarity floor, re-ranked by MMR for diversity, cut to the limit.
+
+    Evidence is something of the query in the text, or reached through the graph from evidence. The
+    floor applies to direct evidence; a node the graph brought in (neighbour, referencing node,
+    successor) passes when a hit it came from passes."""
+    pool, scored, floor = s.pool, s.scored, s.cfg.similarity_floor
+    s.evidence = [k for k in s.shortlist if scored[k]["keyword"] > 0 or pool.items[k].via]
+    direct_above = {k for k in s.evidence if scored[k]["similarity"] >= floor and scored[k]["keyword"] > 0}
 
     def passes(key: str) -> bool:
         cand = pool.items[key]
@@ -241,63 +307,66 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
             return scored[key]["similarity"] >= floor or scored[key]["keyword"] > 0
         return any(parent in direct_above for parent in cand.meta.get("graph_parents", []))
 
-    above = [k for k in evidence if passes(k)]
-    below_floor = len(evidence) - len(above)
-    chosen_pool = above if above else evidence
-    by_score = sorted(chosen_pool, key=lambda k: (-scored[k]["score"], k))
+    above = [k for k in s.evidence if passes(k)]
+    s.below_floor = len(s.evidence) - len(above)
+    s.chosen_pool = above if above else s.evidence
+    by_score = sorted(s.chosen_pool, key=lambda k: (-scored[k]["score"], k))
     relevance = {k: scored[k]["score"] for k in by_score}
 
     def diversity(a: str, b: str) -> float:
         ca, cb = pool.items[a], pool.items[b]
         return location_similarity(ca.tree, cb.tree, ca.kind == cb.kind)
 
-    order = mmr(by_score, relevance, diversity, cfg.mmr_lambda, limit)
-    timings["mmr"] = (time.perf_counter() - t) * 1000
+    s.order = mmr(by_score, relevance, diversity, s.cfg.mmr_lambda, s.limit)
 
-    # ---------------------------------------------------------------- spans, verdict
-    t = time.perf_counter()
-    hits = [_hit(pool.items[k], scored[k], term_stems, detail, store, root) for k in order]
-    verdict = decide(query, intent, hits, [pool.items[k] for k in order], scored_keys=order, scored=scored,
-                     cfg=cfg, freshness=freshness, scopes=scopes)
-    timings["spans"] = (time.perf_counter() - t) * 1000
-    timings["total"] = (time.perf_counter() - t_start) * 1000
 
+def cards_and_verdict(s: Search):
+    """Each chosen hit as an evidence card on its proof lines, and the verdict on them."""
+    hits = [card(s.pool.items[k], s.scored[k], s.term_stems, s.detail, s.store, s.root) for k in s.order]
+    verdict = decide(s.query, s.intent, hits, [s.pool.items[k] for k in s.order], scored_keys=s.order, scored=s.scored,
+                     cfg=s.cfg, freshness=s.freshness, scopes=s.scopes)
+    return hits, verdict
+
+
+def _answer(s: Search, hits: list[dict], verdict) -> dict:
+    """The answer: the verdict, the hits and the trace of how they were found."""
+    pool, cfg, runs = s.pool, s.cfg, s.runs
     trace = {
-        "intent": {"name": intent.name, "cues": list(intent.cues)[:8]},
-        "scope": sorted(scopes),
+        "intent": {"name": s.intent.name, "cues": list(s.intent.cues)[:8]},
+        "scope": sorted(s.scopes),
         "channels": [
             {"name": r.name, "status": r.status, "candidates": len(r.ranking), "ms": round(r.ms, 2)}
             | ({"note": r.note} if r.note else {})
             for r in runs
         ]
-        + [{"name": "graph", "status": "ok" if graph_ranking else "empty", "candidates": len(graph_ranking)}],
+        + [{"name": "graph", "status": "ok" if s.graph_ranking else "empty", "candidates": len(s.graph_ranking)}],
         "fusion": {
             "k": cfg.rrf_k,
-            "weights": {k: round(v, 3) for k, v in weights.items()},
+            "weights": {k: round(v, 3) for k, v in s.weights.items()},
             "inputs": {r.name: [pool.items[k].ref for k in r.ranking[:5] if k in pool.items] for r in runs if r.ranking}
-            | ({"graph": [pool.items[k].ref for k in graph_ranking[:5]]} if graph_ranking else {}),
-            "fused": len(scores),
-            "shortlist": len(shortlist),
-            "evidence": len(evidence),
-            "below_floor": below_floor,
-            "superseded_replaced": superseded,
+            | ({"graph": [pool.items[k].ref for k in s.graph_ranking[:5]]} if s.graph_ranking else {}),
+            "fused": len(s.fused),
+            "shortlist": len(s.shortlist),
+            "evidence": len(s.evidence),
+            "below_floor": s.below_floor,
+            "superseded_replaced": s.superseded,
         },
         "floor": cfg.similarity_floor,
-        "freshness": freshness,
-        "timings_ms": {k: round(v, 2) for k, v in timings.items()},
+        "freshness": s.freshness,
+        "timings_ms": {k: round(v, 2) for k, v in s.timings.items()},
     }
     trace["tokenizer"] = budget_mod.token_counter(cfg.tokenizer)[1]
     answer = {
-        "query": query,
-        "intent": intent.name,
+        "query": s.query,
+        "intent": s.intent.name,
         "verdict": verdict.verdict,
         "clarifying_question": verdict.question,
         "guidance": verdict.guidance,
         "hits": hits,
-        "cut": {"beyond_limit": max(0, len(chosen_pool) - len(hits))},
+        "cut": {"beyond_limit": max(0, len(s.chosen_pool) - len(hits))},
         "trace": trace,
     }
-    if detail == "brief":
+    if s.detail == "brief":
         answer["trace"] = compact_trace(trace, "compact")
     return answer
 
@@ -347,83 +416,3 @@ def compact_trace(trace: dict[str, Any], level: str) -> dict[str, Any]:
             out.pop(key, None)
     out["fusion"] = fusion
     return out
-
-
-def _hit(cand: Candidate, s: dict[str, float], term_stems: list[str], detail: str, store, root: Path) -> dict:
-    n_lines = SNIPPET_LINES[detail]
-    hit: dict[str, Any] = {
-        "kind": cand.kind,
-        "ref": cand.ref,
-        "node_id": cand.node.id if cand.node is not None else None,
-        "node_type": cand.node.type.value if cand.node is not None else None,
-        "title": cand.title,
-        "path": cand.path,
-        "start_line": None,
-        "end_line": None,
-        "snippet": "",
-        "score": s["score"],
-        "components": {k: s[k] for k in ("priority", "similarity", "keyword", "rrf")},
-        "channels": sorted(set(cand.meta.get("channels", []) + cand.meta.get("channels_inherited", []))),
-        "via": cand.via,
-    }
-    if cand.node is not None:
-        node = cand.node
-        hit["status"] = node.status.value
-        rel = store.index.node_path(node.id) if store is not None else None
-        lines: list[str] | None = None
-        if rel:
-            hit["path"] = rel
-            try:
-                lines = (root / rel).read_text(encoding="utf-8").split("\n")
-            except OSError:
-                lines = None
-        if lines is None:
-            lines = render_node(node).split("\n")
-        # The proof lines come from the text under the title (the title is the hit's own field).
-        body_at = _body_start(lines)
-        while body_at < len(lines) - 1 and (not lines[body_at].strip() or lines[body_at].startswith("# ")):
-            body_at += 1
-        at, matched = proof_window(lines[body_at:], term_stems, n_lines)
-        start = body_at + at
-        while not matched and start < len(lines) - 1 and (not lines[start].strip() or lines[start].startswith("#")):
-            start += 1  # nothing of the query in the text (a graph neighbour, a title match): its first lines
-        window = [line for line in lines[start : start + n_lines]]
-        while len(window) > 1 and (not window[-1].strip() or window[-1].startswith("#")):
-            window.pop()
-        hit["start_line"], hit["end_line"] = start + 1, start + max(1, len(window))
-        hit["snippet"] = "\n".join(line[:SNIPPET_WIDTH] for line in window)
-        if detail == "full":
-            hit["tags"] = list(node.tags)
-            hit["references"] = list(node.references)
-    elif cand.kind in ("code", "doc"):
-        lines = cand.text.split("\n") if cand.text else []
-        at, _ = proof_window(lines, term_stems, n_lines)
-        window = lines[at : at + n_lines]
-        start = (cand.start_line or 1) + at
-        hit["start_line"], hit["end_line"] = start, start + max(1, len(window)) - 1
-        hit["ref"] = f"{cand.path}:{hit['start_line']}-{hit['end_line']}"
-        hit["snippet"] = "\n".join(line[:SNIPPET_WIDTH] for line in window)
-        if cand.meta.get("symbol"):
-            hit["symbol"] = cand.meta["symbol"]
-        if detail == "full":
-            hit["section"] = {"start_line": cand.start_line, "end_line": cand.end_line,
-                              "chunk_type": cand.meta.get("chunk_type")}
-    else:
-        lines = cand.text.split("\n") if cand.text else []
-        at, _ = proof_window(lines, term_stems, n_lines)
-        hit["snippet"] = "\n".join(line[:SNIPPET_WIDTH] for line in lines[at : at + n_lines])
-        hit["session_id"] = cand.meta.get("session_id")
-        if cand.meta.get("turn_start") is not None:
-            hit["turns"] = [cand.meta.get("turn_start"), cand.meta.get("turn_end")]
-        if cand.meta.get("timestamp"):
-            hit["timestamp"] = cand.meta["timestamp"]
-    return hit
-
-
-def _body_start(lines: list[str]) -> int:
-    """The first line after the YAML frontmatter (0 when there is none)."""
-    if lines and lines[0].strip() == "---":
-        for i in range(1, len(lines)):
-            if lines[i].strip() == "---":
-                return i + 1
-    return 0
