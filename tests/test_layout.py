@@ -170,3 +170,25 @@ def test_the_checks_catch_an_upward_import_and_a_circle(tmp_path: Path) -> None:
     assert upward_imports(graph) == ["autology_mcp.common.paths -> autology_mcp.knowledge.store"]
     assert import_circles(graph) == [["autology_mcp.knowledge.search", "autology_mcp.knowledge.store"]]
     assert upward_imports(_graph()) == [] and "autology_mcp.server.app" in _graph()["autology_mcp.cli.store"]
+
+
+def test_architecture_doc_names_every_part_and_module() -> None:
+    """docs/architecture.md matches the tree: each part in the tree picture and the rules table, and
+    each module named (in backticks) in its part's paragraph."""
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    missing = []
+    for part in ALLOWED:
+        if f"├── {part}/" not in doc and f"└── {part}/" not in doc:
+            missing.append(f"{part}/ in the tree")
+        start = doc.find(f"**{part}/**")
+        if start < 0:
+            missing.append(f"the paragraph **{part}/**")
+            continue
+        end = doc.find("\n\n", start)
+        paragraph = doc[start : end if end > 0 else len(doc)]
+        for path in sorted((PACKAGE / part).glob("*.py")):
+            if path.stem not in ("__init__", "__main__") and f"`{path.stem}`" not in paragraph:
+                missing.append(f"{part}/{path.name} in its paragraph")
+    dirs = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert dirs == sorted(ALLOWED), f"parts on disk {dirs} differ from the layout {sorted(ALLOWED)}"
+    assert not missing, "docs/architecture.md does not name: " + ", ".join(missing)
