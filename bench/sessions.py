@@ -39,11 +39,13 @@ sys.path.insert(0, str(REPO))
 DATA = REPO / "bench" / "data" / "sessions"
 
 from autology_mcp.common.text import node_query_terms as query_terms  # noqa: E402
-from autology_mcp.sessions.search import _quoted  # noqa: E402
+from autology_mcp.knowledge.store import NodeStore  # noqa: E402
 from autology_mcp.sessions.index import SessionIndex  # noqa: E402
 from autology_mcp.sessions.ingest import ingest_transcript  # noqa: E402
-from autology_mcp.sessions.search import search_sessions  # noqa: E402
-from autology_mcp.knowledge.store import NodeStore  # noqa: E402
+from autology_mcp.sessions.search import (
+    _quoted,  # noqa: E402
+    search_sessions,  # noqa: E402
+)
 
 TOP = 5
 

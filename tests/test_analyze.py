@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from autology_mcp.knowledge.analyze import CATEGORIES, analyze, render
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.knowledge.analyze import CATEGORIES, analyze, render
 from autology_mcp.knowledge.service import Autology
 
 ADR = "## Context\nc\n\n## Decision\nd\n\n## Alternatives\na\n\n## Consequences\nq"

@@ -26,9 +26,16 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from autology_mcp.knowledge.markdown import parse_node
-from autology_mcp.knowledge.models import CONTENT_MAX, TAGS_MAX, TITLE_MAX, validate_content, validate_tags, validate_title
-from autology_mcp.server.app import build_server
+from autology_mcp.knowledge.models import (
+    CONTENT_MAX,
+    TAGS_MAX,
+    TITLE_MAX,
+    validate_content,
+    validate_tags,
+    validate_title,
+)
 from autology_mcp.knowledge.service import Autology
+from autology_mcp.server.app import build_server
 
 ERROR_PREFIX = re.compile(r"^(Error executing tool \w+: |Invalid |.*validation error)", re.S)
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from autology_mcp.knowledge import graph_ops
 from autology_mcp.common.errors import NotFoundError, ValidationError
+from autology_mcp.knowledge import graph_ops
 from autology_mcp.knowledge.service import Autology
 
 

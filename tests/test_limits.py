@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from core_helpers import snapshot
 
-from autology_mcp.common import text
-from autology_mcp.knowledge import models, service
 from autology_mcp.cli.main import main
+from autology_mcp.common import text
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.knowledge import models, service
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "limits.md").read_text(encoding="utf-8")
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from pydantic import create_model
 from referencing import Registry
 
-from autology_mcp.server.schemas import compact
 from autology_mcp.knowledge.service import QueryHit
+from autology_mcp.server.schemas import compact
 
 QUERY_SCHEMA = create_model("QueryOutput", result=(list[QueryHit], ...)).model_json_schema()
 

@@ -254,8 +254,8 @@ def _brute_force(index, query: str, node_type, tags, limit):
     import math
 
     from autology_mcp.common.text import node_query_terms as query_terms
-    from autology_mcp.knowledge.search import COLUMN_WEIGHTS, STATUS_FACTOR
     from autology_mcp.knowledge.models import NodeStatus
+    from autology_mcp.knowledge.search import COLUMN_WEIGHTS, STATUS_FACTOR
 
     terms = query_terms(query)
     quoted = ['"' + t.replace('"', '""') + '"' for t in terms]

@@ -15,9 +15,9 @@ import pytest
 from core_helpers import (
     assert_graph_index_matches_files,
     node_files,
-    snapshot,
     relations_in_files,
     relations_in_graph_index,
+    snapshot,
     write_node_file,
 )
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from autology_mcp.retrieval import claims as claim_check
 
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register ``autology check-claims`` on the top-level subparsers."""
     help_ = "check claims against their evidence refs (path:lines, node ids or session documents)"

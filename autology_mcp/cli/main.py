@@ -26,7 +26,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--root", help="project root (default: $AUTOLOGY_ROOT, then $CLAUDE_PROJECT_DIR, then the git top level, then cwd)"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from autology_mcp.cli import claims, graph, hook, index, nodes, search, sessions, store  # not needed by `autology hook`
+    from autology_mcp.cli import (  # not needed by `autology hook`
+        claims,
+        graph,
+        hook,
+        index,
+        nodes,
+        search,
+        sessions,
+        store,
+    )
 
     for group in (store, nodes, index, hook, graph, claims, search, sessions):
         group.add_commands(sub)

@@ -74,9 +74,9 @@ def _targets(args: argparse.Namespace, root: Path) -> list[Path]:
 
 
 def _ingest(args: argparse.Namespace, root: Path) -> int:
-    from autology_mcp.sessions.ingest import ingest_transcript
-    from autology_mcp.sessions.index import SessionIndex
     from autology_mcp.knowledge.store import NodeStore
+    from autology_mcp.sessions.index import SessionIndex
+    from autology_mcp.sessions.ingest import ingest_transcript
 
     _require_enabled(root)
     targets = _targets(args, root)

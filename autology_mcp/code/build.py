@@ -17,7 +17,6 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
 
-from autology_mcp.common.errors import StorageError
 from autology_mcp.code import git
 from autology_mcp.code.chunking import chunk_file, language_of
 from autology_mcp.code.config import ENGINE_ID, ENGINE_VERSION, INDEX_FORMAT_VERSION, IndexConfig, load_index_config
@@ -25,6 +24,7 @@ from autology_mcp.code.layout import IndexLocation, build_lock, file_sha256, rea
 from autology_mcp.code.scan import ScannedFile, classify_content, scan
 from autology_mcp.code.store import ChunkRow, FileRecord, IndexDB, SymbolRow, sha256
 from autology_mcp.code.vectors import vector_f32
+from autology_mcp.common.errors import StorageError
 
 Progress = Callable[[int, int, str], None]
 POOL_THRESHOLD = 64  # files to (re)process before worker processes pay off

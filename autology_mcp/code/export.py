@@ -12,11 +12,11 @@ import hashlib
 import json
 from pathlib import Path
 
-from autology_mcp.common.errors import NotFoundError, StorageError
+from autology_mcp.code.config import IndexConfig
 from autology_mcp.code.layout import IndexLocation, read_json, write_json_atomic
 from autology_mcp.code.query import area_weight
-from autology_mcp.code.config import IndexConfig
 from autology_mcp.code.store import IndexDB
+from autology_mcp.common.errors import NotFoundError, StorageError
 
 
 def export(loc: IndexLocation, cfg: IndexConfig, out_dir: Path) -> dict:

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from autology_mcp.code import git
+from autology_mcp.code.config import IndexConfig
 from autology_mcp.common.errors import StorageError
 from autology_mcp.common.fsutil import atomic_write
 from autology_mcp.common.paths import ProjectPaths
-from autology_mcp.code import git
-from autology_mcp.code.config import IndexConfig
 
 
 def namespace(root: Path, cfg: IndexConfig) -> str:

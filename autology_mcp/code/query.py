@@ -26,12 +26,12 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 
-from autology_mcp.common.errors import ValidationError
 from autology_mcp.code.config import IndexConfig
 from autology_mcp.code.scan import glob_match
 from autology_mcp.code.store import IndexDB
-from autology_mcp.common.text import code_query_words, name_words
 from autology_mcp.code.vectors import cosine_sparse_dense, sparse_vector
+from autology_mcp.common.errors import ValidationError
+from autology_mcp.common.text import code_query_words, name_words
 
 BM25_COLUMN_WEIGHTS = (1.0, 3.0, 2.0)  # body, symbol, path
 SNIPPET_LINES = 6

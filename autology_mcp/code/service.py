@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autology_mcp.common.errors import AutologyError, NotFoundError, ValidationError
 from autology_mcp.code import build as build_mod
 from autology_mcp.code import query as query_mod
 from autology_mcp.code import verify as verify_mod
@@ -16,6 +15,7 @@ from autology_mcp.code.config import load_index_config
 from autology_mcp.code.export import export
 from autology_mcp.code.layout import IndexLocation, read_json
 from autology_mcp.code.store import IndexDB
+from autology_mcp.common.errors import AutologyError, NotFoundError, ValidationError
 
 
 class StaleIndexError(AutologyError):

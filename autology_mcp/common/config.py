@@ -20,7 +20,6 @@ from typing import Any
 from autology_mcp.common.errors import StorageError, ValidationError
 from autology_mcp.common.paths import ProjectPaths
 
-
 _cache: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
 
 

@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autology_mcp.common.clip import clip_lines
+from autology_mcp.common.paths import ProjectPaths, resolve_root
 from autology_mcp.hooks import git
 from autology_mcp.hooks.commands import GIT_COMMIT, PR_CREATE, PR_MERGE, detect_events
-from autology_mcp.common.clip import clip_lines
 from autology_mcp.hooks.output import RECALL_MAX_CHARS, additional_context, system_message
-from autology_mcp.common.paths import ProjectPaths, resolve_root
 
 if TYPE_CHECKING:
     from autology_mcp.knowledge.models import KnowledgeNode
@@ -123,7 +123,9 @@ def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) 
         note = node.status.value
         own_file = store.rel(store.paths.node_file(node.type.value, node.id))
         if mark and node.status.value == "active" and own_file not in node_files:
-            from autology_mcp.knowledge.service import Autology  # only when there is something to mark (it costs ~50 ms)
+            from autology_mcp.knowledge.service import (
+                Autology,  # only when there is something to mark (it costs ~50 ms)
+            )
 
             Autology(store).update(node.id, status="needs_review")
             note = "marked needs_review (the code it references changed)"

@@ -8,9 +8,9 @@ NetworkX ``MultiDiGraph`` (one edge per relation, keyed by relation type) is bui
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring as _encode_str  # what json.dumps(ensure_ascii=False) uses
 from collections.abc import Iterable
 from datetime import datetime
+from json.encoder import encode_basestring as _encode_str  # what json.dumps(ensure_ascii=False) uses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

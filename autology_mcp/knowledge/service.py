@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from autology_mcp.common.errors import NotFoundError, ValidationError
 from autology_mcp.knowledge.adr import ADR_TEMPLATE, missing_adr_sections
 from autology_mcp.knowledge.classify import classify
-from autology_mcp.common.errors import NotFoundError, ValidationError
 from autology_mcp.knowledge.models import (
     CONFIDENCE_HOOK,
     CONFIDENCE_MANUAL,

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from autology_mcp.common.errors import NotFoundError, StorageError
 from autology_mcp.common.fsutil import WriteLock, atomic_write, read_text, remove_file
+from autology_mcp.common.paths import ProjectPaths
 from autology_mcp.knowledge.graph import (
     build_graph,
     read_graph_index,
@@ -34,7 +35,6 @@ from autology_mcp.knowledge.graph import (
 from autology_mcp.knowledge.markdown import MalformedNodeError, parse_node, render_node
 from autology_mcp.knowledge.models import NODE_TYPES, KnowledgeNode, Relation, utc_now, validate_id
 from autology_mcp.knowledge.node_index import NodeIndex
-from autology_mcp.common.paths import ProjectPaths
 
 if TYPE_CHECKING:
     import networkx as nx

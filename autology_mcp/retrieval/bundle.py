@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.retrieval import budget as budget_mod
 from autology_mcp.retrieval.engine import compact_trace, run
-from autology_mcp.knowledge.store import NodeStore
 
 SCHEMA_VERSION = "autology_bundle_v1"
 BUNDLE_HITS = 24

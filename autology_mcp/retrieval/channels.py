@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.knowledge.models import KnowledgeNode
 from autology_mcp.code import query as repo_query
-from autology_mcp.common.text import code_query_words, name_words
 from autology_mcp.code.vectors import cosine_sparse_dense, sparse_vector
+from autology_mcp.common.text import code_query_words, name_words
+from autology_mcp.knowledge.models import KnowledgeNode
 from autology_mcp.retrieval.candidates import Candidate, is_doc_path
 
 # title, content, tags. autology_query weighs them 10 / 1 / 5; here the title/tags channel already

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.common.text import keyword_stem, keyword_terms
+from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.retrieval import budget as budget_mod
 from autology_mcp.retrieval import channels as ch
 from autology_mcp.retrieval import expand, scoring
@@ -30,9 +32,7 @@ from autology_mcp.retrieval.cards import card
 from autology_mcp.retrieval.config import RetrievalConfig, project_configs
 from autology_mcp.retrieval.fusion import location_similarity, mmr, rrf
 from autology_mcp.retrieval.intent import Intent, classify_intent
-from autology_mcp.common.text import keyword_stem, keyword_terms
 from autology_mcp.retrieval.verdict import decide
-from autology_mcp.knowledge.store import NodeStore
 
 SCOPES = ("nodes", "code", "docs", "sessions")
 DETAILS = ("brief", "normal", "full")

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 from autology_mcp.knowledge.models import KnowledgeNode
 from autology_mcp.knowledge.references import reference_path
+from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.retrieval.candidates import Candidate
 from autology_mcp.retrieval.channels import Pool, node_candidate
 from autology_mcp.retrieval.config import RetrievalConfig
-from autology_mcp.knowledge.store import NodeStore
 
 MAX_NEIGHBOURS = 6  # per expanded node
 MAX_CHAIN = 20

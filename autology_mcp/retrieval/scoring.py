@@ -30,11 +30,11 @@ from collections import OrderedDict
 
 from autology_mcp.code.scan import glob_match
 from autology_mcp.code.vectors import sparse_vector
+from autology_mcp.common.text import keyword_coverage
 from autology_mcp.retrieval.candidates import Candidate
 from autology_mcp.retrieval.config import RetrievalConfig
 from autology_mcp.retrieval.fusion import rrf_ideal
 from autology_mcp.retrieval.intent import Intent
-from autology_mcp.common.text import keyword_coverage
 
 COS_FULL = 0.3
 VECTOR_TEXT_MAX = 800  # characters of a node's or session's text its vector is computed from

@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from autology_mcp.common.text import NODE_STOP_WORDS, keyword_coverage, keyword_stem, keyword_terms, node_query_terms
 from autology_mcp.retrieval.candidates import Candidate
 from autology_mcp.retrieval.config import RetrievalConfig
 from autology_mcp.retrieval.intent import Intent
-from autology_mcp.common.text import NODE_STOP_WORDS, keyword_coverage, keyword_stem, keyword_terms, node_query_terms
 
 VERDICTS = ("grounded", "weak", "ambiguous", "no_evidence")
 

@@ -10,7 +10,7 @@ from autology_mcp.server.skills import SKILLS
 def add_prompts(app: MCPServer) -> None:
     """Register one prompt per skill, with the same workflow text as ``skills/<name>/SKILL.md``."""
 
-    def add_prompt(skill) -> None:  # one MCP prompt per skill, same workflow text as skills/<name>/SKILL.md
+    def add_prompt(skill) -> None:
         def prompt(request: str = "") -> str:
             return skill.prompt(request)
 

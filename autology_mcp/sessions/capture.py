@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.analyze import CATEGORIES, make_category, analyze
+from autology_mcp.knowledge.analyze import CATEGORIES, analyze, make_category
 from autology_mcp.knowledge.models import CONFIDENCE_AUTOMATIC, TITLE_MAX
 from autology_mcp.sessions.insights import Insight, mark_known, merge_duplicates
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from autology_mcp.common.paths import ProjectPaths
 
 if TYPE_CHECKING:
-    from autology_mcp.sessions.ingest import IngestResult
     from autology_mcp.knowledge.store import NodeStore
+    from autology_mcp.sessions.ingest import IngestResult
 
 
 def _active(root: Path) -> bool:

@@ -2,12 +2,12 @@ import json
 import shutil
 from pathlib import Path
 
+from code_fixtures import git, write
+
 from autology_mcp.code.build import build
 from autology_mcp.code.config import IndexConfig, config_from_dict
 from autology_mcp.code.layout import IndexLocation
 from autology_mcp.code.store import IndexDB
-
-from code_fixtures import git, write
 
 
 def indexed_paths(root: Path, cfg: IndexConfig | None = None) -> dict:

@@ -1,10 +1,9 @@
 import pytest
+from code_fixtures import GO_SERVER, MD_GUIDE, PY_WEBSOCKET, RST_API, TS_CLIENT
 
 from autology_mcp.code.chunking import chunk_file, language_of, windows
 from autology_mcp.code.config import IndexConfig
 from autology_mcp.code.scan import classify_content
-
-from code_fixtures import GO_SERVER, MD_GUIDE, PY_WEBSOCKET, RST_API, TS_CLIENT
 
 CFG = IndexConfig()
 

@@ -1,9 +1,9 @@
 import json
 from pathlib import Path
 
-from autology_mcp.cli.main import main
-
 from code_fixtures import write
+
+from autology_mcp.cli.main import main
 
 
 def run(capsys, root: Path, *args: str) -> tuple[int, str, str]:

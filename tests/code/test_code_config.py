@@ -2,9 +2,9 @@ from pathlib import Path
 
 import pytest
 
+from autology_mcp.code.config import IndexConfig, config_from_dict, load_index_config
 from autology_mcp.common.config import load_config, section
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.code.config import IndexConfig, config_from_dict, load_index_config
 
 
 def test_defaults_without_any_config(tmp_path: Path):

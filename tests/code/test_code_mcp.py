@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from code_fixtures import write
 from mcp import Client
 
-from autology_mcp.server.app import build_server
 from autology_mcp.knowledge.service import Autology
-
-from code_fixtures import write
+from autology_mcp.server.app import build_server
 
 
 def client_for(root: Path) -> tuple[Client, Autology]:

@@ -1,13 +1,12 @@
 from pathlib import Path
 
 import pytest
+from code_fixtures import write
 
-from autology_mcp.common.errors import NotFoundError, ValidationError
 from autology_mcp.code import service
 from autology_mcp.code.build import build
 from autology_mcp.code.query import path_score, symbol_score
-
-from code_fixtures import write
+from autology_mcp.common.errors import NotFoundError, ValidationError
 
 
 def test_natural_question_finds_the_method(repo: Path):

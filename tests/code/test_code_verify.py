@@ -2,13 +2,12 @@ import json
 from pathlib import Path
 
 import pytest
+from code_fixtures import git, write
 
 from autology_mcp.code import service
 from autology_mcp.code.build import build
 from autology_mcp.code.config import IndexConfig
 from autology_mcp.code.layout import IndexLocation
-
-from code_fixtures import git, write
 
 
 def loc(root: Path) -> IndexLocation:

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.common.text import CLAIM_STOP_WORDS, claim_normal, claim_stem
+from autology_mcp.knowledge.service import Autology
 from autology_mcp.retrieval import claims as c
 from autology_mcp.retrieval import ledger
-from autology_mcp.knowledge.service import Autology
 
 RETRY = '''import time
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sessions_helpers import BASIC, COMPACTED, MALFORMED, PLANTED_SECRETS, SECRETS, assistant_line, copy_fixture, user_line
+from sessions_helpers import (
+    BASIC,
+    COMPACTED,
+    MALFORMED,
+    PLANTED_SECRETS,
+    SECRETS,
+    assistant_line,
+    copy_fixture,
+    user_line,
+)
 
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.sessions.ingest import ingest_transcript

@@ -8,10 +8,10 @@ import pytest
 from sessions_helpers import BASIC, COMPACTED, MALFORMED, SECRETS, copy_fixture
 
 from autology_mcp.knowledge.analyze import render
-from autology_mcp.sessions.capture import HEALTH_CATEGORIES as CATEGORIES
-from autology_mcp.sessions.capture import health_report as analyze
 from autology_mcp.knowledge.service import Autology
+from autology_mcp.sessions.capture import HEALTH_CATEGORIES as CATEGORIES
 from autology_mcp.sessions.capture import capture, collect
+from autology_mcp.sessions.capture import health_report as analyze
 from autology_mcp.sessions.ingest import ingest_transcript
 from autology_mcp.sessions.insights import THRESHOLD, merge_duplicates, mine_turns, quality, sentences
 from autology_mcp.sessions.transcript import Turn

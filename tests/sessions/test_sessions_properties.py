@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sessions_helpers import BASIC, COMPACTED
 
+from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.sessions.ingest import ingest_transcript
 from autology_mcp.sessions.redact import redact
 from autology_mcp.sessions.store import SessionRecord, load_session, parse, render
 from autology_mcp.sessions.transcript import ParseState, Turn
-from autology_mcp.knowledge.store import NodeStore
 
 texts = st.text(min_size=1, max_size=200).map(redact).filter(str.strip)
 
