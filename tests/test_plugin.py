@@ -73,6 +73,8 @@ def test_hooks_json_events_and_matchers() -> None:
         "PreCompact": ("*", "pre-compact"),
         "SessionEnd": (None, "session-end"),
         "SessionStart": ("startup|resume|compact", "session-start"),
+        "UserPromptSubmit": (None, "user-prompt-submit"),
+        "PreToolUse": ("Edit|Write|MultiEdit|NotebookEdit", "pre-tool-use"),
     }
     assert set(hooks) == set(expected)
     for event, (matcher, subcommand) in expected.items():

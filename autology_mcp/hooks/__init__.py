@@ -1,5 +1,6 @@
-"""Claude Code hooks: ``autology hook post-commit|pre-compact|session-end|session-start`` (registered
-by :mod:`autology_mcp.cli.hook`) and ``python -m autology_mcp.hooks <event>``.
+"""Claude Code hooks: ``autology hook <event>`` (registered by :mod:`autology_mcp.cli.hook`) and
+``python -m autology_mcp.hooks <event>``, for post-commit, pre-compact, session-end, session-start,
+user-prompt-submit and pre-tool-use.
 
 Each reads Claude Code's JSON payload on stdin and prints the documented JSON on stdout (see
 :mod:`autology_mcp.hooks.output`). They fail open: malformed input, a missing store or any error
@@ -14,7 +15,7 @@ import os
 import sys
 from typing import Any
 
-EVENTS = ("post-commit", "pre-compact", "session-end", "session-start")
+EVENTS = ("post-commit", "pre-compact", "session-end", "session-start", "user-prompt-submit", "pre-tool-use")
 
 
 def run(event: str, stdin_text: str, root: str | None = None) -> str | None:

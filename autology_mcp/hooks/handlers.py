@@ -16,7 +16,12 @@ from autology_mcp.common.clip import clip_lines
 from autology_mcp.common.paths import ProjectPaths, resolve_root
 from autology_mcp.hooks import git
 from autology_mcp.hooks.commands import GIT_COMMIT, PR_CREATE, PR_MERGE, detect_events
-from autology_mcp.hooks.output import RECALL_MAX_CHARS, additional_context, system_message
+from autology_mcp.hooks.config import HooksConfig, load_hooks_config
+from autology_mcp.hooks.output import (
+    RECALL_MAX_CHARS,
+    additional_context,
+    system_message,
+)
 
 if TYPE_CHECKING:
     from autology_mcp.knowledge.models import KnowledgeNode
@@ -58,18 +63,6 @@ def open_store(root: Path) -> NodeStore | None:
     store = NodeStore(root)
     store.reconcile()
     return store
-
-
-def hooks_config(root: Path) -> dict[str, Any]:
-    """``[tool.autology.hooks]``; the defaults when it is absent or unreadable (a hook never fails on config)."""
-    from autology_mcp.common.config import section
-    from autology_mcp.common.errors import AutologyError
-
-    try:
-        config = section(root, "hooks")
-    except AutologyError:
-        config = {}
-    return {"mark_needs_review": config.get("mark_needs_review", True) is not False}
 
 
 def _node_line(node: KnowledgeNode) -> str:
@@ -138,7 +131,7 @@ def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) 
 
 
 def _commit_section(
-    root: Path, cwd: Path, stdout: str, config: dict[str, Any], sha: str | None = None
+    root: Path, cwd: Path, stdout: str, config: HooksConfig, sha: str | None = None
 ) -> tuple[list[str], str] | None:
     commit = _the_commit(cwd, stdout, sha)
     if commit is None:
@@ -155,7 +148,7 @@ def _commit_section(
         )
         return lines, f"autology: commit {commit.sha[:7]} — no knowledge graph in this project yet"
     try:
-        node_lines, found, marked = _review_nodes(store, root, commit, config["mark_needs_review"])
+        node_lines, found, marked = _review_nodes(store, root, commit, config.mark_needs_review)
     finally:
         store.close()
     if node_lines:
@@ -192,7 +185,7 @@ def post_commit(payload: dict[str, Any], root: Path | str | None = None) -> dict
     if GIT_COMMIT in kinds:
         event = next(e for e in events if e.kind == GIT_COMMIT)
         commit_cwd = (cwd / event.git_dir) if event.git_dir else cwd
-        section = _commit_section(root, commit_cwd, stdout, hooks_config(root), _reported_sha(payload))
+        section = _commit_section(root, commit_cwd, stdout, load_hooks_config(root), _reported_sha(payload))
         if section:
             lines.extend(section[0])
             summaries.append(section[1])
@@ -331,9 +324,23 @@ def _session_recall(root: Path, store: NodeStore, payload: dict[str, Any]) -> st
         return ""
 
 
+def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
+    from autology_mcp.hooks.prompt import user_prompt_submit as handler
+
+    return handler(payload, root)
+
+
+def pre_tool_use(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
+    from autology_mcp.hooks.edit import pre_tool_use as handler
+
+    return handler(payload, root)
+
+
 HANDLERS = {
     "post-commit": post_commit,
     "pre-compact": pre_compact,
     "session-end": session_end,
     "session-start": session_start,
+    "user-prompt-submit": user_prompt_submit,
+    "pre-tool-use": pre_tool_use,
 }

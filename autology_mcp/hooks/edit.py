@@ -1,0 +1,184 @@
+"""PreToolUse on Edit, Write, MultiEdit and NotebookEdit: the knowledge that governs the file about to change.
+
+A node governs a file when one of its references covers it: the file itself, a folder above it, a
+``#L10-40`` range that overlaps the lines being edited (when the edit's lines can be found), or a
+``#symbol`` whose definition overlaps them (Python files; elsewhere a symbol reference counts as
+covering the file). Only decisions, conventions and issues that are not superseded are named; a node
+whose referenced file changed after the node was last modified is flagged stale (the same rule as
+``autology_analyze``'s references category). Each file is spoken about once per session.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from autology_mcp.common.clip import clip_lines
+from autology_mcp.hooks.config import load_hooks_config
+from autology_mcp.hooks.output import additional_context
+from autology_mcp.hooks.state import session_state
+
+if TYPE_CHECKING:
+    from autology_mcp.knowledge.models import KnowledgeNode
+
+EVENT = "PreToolUse"
+EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+GOVERNING = ("decision", "convention", "issue")
+MAX_CHARS = 1600
+MAX_NODES = 8
+READ_LIMIT = 2_000_000  # bytes: a larger file's edit lines are not looked up (every range then counts)
+_LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
+
+
+def edited_file(payload: dict[str, Any]) -> str | None:
+    tool_input = payload.get("tool_input")
+    if payload.get("tool_name") not in EDIT_TOOLS or not isinstance(tool_input, dict):
+        return None
+    path = tool_input.get("file_path") or tool_input.get("notebook_path")
+    return path if isinstance(path, str) and path.strip() else None
+
+
+def relative_path(file: str, cwd: Path, root: Path) -> str | None:
+    """The file relative to the project root; None outside it or inside ``.autology/``."""
+    path = Path(file) if os.path.isabs(file) else cwd / file
+    try:
+        rel = Path(os.path.normpath(path)).relative_to(os.path.normpath(root)).as_posix()
+    except ValueError:
+        return None
+    return None if rel in (".", "") or rel.startswith(".autology/") or rel.startswith("../") else rel
+
+
+def edit_lines(payload: dict[str, Any], file: Path) -> list[tuple[int, int]] | None:
+    """The 1-based line ranges an Edit or MultiEdit replaces in the current file; None when unknown
+    (Write and NotebookEdit replace more than lines; a text not found means the file moved on)."""
+    tool_input = payload["tool_input"]
+    if payload["tool_name"] == "Edit":
+        olds = [tool_input.get("old_string")]
+    elif payload["tool_name"] == "MultiEdit" and isinstance(tool_input.get("edits"), list):
+        olds = [e.get("old_string") for e in tool_input["edits"] if isinstance(e, dict)]
+    else:
+        return None
+    try:
+        if file.stat().st_size > READ_LIMIT:
+            return None
+        text = file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    ranges = []
+    for old in olds:
+        if not isinstance(old, str) or not old or old not in text:
+            return None
+        start = text.count("\n", 0, text.index(old)) + 1
+        ranges.append((start, start + old.count("\n")))
+    return ranges or None
+
+
+def symbol_lines(file: Path, symbol: str) -> tuple[int, int] | None:
+    """Lines of a Python function or class (``name`` or ``Class.method``); None when not found."""
+    if file.suffix != ".py":
+        return None
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    scopes: list[tuple[str, ast.AST]] = [("", tree)]
+    while scopes:
+        prefix, scope = scopes.pop()
+        for node in getattr(scope, "body", []):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + node.name
+                if name == symbol or node.name == symbol:
+                    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                    return start, node.end_lineno or node.lineno
+                if isinstance(node, ast.ClassDef):
+                    scopes.append((name + ".", node))
+    return None
+
+
+def reference_applies(reference: str, rel: str, file: Path, edited: list[tuple[int, int]] | None) -> bool:
+    """Does this reference cover the edit? (See the module docstring.)"""
+    from autology_mcp.knowledge.references import covers
+
+    if not covers(reference, rel):
+        return False
+    anchor = reference.split("#", 1)[1] if "#" in reference else ""
+    if not anchor or edited is None or reference.split("#", 1)[0].rstrip("/") != rel:
+        return True
+    match = _LINES.match(anchor)
+    span = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else symbol_lines(file, anchor)
+    if span is None:
+        return True
+    return any(a <= span[1] and span[0] <= b for a, b in edited)
+
+
+def _proof(node: KnowledgeNode) -> str:
+    """The line that says what the node asks for: a decision's first Decision line, else its first line."""
+    lines = [line.strip() for line in node.content.split("\n")]
+    if "## Decision" in lines:
+        lines = lines[lines.index("## Decision") + 1 :]
+    text = next((line for line in lines if line and not line.startswith("#")), "")
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _stale(root: Path, store: Any, nodes: list[KnowledgeNode], rel: str) -> set[str]:
+    """Ids of the nodes whose referenced file changed after the node was last modified."""
+    from autology_mcp.knowledge.analyze import last_changed
+
+    own = {n.id: store.rel(store.paths.node_file(n.type.value, n.id)) for n in nodes}
+    changed = last_changed(root, [rel, *sorted(set(own.values()))])
+    at = changed.get(rel, 0.0)
+    return {n.id for n in nodes if at > max(n.modified.timestamp(), changed.get(own[n.id], 0.0))}
+
+
+def pre_tool_use(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
+    from autology_mcp.hooks.handlers import open_store, project_root
+
+    file = edited_file(payload)
+    if file is None:
+        return None
+    root = project_root(payload, root)
+    cwd = Path(payload["cwd"]) if isinstance(payload.get("cwd"), str) and payload.get("cwd") else root
+    rel = relative_path(file, cwd, root)
+    if rel is None or not load_hooks_config(root).edit_context:
+        return None
+    session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+    with session_state(root, session_id) as state:
+        if rel in state.get("edit", []):
+            return None
+        store = open_store(root)
+        if store is None:
+            return None
+        try:
+            candidates = [
+                n for n in store.index.referencing([rel]) if n.type.value in GOVERNING and n.status.value != "superseded"
+            ]
+            edited = edit_lines(payload, root / rel) if candidates else None
+            governing = [
+                (n, [r for r in n.references if reference_applies(r, rel, root / rel, edited)]) for n in candidates
+            ]
+            governing = [(n, refs) for n, refs in governing if refs][:MAX_NODES]
+            stale = _stale(root, store, [n for n, _ in governing], rel) if governing else set()
+        finally:
+            store.close()
+        if not governing:
+            return None
+        items = []
+        for node, refs in governing:
+            flags = [s for s in ("needs review" if node.status.value == "needs_review" else "",) if s]
+            if node.id in stale:
+                flags.append(f"STALE: {rel} changed after this node was last modified")
+            flag = f" — {'; '.join(flags)}" if flags else ""
+            items.append(f"- [{node.type.value}] {node.title} ({node.id}) — references {', '.join(refs[:3])}{flag}")
+            proof = _proof(node)
+            if proof:
+                items.append(f'  "{proof}"')
+        header = [f"autology — knowledge governing {rel}, before this edit:"]
+        footer = [
+            "Keep the edit consistent with these, or say why not; if the edit changes what a node says, "
+            "update it (autology_update) or supersede it (/autology:capture)."
+        ]
+        state["edit"] = state.get("edit", []) + [rel]
+    return additional_context(EVENT, clip_lines(header, items, footer, MAX_CHARS))

@@ -1,0 +1,166 @@
+"""UserPromptSubmit: the project memory that grounds the user's prompt, added before the model sees it.
+
+Seed 001's "always retrieve, then decide": every prompt runs unified retrieval (nodes, code, docs,
+past sessions). Only an answer with grounded evidence is injected (verdict ``grounded``, or
+``ambiguous``: grounded evidence in two areas, both shown), as a compact block of at most
+``prompt_max_items`` items within ``prompt_max_tokens`` (estimated as characters / 4): each item is a
+node id or ``path:lines``, one proof line, and the query words it matched. Decisions, conventions and
+open issues come first. Nothing is injected for a weak, ambiguous or no-evidence answer, a slash
+command, or a trivial prompt ("yes", "go on"), and an item already injected in this session is never
+injected again (:mod:`autology_mcp.hooks.state`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from autology_mcp.common.text import keyword_pattern, keyword_stem, keyword_terms, keyword_text
+from autology_mcp.hooks.config import load_hooks_config
+from autology_mcp.hooks.output import additional_context
+from autology_mcp.hooks.state import session_state
+
+EVENT = "UserPromptSubmit"
+QUERY_CHARS = 2000  # unified retrieval's query limit; a longer prompt is searched by its start
+PROOF_CHARS = 160
+MIN_PROOF_CHARS = 40  # a proof line cut shorter than this says nothing
+KEEP_BELOW_TOP = 0.5  # an item under half the best hit's score, or half its keyword share, is not worth a slot
+GOVERNING = ("decision", "convention", "issue")
+# Conversational words that carry no topic: a prompt made only of these (and stop words) is trivial.
+TRIVIAL_WORDS = frozenset(
+    """yes yeah yep no nope ok okay sure thanks thank thx please continue go proceed do it that this
+    sounds good great fine nice cool perfect lgtm next again more same done stop wait right correct
+    agreed agree y n k keep going carry on ahead try retry""".split()
+)
+
+
+# Words a request to an assistant wraps its subject in; dropped before searching, since a prompt is not
+# a query and these would count as missing terms in the verdict's coverage.
+PROMPT_FILLER = frozenset(
+    """should could would can shall might must please want wants need needs let lets help tell explain
+    think know like just also really maybe perhaps actually kindly""".split()
+)
+_FILLER = re.compile(r"\b(?:" + "|".join(sorted(PROMPT_FILLER)) + r")\b", re.IGNORECASE)
+
+
+def prompt_query(prompt: str) -> str:
+    """The search query for a prompt: its start, without the words a request is wrapped in."""
+    return " ".join(_FILLER.sub(" ", prompt.strip()[:QUERY_CHARS]).split())
+
+
+def is_trivial(prompt: str) -> bool:
+    """True when the prompt names nothing to look up: only stop words and conversational words."""
+    return not [t for t in keyword_terms(prompt) if t not in TRIVIAL_WORDS and not t.isdigit()]
+
+
+def _group(hit: dict[str, Any]) -> int:
+    """Decisions, conventions and open issues first, then other nodes, then code and docs, then sessions."""
+    if hit["kind"] == "node":
+        return 0 if hit.get("node_type") in GOVERNING else 1
+    return 2 if hit["kind"] in ("code", "doc") else 3
+
+
+def _key(hit: dict[str, Any]) -> str:
+    return hit.get("node_id") or hit["ref"]
+
+
+def _matched_words(terms: list[str], text: str) -> list[str]:
+    hay = keyword_text(text)
+    return [t for t in terms if keyword_pattern(keyword_stem(t)).search(hay)]
+
+
+def _item(hit: dict[str, Any], terms: list[str], proof_chars: int = PROOF_CHARS) -> str:
+    proof = " ".join((hit.get("snippet") or "").split())
+    if len(proof) > proof_chars:
+        proof = proof[: max(0, proof_chars - 1)] + "…"
+    if hit["kind"] == "node":
+        status = "" if hit.get("status") in (None, "active") else f", {hit['status']}"
+        head = f"- [{hit['node_type']}{status}] {hit['title']} ({hit['node_id']})"
+    elif hit["kind"] in ("code", "doc"):
+        symbol = f" {hit['symbol']}" if hit.get("symbol") else ""
+        head = f"- {hit['ref']}{symbol}"
+    else:
+        head = f"- past session: {hit['title']} ({hit['ref']})"
+    words = _matched_words(terms, f"{hit.get('title') or ''}\n{hit.get('path') or ''}\n{hit.get('snippet') or ''}")
+    why = f"matched: {', '.join(words[:6])}" if words else f"via {hit['via']}" if hit.get("via") else ""
+    return head + (f' — "{proof}"' if proof else "") + (f" — {why}" if why else "")
+
+
+def _fit(hit: dict[str, Any], terms: list[str], room: int) -> str | None:
+    """The item in at most ``room`` characters, its proof line shortened if need be; None if it cannot fit."""
+    line = _item(hit, terms)
+    if len(line) <= room:
+        return line
+    proof = min(len(" ".join((hit.get("snippet") or "").split())), PROOF_CHARS)
+    shorter = proof - (len(line) - room)
+    if shorter < MIN_PROOF_CHARS:
+        return None
+    line = _item(hit, terms, shorter)
+    return line if len(line) <= room else None
+
+
+def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tokens: int) -> tuple[str, list[str]]:
+    """The block to inject for a grounded answer, and the keys of the items in it ("" and [] for none)."""
+    hits = [h for h in answer["hits"] if h.get("status") != "superseded"]
+    if not hits:
+        return "", []
+    top = max(h["score"] for h in hits)
+    top_keyword = max(h["components"]["keyword"] for h in hits)
+    ranked = sorted(
+        (
+            h
+            for h in hits
+            if h["score"] >= KEEP_BELOW_TOP * top
+            and h["components"]["keyword"] >= KEEP_BELOW_TOP * top_keyword
+            and _key(h) not in seen
+        ),
+        key=_group,  # stable: the answer's own order within each group
+    )
+    terms = keyword_terms(answer["query"])
+    where = " in two areas" if answer["verdict"] == "ambiguous" else ""
+    lines = [f"autology — project memory relevant to this prompt (grounded evidence{where}, best first):"]
+    footer = "More: autology_search / autology_context. Cite these ids and path:lines when you rely on them."
+    budget, keys = max_tokens * 4, []
+    for hit in ranked[:max_items]:
+        line = _fit(hit, terms, budget - len("\n".join(lines)) - 1)
+        if line is None:
+            break
+        lines.append(line)
+        keys.append(_key(hit))
+    if not keys:
+        return "", []
+    if len("\n".join(lines)) + 1 + len(footer) <= budget:
+        lines.append(footer)
+    return "\n".join(lines), keys
+
+
+def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
+    from autology_mcp.hooks.handlers import open_store, project_root
+
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str) or prompt.lstrip().startswith("/") or is_trivial(prompt_query(prompt)):
+        return None
+    root = project_root(payload, root)
+    config = load_hooks_config(root)
+    if not config.prompt_context:
+        return None
+    store = open_store(root)
+    if store is None:
+        return None  # no knowledge graph: this project does not use autology
+    try:
+        from autology_mcp.retrieval.engine import search
+
+        answer = search(root, prompt_query(prompt), limit=10, detail="brief", store=store)
+    finally:
+        store.close()
+    if answer["verdict"] not in ("grounded", "ambiguous"):
+        return None
+    session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+    with session_state(root, session_id) as state:
+        seen = set(state.get("prompt", []))
+        text, keys = prompt_block(answer, seen, config.prompt_max_items, config.prompt_max_tokens)
+        if not keys:
+            return None
+        state["prompt"] = state.get("prompt", []) + keys
+    return additional_context(EVENT, text)
