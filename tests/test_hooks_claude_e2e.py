@@ -94,9 +94,9 @@ SCRIPT = [
 
 
 class ScriptedModel:
-    """Plays SCRIPT in the main loop (requests offering the Bash tool), then says "Done."; anything else gets text."""
+    """Plays ``script`` in the main loop (requests offering the Bash tool), then says "Done."; anything else gets text."""
 
-    def __init__(self) -> None:
+    def __init__(self, script: list[tuple[str, dict]] = SCRIPT) -> None:
         self.requests: list[dict] = []
         model = self
 
@@ -112,8 +112,8 @@ class ScriptedModel:
                     return
                 tools = [t.get("name") for t in body.get("tools") or []]
                 step = json.dumps(body.get("messages")).count('"tool_result"')
-                if "Bash" in tools and step < len(SCRIPT):
-                    name, tool_input = SCRIPT[step]
+                if "Bash" in tools and step < len(script):
+                    name, tool_input = script[step]
                     blocks = [{"type": "tool_use", "id": f"toolu_{step}", "name": name, "input": tool_input}]
                     stop = "tool_use"
                 else:
@@ -173,11 +173,8 @@ def git(repo: Path, env: dict[str, str], *args: str) -> str:
     return out.stdout
 
 
-def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
-    model = ScriptedModel()
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {
+def claude_env(home: Path, model: ScriptedModel) -> dict[str, str]:
+    return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
         "ANTHROPIC_BASE_URL": model.url,
@@ -191,14 +188,24 @@ def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
         "GIT_COMMITTER_EMAIL": "t@example.com",
         "GIT_CONFIG_GLOBAL": os.devnull,
     }
-    try:
-        for step in (
-            ["claude", "plugin", "marketplace", "add", str(REPO)],
-            ["claude", "plugin", "install", "autology@autology-local"],
-        ):
-            out = run(step, tmp_path, env)
-            assert out.returncode == 0, out.stdout + out.stderr
 
+
+def install_plugin(tmp_path: Path, env: dict[str, str]) -> None:
+    for step in (
+        ["claude", "plugin", "marketplace", "add", str(REPO)],
+        ["claude", "plugin", "install", "autology@autology-local"],
+    ):
+        out = run(step, tmp_path, env)
+        assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
+    model = ScriptedModel()
+    home = tmp_path / "home"
+    home.mkdir()
+    env = claude_env(home, model)
+    try:
+        install_plugin(tmp_path, env)
         project = tmp_path / "project"
         (project / "src").mkdir(parents=True)
         (project / "src" / "retry.py").write_text("def retry():\n    pass\n")
@@ -274,5 +281,61 @@ def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
         assert any("Tune the retry" in t.text for r in records for t in r.turns)
         assert any(h.doc_type == "session_chunk" for h in search_sessions(project, "commit the change tune retry"))
         assert "sessions/" in (project / ".autology" / ".gitignore").read_text().splitlines()
+    finally:
+        model.close()
+
+
+EDIT_SCRIPT = [
+    ("Read", {"file_path": "{project}/src/retry.py"}),
+    ("Edit", {"file_path": "{project}/src/retry.py", "old_string": "    pass", "new_string": "    return times"}),
+]
+
+
+def test_prompt_and_edit_hooks_reach_the_model(tmp_path: Path) -> None:
+    """UserPromptSubmit's grounded block is in the model's first request, and PreToolUse's note on the
+    governing decision reaches the model with the Edit's result (issue 12: memory that reaches the agent unasked)."""
+    project = tmp_path / "project"
+    script = [(name, {k: v.replace("{project}", str(project)) for k, v in args.items()}) for name, args in EDIT_SCRIPT]
+    model = ScriptedModel(script)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = claude_env(home, model)
+    try:
+        install_plugin(tmp_path, env)
+        (project / "src").mkdir(parents=True)
+        (project / "src" / "retry.py").write_text("def retry(times=5):\n    pass\n")
+        service = Autology.open(project)
+        adr = (
+            "## Context\nCalls to the billing API fail transiently.\n\n## Decision\nRetry failed billing calls "
+            "with exponential backoff, five attempts at most.\n\n## Alternatives\nNo retry.\n\n"
+            "## Consequences\nSlower failures."
+        )
+        node = service.capture(
+            "Retry billing calls with exponential backoff", adr, type="decision", references=["src/retry.py"]
+        ).id
+        service.close()
+        git(project, env, "init", "-q", "-b", "main")
+        git(project, env, "add", "-A")
+        git(project, env, "commit", "-qm", "Initial commit")
+
+        allowed = ["--allowedTools", "Edit", "--allowedTools", "Bash"]
+        prompt = "How do we retry billing calls with exponential backoff?"
+        out = run(["claude", "-p", prompt, *allowed], project, env)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "return times" in (project / "src" / "retry.py").read_text()  # the edit really ran
+
+        main_loop = [r for r in model.requests if "Bash" in [t.get("name") for t in r.get("tools") or []]]
+        first = json.dumps(main_loop[0]["messages"], ensure_ascii=False)
+        assert "autology — project memory relevant to this prompt" in first and node in first
+        assert "UserPromptSubmit hook additional context: autology" in first
+        # the Read's result brings the governing decision, so the model has it before it writes the Edit
+        after_read = json.dumps(main_loop[1]["messages"], ensure_ascii=False)
+        assert '"tool_result"' in after_read and '"name": "Edit"' not in after_read
+        assert "PostToolUse:Read hook additional context: autology — knowledge governing src/retry.py" in after_read
+        assert "Retry failed billing calls with exponential backoff" in after_read
+        # told once per file per session: the Edit does not repeat it, and the prompt's block is not re-sent
+        after_edit = json.dumps(main_loop[2]["messages"], ensure_ascii=False)
+        assert after_edit.count("knowledge governing src/retry.py") == 1
+        assert after_edit.count("autology — project memory relevant to this prompt") == 1
     finally:
         model.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from autology_mcp.hooks import run
-from autology_mcp.hooks.edit import pre_tool_use
+from autology_mcp.hooks.edit import post_read, pre_tool_use
 from autology_mcp.hooks.prompt import is_trivial, prompt_query, user_prompt_submit
 from autology_mcp.hooks.state import session_state, state_dir
 from autology_mcp.knowledge.service import Autology
@@ -201,6 +201,8 @@ def edit_payload(root: Path, file: str, old: str | None = "time.sleep(2**i)", to
         tool_input["content"] = "x = 2\n"
     elif tool == "NotebookEdit":
         tool_input = {"notebook_path": file, "new_source": "x"}
+    elif tool == "Read" and old is not None:
+        tool_input |= dict(zip(("offset", "limit"), map(int, old.split(","))))
     return {"session_id": session, "cwd": str(root), "hook_event_name": "PreToolUse", "tool_name": tool,
             "tool_input": tool_input}
 
@@ -209,7 +211,7 @@ def edit_payload(root: Path, file: str, old: str | None = "time.sleep(2**i)", to
 def test_edit_names_the_governing_decision(repo: Path, tool: str) -> None:
     node = capture(repo, "Retry with exponential backoff", "Retries back off exponentially.", refs=["src/retry.py"])
     text = context_of(pre_tool_use(edit_payload(repo, str(repo / "src" / "retry.py"), tool=tool)))
-    assert text.startswith("autology — knowledge governing src/retry.py, before this edit")
+    assert text.startswith("autology — knowledge governing src/retry.py, before you edit it")
     assert node in text and '"Retries back off exponentially."' in text
 
 
@@ -276,10 +278,41 @@ def test_edit_hook_can_be_turned_off_and_ignores_other_tools(repo: Path) -> None
     assert pre_tool_use(payload) is None
 
 
+def read_payload(root: Path, file: str, lines: str | None = None, session: str = "s1") -> dict:
+    payload = edit_payload(root, file, old=lines, tool="Read", session=session)
+    return {**payload, "hook_event_name": "PostToolUse", "tool_response": {"type": "text"}}
+
+
+def test_reading_a_governed_file_names_its_knowledge_once(repo: Path) -> None:
+    node = capture(repo, "Retry with exponential backoff", "Retries back off exponentially.", refs=["src/retry.py"])
+    out = post_read(read_payload(repo, str(repo / "src" / "retry.py")))
+    assert out["hookSpecificOutput"]["hookEventName"] == "PostToolUse" and node in context_of(out)
+    assert post_read(read_payload(repo, "src/retry.py")) is None  # once per file per session
+    assert pre_tool_use(edit_payload(repo, "src/retry.py")) is None  # told on Read: not again on the edit
+    assert pre_tool_use(edit_payload(repo, "src/retry.py", session="s2")) is not None
+
+
+def test_read_ranges_must_overlap_line_references(repo: Path) -> None:
+    loop = capture(repo, "Loop bounds", "Bounded loop.", refs=["src/retry.py#L8-10"])
+    helper = capture(repo, "Helper returns one", "Keep helper at 1.", refs=["src/retry.py#helper"])
+    text = context_of(post_read(read_payload(repo, "src/retry.py", lines="7,4")))  # lines 7-10
+    assert loop in text and helper not in text
+    text = context_of(post_read(read_payload(repo, "src/retry.py", session="whole")))  # the whole file
+    assert loop in text and helper in text
+
+
+def test_read_hook_can_be_turned_off_on_its_own(repo: Path) -> None:
+    capture(repo, "Retry with exponential backoff", "Retries back off exponentially.", refs=["src/retry.py"])
+    (repo / "pyproject.toml").write_text("[tool.autology.hooks]\nread_context = false\n")
+    assert post_read(read_payload(repo, "src/retry.py")) is None
+    assert pre_tool_use(edit_payload(repo, "src/retry.py")) is not None
+    assert post_read({**read_payload(repo, "src/retry.py", session="x"), "tool_name": "Edit"}) is None
+
+
 # ------------------------------------------------------------------------------ the command and the state
 
 
-@pytest.mark.parametrize("event", ["user-prompt-submit", "pre-tool-use"])
+@pytest.mark.parametrize("event", ["user-prompt-submit", "pre-tool-use", "post-read"])
 @pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '{"prompt": 5}', '{"tool_name": "Edit"}'])
 def test_malformed_input_is_silent(event: str, stdin: str) -> None:
     assert run(event, stdin) is None

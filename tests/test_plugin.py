@@ -69,20 +69,21 @@ def test_mcp_json_launches_the_server_from_the_plugin_root_on_the_project() -> N
 def test_hooks_json_events_and_matchers() -> None:
     hooks = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]
     expected = {
-        "PostToolUse": ("Bash", "post-commit"),
-        "PreCompact": ("*", "pre-compact"),
-        "SessionEnd": (None, "session-end"),
-        "SessionStart": ("startup|resume|compact", "session-start"),
-        "UserPromptSubmit": (None, "user-prompt-submit"),
-        "PreToolUse": ("Edit|Write|MultiEdit|NotebookEdit", "pre-tool-use"),
+        "PostToolUse": [("Bash", "post-commit"), ("Read", "post-read")],
+        "PreCompact": [("*", "pre-compact")],
+        "SessionEnd": [(None, "session-end")],
+        "SessionStart": [("startup|resume|compact", "session-start")],
+        "UserPromptSubmit": [(None, "user-prompt-submit")],
+        "PreToolUse": [("Edit|Write|MultiEdit|NotebookEdit", "pre-tool-use")],
     }
     assert set(hooks) == set(expected)
-    for event, (matcher, subcommand) in expected.items():
-        (group,) = hooks[event]
-        assert group.get("matcher") == matcher, event
-        (hook,) = group["hooks"]
-        assert hook["type"] == "command"
-        assert hook["command"] == f'sh "${{CLAUDE_PLUGIN_ROOT}}/hooks/run.sh" hook {subcommand}'
+    for event, groups in expected.items():
+        assert len(hooks[event]) == len(groups), event
+        for group, (matcher, subcommand) in zip(hooks[event], groups):
+            assert group.get("matcher") == matcher, event
+            (hook,) = group["hooks"]
+            assert hook["type"] == "command"
+            assert hook["command"] == f'sh "${{CLAUDE_PLUGIN_ROOT}}/hooks/run.sh" hook {subcommand}'
 
 
 @pytest.mark.parametrize("name", sorted(SKILLS))

@@ -1,6 +1,6 @@
 """Claude Code hooks: ``autology hook <event>`` (registered by :mod:`autology_mcp.cli.hook`) and
 ``python -m autology_mcp.hooks <event>``, for post-commit, pre-compact, session-end, session-start,
-user-prompt-submit and pre-tool-use.
+user-prompt-submit, pre-tool-use and post-read.
 
 Each reads Claude Code's JSON payload on stdin and prints the documented JSON on stdout (see
 :mod:`autology_mcp.hooks.output`). They fail open: malformed input, a missing store or any error
@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any
 
-EVENTS = ("post-commit", "pre-compact", "session-end", "session-start", "user-prompt-submit", "pre-tool-use")
+EVENTS = ("post-commit", "pre-compact", "session-end", "session-start", "user-prompt-submit", "pre-tool-use", "post-read")
 
 
 def run(event: str, stdin_text: str, root: str | None = None) -> str | None:

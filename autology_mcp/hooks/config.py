@@ -6,7 +6,8 @@
 | ``prompt_context`` | true | UserPromptSubmit adds grounded project memory to the prompt |
 | ``prompt_max_items`` | 5 | at most this many items per prompt (1-20) |
 | ``prompt_max_tokens`` | 400 | the prompt block's size, in tokens estimated as characters / 4 (100-4000) |
-| ``edit_context`` | true | PreToolUse on Edit, Write, MultiEdit, NotebookEdit names the nodes governing the file |
+| ``read_context`` | true | PostToolUse on Read names the nodes governing the file read (before any edit) |
+| ``edit_context`` | true | PreToolUse on Edit, Write, MultiEdit, NotebookEdit does the same for a file not read |
 
 A missing or unreadable configuration, or a value of the wrong kind or out of range, gives the
 default (with ``AUTOLOGY_HOOK_DEBUG`` set, the reason goes to stderr).
@@ -27,6 +28,7 @@ class HooksConfig:
     prompt_context: bool = True
     prompt_max_items: int = 5
     prompt_max_tokens: int = 400
+    read_context: bool = True
     edit_context: bool = True
 
 

@@ -1,7 +1,16 @@
-"""PreToolUse on Edit, Write, MultiEdit and NotebookEdit: the knowledge that governs the file about to change.
+"""The knowledge that governs a file, told to the agent when it reads the file and before it edits it.
+
+Two events, one rule, once per file per session:
+
+- **PostToolUse on Read** (``autology hook post-read``): the model reads a file before it may edit it
+  (Claude Code refuses an Edit of a file not read first), so this is the moment the governing
+  knowledge arrives *before* the model composes an edit. It comes with the Read's result.
+- **PreToolUse on Edit, Write, MultiEdit and NotebookEdit** (``autology hook pre-tool-use``): for a
+  file the session did not read (a Write of a new file). Claude Code 2.1 hands this context to the
+  model together with the tool's result, that is after the edit ran (tests/test_hooks_claude_e2e.py).
 
 A node governs a file when one of its references covers it: the file itself, a folder above it, a
-``#L10-40`` range that overlaps the lines being edited (when the edit's lines can be found), or a
+``#L10-40`` range that overlaps the lines read or edited (when they can be told), or a
 ``#symbol`` whose definition overlaps them (Python files; elsewhere a symbol reference counts as
 covering the file). Only decisions, conventions and issues that are not superseded are named; a node
 whose referenced file changed after the node was last modified is flagged stale (the same rule as
@@ -24,7 +33,6 @@ from autology_mcp.hooks.state import session_state
 if TYPE_CHECKING:
     from autology_mcp.knowledge.models import KnowledgeNode
 
-EVENT = "PreToolUse"
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 GOVERNING = ("decision", "convention", "issue")
 MAX_CHARS = 1600
@@ -33,9 +41,10 @@ READ_LIMIT = 2_000_000  # bytes: a larger file's edit lines are not looked up (e
 _LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
 
 
-def edited_file(payload: dict[str, Any]) -> str | None:
+def target_file(payload: dict[str, Any], tools: tuple[str, ...]) -> str | None:
+    """The file a Read or an edit tool works on (``file_path``, or ``notebook_path`` for NotebookEdit)."""
     tool_input = payload.get("tool_input")
-    if payload.get("tool_name") not in EDIT_TOOLS or not isinstance(tool_input, dict):
+    if payload.get("tool_name") not in tools or not isinstance(tool_input, dict):
         return None
     path = tool_input.get("file_path") or tool_input.get("notebook_path")
     return path if isinstance(path, str) and path.strip() else None
@@ -51,10 +60,17 @@ def relative_path(file: str, cwd: Path, root: Path) -> str | None:
     return None if rel in (".", "") or rel.startswith(".autology/") or rel.startswith("../") else rel
 
 
-def edit_lines(payload: dict[str, Any], file: Path) -> list[tuple[int, int]] | None:
-    """The 1-based line ranges an Edit or MultiEdit replaces in the current file; None when unknown
-    (Write and NotebookEdit replace more than lines; a text not found means the file moved on)."""
+def touched_lines(payload: dict[str, Any], file: Path) -> list[tuple[int, int]] | None:
+    """The 1-based line ranges a Read shows (``offset``, ``limit``) or an Edit or MultiEdit replaces in
+    the current file; None when unknown or the whole file (a Read of all of it, Write, NotebookEdit,
+    or an edit text not found in the file because it moved on)."""
     tool_input = payload["tool_input"]
+    if payload["tool_name"] == "Read":
+        offset, limit = tool_input.get("offset"), tool_input.get("limit")
+        if not isinstance(offset, int) and not isinstance(limit, int):
+            return None
+        start = offset if isinstance(offset, int) and offset > 0 else 1
+        return [(start, start + limit - 1 if isinstance(limit, int) and limit > 0 else 10**9)]
     if payload["tool_name"] == "Edit":
         olds = [tool_input.get("old_string")]
     elif payload["tool_name"] == "MultiEdit" and isinstance(tool_input.get("edits"), list):
@@ -98,20 +114,20 @@ def symbol_lines(file: Path, symbol: str) -> tuple[int, int] | None:
     return None
 
 
-def reference_applies(reference: str, rel: str, file: Path, edited: list[tuple[int, int]] | None) -> bool:
+def reference_applies(reference: str, rel: str, file: Path, touched: list[tuple[int, int]] | None) -> bool:
     """Does this reference cover the edit? (See the module docstring.)"""
     from autology_mcp.knowledge.references import covers
 
     if not covers(reference, rel):
         return False
     anchor = reference.split("#", 1)[1] if "#" in reference else ""
-    if not anchor or edited is None or reference.split("#", 1)[0].rstrip("/") != rel:
+    if not anchor or touched is None or reference.split("#", 1)[0].rstrip("/") != rel:
         return True
     match = _LINES.match(anchor)
     span = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else symbol_lines(file, anchor)
     if span is None:
         return True
-    return any(a <= span[1] and span[0] <= b for a, b in edited)
+    return any(a <= span[1] and span[0] <= b for a, b in touched)
 
 
 def _proof(node: KnowledgeNode) -> str:
@@ -133,16 +149,18 @@ def _stale(root: Path, store: Any, nodes: list[KnowledgeNode], rel: str) -> set[
     return {n.id for n in nodes if at > max(n.modified.timestamp(), changed.get(own[n.id], 0.0))}
 
 
-def pre_tool_use(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
+def governing_context(payload: dict[str, Any], root: Path | str | None, event: str, tools: tuple[str, ...]) -> dict[str, Any] | None:
+    """The note on the nodes governing the payload's file, for ``event``; None when there is none to give."""
     from autology_mcp.hooks.handlers import open_store, project_root
 
-    file = edited_file(payload)
+    file = target_file(payload, tools)
     if file is None:
         return None
     root = project_root(payload, root)
     cwd = Path(payload["cwd"]) if isinstance(payload.get("cwd"), str) and payload.get("cwd") else root
     rel = relative_path(file, cwd, root)
-    if rel is None or not load_hooks_config(root).edit_context:
+    config = load_hooks_config(root)
+    if rel is None or not (config.read_context if event == "PostToolUse" else config.edit_context):
         return None
     session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     with session_state(root, session_id) as state:
@@ -155,9 +173,9 @@ def pre_tool_use(payload: dict[str, Any], root: Path | str | None = None) -> dic
             candidates = [
                 n for n in store.index.referencing([rel]) if n.type.value in GOVERNING and n.status.value != "superseded"
             ]
-            edited = edit_lines(payload, root / rel) if candidates else None
+            lines = touched_lines(payload, root / rel) if candidates else None
             governing = [
-                (n, [r for r in n.references if reference_applies(r, rel, root / rel, edited)]) for n in candidates
+                (n, [r for r in n.references if reference_applies(r, rel, root / rel, lines)]) for n in candidates
             ]
             governing = [(n, refs) for n, refs in governing if refs][:MAX_NODES]
             stale = _stale(root, store, [n for n, _ in governing], rel) if governing else set()
@@ -175,10 +193,20 @@ def pre_tool_use(payload: dict[str, Any], root: Path | str | None = None) -> dic
             proof = _proof(node)
             if proof:
                 items.append(f'  "{proof}"')
-        header = [f"autology — knowledge governing {rel}, before this edit:"]
+        header = [f"autology — knowledge governing {rel}, before you edit it:"]
         footer = [
-            "Keep the edit consistent with these, or say why not; if the edit changes what a node says, "
+            "Keep edits consistent with these, or say why not; if an edit changes what a node says, "
             "update it (autology_update) or supersede it (/autology:capture)."
         ]
         state["edit"] = state.get("edit", []) + [rel]
-    return additional_context(EVENT, clip_lines(header, items, footer, MAX_CHARS))
+    return additional_context(event, clip_lines(header, items, footer, MAX_CHARS))
+
+
+def pre_tool_use(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
+    """PreToolUse on Edit, Write, MultiEdit, NotebookEdit."""
+    return governing_context(payload, root, "PreToolUse", EDIT_TOOLS)
+
+
+def post_read(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
+    """PostToolUse on Read."""
+    return governing_context(payload, root, "PostToolUse", ("Read",))

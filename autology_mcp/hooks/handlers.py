@@ -336,6 +336,12 @@ def pre_tool_use(payload: dict[str, Any], root: Path | str | None = None) -> dic
     return handler(payload, root)
 
 
+def post_read(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
+    from autology_mcp.hooks.edit import post_read as handler
+
+    return handler(payload, root)
+
+
 HANDLERS = {
     "post-commit": post_commit,
     "pre-compact": pre_compact,
@@ -343,4 +349,5 @@ HANDLERS = {
     "session-start": session_start,
     "user-prompt-submit": user_prompt_submit,
     "pre-tool-use": pre_tool_use,
+    "post-read": post_read,
 }
