@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.retrieval import claims as claim_check
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -63,7 +62,9 @@ def _cmd_check_claims(args: argparse.Namespace) -> int:
 
         store = Autology.open(root).store
     try:
-        result = claim_check.check_claims(root, claims, store=store)
+        from autology_mcp.retrieval.claims import check_claims
+
+        result = check_claims(root, claims, store=store)
     finally:
         if store is not None:
             store.close()

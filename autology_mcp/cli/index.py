@@ -9,8 +9,6 @@ import time
 from pathlib import Path
 
 from autology_mcp.cli.common import command_group
-from autology_mcp.code import service
-from autology_mcp.code.build import summary_text
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -60,10 +58,14 @@ class _ProgressBar:
 
 
 def _build(args, root: Path, rebuild: bool = False) -> int:
+    from autology_mcp.code import service
+
     summary = service.build_index(root, rebuild=rebuild, progress=_ProgressBar(not args.quiet and not args.json))
     if args.json:
         _print_json(summary)
     else:
+        from autology_mcp.code.build import summary_text
+
         print(summary_text(summary))
     return 0
 
@@ -73,6 +75,8 @@ def _rebuild(args, root: Path) -> int:
 
 
 def _query(args, root: Path) -> int:
+    from autology_mcp.code import service
+
     text = " ".join(args.text)
     if not args.strict_fresh and not args.refresh:
         fresh = service.freshness(root)
@@ -96,6 +100,8 @@ def _query(args, root: Path) -> int:
 
 
 def _verify(args, root: Path) -> int:
+    from autology_mcp.code import service
+
     report = service.verify_index(root, strict=args.strict)
     if args.json:
         _print_json(report)
@@ -121,6 +127,8 @@ def _verify(args, root: Path) -> int:
 
 
 def _export(args, root: Path) -> int:
+    from autology_mcp.code import service
+
     result = service.export_index(root, Path(args.out) if args.out else None)
     if args.json:
         _print_json(result)
@@ -131,6 +139,8 @@ def _export(args, root: Path) -> int:
 
 
 def _status(args, root: Path) -> int:
+    from autology_mcp.code import service
+
     st = service.index_status(root)
     if args.json:
         _print_json(st)
