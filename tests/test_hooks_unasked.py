@@ -263,6 +263,18 @@ def test_stale_flag_when_the_file_changed_after_the_node(repo: Path) -> None:
     assert node in text and "STALE: src/retry.py changed after this node was last modified" in text
 
 
+def test_stale_flag_when_the_file_was_committed_after_the_node(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    node = capture(repo, "Retry with exponential backoff", "Retries back off exponentially.", refs=["src/retry.py"])
+    git(repo, "add", ".autology/nodes")
+    git(repo, "commit", "-qm", "Record the retry decision")  # the node's own commit does not make it stale
+    assert "STALE" not in context_of(pre_tool_use(edit_payload(repo, "src/retry.py")))
+    (repo / "src" / "retry.py").write_text(RETRY_PY + "# changed\n")
+    monkeypatch.setenv("GIT_COMMITTER_DATE", f"@{int(time.time()) + 30} +0000")
+    git(repo, "commit", "-qam", "Change retry")  # committed (clean tree) after the node was modified
+    text = context_of(pre_tool_use(edit_payload(repo, "src/retry.py", session="s2")))
+    assert node in text and "STALE" in text
+
+
 @pytest.mark.parametrize("file", ["/etc/passwd", "../outside.py", ".autology/nodes/decisions/x.md", "src/other.py"])
 def test_edits_outside_the_project_or_ungoverned_are_silent(repo: Path, file: str) -> None:
     capture(repo, "Retry with exponential backoff", "Retries back off exponentially.", refs=["src/retry.py"])

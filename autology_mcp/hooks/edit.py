@@ -140,13 +140,29 @@ def _proof(node: KnowledgeNode) -> str:
 
 
 def _stale(root: Path, store: Any, nodes: list[KnowledgeNode], rel: str) -> set[str]:
-    """Ids of the nodes whose referenced file changed after the node was last modified."""
-    from autology_mcp.knowledge.analyze import last_changed
+    """Ids of the nodes whose referenced file changed after the node was last modified: committed
+    after the node's ``modified`` time (or its own file's commit, whichever is later), or changed in
+    the working tree since then. The same rule as ``autology_analyze``, with git's walk bounded by
+    the oldest node's time."""
+    from autology_mcp.hooks import git
 
     own = {n.id: store.rel(store.paths.node_file(n.type.value, n.id)) for n in nodes}
-    changed = last_changed(root, [rel, *sorted(set(own.values()))])
-    at = changed.get(rel, 0.0)
-    return {n.id for n in nodes if at > max(n.modified.timestamp(), changed.get(own[n.id], 0.0))}
+    since = min(n.modified.timestamp() for n in nodes) - 1
+    committed = git.commits_since(root, [rel, *sorted(set(own.values()))], since)
+    try:
+        mtime = (root / rel).stat().st_mtime
+    except OSError:
+        mtime = 0.0
+    stale, dirty = set(), None
+    for node in nodes:
+        reviewed = max(node.modified.timestamp(), committed.get(own[node.id], 0.0))
+        if committed.get(rel, 0.0) > reviewed:
+            stale.add(node.id)
+        elif mtime > reviewed:
+            dirty = git.is_dirty(root, rel) if dirty is None else dirty
+            if dirty:
+                stale.add(node.id)
+    return stale
 
 
 def governing_context(payload: dict[str, Any], root: Path | str | None, event: str, tools: tuple[str, ...]) -> dict[str, Any] | None:

@@ -1,4 +1,5 @@
-"""The little git the hooks need: one commit's subject and files, and the files touched lately.
+"""The little git the hooks need: one commit's subject and files, the files touched lately, and
+when files were last committed after a given time.
 
 Every call has a short timeout and returns None / an empty list when git is missing or fails:
 a hook never breaks because of git.
@@ -78,3 +79,27 @@ def recently_changed(cwd: Path | str, commits: int = 5) -> list[str]:
         if line.strip():
             seen[line.strip()] = None
     return list(seen)
+
+
+def commits_since(cwd: Path | str, paths: list[str], since: float) -> dict[str, float]:
+    """For each of ``paths`` (relative to ``cwd``) committed after ``since`` (a Unix time), the time of
+    its latest such commit. Bounded by the date: git stops walking at commits older than ``since``,
+    so a repository's long history costs nothing (``git log -1 -- path`` would walk all of it)."""
+    if not paths:
+        return {}
+    out = git(cwd, "log", f"--since=@{int(since)}", "--no-renames", "--format=%x00%ct", "--name-only", "--relative",
+              "--", *paths) or ""
+    wanted, times, when = set(paths), {}, 0.0
+    for line in out.splitlines():
+        if line.startswith("\x00"):
+            when = float(line[1:] or 0)
+        elif line.strip() in wanted and line.strip() not in times:
+            times[line.strip()] = when
+    return times
+
+
+def is_dirty(cwd: Path | str, path: str) -> bool:
+    """True when ``path`` differs from HEAD or is not tracked (False outside a repository)."""
+    out = git(cwd, "status", "--porcelain", "--no-renames", "--", path)
+    return bool(out and out.strip())
+
