@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -66,3 +68,15 @@ def test_the_index_agrees_with_matching_every_node(tmp_path_factory, refs, files
         assert [(n.id, m) for n, m in got] == [(n.id, m) for n, m in expected]
     finally:
         service.close()
+
+
+def test_relative_to_root_re_expresses_repository_paths(tmp_path: Path) -> None:
+    from autology_mcp.knowledge.references import relative_to_root
+
+    (tmp_path / "app").mkdir()
+    files = ["README.md", "app/main.py", "app/pkg/x.py", "apple/y.py", "app"]
+    assert relative_to_root(files, tmp_path, tmp_path) == files
+    assert relative_to_root(files, tmp_path, tmp_path / "app") == ["main.py", "pkg/x.py"]
+    assert relative_to_root(files, tmp_path / "app", tmp_path) == []  # the root is above the repository
+    many = [f"app/f{i}.py" for i in range(20_000)]
+    assert len(relative_to_root(many, tmp_path, tmp_path / "app")) == 20_000

@@ -61,12 +61,16 @@ def nodes_referencing(nodes: Iterable[KnowledgeNode], files: Iterable[str]) -> l
 
 
 def relative_to_root(files: Iterable[str], repo_top: Path, root: Path) -> list[str]:
-    """Repository-relative paths re-expressed relative to the autology root (dropping those outside it)."""
+    """Repository-relative paths re-expressed relative to the autology root (dropping those outside it).
+
+    String work only (a commit can name thousands of files): the root's path below the repository's
+    top is computed once, and each file either starts with it or is outside the root."""
     repo_top, root = Path(repo_top).resolve(), Path(root).resolve()
-    out = []
-    for f in files:
-        try:
-            out.append((repo_top / f).relative_to(root).as_posix())
-        except ValueError:
-            continue
-    return out
+    try:
+        prefix = root.relative_to(repo_top).as_posix()
+    except ValueError:
+        return []  # the root is not inside this repository
+    if prefix == ".":
+        return [f for f in files if f]
+    start = prefix + "/"
+    return [f[len(start) :] for f in files if f.startswith(start) and len(f) > len(start)]
