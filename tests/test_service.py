@@ -569,7 +569,7 @@ class StoreMachine(RuleBasedStateMachine):
         from autology_mcp.knowledge.markdown import render_node as render
 
         path = self.root / ".autology" / "nodes" / "concepts" / f"{node}.md"
-        path.write_text(render(parse_node(path.read_text()).model_copy(update={"relations": ()})))
+        path.write_text(render(parse_node(path.read_text()).replace(relations=())))
         self.model_relations = {r for r in self.model_relations if r[0] != node}
         self.autology.store.reconcile()
 

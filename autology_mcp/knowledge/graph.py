@@ -66,7 +66,7 @@ def read_graph_index(path: Path) -> list[RelationRecord] | None:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("version") != GRAPH_INDEX_VERSION:
             return None
-        return [RelationRecord.model_validate(item) for item in data["relations"]]
+        return [RelationRecord.from_dict(item) for item in data["relations"]]
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import cache
+from types import ModuleType
 from typing import Any
-
-import frontmatter
-import yaml
-from frontmatter.default_handlers import YAMLHandler
 
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.knowledge.models import (
@@ -36,11 +34,6 @@ from autology_mcp.knowledge.models import (
     validate_type,
 )
 
-try:  # the C emitter is ~10x faster; fall back to pure Python where libyaml is missing
-    from yaml import CSafeDumper as _BaseDumper
-except ImportError:  # pragma: no cover
-    from yaml import SafeDumper as _BaseDumper  # type: ignore[assignment]
-
 KNOWN_KEYS = (
     "id",
     "type",
@@ -56,7 +49,6 @@ KNOWN_KEYS = (
     "references",
 )
 
-_YAML = YAMLHandler()
 _WIKILINK_LINE = re.compile(r"^- \[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]\s*$")
 _UUID_LIKE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
@@ -73,15 +65,29 @@ class _Timestamp(str):
     """A timestamp string written as a plain YAML scalar (unquoted), as in the spec's example."""
 
 
-class _Dumper(_BaseDumper):
-    pass
+@cache
+def _yaml() -> tuple[ModuleType, ModuleType, Any, Any]:
+    """(yaml, frontmatter, the dumper, the frontmatter handler), imported on first use: reading the
+    store from its cache (hooks, searches) never needs them, and they cost ~20 ms to import."""
+    import frontmatter
+    import yaml
+    from frontmatter.default_handlers import YAMLHandler
 
+    try:  # the C emitter is ~10x faster; fall back to pure Python where libyaml is missing
+        base = yaml.CSafeDumper
+    except AttributeError:  # pragma: no cover
+        base = yaml.SafeDumper
 
-_Dumper.add_representer(_Timestamp, lambda d, v: d.represent_scalar("tag:yaml.org,2002:timestamp", str(v)))
+    class Dumper(base):  # type: ignore[misc, valid-type]
+        pass
+
+    Dumper.add_representer(_Timestamp, lambda d, v: d.represent_scalar("tag:yaml.org,2002:timestamp", str(v)))
+    return yaml, frontmatter, Dumper, YAMLHandler()
 
 
 def _yaml_dump(data: dict[str, Any]) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000)
+    yaml, _, dumper, _ = _yaml()
+    return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000)
 
 
 # --------------------------------------------------------------------------------------------
@@ -208,8 +214,9 @@ def parse_node(text: str, fallback_time: datetime | None = None) -> KnowledgeNod
     """Read a node file's text. Raises :class:`MalformedNodeError` with a reason."""
     if not text.lstrip("\ufeff").startswith("---"):
         raise MalformedNodeError("no YAML frontmatter (the file must start with a '---' line)")
+    yaml, frontmatter, _, handler = _yaml()
     try:
-        metadata, body = frontmatter.parse(text.lstrip("\ufeff"), handler=_YAML)
+        metadata, body = frontmatter.parse(text.lstrip("\ufeff"), handler=handler)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""

@@ -11,14 +11,14 @@ Every check raises :class:`autology_mcp.common.errors.ValidationError` naming th
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import uuid
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from autology_mcp.common.errors import ValidationError
 
@@ -274,25 +274,40 @@ def parse_timestamp(value: Any, field: str) -> datetime:
 
 
 # --------------------------------------------------------------------------------------------
-# The models. Frozen: every operation returns a new object.
+# The models. Frozen dataclasses: every operation returns a new object (``replace``). Plain
+# dataclasses, not pydantic models, so that reading the store (hooks, CLI) imports nothing heavy; the
+# validation rules are the functions above, applied where input enters (service, markdown).
 # --------------------------------------------------------------------------------------------
 
 
-class Relation(BaseModel):
-    """A typed edge, stored in the frontmatter of its source node."""
+def _as_datetime(value: Any) -> datetime:
+    return value if isinstance(value, datetime) else parse_timestamp(value, "timestamp")
 
-    model_config = ConfigDict(frozen=True)
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A typed edge, stored in the frontmatter of its source node."""
 
     type: RelationType
     target: str
     description: str | None = None
     confidence: float = RELATION_CONFIDENCE_DEFAULT
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "type", RelationType(self.type))
+        object.__setattr__(self, "confidence", float(self.confidence))
 
-class RelationRecord(BaseModel):
+    def replace(self, **changes: Any) -> Relation:
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type.value, "target": self.target, "description": self.description,
+                "confidence": self.confidence}
+
+
+@dataclass(frozen=True, slots=True)
+class RelationRecord:
     """A relation with its source: one entry of ``graph/index.json``."""
-
-    model_config = ConfigDict(frozen=True)
 
     source: str
     target: str
@@ -300,34 +315,85 @@ class RelationRecord(BaseModel):
     description: str | None = None
     confidence: float = RELATION_CONFIDENCE_DEFAULT
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "type", RelationType(self.type))
+        object.__setattr__(self, "confidence", float(self.confidence))
 
-class KnowledgeNode(BaseModel):
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RelationRecord:
+        """From a graph index entry; TypeError, KeyError or ValueError when it is not one."""
+        record = cls(data["source"], data["target"], data["type"], data.get("description"),
+                     data.get("confidence", RELATION_CONFIDENCE_DEFAULT))
+        if not isinstance(record.source, str) or not isinstance(record.target, str) or not (
+            record.description is None or isinstance(record.description, str)
+        ):
+            raise TypeError("a relation's source, target and description are strings")
+        return record
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeNode:
     """One node of the knowledge graph; its file is ``.autology/nodes/{type}s/{id}.md``."""
-
-    model_config = ConfigDict(frozen=True)
 
     id: str
     type: NodeType
     title: str
     content: str
+    created: datetime
+    modified: datetime
     tags: tuple[str, ...] = ()
     relations: tuple[Relation, ...] = ()
     confidence: float = CONFIDENCE_MANUAL
-    created: datetime
-    modified: datetime
     session: str | None = None
     source: str = "manual"
     references: tuple[str, ...] = ()
     status: NodeStatus = NodeStatus.ACTIVE
     # Frontmatter keys this version does not know: kept as they are and written back on update.
-    extra: dict[str, Any] = Field(default_factory=dict, exclude=True)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Coerce what callers commonly pass as plain values (enum strings, lists, ISO timestamps).
+        set_ = object.__setattr__
+        set_(self, "type", NodeType(self.type))
+        set_(self, "status", NodeStatus(self.status))
+        set_(self, "created", _as_datetime(self.created))
+        set_(self, "modified", _as_datetime(self.modified))
+        set_(self, "tags", tuple(self.tags))
+        set_(self, "references", tuple(self.references))
+        set_(self, "relations", tuple(r if isinstance(r, Relation) else Relation(**r) for r in self.relations))
+        set_(self, "confidence", float(self.confidence))
+
+    def replace(self, **changes: Any) -> KnowledgeNode:
+        """A copy with some fields changed (what pydantic's ``model_copy(update=...)`` was)."""
+        return dataclasses.replace(self, **changes)
 
     def public_dict(self) -> dict[str, Any]:
         """The node as the tools show it (JSON-ready, timestamps as ISO 8601)."""
-        data = self.model_dump(mode="json", exclude={"extra"})
-        data["created"] = format_timestamp(self.created)
-        data["modified"] = format_timestamp(self.modified)
-        return data
+        return {
+            "id": self.id,
+            "type": self.type.value,
+            "title": self.title,
+            "content": self.content,
+            "tags": list(self.tags),
+            "relations": [r.to_dict() for r in self.relations],
+            "confidence": self.confidence,
+            "created": format_timestamp(self.created),
+            "modified": format_timestamp(self.modified),
+            "session": self.session,
+            "source": self.source,
+            "references": list(self.references),
+            "status": self.status.value,
+        }
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """Everything, unknown frontmatter keys included: what the cache stores (:meth:`from_json_dict`)."""
+        return {**self.public_dict(), "extra": self.extra}
+
+    @classmethod
+    def from_json_dict(cls, data: dict[str, Any]) -> KnowledgeNode:
+        data = dict(data)
+        data["relations"] = tuple(Relation(**r) for r in data.get("relations") or ())
+        return cls(**data)
 
 
 def build_relation(target: Any, type_: Any, description: Any = None, confidence: Any = None) -> Relation:

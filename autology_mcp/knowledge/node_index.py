@@ -84,13 +84,11 @@ def sort_key_time(value: datetime) -> str:
 
 
 def node_to_json(node: KnowledgeNode) -> str:
-    data = node.model_dump(mode="json")
-    data["extra"] = node.extra
-    return json.dumps(data, ensure_ascii=False, default=str, separators=(",", ":"))
+    return json.dumps(node.to_json_dict(), ensure_ascii=False, default=str, separators=(",", ":"))
 
 
 def node_from_json(text: str) -> KnowledgeNode:
-    return KnowledgeNode.model_validate(json.loads(text))
+    return KnowledgeNode.from_json_dict(json.loads(text))
 
 
 class NodeIndex:
@@ -152,6 +150,7 @@ class NodeIndex:
                 with self.transaction() as conn:
                     for table in ("files", "nodes", "tags", "relations", "refs", "nodes_fts"):
                         conn.execute(f"DELETE FROM {table}")
+                    conn.execute("DELETE FROM meta WHERE key = 'dir_stamps'")  # nothing is listed any more
                     self._bump_relations_generation(conn)  # the relations are gone: renderings of them are stale
                 return
             except sqlite3.OperationalError:
@@ -305,6 +304,34 @@ class NodeIndex:
         with self._lock:
             rows = self.conn.execute("SELECT path, mtime_ns, size, node_id, error FROM files").fetchall()
         return {r[0]: FileRow(*r) for r in rows}
+
+    def file_stats(self, prefix: str = "") -> dict[str, tuple[int, int]]:
+        """path -> (mtime_ns, size) of the known files whose path starts with ``prefix`` (all by default)."""
+        with self._lock:
+            if not prefix:
+                rows = self.conn.execute("SELECT path, mtime_ns, size FROM files").fetchall()
+            else:  # a range scan on the primary key: every path p with prefix <= p < prefix + U+10FFFF
+                rows = self.conn.execute(
+                    "SELECT path, mtime_ns, size FROM files WHERE path >= ? AND path < ?", (prefix, prefix + "\U0010ffff")
+                ).fetchall()
+        return {path: (mtime_ns, size) for path, mtime_ns, size in rows}
+
+    def dir_stamps(self) -> dict[str, int]:
+        """The node folders' mtimes (root-relative folder -> mtime_ns) as of their last complete listing."""
+        with self._lock:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = 'dir_stamps'").fetchone()
+        try:
+            stamps = json.loads(row[0]) if row else {}
+        except ValueError:
+            return {}
+        return {k: v for k, v in stamps.items() if isinstance(k, str) and isinstance(v, int)} if isinstance(stamps, dict) else {}
+
+    def set_dir_stamps(self, stamps: dict[str, int]) -> None:
+        """Replace the folder stamps. Not a data change: the generation counter stays as it is."""
+        with self._lock:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('dir_stamps', ?)", (json.dumps(stamps, sort_keys=True),)
+            )
 
     def file_row(self, path: str) -> FileRow | None:
         with self._lock:

@@ -135,7 +135,7 @@ class Autology:
         store = NodeStore(root)
         store.init()
         if reconcile:
-            store.reconcile()
+            store.refresh()  # every file checked, unless a live watcher follows them (store.refresh)
         return cls(store)
 
     def close(self) -> None:
@@ -276,7 +276,7 @@ class Autology:
                 missing = missing_adr_sections(changes["content"])
                 if missing:
                     raise _adr_error(missing)
-            return node.model_copy(update={**{k: changes[k] for k in changed}, "modified": utc_now()})
+            return node.replace(**{k: changes[k] for k in changed}, modified=utc_now())
 
         _, after = self.store.modify(node_id, apply)
         fields = ", ".join(changed) if changed else "none (the values were already current)"
@@ -305,13 +305,9 @@ class Autology:
                 for r in node.relations:
                     if r.target == proposed.target and r.type == proposed.type:
                         relations.append(
-                            r.model_copy(
-                                update={
-                                    "description": proposed.description
-                                    if description is not None
-                                    else r.description,
-                                    "confidence": proposed.confidence if confidence is not None else r.confidence,
-                                }
+                            r.replace(
+                                description=proposed.description if description is not None else r.description,
+                                confidence=proposed.confidence if confidence is not None else r.confidence,
                             )
                         )
                         replaced = True
@@ -319,7 +315,7 @@ class Autology:
                         relations.append(r)
                 if not replaced:
                     relations.append(proposed)
-                return node.model_copy(update={"relations": tuple(relations)})
+                return node.replace(relations=tuple(relations))
 
             try:
                 self.store.modify(source_id, upsert)
@@ -335,7 +331,7 @@ class Autology:
 
         def drop(node: KnowledgeNode) -> KnowledgeNode:
             kept = tuple(r for r in node.relations if not (r.target == target_id and r.type == relation_type))
-            return node.model_copy(update={"relations": kept})
+            return node.replace(relations=kept)
 
         try:
             before, after = self.store.modify(source_id, drop)
