@@ -30,7 +30,7 @@ def _store(args: argparse.Namespace):
 
     store = NodeStore(resolve_root(getattr(args, "root", None)))
     try:
-        store.reconcile()
+        store.refresh()
         yield store
     finally:
         store.close()

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from autology_mcp.common.clip import clip_lines
 from autology_mcp.hooks.config import load_hooks_config
 from autology_mcp.hooks.output import additional_context
+from autology_mcp.hooks.project import open_store, project_root
 from autology_mcp.hooks.state import session_state
 
 if TYPE_CHECKING:
@@ -167,8 +168,6 @@ def _stale(root: Path, store: Any, nodes: list[KnowledgeNode], rel: str) -> set[
 
 def governing_context(payload: dict[str, Any], root: Path | str | None, event: str, tools: tuple[str, ...]) -> dict[str, Any] | None:
     """The note on the nodes governing the payload's file, for ``event``; None when there is none to give."""
-    from autology_mcp.hooks.handlers import open_store, project_root
-
     file = target_file(payload, tools)
     if file is None:
         return None

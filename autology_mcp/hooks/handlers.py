@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autology_mcp.common.clip import clip_lines
-from autology_mcp.common.paths import ProjectPaths, resolve_root
 from autology_mcp.hooks import git
 from autology_mcp.hooks.commands import GIT_COMMIT, PR_CREATE, PR_MERGE, detect_events
 from autology_mcp.hooks.config import HooksConfig, load_hooks_config
@@ -22,6 +21,7 @@ from autology_mcp.hooks.output import (
     additional_context,
     system_message,
 )
+from autology_mcp.hooks.project import open_store, project_root
 
 if TYPE_CHECKING:
     from autology_mcp.knowledge.models import KnowledgeNode
@@ -47,22 +47,6 @@ TYPE_WEIGHT = {
 
 
 # ------------------------------------------------------------------------------ shared
-
-
-def project_root(payload: dict[str, Any], root: Path | str | None = None) -> Path:
-    cwd = payload.get("cwd")
-    return resolve_root(root, cwd=Path(cwd) if isinstance(cwd, str) and cwd else None)
-
-
-def open_store(root: Path) -> NodeStore | None:
-    """The project's store, reconciled with its files; None when the project has no ``.autology/nodes``."""
-    if not ProjectPaths(root).nodes.is_dir():
-        return None
-    from autology_mcp.knowledge.store import NodeStore
-
-    store = NodeStore(root)
-    store.reconcile()
-    return store
 
 
 def _node_line(node: KnowledgeNode) -> str:

@@ -16,9 +16,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.common.text import keyword_pattern, keyword_stem, keyword_terms, keyword_text
+from autology_mcp.common.text import (
+    keyword_pattern,
+    keyword_stem,
+    keyword_terms,
+    keyword_text,
+)
 from autology_mcp.hooks.config import load_hooks_config
 from autology_mcp.hooks.output import additional_context
+from autology_mcp.hooks.project import open_store, project_root
 from autology_mcp.hooks.state import session_state
 
 EVENT = "UserPromptSubmit"
@@ -136,8 +142,6 @@ def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tok
 
 
 def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
-    from autology_mcp.hooks.handlers import open_store, project_root
-
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or prompt.lstrip().startswith("/") or is_trivial(prompt_query(prompt)):
         return None

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from autology_mcp.common.errors import NotFoundError, StorageError
 from autology_mcp.common.fsutil import WriteLock, atomic_write, read_text, remove_file
 from autology_mcp.common.paths import ProjectPaths
+from autology_mcp.knowledge.lease import watched
 from autology_mcp.knowledge.graph import (
     build_graph,
     read_graph_index,
@@ -61,6 +62,7 @@ class ReconcileReport:
         return self.added + self.updated + self.removed
 
 
+RACY_S = 2.0  # a folder changed more recently than this is not stamped: listed again next time
 _STAMP_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 _STAMP_LINE = '  "lastUpdated": "2000-01-01T00:00:00Z",'
 _LAST_UPDATED = re.compile(r'^  "lastUpdated": "[^"\n]*",$', re.MULTILINE)
@@ -81,7 +83,7 @@ def _graph_stamp(relations_generation: int, stat: os.stat_result) -> str:
 class NodeStore:
     """CRUD over node files, with the derived index kept in step."""
 
-    def __init__(self, root: Path | str, durable: bool = True):
+    def __init__(self, root: Path | str, durable: bool = True, verify: bool = True):
         self.paths = ProjectPaths(Path(root).resolve())
         self.root = self.paths.root
         self.durable = durable
@@ -96,7 +98,7 @@ class NodeStore:
         self._line_sources: list[str] | None = None  # sorted source ids having relations
         self._line_chunks: list[str] = []  # each source's lines, joined; parallel to _line_sources
         self._lines_generation = -1
-        self.index = self._open_index()
+        self.index = self._open_index(verify)
         self._db_id = self._db_identity()
 
     # ------------------------------------------------------------------ setup
@@ -132,11 +134,16 @@ class NodeStore:
             self.reconcile()
         return True
 
-    def _open_index(self) -> NodeIndex:
+    def _open_index(self, verify: bool = True) -> NodeIndex:
+        """The cache database, rebuilt when damaged. ``verify`` runs SQLite's ``quick_check`` over
+        the whole file (~45 ms at 10,000 nodes): the server and the CLI do; a hook, which must be
+        fast and only reads, does not (a damaged database then fails its query, and the hook stays
+        silent until the next server or command repairs it)."""
         try:
             self.paths.cache.mkdir(parents=True, exist_ok=True)
             index = NodeIndex(self.paths.node_db)
-            index.check()
+            if verify:
+                index.check()
             return index
         except sqlite3.DatabaseError as exc:
             log.warning("cache database %s is damaged (%s); rebuilding it from the node files", self.paths.node_db, exc)
@@ -196,21 +203,26 @@ class NodeStore:
     def abs(self, rel_path: str) -> Path:
         return self.root / rel_path
 
-    def _scan_files(self) -> dict[str, os.stat_result]:
-        """Every ``*.md`` below nodes/ (hidden files and folders skipped), with its stat."""
+    def _scan_files(self, folders: list[str] | None = None) -> tuple[dict[str, os.stat_result], dict[str, int]]:
+        """Every ``*.md`` below nodes/ (or below the given root-relative folders), hidden files and
+        folders skipped, with its stat; and each folder listed, with its mtime taken *before* the
+        listing (so a change made while listing shows as a later mtime next time)."""
         found: dict[str, os.stat_result] = {}
+        stamps: dict[str, int] = {}
         # Root-relative paths by slicing the scanned path (Path.relative_to per file costs ~20 us).
         prefix = len(os.path.join(str(self.root), ""))
-        stack = [str(self.paths.nodes)]
+        stack = [str(self.paths.nodes)] if folders is None else [os.path.join(str(self.root), f) for f in folders]
         while stack:
             directory = stack.pop()
             try:
+                mtime_ns = os.stat(directory).st_mtime_ns
                 entries = list(os.scandir(directory))
             except FileNotFoundError:
                 continue
             except OSError as exc:
                 log.warning("cannot list %s: %s", directory, exc.strerror)
                 continue
+            stamps[directory[prefix:].replace(os.sep, "/")] = mtime_ns
             for entry in entries:
                 if entry.name.startswith("."):
                     continue
@@ -224,7 +236,7 @@ class NodeStore:
                         found[rel_path] = entry.stat(follow_symlinks=False)
                     except FileNotFoundError:
                         continue
-        return found
+        return found, stamps
 
     # ------------------------------------------------------------------ syncing files -> index
 
@@ -281,15 +293,46 @@ class NodeStore:
 
     def reconcile(self) -> ReconcileReport:
         """Compare every node file's mtime and size with the index; re-read only what changed."""
+        return self._reconcile(None)
+
+    def refresh(self) -> ReconcileReport:
+        """Bring the index in step with the files, cheaply when a watcher is following them.
+
+        Without a live watcher (:mod:`autology_mcp.knowledge.lease`) this is :meth:`reconcile`:
+        every file is checked, so a file edited in place is seen. With one, in-place edits are the
+        watcher's job, and only the folders whose mtime changed since their last listing are listed
+        again (a file added, removed, renamed or atomically replaced changes its folder's mtime):
+        a handful of stats when nothing changed, whatever the store's size."""
+        stamps = self.index.dir_stamps()
+        if not stamps or not watched(self.paths.cache):
+            return self.reconcile()
+        changed = []
+        for folder, mtime_ns in stamps.items():
+            try:
+                if os.stat(self.root / folder).st_mtime_ns == mtime_ns:
+                    continue
+            except OSError:
+                pass
+            changed.append(folder)
+        if not changed:
+            return ReconcileReport(malformed=[])
+        tops = [f for f in sorted(changed) if not any(f.startswith(other + "/") for other in changed)]
+        return self._reconcile(tops)
+
+    def _reconcile(self, folders: list[str] | None) -> ReconcileReport:
+        """:meth:`reconcile` over every node file (``folders`` None) or the files below some folders."""
         report = ReconcileReport()
         with self.lock.hold():
-            on_disk = self._scan_files()
-            known = self.index.files()
+            on_disk, seen = self._scan_files(folders)
+            if folders is None:
+                known = self.index.file_stats()
+            else:
+                known = {}
+                for folder in folders:
+                    known.update(self.index.file_stats(folder + "/"))
             report.scanned = len(on_disk)
             changed = [
-                p
-                for p, st in on_disk.items()
-                if p not in known or known[p].mtime_ns != st.st_mtime_ns or known[p].size != st.st_size
+                p for p, st in on_disk.items() if known.get(p) != (st.st_mtime_ns, st.st_size)
             ]
             gone = [p for p in known if p not in on_disk]
             relations_changed = False
@@ -308,6 +351,7 @@ class NodeStore:
                         relations_changed |= rel_changed
                     if gone:
                         relations_changed |= self._recheck_duplicates(conn, on_disk)
+            self._stamp_folders(folders, seen)
             report.malformed = self.index.errors()
             report.graph_index_rewritten = self._ensure_graph_index(force_check=True)
         if report.changed:
@@ -319,6 +363,21 @@ class NodeStore:
                 report.removed,
             )
         return report
+
+    def _stamp_folders(self, folders: list[str] | None, seen: dict[str, int]) -> None:
+        """Record the folders just listed (all of them after a full reconcile). A folder changed within
+        the last RACY_S seconds is left out, so it is listed again next time: a change made in the same
+        clock tick as the listing would otherwise leave its mtime as stamped (git's "racy" case)."""
+        now = time.time_ns()
+        fresh = {f: m for f, m in seen.items() if now - m > RACY_S * 1_000_000_000}
+        if folders is None:
+            stamps = fresh
+        else:
+            stamps = {
+                f: m for f, m in self.index.dir_stamps().items()
+                if not any(f == top or f.startswith(top + "/") for top in folders)
+            } | fresh
+        self.index.set_dir_stamps(stamps)
 
     def sync_path(self, abs_path: Path | str) -> str:
         """Re-read one file if it changed (the watcher calls this on every file event)."""
@@ -342,7 +401,7 @@ class NodeStore:
             with self.index.transaction() as conn:
                 outcome, relations_changed = self._ingest(conn, rel_path, stat)
                 if stat is None:
-                    relations_changed |= self._recheck_duplicates(conn, self._scan_files())
+                    relations_changed |= self._recheck_duplicates(conn, self._scan_files()[0])
             if relations_changed:
                 self._write_graph_index()
             return outcome
@@ -603,8 +662,7 @@ class NodeStore:
                     try:
                         before, after = self.modify(
                             source_id,
-                            lambda n: n.model_copy(
-                                update={"relations": tuple(r for r in n.relations if r.target != node_id)}
+                            lambda n: n.replace(relations=tuple(r for r in n.relations if r.target != node_id)
                             ),
                         )
                     except NotFoundError:
@@ -616,7 +674,7 @@ class NodeStore:
             except StorageError:
                 for before in reversed(rewritten):
                     try:
-                        self.modify(before.id, lambda n, restored=before: n.model_copy(update={"relations": restored.relations}))
+                        self.modify(before.id, lambda n, restored=before: n.replace(relations=restored.relations))
                     except (NotFoundError, StorageError) as exc:
                         log.error("could not give %s back its relations to %s: %s", before.id, node_id, exc)
                 raise

@@ -4,6 +4,11 @@ A watchdog observer on ``.autology/nodes/`` hands every file event to ``NodeStor
 which re-reads the file only when its mtime or size changed. A directory event (a folder moved or
 removed) triggers a full, still cheap, ``reconcile``. Errors are logged, never raised: a watcher
 must not take the server down.
+
+Once the server's start-up reconcile is done, the watcher holds a lease
+(:mod:`autology_mcp.knowledge.lease`) that tells other processes (hooks, the CLI) that in-place
+edits are being followed, so they need not stat every node file; it is dropped when the watcher
+stops or its thread is found dead.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
+from autology_mcp.knowledge.lease import Lease
 from autology_mcp.knowledge.store import NodeStore
 
 log = logging.getLogger("autology.watch")
@@ -88,6 +94,26 @@ class NodeWatcher:
         self.store = store
         self._observer: Observer | None = None
         self._nodes_watch = None
+        self.lease = Lease(store.paths.cache)
+
+    @property
+    def alive(self) -> bool:
+        return self._observer is not None and self._observer.is_alive()
+
+    def hold_lease(self) -> bool:
+        """Tell other processes this store is watched. Call it only once the files were reconciled
+        after :meth:`start`: the lease promises that nothing before it was missed."""
+        return self.alive and self.lease.acquire()
+
+    def check(self) -> None:
+        """Drop the lease if the watcher died; take it again if it was lost with a deleted cache
+        folder (the caller has reconciled the rebuilt cache). Cheap: meant for every request."""
+        if not self.alive:
+            if self.lease.held:
+                log.error("the file watcher stopped; other processes will check every node file themselves")
+            self.lease.release()
+        elif not self.lease.held:
+            self.lease.acquire()
 
     def start(self) -> None:
         self.store.paths.nodes.mkdir(parents=True, exist_ok=True)
@@ -112,6 +138,7 @@ class NodeWatcher:
         )
 
     def stop(self) -> None:
+        self.lease.release()
         if self._observer is not None:
             self._observer.stop()
             self._observer.join(timeout=5)

@@ -120,7 +120,7 @@ def open_store(root: Path) -> NodeStore:
     """The project's node store, brought in step with the files (for callers without a server)."""
     store = NodeStore(root)
     store.init()
-    store.reconcile()
+    store.refresh()
     return store
 
 

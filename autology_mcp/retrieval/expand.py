@@ -15,8 +15,6 @@ Credits go to nodes no channel found (a found node keeps its own rank) and are t
 
 from __future__ import annotations
 
-import json
-import threading
 from dataclasses import dataclass
 
 from autology_mcp.knowledge.models import KnowledgeNode
@@ -118,44 +116,15 @@ def neighbour_credits(
     return credits
 
 
-class ReferenceMap:
-    """Reference path -> [(node id, anchor)] of every node, rebuilt when the node index changes."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._generation = -1
-        self._db: object | None = None
-        self.by_path: dict[str, list[tuple[str, str | None]]] = {}
-
-    def get(self, store: NodeStore) -> dict[str, list[tuple[str, str | None]]]:
-        index = store.index
-        generation = index.generation()
-        with self._lock:
-            if generation == self._generation and self._db is index:
-                return self.by_path
-            by_path: dict[str, list[tuple[str, str | None]]] = {}
-            with index.snapshot():
-                rows = index.conn.execute(
-                    "SELECT id, json_extract(data, '$.references') FROM nodes"
-                    " WHERE json_array_length(json_extract(data, '$.references')) > 0 ORDER BY id"
-                ).fetchall()
-            for node_id, refs in rows:
-                for ref in json.loads(refs):
-                    anchor = ref.split("#", 1)[1] if "#" in ref else None
-                    by_path.setdefault(reference_path(ref), []).append((node_id, anchor))
-            self.by_path, self._generation, self._db = by_path, generation, index
-            return by_path
-
-
-_reference_maps: dict[str, ReferenceMap] = {}
-
-
-def reference_map(store: NodeStore) -> dict[str, list[tuple[str, str | None]]]:
-    key = str(store.paths.node_db)
-    rm = _reference_maps.get(key)
-    if rm is None:
-        rm = _reference_maps[key] = ReferenceMap()
-    return rm.get(store)
+def references_by_path(store: NodeStore, paths: list[str]) -> dict[str, list[tuple[str, str | None]]]:
+    """Reference path -> [(node id, anchor)] for the nodes referencing ``paths`` or a folder above one,
+    from the cache's refs table: a search decodes the few nodes about its code hits, not every node."""
+    by_path: dict[str, list[tuple[str, str | None]]] = {}
+    for node in store.index.referencing(paths):
+        for ref in node.references:
+            anchor = ref.split("#", 1)[1] if "#" in ref else None
+            by_path.setdefault(reference_path(ref), []).append((node.id, anchor))
+    return by_path
 
 
 def _anchor_matches(anchor: str | None, cand: Candidate) -> bool:
@@ -173,11 +142,11 @@ def _anchor_matches(anchor: str | None, cand: Candidate) -> bool:
     return bool(symbol) and (symbol == anchor or symbol.endswith("." + anchor) or anchor.endswith("." + symbol))
 
 
-def nodes_referencing(store: NodeStore, cand: Candidate) -> list[tuple[str, bool]]:
-    """(node id, whether the reference names this symbol or these lines) covering the candidate's file."""
+def nodes_referencing(refs: dict[str, list[tuple[str, str | None]]], cand: Candidate) -> list[tuple[str, bool]]:
+    """(node id, whether the reference names this symbol or these lines) covering the candidate's file,
+    from :func:`references_by_path`."""
     if not cand.path:
         return []
-    refs = reference_map(store)
     parts = cand.path.split("/")
     found: dict[str, bool] = {}
     for depth in range(len(parts), 0, -1):
@@ -195,10 +164,11 @@ def reference_credits(
     code = sorted(
         (k for k, c in pool.items.items() if c.kind in ("code", "doc") and k in scores), key=lambda k: (-scores[k], k)
     )[: cfg.expand_top]
+    refs = references_by_path(store, sorted({pool.items[k].path for k in code if pool.items[k].path}))
     credits = []
     for key in code:
         cand = pool.items[key]
-        for node_id, exact in nodes_referencing(store, cand):
+        for node_id, exact in nodes_referencing(refs, cand):
             w = REFERENCE_WEIGHT * (1.0 if exact else 0.8)
             what = f"{cand.path}#{cand.meta.get('symbol')}" if exact and cand.meta.get("symbol") else cand.path
             credits.append(Credit(f"node:{node_id}", scores[key] * graph_weight * w, f"references {what}", key))

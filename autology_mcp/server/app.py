@@ -22,14 +22,18 @@ with autology_relate. Mark outdated knowledge with autology_update (status super
 the replacement with a 'supersedes' relation."""
 
 
-def build_server(autology: Autology) -> MCPServer:
-    """The MCP server for one project: its tools, prompts and resources."""
+def build_server(autology: Autology, watcher: Any = None) -> MCPServer:
+    """The MCP server for one project: its tools, prompts and resources (``watcher``: the
+    ``NodeWatcher`` following its files, if any)."""
 
     async def cache_guard(ctx: Any, call_next: Any) -> Any:
         # One stat per call: if .autology/cache/ was deleted (documented as safe) or the database
-        # replaced by another process, reopen and rebuild it before serving from it.
+        # replaced by another process, reopen and rebuild it before serving from it; and keep the
+        # watcher lease true (dropped if the watcher died, taken again after a deleted cache).
         if ctx.method in ("tools/call", "resources/read", "prompts/get"):
             autology.store.ensure_cache()
+            if watcher is not None:
+                watcher.check()
         return await call_next(ctx)
 
     app = MCPServer("autology", version=__version__, instructions=INSTRUCTIONS, middleware=[cache_guard])
@@ -56,8 +60,10 @@ def serve(root: Path, watch: bool = True) -> None:
         watcher = NodeWatcher(autology.store)
         watcher.start()
     autology.store.reconcile()
+    if watcher is not None:
+        watcher.hold_lease()  # after the reconcile: readers may now trust the watcher for in-place edits
     try:
-        build_server(autology).run("stdio")
+        build_server(autology, watcher).run("stdio")
     finally:
         if watcher is not None:
             watcher.stop()
