@@ -119,7 +119,7 @@ class PlainBM25:
 
 
 def unified_ranker(root: Path, store, scope: list[str] | None, max_tokens: int | None) -> Callable[[str], list[str]]:
-    from autology_mcp.retrieval import search
+    from autology_mcp.retrieval.engine import search
 
     def rank(query: str) -> list[str]:
         answer = search(root, query, scope=scope, limit=10, max_tokens=max_tokens, store=store)

@@ -45,7 +45,7 @@ UNIFIED_LIMIT = 50  # autology_search's maximum
 
 
 def ranked_unified_files(root: Path, subject: str, scope: list[str]) -> tuple[list[str], str]:
-    from autology_mcp.retrieval import search
+    from autology_mcp.retrieval.engine import search
 
     answer = search(root, subject, scope=scope, limit=UNIFIED_LIMIT, max_tokens=NO_BUDGET)
     seen: list[str] = []

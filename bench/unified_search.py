@@ -142,7 +142,7 @@ async def measure_mcp(root: Path, queries: list[str], warmup: int) -> dict[str, 
 
 
 def measure_in_process(root: Path, queries: list[str], warmup: int) -> dict[str, Any]:
-    from autology_mcp.retrieval import search
+    from autology_mcp.retrieval.engine import search
     from autology_mcp.retrieval.engine import open_store
 
     store = open_store(root)

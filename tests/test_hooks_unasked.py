@@ -366,3 +366,23 @@ def test_session_state_is_safe_and_pruned(repo: Path) -> None:
     (state_dir(repo) / "session-new.json").write_text("{broken")
     with session_state(repo, "new") as state:  # a damaged file starts over
         assert state == {}
+
+
+def test_code_evidence_changed_since_indexing_is_not_injected(repo: Path, memory: dict[str, str]) -> None:
+    from autology_mcp.code import service as code_index
+    from autology_mcp.retrieval.engine import search
+
+    (repo / "src" / "ws.py").write_text(
+        "def reconnect_websocket(attempt):\n    # websocket reconnect with exponential backoff\n    return 2 ** attempt\n"
+    )
+    code_index.build_index(repo)
+    prompt = "How do we reconnect the websocket with backoff?"
+    answer = search(repo, prompt_query(prompt), refresh_code=False, detail="brief")
+    code_hits = [h for h in answer["hits"] if h["path"] == "src/ws.py"]
+    assert code_hits and not any(h.get("stale") for h in code_hits)
+    assert "src/ws.py" in context_of(user_prompt_submit(prompt_payload(repo, prompt)))
+    (repo / "src" / "ws.py").write_text("def reconnect_websocket(attempt):\n    return 0  # no more backoff\n")
+    answer = search(repo, prompt_query(prompt), refresh_code=False, detail="brief")
+    assert all(h.get("stale") for h in answer["hits"] if h["path"] == "src/ws.py")  # the index was not refreshed
+    out = user_prompt_submit(prompt_payload(repo, prompt, session="later"))
+    assert out is None or "src/ws.py" not in context_of(out)

@@ -19,7 +19,7 @@ ALLOWED: dict[str, set[str]] = {
     "sessions": {"common", "knowledge"},
     "retrieval": {"common", "knowledge", "code", "sessions"},
     "hooks": {"common", "knowledge", "code", "sessions", "retrieval"},
-    "server": {"common", "knowledge", "code", "sessions", "retrieval"},
+    "server": {"common", "knowledge", "code", "sessions", "retrieval", "hooks"},  # hosts the hook service
     "cli": {"common", "knowledge", "code", "sessions", "retrieval", "hooks", "server"},
 }
 CORE = ("common", "knowledge", "code", "sessions", "retrieval")

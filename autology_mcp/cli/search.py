@@ -12,7 +12,7 @@ import argparse
 import json
 from typing import Any
 
-from autology_mcp.retrieval.engine import DETAILS, LIMIT_MAX, SCOPES
+from autology_mcp.retrieval.options import DETAILS, LIMIT_MAX, SCOPES
 
 VERDICT_MARK = {"grounded": "✓ grounded", "weak": "~ weak", "ambiguous": "? ambiguous", "no_evidence": "✗ no evidence"}
 

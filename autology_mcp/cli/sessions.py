@@ -166,7 +166,8 @@ def _insights(args: argparse.Namespace, root: Path) -> int:
 def _status(args: argparse.Namespace, root: Path) -> int:
     from autology_mcp.sessions.config import load_sessions_config
     from autology_mcp.sessions.index import SessionIndex
-    from autology_mcp.sessions.store import session_files, sessions_dir
+    from autology_mcp.sessions.paths import sessions_dir
+    from autology_mcp.sessions.store import session_files
 
     config = load_sessions_config(root)
     files = session_files(root)
@@ -203,7 +204,7 @@ def _status(args: argparse.Namespace, root: Path) -> int:
 
 def _list(args: argparse.Namespace, root: Path) -> int:
     from autology_mcp.sessions.index import SessionIndex
-    from autology_mcp.sessions.store import sessions_dir
+    from autology_mcp.sessions.paths import sessions_dir
 
     _require_enabled(root)
     if args.limit < 0:

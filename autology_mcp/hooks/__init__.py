@@ -15,7 +15,20 @@ import os
 import sys
 from typing import Any
 
-EVENTS = ("post-commit", "pre-compact", "session-end", "session-start", "user-prompt-submit", "pre-tool-use", "post-read")
+# event -> (module, function): a hook imports only its own handler's module.
+HANDLERS = {
+    "post-commit": ("autology_mcp.hooks.handlers", "post_commit"),
+    "pre-compact": ("autology_mcp.hooks.handlers", "pre_compact"),
+    "session-end": ("autology_mcp.hooks.handlers", "session_end"),
+    "session-start": ("autology_mcp.hooks.handlers", "session_start"),
+    "user-prompt-submit": ("autology_mcp.hooks.prompt", "user_prompt_submit"),
+    "pre-tool-use": ("autology_mcp.hooks.edit", "pre_tool_use"),
+    "post-read": ("autology_mcp.hooks.edit", "post_read"),
+}
+EVENTS = tuple(HANDLERS)
+# The events a running `autology serve` answers for the hook process (hooks/service.py): read-only,
+# and run on every prompt or file, so they must be fast.
+SERVED = ("user-prompt-submit", "post-read", "pre-tool-use", "session-start")
 
 
 def run(event: str, stdin_text: str, root: str | None = None) -> str | None:
@@ -24,9 +37,10 @@ def run(event: str, stdin_text: str, root: str | None = None) -> str | None:
         payload = json.loads(stdin_text)
         if not isinstance(payload, dict):
             return None
-        from autology_mcp.hooks.handlers import HANDLERS
+        from importlib import import_module
 
-        result: dict[str, Any] | None = HANDLERS[event](payload, root)
+        module, function = HANDLERS[event]
+        result: dict[str, Any] | None = getattr(import_module(module), function)(payload, root)
         return json.dumps(result, ensure_ascii=False) if result else None
     except Exception:  # fail open: a hook must never get in the way
         if os.environ.get("AUTOLOGY_HOOK_DEBUG"):

@@ -306,32 +306,3 @@ def _session_recall(root: Path, store: NodeStore, payload: dict[str, Any]) -> st
     except Exception:  # fail open: the node recall still goes out
         _debug_traceback()
         return ""
-
-
-def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
-    from autology_mcp.hooks.prompt import user_prompt_submit as handler
-
-    return handler(payload, root)
-
-
-def pre_tool_use(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
-    from autology_mcp.hooks.edit import pre_tool_use as handler
-
-    return handler(payload, root)
-
-
-def post_read(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
-    from autology_mcp.hooks.edit import post_read as handler
-
-    return handler(payload, root)
-
-
-HANDLERS = {
-    "post-commit": post_commit,
-    "pre-compact": pre_compact,
-    "session-end": session_end,
-    "session-start": session_start,
-    "user-prompt-submit": user_prompt_submit,
-    "pre-tool-use": pre_tool_use,
-    "post-read": post_read,
-}

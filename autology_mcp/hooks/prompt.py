@@ -108,7 +108,8 @@ def _fit(hit: dict[str, Any], terms: list[str], room: int) -> str | None:
 
 def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tokens: int) -> tuple[str, list[str]]:
     """The block to inject for a grounded answer, and the keys of the items in it ("" and [] for none)."""
-    hits = [h for h in answer["hits"] if h.get("status") != "superseded"]
+    # A code hit whose file changed since it was indexed may prove nothing any more: left out.
+    hits = [h for h in answer["hits"] if h.get("status") != "superseded" and not h.get("stale")]
     if not hits:
         return "", []
     top = max(h["score"] for h in hits)
@@ -155,7 +156,7 @@ def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) 
     try:
         from autology_mcp.retrieval.engine import search
 
-        answer = search(root, prompt_query(prompt), limit=10, detail="brief", store=store)
+        answer = search(root, prompt_query(prompt), limit=10, detail="brief", store=store, refresh_code=False)
     finally:
         store.close()
     if answer["verdict"] not in ("grounded", "ambiguous"):

@@ -11,6 +11,9 @@ live watcher; one it can take belongs to a process that is gone, and is removed.
 block each other (shared locks do not conflict), so two hooks probing at once both see the truth.
 Deleting ``.autology/cache/`` deletes the leases too: readers then check every file themselves.
 
+A lease file may also carry one line of text for readers (:meth:`Lease.advertise`): the server
+writes there the socket its hook service listens on (:mod:`autology_mcp.hooks.service`).
+
 What a lease does not cover: the watcher's own delay. watchdog's inotify buffer holds events about
 half a second, so an in-place edit made less than ~0.5 s before a read may not be in the answer yet.
 """
@@ -60,6 +63,14 @@ class Lease:
         self._fd, self._path = fd, path
         return True
 
+    def advertise(self, text: str) -> None:
+        """Put one line of text in the lease file, for readers of :func:`live_leases`."""
+        if self._fd is None:
+            return
+        data = text.replace("\n", " ").encode("utf-8")
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, data, 0)
+
     def release(self) -> None:
         if self._fd is None:
             return
@@ -74,14 +85,15 @@ class Lease:
             os.close(fd)  # closing the descriptor drops the lock
 
 
-def watched(cache_dir: Path) -> bool:
-    """True when some live process holds a watcher lease on this store right now."""
+def live_leases(cache_dir: Path) -> list[str]:
+    """The text of every lease a live process holds on this store (``""`` for one that advertises
+    nothing); lease files of dead processes are removed on the way."""
     folder = Path(cache_dir) / FOLDER
     try:
-        names = os.listdir(folder)
+        names = sorted(os.listdir(folder))
     except OSError:
-        return False
-    live = False
+        return []
+    live = []
     for name in names:
         if not name.endswith(".lease"):
             continue
@@ -92,8 +104,8 @@ def watched(cache_dir: Path) -> bool:
             continue
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            live = True  # held exclusively: its watcher is alive
+        except OSError:  # held exclusively: its watcher is alive
+            live.append(os.pread(fd, 4096, 0).decode("utf-8", "replace").strip())
         else:
             fcntl.flock(fd, fcntl.LOCK_UN)
             try:
@@ -102,6 +114,9 @@ def watched(cache_dir: Path) -> bool:
                 pass
         finally:
             os.close(fd)
-        if live:
-            return True
-    return False
+    return live
+
+
+def watched(cache_dir: Path) -> bool:
+    """True when some live process holds a watcher lease on this store right now."""
+    return bool(live_leases(cache_dir))

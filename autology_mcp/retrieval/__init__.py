@@ -1,24 +1,22 @@
-"""Unified retrieval (issue 6): one always-on search over knowledge nodes, code, docs and sessions.
+"""Unified retrieval: one always-on search over knowledge nodes, code, docs and past sessions.
 
 Modules, one job each:
 
+- ``options``    what a search may be asked for (scopes, detail levels, limits)
 - ``config``     settings of ``[tool.autology.retrieval]``
 - ``intent``     deterministic intent heuristics that weight the channels
-- ``text``       query terms, keyword coverage, proof spans
 - ``candidates`` the candidate record shared by the stages
-- ``channels``   the retrieval channels (nodes, code/docs via the repository index, sessions)
+- ``channels``   the retrieval channels (nodes, code/docs via the code index, sessions)
 - ``fusion``     RRF, MMR, location similarity
 - ``expand``     graph expansion: neighbours, supersession, code -> referencing nodes
 - ``scoring``    priority, similarity, keyword and the final blend
 - ``verdict``    grounded / weak / ambiguous / no_evidence, clarifying question, guidance
+- ``cards``      each hit as an evidence card on its proof lines
 - ``budget``     token counting and output throttling
-- ``engine``     :func:`search`, the pipeline
-- ``bundle``     :func:`context`, the ``autology_bundle_v1`` context bundle
-- ``tools``      the MCP tools (thin wrappers); ``cli`` the ``autology search|context`` commands
+- ``engine``     :func:`~autology_mcp.retrieval.engine.search`, the pipeline
+- ``bundle``     :func:`~autology_mcp.retrieval.bundle.context`, the ``autology_bundle_v1`` bundle
+- ``claims``     the claim check; ``ledger`` the verdict and claim counters
 
-No MCP imports outside ``tools``. See docs/retrieval.md.
+No MCP imports: the tools are ``autology_mcp/server/retrieval.py``, the commands
+``autology_mcp/cli/search.py``. See docs/retrieval.md.
 """
-
-from autology_mcp.retrieval.engine import search
-
-__all__ = ["search"]

@@ -32,12 +32,9 @@ from autology_mcp.retrieval.cards import card
 from autology_mcp.retrieval.config import RetrievalConfig, project_configs
 from autology_mcp.retrieval.fusion import location_similarity, mmr, rrf
 from autology_mcp.retrieval.intent import Intent, classify_intent
+from autology_mcp.retrieval.options import DETAILS, LIMIT_MAX, QUERY_MAX, SCOPES
 from autology_mcp.retrieval.verdict import decide
 
-SCOPES = ("nodes", "code", "docs", "sessions")
-DETAILS = ("brief", "normal", "full")
-LIMIT_MAX = 50
-QUERY_MAX = 2000
 
 
 def _validate(query: Any, scope: Any, limit: Any, max_tokens: Any, detail: Any, cfg: RetrievalConfig):
@@ -78,13 +75,19 @@ def search(
     detail: str = "normal",
     store: NodeStore | None = None,
     module_hint: str | None = None,
+    refresh_code: bool = True,
 ) -> dict:
     """Search every source in ``scope`` (None: all) and return a JSON-ready answer: ``query, intent,
     verdict, clarifying_question, guidance, hits, cut, trace`` (see docs/retrieval.md).
 
+    ``refresh_code=False`` searches the code index as it is, without first re-indexing changed files
+    (a hook cannot spend ~0.1 s on it per process); code and doc hits whose file changed since it was
+    indexed then say ``"stale": true``.
+
     channels → fuse → expand → score → diversify → verdict (in :func:`run`), then the budget."""
     answer, max_tokens, counter = run(
-        root, query, scope=scope, limit=limit, max_tokens=max_tokens, detail=detail, store=store, module_hint=module_hint
+        root, query, scope=scope, limit=limit, max_tokens=max_tokens, detail=detail, store=store,
+        module_hint=module_hint, refresh_code=refresh_code,
     )
     return budget_mod.fit(answer, max_tokens, compact_trace, counter)
 
@@ -99,6 +102,7 @@ def run(
     detail: str = "normal",
     store: NodeStore | None = None,
     module_hint: str | None = None,
+    refresh_code: bool = True,
 ):
     """The answer before the budget is applied, the validated budget, and the token counter."""
     root = Path(root).resolve()
@@ -108,7 +112,7 @@ def run(
     if own_store and "nodes" in scopes:
         store = open_store(root)
     try:
-        answer = _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint)
+        answer = _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint, refresh_code)
     finally:
         if own_store and store is not None:
             store.close()
@@ -141,6 +145,7 @@ class Search:
     terms: list[str]  # its keyword terms
     term_stems: list[str]
     weights: dict[str, float]
+    refresh_code: bool = True
     timings: dict[str, float] = field(default_factory=dict)
     # channels
     pool: ch.Pool = field(default_factory=ch.Pool)
@@ -167,7 +172,7 @@ class Search:
         self.timings[step] = (time.perf_counter() - t) * 1000
 
 
-def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint) -> dict:
+def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint, refresh_code=True) -> dict:
     t_start = time.perf_counter()
     text_query = query + (" " + module_hint if module_hint else "")
     intent = classify_intent(query)
@@ -177,6 +182,7 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
         module_hint=module_hint, intent=intent, text_query=text_query, terms=terms,
         term_stems=list(dict.fromkeys(keyword_stem(t) for t in terms)),
         weights=intent.channel_weights(cfg.channel_weights),
+        refresh_code=refresh_code,
     )
     with s.timed("channels"):
         run_channels(s, index_cfg)
@@ -206,7 +212,8 @@ def run_channels(s: Search, index_cfg) -> None:
     code_pool = ch.Pool()
     if s.code_index is not None:
         code_runs, code_fresh = ch.code_channels(
-            s.root, s.text_query, code_pool, cfg.pool, cfg.refresh_interval_s, "code" in s.scopes, "docs" in s.scopes,
+            s.root, s.text_query, code_pool, cfg.pool, cfg.refresh_interval_s if s.refresh_code else None,
+            "code" in s.scopes, "docs" in s.scopes,
             s.code_index,
         )
         s.freshness["code_index"] = code_fresh.as_dict()
@@ -323,6 +330,11 @@ def diversify(s: Search) -> None:
 def cards_and_verdict(s: Search):
     """Each chosen hit as an evidence card on its proof lines, and the verdict on them."""
     hits = [card(s.pool.items[k], s.scored[k], s.term_stems, s.detail, s.store, s.root) for k in s.order]
+    if not s.refresh_code:
+        stale = ch.stale_paths(s.code_index, [h["path"] for h in hits if h["kind"] in ("code", "doc")])
+        for hit in hits:
+            if hit["kind"] in ("code", "doc") and hit["path"] in stale:
+                hit["stale"] = True
     verdict = decide(s.query, s.intent, hits, [s.pool.items[k] for k in s.order], scored_keys=s.order, scored=s.scored,
                      cfg=s.cfg, freshness=s.freshness, scopes=s.scopes)
     return hits, verdict

@@ -60,11 +60,19 @@ def serve(root: Path, watch: bool = True) -> None:
         watcher = NodeWatcher(autology.store)
         watcher.start()
     autology.store.reconcile()
-    if watcher is not None:
-        watcher.hold_lease()  # after the reconcile: readers may now trust the watcher for in-place edits
+    service = None
+    if watcher is not None and watcher.hold_lease():  # after the reconcile: readers may now trust the watcher
+        from autology_mcp.hooks.service import HookService
+
+        service = HookService(autology.store.root)
+        socket_path = service.start()
+        if socket_path is not None:
+            watcher.lease.advertise(str(socket_path))  # how the hooks find it (hooks/client.py)
     try:
         build_server(autology, watcher).run("stdio")
     finally:
+        if service is not None:
+            service.stop()
         if watcher is not None:
             watcher.stop()
         autology.close()

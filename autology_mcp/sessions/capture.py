@@ -30,7 +30,7 @@ def collect(
     """The insights mined from the ingested sessions (or one session), best first; [] when disabled."""
     from autology_mcp.sessions.config import load_sessions_config
     from autology_mcp.sessions.index import SessionIndex
-    from autology_mcp.sessions.store import sessions_dir
+    from autology_mcp.sessions.paths import sessions_dir
 
     config = load_sessions_config(root)
     if not config.enabled or not sessions_dir(root).is_dir():

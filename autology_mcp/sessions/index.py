@@ -24,9 +24,7 @@ from pathlib import Path
 from autology_mcp.common.errors import StorageError
 from autology_mcp.common.paths import ProjectPaths
 from autology_mcp.common.text import SESSION_FTS_TOKENIZER
-from autology_mcp.sessions.chunking import chunk_turns
-from autology_mcp.sessions.insights import mine_turns
-from autology_mcp.sessions.store import read_session, sessions_dir
+from autology_mcp.sessions.paths import sessions_dir
 
 SCHEMA_VERSION = "1"
 DB_NAME = "sessions.sqlite"
@@ -278,6 +276,11 @@ class SessionIndex:
 
     @staticmethod
     def _add(conn: sqlite3.Connection, sid: str, path: Path, sig: str) -> None:
+        # Only ingesting needs the parser, the chunker and the miner (a search does not import them).
+        from autology_mcp.sessions.chunking import chunk_turns
+        from autology_mcp.sessions.insights import mine_turns
+        from autology_mcp.sessions.store import read_session
+
         try:
             record = read_session(path)
         except (OSError, StorageError) as exc:

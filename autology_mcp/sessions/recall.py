@@ -125,7 +125,7 @@ class Recall:
 def latest_recall(root: Path, store: NodeStore | None, exclude_session: str | None = None) -> Recall | None:
     """The recall of the latest ingested session (other than ``exclude_session``), or None."""
     from autology_mcp.sessions.index import SessionIndex
-    from autology_mcp.sessions.store import sessions_dir
+    from autology_mcp.sessions.paths import sessions_dir
 
     if not sessions_dir(root).is_dir():
         return None

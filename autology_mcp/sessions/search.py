@@ -28,7 +28,7 @@ from autology_mcp.common.errors import StorageError
 from autology_mcp.common.text import node_query_terms
 from autology_mcp.sessions.config import SessionsConfig, load_sessions_config
 from autology_mcp.sessions.index import SessionIndex, is_damaged
-from autology_mcp.sessions.store import sessions_dir
+from autology_mcp.sessions.paths import sessions_dir
 
 LIMIT_MAX = 200
 COMMON_SHARE = 0.2  # a query term in more than this share of the documents is "very common" ...

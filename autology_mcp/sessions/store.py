@@ -24,17 +24,13 @@ from typing import Any
 from autology_mcp.common.errors import StorageError, ValidationError
 from autology_mcp.common.fsutil import WriteLock, atomic_write
 from autology_mcp.common.paths import ProjectPaths
+from autology_mcp.sessions.paths import SESSIONS_DIR, sessions_dir
 from autology_mcp.sessions.redact import redact, redact_value
 from autology_mcp.sessions.transcript import ParseState, Turn
 
 FORMAT = 1
-SESSIONS_DIR = "sessions"
 GITIGNORE_LINE = "sessions/"
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
-
-
-def sessions_dir(root: Path) -> Path:
-    return ProjectPaths(Path(root)).base / SESSIONS_DIR
 
 
 def session_lock(root: Path) -> WriteLock:

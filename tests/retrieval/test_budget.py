@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from retrieval_fixtures import project  # noqa: F401
 
-from autology_mcp.retrieval import search
+from autology_mcp.retrieval.engine import search
 from autology_mcp.retrieval.budget import MIN_TOKENS, compact_json, fit, measured, token_counter
 from autology_mcp.retrieval.engine import compact_trace
 

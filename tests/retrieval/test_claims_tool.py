@@ -154,7 +154,7 @@ async def test_searches_count_their_verdicts_in_the_status(connect, autology):
 
 def test_refs_from_unified_search_resolve_in_the_claim_check(project: Path):
     from autology_mcp.code import service
-    from autology_mcp.retrieval import search
+    from autology_mcp.retrieval.engine import search
     from autology_mcp.retrieval.claims import check_claims
 
     service.build_index(project)

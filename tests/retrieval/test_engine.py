@@ -8,7 +8,7 @@ import pytest
 from retrieval_fixtures import make_project, project  # noqa: F401
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.retrieval import search
+from autology_mcp.retrieval.engine import search
 
 HIT_KEYS = {"kind", "ref", "node_id", "node_type", "title", "path", "start_line", "end_line", "snippet", "score",
             "components", "channels", "via"}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from retrieval_fixtures import make_project
 
-from autology_mcp.retrieval import search
+from autology_mcp.retrieval.engine import search
 
 TRANSCRIPT = Path(__file__).resolve().parents[1] / "sessions" / "fixtures" / "basic.jsonl"
 
