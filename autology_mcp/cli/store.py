@@ -15,8 +15,9 @@ from autology_mcp.cli.common import add_command, emit, root_of
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from autology_mcp.server.app import serve
+    from autology_mcp.server.startup import begin
 
-    serve(root_of(args), watch=not args.no_watch)
+    serve(begin(root_of(args), watch=not args.no_watch))
     return 0
 
 

@@ -7,15 +7,15 @@ Errors are the typed errors of :mod:`autology_mcp.common.errors` (plus :class:`S
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from autology_mcp.code import build as build_mod
-from autology_mcp.code import query as query_mod
-from autology_mcp.code import verify as verify_mod
 from autology_mcp.code.config import load_index_config
-from autology_mcp.code.export import export
 from autology_mcp.code.layout import IndexLocation, read_json
 from autology_mcp.code.store import IndexDB
 from autology_mcp.common.errors import AutologyError, NotFoundError, ValidationError
+
+if TYPE_CHECKING:  # the builder (multiprocessing, every language's chunker) is imported when a build runs
+    from autology_mcp.code.build import Progress
 
 
 class StaleIndexError(AutologyError):
@@ -26,17 +26,24 @@ class StaleIndexError(AutologyError):
         super().__init__("Index is stale: " + "; ".join(reasons) + " (run `autology index build`)")
 
 
-def build_index(root: Path, rebuild: bool = False, progress: build_mod.Progress | None = None) -> dict:
+def build_index(root: Path, rebuild: bool = False, progress: Progress | None = None) -> dict:
     """Build or incrementally update the index; returns the build summary."""
+    from autology_mcp.code import build as build_mod
+
     return build_mod.build(Path(root), load_index_config(root), rebuild=rebuild, progress=progress)
 
 
 def verify_index(root: Path, strict: bool = False) -> dict:
+    from autology_mcp.code import verify as verify_mod
+
     return verify_mod.verify(Path(root), load_index_config(root), strict=strict)
 
 
 def freshness(root: Path) -> dict:
     """A quick staleness check (size/mtime, then hash) without the integrity pass."""
+    from autology_mcp.code import build as build_mod
+    from autology_mcp.code import verify as verify_mod
+
     root = Path(root).resolve()
     cfg = load_index_config(root)
     loc = IndexLocation.of(root, cfg)
@@ -81,9 +88,12 @@ def index_status(root: Path) -> dict:
 
 
 def code_search(root: Path, query: str, top: int = 10, refresh: bool = True, strict_fresh: bool = False,
-                progress: build_mod.Progress | None = None) -> dict:
+                progress: Progress | None = None) -> dict:
     """Search the index. With ``refresh`` the index is first brought up to date cheaply (and built if
     missing); with ``strict_fresh`` a stale index is refused instead."""
+    from autology_mcp.code import build as build_mod
+    from autology_mcp.code import query as query_mod
+
     root = Path(root).resolve()
     cfg = load_index_config(root)
     if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= 200:
@@ -111,6 +121,8 @@ def code_search(root: Path, query: str, top: int = 10, refresh: bool = True, str
 
 
 def export_index(root: Path, out_dir: Path | None = None) -> dict:
+    from autology_mcp.code.export import export
+
     root = Path(root).resolve()
     cfg = load_index_config(root)
     loc = IndexLocation.of(root, cfg)

@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from autology_mcp.common.errors import NotFoundError, ValidationError
 from autology_mcp.knowledge.adr import ADR_TEMPLATE, missing_adr_sections
-from autology_mcp.knowledge.classify import classify
 from autology_mcp.knowledge.models import (
     CONFIDENCE_HOOK,
     CONFIDENCE_MANUAL,
@@ -131,8 +130,8 @@ class Autology:
         self.store = store
 
     @classmethod
-    def open(cls, root: Path | str, reconcile: bool = True) -> Autology:
-        store = NodeStore(root)
+    def open(cls, root: Path | str, reconcile: bool = True, verify: bool = True) -> Autology:
+        store = NodeStore(root, verify=verify)
         store.init()
         if reconcile:
             store.refresh()  # every file checked, unless a live watcher follows them (store.refresh)
@@ -167,6 +166,8 @@ class Autology:
             node_type = validate_type(type)
             default_confidence = CONFIDENCE_HOOK if source.startswith("hook_") else CONFIDENCE_MANUAL
         else:
+            from autology_mcp.knowledge.classify import classify  # only a capture without a type needs it
+
             guess = classify(title, content)
             if not guess.clear:
                 top = sorted(guess.scores.items(), key=lambda kv: -kv[1])[:3]

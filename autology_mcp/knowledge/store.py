@@ -122,17 +122,37 @@ class NodeStore:
             if self._db_id is not None and self._db_identity() == self._db_id:
                 return False  # another thread reopened it meanwhile
             log.warning("cache database %s was deleted or replaced; reopening and rebuilding it", self.paths.node_db)
-            try:
-                self.index.close()
-            except sqlite3.Error:
-                pass
-            self.index = self._open_index()
-            self._db_id = self._db_identity()
-            self._line_sources, self._lines_generation = None, -1
-            with self._graph_lock:
-                self._graph, self._graph_generation = None, -1
-            self.reconcile()
+            self._reopen_index(discard=False)
         return True
+
+    def verify_cache(self) -> bool:
+        """The integrity check a store opened with ``verify=False`` skipped (``autology serve`` runs it
+        in the background while the MCP session starts): a damaged cache database is thrown away and
+        rebuilt from the files. True when it was."""
+        try:
+            self.index.check()
+            return False
+        except sqlite3.DatabaseError as exc:
+            with self.lock.hold():
+                log.warning("cache database %s is damaged (%s); rebuilding it from the node files", self.paths.node_db, exc)
+                self._reopen_index(discard=True)
+            return True
+
+    def _reopen_index(self, discard: bool) -> None:
+        """Close the cache database (deleting it when ``discard``), open it anew and reconcile (under the lock)."""
+        try:
+            self.index.close()
+        except sqlite3.Error:
+            pass
+        if discard:
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(self.paths.node_db) + suffix).unlink(missing_ok=True)
+        self.index = self._open_index()
+        self._db_id = self._db_identity()
+        self._line_sources, self._lines_generation = None, -1
+        with self._graph_lock:
+            self._graph, self._graph_generation = None, -1
+        self.reconcile()
 
     def _open_index(self, verify: bool = True) -> NodeIndex:
         """The cache database, rebuilt when damaged. ``verify`` runs SQLite's ``quick_check`` over

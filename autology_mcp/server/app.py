@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import sys
-from pathlib import Path
 from typing import Any
 
 from mcp.server import MCPServer
@@ -12,6 +11,7 @@ from mcp.server import MCPServer
 from autology_mcp import __version__
 from autology_mcp.knowledge.service import Autology
 from autology_mcp.server import code, graph, nodes, prompts, resources, retrieval, schemas
+from autology_mcp.server.startup import Startup, finish
 
 INSTRUCTIONS = """autology is this project's memory: a knowledge graph of decisions, components, conventions,
 concepts, patterns, issues and sessions, stored as Markdown in .autology/nodes/.
@@ -22,9 +22,9 @@ with autology_relate. Mark outdated knowledge with autology_update (status super
 the replacement with a 'supersedes' relation."""
 
 
-def build_server(autology: Autology, watcher: Any = None) -> MCPServer:
-    """The MCP server for one project: its tools, prompts and resources (``watcher``: the
-    ``NodeWatcher`` following its files, if any)."""
+def build_server(autology: Autology, startup: Startup | None = None) -> MCPServer:
+    """The MCP server for one project: its tools, prompts and resources (``startup``: the watcher and
+    hook service ``serve`` started, if any)."""
 
     async def cache_guard(ctx: Any, call_next: Any) -> Any:
         # One stat per call: if .autology/cache/ was deleted (documented as safe) or the database
@@ -32,8 +32,8 @@ def build_server(autology: Autology, watcher: Any = None) -> MCPServer:
         # watcher lease true (dropped if the watcher died, taken again after a deleted cache).
         if ctx.method in ("tools/call", "resources/read", "prompts/get"):
             autology.store.ensure_cache()
-            if watcher is not None:
-                watcher.check()
+            if startup is not None and startup.watcher is not None:
+                startup.watcher.check()
         return await call_next(ctx)
 
     app = MCPServer("autology", version=__version__, instructions=INSTRUCTIONS, middleware=[cache_guard])
@@ -49,30 +49,11 @@ def build_server(autology: Autology, watcher: Any = None) -> MCPServer:
     return app
 
 
-def serve(root: Path, watch: bool = True) -> None:
-    """Run the server on stdio until the client disconnects."""
+def serve(startup: Startup) -> None:
+    """Run the server on stdio until the client disconnects. ``startup`` (``server.startup.begin``) was started
+    before this module was imported, so its work overlaps the MCP SDK's import."""
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="autology: %(levelname)s %(message)s")
-    autology = Autology.open(root, reconcile=False)
-    watcher = None
-    if watch:  # watch first, then reconcile: a file changed in between is not missed
-        from autology_mcp.knowledge.watch import NodeWatcher
-
-        watcher = NodeWatcher(autology.store)
-        watcher.start()
-    autology.store.reconcile()
-    service = None
-    if watcher is not None and watcher.hold_lease():  # after the reconcile: readers may now trust the watcher
-        from autology_mcp.hooks.service import HookService
-
-        service = HookService(autology.store.root)
-        socket_path = service.start()
-        if socket_path is not None:
-            watcher.lease.advertise(str(socket_path))  # how the hooks find it (hooks/client.py)
     try:
-        build_server(autology, watcher).run("stdio")
+        build_server(Autology(startup.store), startup).run("stdio")
     finally:
-        if service is not None:
-            service.stop()
-        if watcher is not None:
-            watcher.stop()
-        autology.close()
+        finish(startup)

@@ -17,9 +17,8 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, Field
 
 from autology_mcp.knowledge.service import Autology
-from autology_mcp.retrieval import bundle as bundle_mod
 from autology_mcp.retrieval import claims as claim_check
-from autology_mcp.retrieval import engine, ledger
+from autology_mcp.retrieval import ledger
 from autology_mcp.retrieval.budget import compact_json
 from autology_mcp.server.common import READ_ONLY, run
 
@@ -84,6 +83,8 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
         path:lines (or node id) with the lines that prove it, a score 0-1 and its components. The verdict says
         whether the answer is grounded, weak, ambiguous (with a clarifying question) or has no evidence (with how
         to record the missing decision). The trace shows the channels, fusion inputs, timings and index freshness."""
+        from autology_mcp.retrieval import engine  # imported on the first search, not at start-up
+
         answer = run(
             engine.search, root, query, scope=scope, limit=limit, max_tokens=max_tokens, detail=detail, store=autology.store
         )
@@ -103,6 +104,8 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
     ) -> dict[str, Any]:
         """The context bundle autology_bundle_v1 for a task: the relevant decisions, conventions and components
         (graph-expanded), code and doc spans, past sessions, the verdict and the trace, within a token budget."""
+        from autology_mcp.retrieval import bundle as bundle_mod
+
         bundle = run(bundle_mod.context, root, task, module_hint=module_hint, max_tokens=max_tokens, store=autology.store)
         ledger.record_answer(root, bundle["verdict"])
         return _result(bundle)

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.knowledge.analyze import CATEGORIES, analyze, make_category
 from autology_mcp.knowledge.models import CONFIDENCE_AUTOMATIC, TITLE_MAX
-from autology_mcp.sessions.insights import Insight, mark_known, merge_duplicates
 
 if TYPE_CHECKING:
+    from autology_mcp.sessions.insights import Insight
     from autology_mcp.knowledge.node_index import NodeIndex
     from autology_mcp.knowledge.service import Autology
 
@@ -43,6 +43,8 @@ def collect(
         args.append(session_id)
     with SessionIndex.for_root(root).reading() as conn:
         rows = conn.execute(sql, args).fetchall()
+    from autology_mcp.sessions.insights import Insight, mark_known, merge_duplicates
+
     insights = merge_duplicates(Insight(k, t, s, sid, n, ts) for k, t, s, sid, n, ts in rows)
     return mark_known(insights, node_index) if node_index is not None else insights
 

@@ -1,0 +1,73 @@
+"""What ``autology serve`` does with the store besides the MCP session.
+
+Before the session starts: open the store, start the watcher, reconcile every node file (what
+changed while no server watched must be seen before the first answer). Then, in a thread, while the
+session runs: the watcher lease, the hook service, and SQLite's integrity check of the cache (a
+damaged database is rebuilt under the store's lock). Measured at 10,000 nodes, doing the reconcile
+in a thread too was slower to the first answer: it competed with tool registration for the GIL.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autology_mcp.knowledge.store import NodeStore
+
+log = logging.getLogger("autology.server")
+
+
+@dataclass
+class Startup:
+    store: NodeStore
+    done: threading.Event = field(default_factory=threading.Event)  # the work in the thread
+    watcher: Any = None  # the NodeWatcher following the files, once started
+    service: Any = None  # the HookService, once listening
+
+
+def begin(root: Path, watch: bool = True) -> Startup:
+    """Open the store, start the watcher and reconcile (a call must not read the store before), then
+    start the rest in a thread: the lease, the hook service, the cache's integrity check."""
+    store = NodeStore(root, verify=False)
+    store.init()
+    startup = Startup(store)
+    if watch:  # watch first, then reconcile: a file changed in between is not missed
+        from autology_mcp.knowledge.watch import NodeWatcher
+
+        startup.watcher = NodeWatcher(store)
+        startup.watcher.start()
+    store.reconcile()
+    threading.Thread(target=_start_up, args=(startup,), name="autology-startup", daemon=True).start()
+    return startup
+
+
+def _start_up(startup: Startup) -> None:
+    """Whatever fails is logged, and the server goes on without it (without the hook service, hooks
+    run in-process)."""
+    store = startup.store
+    try:
+        if startup.watcher is not None and startup.watcher.hold_lease():  # readers may now trust the watcher
+            from autology_mcp.hooks.service import HookService
+
+            startup.service = HookService(store.root)
+            socket_path = startup.service.start()
+            if socket_path is not None:
+                startup.watcher.lease.advertise(str(socket_path))  # how the hooks find it (hooks/client.py)
+        store.verify_cache()  # a damaged cache database is rebuilt from the files (under the store's lock)
+    except Exception:
+        log.exception("start-up in the background failed; serving without what did not start")
+    finally:
+        startup.done.set()
+
+
+def finish(startup: Startup) -> None:
+    """Stop the hook service and the watcher, and close the store."""
+    startup.done.wait(timeout=30)
+    if startup.service is not None:
+        startup.service.stop()
+    if startup.watcher is not None:
+        startup.watcher.stop()
+    startup.store.close()
