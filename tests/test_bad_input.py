@@ -153,7 +153,8 @@ def from_schema(schema: dict[str, Any], defs: dict[str, Any], ids: list[str], de
     if kind == "string":
         return st.one_of(st.sampled_from(ids), st.text(max_size=40), st.sampled_from(NASTY_STRINGS))
     if kind == "integer":
-        low, high = schema.get("minimum", -5), schema.get("maximum", 200)
+        low = schema.get("minimum", -5)
+        high = schema.get("maximum", max(low, 0) + 200)
         return st.one_of(st.integers(low, high), st.sampled_from([low - 1, high + 1, 0, -1, 2**31]))
     if kind == "number":
         return st.one_of(st.floats(0, 1), st.sampled_from(NASTY_NUMBERS))

@@ -38,7 +38,7 @@ def snapshot(root: Path) -> tuple[set, set]:
     """Everything about a store except ids and timestamps: nodes and relations by title."""
     autology = Autology.open(root)
     try:
-        nodes = [hit.node for hit in autology.query(limit=100)]
+        nodes = [hit.node for hit in autology.query(limit=100, max_chars=10_000_000)]  # every node, whole
     finally:
         autology.close()
     title = {n.id: n.title for n in nodes}

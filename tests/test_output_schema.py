@@ -111,3 +111,45 @@ async def test_every_published_output_schema_is_compact_and_valid(connect):
     for schema in schemas:
         jsonschema.Draft202012Validator.check_schema(schema)
         assert not any("$ref" in n for n in _walk(schema))
+
+
+async def test_published_input_schemas_are_slim_and_accept_the_same_calls(connect):
+    import jsonschema
+
+    from autology_mcp.server.schemas import slim_input_schema
+
+    async with connect() as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+
+    def titles(node, naming=False):
+        if isinstance(node, list):
+            return sum(titles(n) for n in node)
+        if not isinstance(node, dict):
+            return 0
+        return sum((k == "title" and not naming and isinstance(v, str)) + titles(v, k == "properties" and not naming)
+                   for k, v in node.items())
+
+    for name, tool in tools.items():
+        schema = tool.input_schema
+        assert titles(schema) == 0, name
+        for prop_name, prop in schema.get("properties", {}).items():
+            if prop_name not in schema.get("required", []):
+                assert "anyOf" not in prop and prop.get("type") != "null" and "null" not in (prop.get("type") or [])
+                assert "default" not in prop or prop["default"] is not None
+    calls = {
+        "autology_update": {"id": "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f", "status": "superseded", "tags": ["a"]},
+        "autology_search": {"query": "why redis", "scope": ["nodes", "code"], "limit": 5, "max_tokens": 800},
+        "autology_check_claims": {"claims": [{"text": "x retries", "refs": ["src/x.py:1-3"]}]},
+        "autology_query": {"query": "cache", "type": "decision", "tags": ["perf"], "limit": 3},
+    }
+    for name, arguments in calls.items():
+        jsonschema.validate(arguments, tools[name].input_schema)
+    # slimming only removes: a pydantic schema with a title and a nullable optional comes out without them
+    raw = {"type": "object", "title": "fArguments", "required": ["q"], "properties": {
+        "q": {"type": "string", "title": "Q"},
+        "title": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None, "title": "Title"},
+        "tags": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}], "default": None},
+    }}
+    assert slim_input_schema(raw) == {"type": "object", "required": ["q"], "properties": {
+        "q": {"type": "string"}, "title": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
+    }}

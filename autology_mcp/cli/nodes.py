@@ -44,7 +44,9 @@ def _score_bar(score: float) -> str:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    hits = open_autology(args).query(" ".join(args.text) or None, type=args.type, tags=args.tag or None, limit=args.limit)
+    hits = open_autology(args).query(
+        " ".join(args.text) or None, type=args.type, tags=args.tag or None, limit=args.limit, max_chars=args.max_chars
+    )
 
     def human() -> str:
         if not hits:
@@ -154,6 +156,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--type", "-t", choices=NODE_TYPES)
     p.add_argument("--tag", action="append", help="only nodes with this tag (repeat: all must match)")
     p.add_argument("--limit", "-n", type=int, default=10, help="maximum results (1-100, default 10)")
+    p.add_argument("--max-chars", type=int, help="characters of node content in all (default 24000; --json output)")
 
     add_command(sub, "status", cmd_status, "knowledge graph statistics")
 

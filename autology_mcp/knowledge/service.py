@@ -86,6 +86,43 @@ class CaptureResult(BaseModel):
     confidence: float = Field(description="0.9 manual, 0.85 hook-confirmed, 0.7 automatic classification")
 
 
+QUERY_MAX_CHARS = 24_000  # of node content per autology_query answer: ~6k tokens
+QUERY_MIN_CHARS = 1_000
+CUT_MARKER = "\n\n…[cut: {rest:,} more characters of {total:,}; read the whole node with the MCP resource " \
+    "autology://node/{id} or `autology show {id}`]"
+
+
+def fit_contents(contents: list[tuple[str, str]], max_chars: int) -> list[str]:
+    """The contents of (node id, content) pairs, fitted into ``max_chars`` characters in all.
+
+    Short contents stay whole; the long ones share what is left equally (each content is cut to the
+    same length, the largest that fits), at a line end where one is near, and end with a marker that
+    says how much was cut and how to read the whole node. Within the budget, nothing changes."""
+    lengths = [len(c) for _, c in contents]
+    if sum(lengths) <= max_chars:
+        return [c for _, c in contents]
+    remaining, cap = max_chars, 0
+    for i, length in enumerate(sorted(lengths)):
+        share = remaining // (len(lengths) - i)
+        if length > share:
+            cap = share
+            break
+        remaining -= length
+    out = []
+    for node_id, content in contents:
+        if len(content) <= cap:
+            out.append(content)
+            continue
+        marker_room = len(CUT_MARKER.format(rest=len(content), total=len(content), id=node_id))
+        keep = max(cap - marker_room, 0)
+        line_end = content.rfind("\n", 0, keep)
+        if line_end > keep * 0.8:
+            keep = line_end
+        kept = content[:keep].rstrip()
+        out.append(kept + CUT_MARKER.format(rest=len(content) - len(kept), total=len(content), id=node_id))
+    return out
+
+
 class QueryHit(BaseModel):
     node: NodeOut
     score: float = Field(description="Relevance from 0 to 1")
@@ -207,7 +244,10 @@ class Autology:
 
     # ---------------------------------------------------------------- query and status
 
-    def query(self, query: Any = None, type: Any = None, tags: Any = None, limit: Any = None) -> list[QueryHit]:
+    def query(
+        self, query: Any = None, type: Any = None, tags: Any = None, limit: Any = None, max_chars: Any = None
+    ) -> list[QueryHit]:
+        """Ranked nodes, their contents fitted into ``max_chars`` characters in all (:func:`fit_contents`)."""
         if query is not None and not isinstance(query, str):
             raise ValidationError("query", f"must be a string, got {query.__class__.__name__}")
         node_type = validate_type(type).value if type not in (None, "") else None
@@ -216,8 +256,18 @@ class Autology:
             limit = QUERY_LIMIT_DEFAULT
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= QUERY_LIMIT_MAX:
             raise ValidationError("limit", f"must be a whole number from 1 to {QUERY_LIMIT_MAX}, got {limit!r}")
+        if max_chars is None:
+            max_chars = QUERY_MAX_CHARS
+        if isinstance(max_chars, bool) or not isinstance(max_chars, int) or not QUERY_MIN_CHARS <= max_chars <= 10_000_000:
+            raise ValidationError(
+                "max_chars", f"must be a whole number of characters from {QUERY_MIN_CHARS} up, got {max_chars!r}"
+            )
         hits = search_nodes(self.store.index, query or "", node_type, tag_filter, limit)
-        return [QueryHit(node=NodeOut.of(h.node), score=h.score) for h in hits]
+        contents = fit_contents([(h.node.id, h.node.content) for h in hits], max_chars)
+        return [
+            QueryHit(node=NodeOut.of(h.node).model_copy(update={"content": content}), score=h.score)
+            for h, content in zip(hits, contents)
+        ]
 
     def status(self) -> StatusResult:
         index = self.store.index

@@ -13,13 +13,17 @@ from autology_mcp.knowledge.service import Autology
 from autology_mcp.server import code, graph, nodes, prompts, resources, retrieval, schemas
 from autology_mcp.server.startup import Startup, finish
 
-INSTRUCTIONS = """autology is this project's memory: a knowledge graph of decisions, components, conventions,
-concepts, patterns, issues and sessions, stored as Markdown in .autology/nodes/.
-Before designing or changing something, search it with autology_query. When a decision is made,
-a convention agreed, a component built or a problem found, record it with autology_capture
-(decisions in ADR form: ## Context, ## Decision, ## Alternatives, ## Consequences) and link it
-with autology_relate. Mark outdated knowledge with autology_update (status superseded) and link
-the replacement with a 'supersedes' relation."""
+INSTRUCTIONS = """autology is this project's memory: its decisions, conventions, components, concepts, patterns,
+issues and past sessions (Markdown in .autology/nodes/), and an index of its code and docs.
+Which tool:
+- To find out anything about the project (why, where, how, what was decided): autology_search first.
+  One search over memory, code, docs and past sessions; its verdict says whether the evidence is grounded.
+- Before starting a task: autology_context, the decisions, conventions and code that govern it, in a budget.
+- autology_query: knowledge nodes only, with exact type and tag filters; to list nodes or find an id.
+- autology_code_search: code and docs only, re-indexed before each call (right after edits).
+When something is decided, agreed, built or found, record it with autology_capture (decisions as ADRs:
+## Context, ## Decision, ## Alternatives, ## Consequences) and link it with autology_relate. Mark outdated
+knowledge superseded with autology_update and link its replacement with a 'supersedes' relation."""
 
 
 def build_server(autology: Autology, startup: Startup | None = None) -> MCPServer:
@@ -46,6 +50,7 @@ def build_server(autology: Autology, startup: Startup | None = None) -> MCPServe
     schemas.forbid_unknown_arguments(app)
     schemas.keep_string_arguments(app)
     schemas.compact_output_schemas(app)
+    schemas.slim_input_schemas(app)
     return app
 
 

@@ -76,8 +76,8 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
             int, Field(description="Number of hits (default 10, at most 50)", json_schema_extra={"minimum": 1, "maximum": 50})
         ] = 10,
     ) -> dict[str, Any]:
-        """Search the project's code and docs. Each hit: path:start-end, symbol, snippet and score breakdown.
-        Files changed since the last search are re-indexed first, so results are never stale."""
+        """Code and docs only, re-indexed before each call (so it sees edits made a moment ago): path:start-end,
+        symbol, snippet and the index's score breakdown per hit. For questions, autology_search also covers decisions."""
         if not isinstance(top, int) or not 1 <= top <= 50:
             raise ToolError(f"Invalid top: must be between 1 and 50, got {top!r}")
         progress = reporter(ctx)

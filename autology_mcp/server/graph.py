@@ -51,8 +51,7 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
             ),
         ] = None,
     ) -> dict[str, Any]:
-        """Health report by category, each scored 0-100: structure (orphans, dangling targets), review (needs_review,
-        superseded still referenced), adr (decisions missing sections), references (missing or changed files),
-        consistency (duplicate titles, depends_on cycles), insights (decisions, conventions and discoveries mined from
-        past sessions that no node records yet)."""
+        """Health report of the knowledge graph, each category scored 0-100: structure (orphans, dangling targets),
+        review (needs_review, superseded still used), adr (missing sections), references (missing or changed files),
+        consistency (duplicate titles, depends_on cycles), insights (decisions in past sessions not yet recorded)."""
         return run(health_report, autology.store, categories)

@@ -55,9 +55,21 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
         limit: Annotated[
             int | None, Field(description="Maximum results (default 10, at most 100)", json_schema_extra={"minimum": 1, "maximum": 100})
         ] = None,
+        max_chars: Annotated[
+            int | None,
+            Field(
+                description="Characters of node content in the whole answer (default 24000); longer contents are "
+                "cut with a marker saying how to read the rest",
+                json_schema_extra={"minimum": 1000},
+            ),
+        ] = None,
     ) -> list[QueryHit]:
-        """Search knowledge nodes, ranked by relevance (score 0-1; title and tag matches weigh more)."""
-        hits = [hit.model_dump(mode="json") for hit in run(autology.query, query, type=type, tags=tags, limit=limit)]
+        """Knowledge nodes only, ranked (score 0-1), with exact type and tag filters; empty query: most recent first.
+        To list nodes or find a node's id. For questions about the project, autology_search covers code and sessions too."""
+        hits = [
+            hit.model_dump(mode="json")
+            for hit in run(autology.query, query, type=type, tags=tags, limit=limit, max_chars=max_chars)
+        ]
         # The text is the spec's output, one JSON array (the SDK would send a block per hit, none when empty).
         text = json.dumps(hits, indent=2, ensure_ascii=False)
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content={"result": hits})

@@ -55,10 +55,9 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
             ),
         ],
     ) -> dict[str, Any]:
-        """Check claims against their evidence. Each ref must resolve (a file span inside the project, within the
-        file's lines; or an existing node) and support the claim (its span shares the claim's key terms).
-        A claim is `supported` when one of its refs supports it, `unsupported` when its refs resolve but none
-        says it, `unresolved` when no ref resolves. Per ref: matched and missing terms, and why."""
+        """Before stating facts about the project: check each claim against the refs you cite (path:lines, node
+        ids, session refs as autology_search returns them). Per claim: supported (a ref resolves and shares its
+        key terms), unsupported or unresolved, with matched and missing terms."""
         data = [claim.model_dump() for claim in claims]
         return await anyio.to_thread.run_sync(lambda: run(claim_check.check_claims, root, data, store=autology.store))
 
@@ -79,10 +78,10 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
             Field(description="brief: 1-line snippets, compact trace; normal: 3-line snippets; full: 8 lines, sections, tags"),
         ] = "normal",
     ) -> dict[str, Any]:
-        """One search over the project's knowledge graph, code, docs and past sessions. Every hit is a card:
-        path:lines (or node id) with the lines that prove it, a score 0-1 and its components. The verdict says
-        whether the answer is grounded, weak, ambiguous (with a clarifying question) or has no evidence (with how
-        to record the missing decision). The trace shows the channels, fusion inputs, timings and index freshness."""
+        """Start here to find out anything about this project: one search over its decisions, conventions and other
+        knowledge, its code and docs, and past sessions. Each hit: node id or path:lines, the lines that prove it, a
+        score. The verdict: grounded, weak, ambiguous (with a question to ask) or no_evidence (with how to record
+        the missing decision)."""
         from autology_mcp.retrieval import engine  # imported on the first search, not at start-up
 
         answer = run(
@@ -102,8 +101,8 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
             Field(description="Token budget of the whole bundle (default 2000, at least 256)", json_schema_extra={"minimum": 256}),
         ] = None,
     ) -> dict[str, Any]:
-        """The context bundle autology_bundle_v1 for a task: the relevant decisions, conventions and components
-        (graph-expanded), code and doc spans, past sessions, the verdict and the trace, within a token budget."""
+        """Before starting a task: the decisions, conventions and components that govern it, the code and doc spans
+        involved and related past sessions, as one autology_bundle_v1 within a token budget."""
         from autology_mcp.retrieval import bundle as bundle_mod
 
         bundle = run(bundle_mod.context, root, task, module_hint=module_hint, max_tokens=max_tokens, store=autology.store)

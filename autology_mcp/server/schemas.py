@@ -2,7 +2,8 @@
 
 - :func:`forbid_unknown_arguments`: a misspelt argument is an error, not silently dropped;
 - :func:`keep_string_arguments`: a string argument arrives as given, not JSON-decoded;
-- :func:`compact_output_schemas`: output schemas in the form that is cheapest for clients to validate.
+- :func:`compact_output_schemas`: output schemas in the form that is cheapest for clients to validate;
+- :func:`slim_input_schemas`: input schemas without what only repeats (the model reads them every turn).
 
 On output schemas: MCP clients validate every structured tool result against the tool's output schema; the Python
 SDK's client does it with ``jsonschema``, where each ``$ref`` is a registry lookup and each nullable
@@ -121,3 +122,54 @@ def compact_output_schemas(app: MCPServer) -> None:
     for tool in app._tool_manager.list_tools():  # the SDK reads fn_metadata.output_schema live
         if tool.fn_metadata.output_schema is not None:
             tool.fn_metadata.output_schema = compact(tool.fn_metadata.output_schema)
+
+
+def slim_input_schemas(app: MCPServer) -> None:
+    """Publish each input schema without what only repeats, since the model reads every tool's
+    schema on every turn: pydantic's generated ``title`` on the schema and on each property, and
+    ``anyOf: [X, {"type": "null"}]`` with ``"default": null`` on an optional argument (omitting it is
+    the null). The server still validates arguments with its own models, so what it accepts does not
+    change (an explicit null is still taken as "not given")."""
+    for tool in app._tool_manager.list_tools():  # the SDK has no public hook for this
+        tool.parameters = slim_input_schema(tool.parameters)
+
+
+def slim_input_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    slim = _without_titles(compact(schema))
+    required = set(slim.get("required", []))
+    properties = slim.get("properties", {})
+    for name, prop in list(properties.items()):
+        if name not in required:
+            properties[name] = _not_nullable(prop)
+    return slim
+
+
+def _without_titles(node: Any, naming: bool = False) -> Any:
+    """``node`` without ``title`` annotations (``naming``: a ``properties`` mapping, whose keys are names)."""
+    if isinstance(node, list):
+        return [_without_titles(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        key: _without_titles(value, naming=key == "properties" and not naming)
+        for key, value in node.items()
+        if naming or not (key == "title" and isinstance(value, str))
+    }
+
+
+def _not_nullable(prop: dict[str, Any]) -> dict[str, Any]:
+    """An optional argument's schema without its null alternative and its null default."""
+    out = dict(prop)
+    if out.get("default", ...) is None:
+        del out["default"]
+    types = out.get("type")
+    if isinstance(types, list) and "null" in types:
+        rest = [t for t in types if t != "null"]
+        out["type"] = rest[0] if len(rest) == 1 else rest
+    branches = out.get("anyOf")
+    if isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches:
+        other = next(b for b in branches if b != {"type": "null"})
+        del out["anyOf"]
+        out = {**other, **out}
+    return out
+
