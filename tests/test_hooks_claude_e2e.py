@@ -259,6 +259,7 @@ def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
         assert "haiku" in advisor[0]["model"]
         assert {t["name"] for t in advisor[0]["tools"]} == {
             QUERY_TOOL,
+            "mcp__plugin_autology_autology__autology_search",
             "mcp__plugin_autology_autology__autology_status",
         }
         assert "RECOMMEND: /autology:<skill>" in json.dumps(advisor[0]["system"])

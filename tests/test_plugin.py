@@ -16,7 +16,7 @@ import yaml
 from autology_mcp.server.skills import SKILLS, TOOL_PREFIX
 
 REPO = Path(__file__).resolve().parents[1]
-READ_ONLY_TOOLS = {TOOL_PREFIX + "autology_query", TOOL_PREFIX + "autology_status"}
+READ_ONLY_TOOLS = {TOOL_PREFIX + "autology_search", TOOL_PREFIX + "autology_query", TOOL_PREFIX + "autology_status"}
 
 
 def frontmatter(path: Path) -> tuple[dict, str]:
@@ -232,3 +232,33 @@ def test_launcher_skips_python_for_bash_calls_without_git(tmp_path: Path) -> Non
     commit = plain | {"tool_input": {"command": "git commit -m x"}}
     launcher(["hook", "post-commit"], json.dumps(commit), env, tmp_path)
     assert marker.exists()
+
+
+async def test_every_surface_says_when_to_use_each_search_tool() -> None:
+    """The server instructions, the search tools' descriptions, the explore and tutorial skills, the
+    advisor and the session-start recall all point at autology_search for questions (not only at
+    autology_query), and the instructions say when to use each of the four."""
+    import tempfile
+
+    from mcp import Client
+
+    from autology_mcp.hooks.handlers import recall_text
+    from autology_mcp.knowledge.service import Autology
+    from autology_mcp.server.app import INSTRUCTIONS, build_server
+
+    for tool in ("autology_search", "autology_context", "autology_query", "autology_code_search"):
+        assert tool in INSTRUCTIONS
+    autology = Autology.open(tempfile.mkdtemp())
+    try:
+        async with Client(build_server(autology)) as client:
+            tools = {t.name: t.description for t in (await client.list_tools()).tools}
+        recall = recall_text(autology.store, [])
+    finally:
+        autology.close()
+    assert tools["autology_search"].startswith("Start here")
+    assert tools["autology_context"].startswith("Before starting a task")
+    assert "autology_search" in tools["autology_query"] and "autology_search" in tools["autology_code_search"]
+    assert "autology_search" in SKILLS["explore"].body and "autology_context" in SKILLS["explore"].body
+    assert "autology_search" in SKILLS["tutorial"].body
+    assert "autology_search" in (REPO / "agents" / "autology-advisor.md").read_text()
+    assert "autology_search" in recall and "autology_context" in recall

@@ -271,7 +271,10 @@ def recall_text(store: NodeStore, recent_files: list[str], limit: int = RECALL_M
         f"- [{t}] {title} ({i}) — needs review"
         for i, t, title in index.ranked_summaries("needs_review", TYPE_WEIGHT, touched, most)
     ]
-    footer = ["Search before designing or changing code: autology_query. Record new decisions: /autology:capture."]
+    footer = [
+        "Ask autology_search before designing or changing code (it covers this memory, the code and past sessions); "
+        "autology_context before a task. Record new decisions: /autology:capture."
+    ]
     return clip_lines(header, items, footer, limit)
 
 

@@ -71,9 +71,11 @@ type with the user (e.g. decision affects component) and create it with `autolog
 the neighbourhood with `autology_graph` (operation neighbours). Ask for confirmation.
 
 ## Step 4: search and query
-Show three searches with `autology_query`: full text ("why did we ..."), by type (all decisions),
-by tag. Explain the score (title and tag matches weigh more; superseded knowledge ranks lower).
-Show `autology_graph` impact on a component. Ask for confirmation.
+Show the three ways to look things up: `autology_search` for a question ("why did we ...": one
+search over the knowledge, the code and docs and past sessions, with a verdict that says whether the
+evidence is grounded), `autology_query` to list nodes by type or tag (and find ids), and
+`autology_context` before a task (the decisions and conventions that govern it, in a budget). Show
+`autology_graph` impact on a component. Ask for confirmation.
 
 ## Step 5: the automation
 Explain what runs without being asked:
@@ -147,11 +149,17 @@ Read the request and pick one mode:
 - **a node type** (decisions, components, conventions, concepts, patterns, issues, sessions; singular
   or plural) → `autology_query` with that type (no text), limit 20.
 - **"tagged X"** or **"#X"** → `autology_query` with tags [X] (several tags: all must match).
-- **anything else** (a question or quoted phrase, e.g. "caching strategy") → `autology_query` with
-  that text, limit 10; add a type filter when the question implies one ("why did we ..." → decision).
+- **a task about to start** ("add rate limiting to uploads") → `autology_context` with the task: the
+  decisions, conventions and components that govern it, and the code involved.
+- **anything else** (a question or quoted phrase, e.g. "why do we cache sessions in redis") →
+  `autology_search` with that text: it searches the knowledge, the code and docs and past sessions.
+  Read its verdict: grounded → answer from the hits; ambiguous → ask the user its clarifying
+  question; weak or no_evidence → say that nothing solid is recorded (and how to record it).
+  `autology_code_search` is for code only, right after edits (it re-indexes changed files first).
 
-Present the results as a short list: type, title, status when not active, score, id. For the most
-relevant one, summarise its content in two or three sentences. If there are relations worth
+Present the results as a short list: what it is (type and title, or path:lines), status when not
+active, id. For the most relevant one, summarise it in two or three sentences, citing its id or
+path:lines. If there are relations worth
 following, show them with `autology_graph` (operation neighbours, depth 1; or impact for "what
 breaks if this changes"). Say clearly when nothing matches, and suggest /autology:capture if the
 user knows the answer. Superseded nodes: mention what superseded them (operation supersession).
@@ -186,7 +194,15 @@ SKILLS = {
         "Interactive five-step guide to autology, the project's knowledge graph: the ontology, a first node, "
         "relations, search, and the automation. Use when the user wants to learn autology.",
         "[step number to resume from]",
-        ("autology_status", "autology_query", "autology_capture", "autology_relate", "autology_graph"),
+        (
+            "autology_status",
+            "autology_search",
+            "autology_context",
+            "autology_query",
+            "autology_capture",
+            "autology_relate",
+            "autology_graph",
+        ),
         TUTORIAL,
     ),
     "capture": Skill(
@@ -209,10 +225,18 @@ SKILLS = {
     ),
     "explore": Skill(
         "explore",
-        "Search the project's autology knowledge graph: overview, by node type, by tag, or full text. "
-        "Use for questions like how do we..., why did we..., what is our convention for...",
-        '[type | tagged <tag> | "search text"]',
-        ("autology_status", "autology_query", "autology_graph"),
+        "Find what the project knows: a question across its decisions, conventions, code, docs and past sessions, "
+        "the context for a task, or a listing by node type or tag. Use for how do we..., why did we..., "
+        "what is our convention for..., or before starting a task.",
+        '[type | tagged <tag> | "question" | task]',
+        (
+            "autology_status",
+            "autology_search",
+            "autology_context",
+            "autology_code_search",
+            "autology_query",
+            "autology_graph",
+        ),
         EXPLORE,
     ),
     "analyze": Skill(
