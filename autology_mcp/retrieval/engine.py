@@ -269,7 +269,7 @@ def score(s: Search) -> None:
     """The blend ``priority, similarity, keyword`` of the best fused candidates (the shortlist)."""
     pool, cfg = s.pool, s.cfg
     ranked = sorted((k for k in s.fused if k in pool.items), key=lambda k: (-s.fused[k], k))
-    s.shortlist = ranked[: max(s.limit * 3, 30)]  # what is scored, then floored and diversified
+    s.shortlist = shortlist(ranked, pool, max(s.limit * 3, 30), max(s.limit, 10))
     missing_text = {pool.items[k].meta["rowid"]: k for k in s.shortlist if not pool.items[k].text and k.startswith("chunk:")}
     if missing_text:
         for rowid, text in ch.load_chunk_texts(s.code_index[1], list(missing_text)).items():
@@ -292,6 +292,33 @@ def score(s: Search) -> None:
             "rrf": round(s.fused[key], 6),
             "score": round(scoring.blend(pri, sim, kw, cfg), 4),
         }
+
+
+FAMILIES = {"node": "knowledge", "code": "code", "doc": "code", "session_chunk": "sessions", "handoff": "sessions"}
+
+
+def shortlist(ranked: list[str], pool: ch.Pool, size: int, per_family: int) -> list[str]:
+    """What is scored: the best ``size`` candidates by fused rank, and the best ``per_family`` of each
+    source family (knowledge, code and docs, sessions) even below that.
+
+    RRF adds up a candidate's ranks over the channels that found it, and a code chunk is found by up
+    to four channels (BM25, symbols, paths, vectors) where a node is found by two: by fused rank
+    alone, code fills the shortlist and a decision that answers the question is never scored (on
+    BrighterCommand/Brighter's ADRs, the right record fell out of the top 10 for most queries once
+    the code was indexed: bench/mixed_store_eval.py). The blend score then ranks the shortlist."""
+    chosen = ranked[:size]
+    taken = set(chosen)
+    counts: dict[str, int] = {}
+    for key in chosen:
+        family = FAMILIES.get(pool.items[key].kind, "other")
+        counts[family] = counts.get(family, 0) + 1
+    for key in ranked[size:]:
+        family = FAMILIES.get(pool.items[key].kind, "other")
+        if counts.get(family, 0) < per_family and key not in taken:
+            chosen.append(key)
+            taken.add(key)
+            counts[family] = counts.get(family, 0) + 1
+    return chosen
 
 
 def diversify(s: Search) -> None:
