@@ -15,11 +15,13 @@ in rounds (one run of every command per round, so load changes touch them all al
   realistic payload on stdin (a new session id each round, so the once-per-session rules never skip
   the work): session-start, user-prompt-submit (questions about the repository and the store, some
   grounded, some not), post-read and pre-tool-use on a file a decision references, post-commit after
-  the commit, pre-compact, session-end (a small transcript);
+  the commit, pre-compact, session-end (a small transcript); pre-tool-use in a session of its own,
+  so it does the full work of an edit to a file not read first;
 
 with no server running, and again with ``autology serve`` running on the project (as in a Claude
 Code session, where the plugin's MCP server runs beside the hooks). Last, the MCP server's spawn to
 first answer (``autology_query``) beside a trivial server on the same SDK (bench/store_floor_server.py).
+The package's bytecode is compiled first, as an installed package has it.
 
 Targets (issue 12), as ratios to the floor's p50 in the same run: user-prompt-submit and the edit
 hooks (post-read, pre-tool-use) <= 3x, session-start <= 4x, ``--help`` <= 3x; the server's first
@@ -142,7 +144,9 @@ def commands(project: Path, commit_output: str, round_no: int, mode: str) -> lis
         hook("user-prompt-submit", {"hook_event_name": "UserPromptSubmit", "prompt": PROMPTS[round_no % len(PROMPTS)]}),
         hook("post-read", {"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": {"file_path": governed},
                            "tool_response": {"type": "text"}}),
-        hook("pre-tool-use", {"hook_event_name": "PreToolUse", "tool_name": "Edit",
+        # Its own session: in the Read's session the file was already spoken about, and the hook
+        # would stop early. This is the full work, an edit of a file the session never read.
+        hook("pre-tool-use", {"hook_event_name": "PreToolUse", "tool_name": "Edit", "session_id": session + "-edit",
                               "tool_input": {"file_path": governed, "old_string": "def trigsimp(", "new_string": "def trigsimp("}}),
         hook("post-commit", {"hook_event_name": "PostToolUse", "tool_name": "Bash",
                              "tool_input": {"command": "git add -A && git commit -m 'Record the simplify decisions'"},
@@ -188,11 +192,17 @@ class RunningServer:
         self.project = project
 
     def __enter__(self) -> RunningServer:
+        from autology_mcp.knowledge.lease import live_leases
+
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "autology_mcp", "--root", str(self.project), "serve"],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        time.sleep(3.0)  # start-up and the first reconcile; the measurement starts afterwards
+        deadline = time.monotonic() + 60
+        while not any(live_leases(self.project / ".autology" / "cache")):  # its hook service is listening
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("autology serve did not start its hook service")
+            time.sleep(0.1)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -245,6 +255,9 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args()
     args.data_dir.mkdir(parents=True, exist_ok=True)
+    # Bytecode, as an installed package has it (pip compiles on install; PYTHONDONTWRITEBYTECODE may
+    # be set here, and then every run would compile the package again).
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "autology_mcp")], check=True)
     results = {
         "machine": f"{platform.node()} {platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}",
         "sizes": {},
