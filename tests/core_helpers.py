@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import uuid
 from pathlib import Path
 
@@ -19,6 +21,26 @@ rank-bm25 in memory; Tantivy through bindings.
 
 ## Consequences
 No extra dependency; incremental updates are cheap."""
+
+
+# A git identity and no user or system config, for tests that commit (and for the hooks they run,
+# which call git themselves: set these in the environment with monkeypatch).
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.com",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in ``repo`` with :data:`GIT_ENV`; its stdout. Fails the test on a non-zero exit."""
+    out = subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, check=True, env={**os.environ, **GIT_ENV}
+    )
+    return out.stdout
 
 
 def adr(extra: str = "") -> str:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from core_helpers import GIT_ENV, git
 
 from autology_mcp.hooks import run
 from autology_mcp.hooks.handlers import post_commit, pre_compact, session_end, session_start
@@ -16,14 +17,6 @@ from autology_mcp.hooks.output import RECALL_MAX_CHARS
 from autology_mcp.knowledge.service import Autology
 
 ADR = "## Context\nWhy.\n\n## Decision\nWhat.\n\n## Alternatives\nOthers.\n\n## Consequences\nEffects."
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Test",
-    "GIT_AUTHOR_EMAIL": "test@example.com",
-    "GIT_COMMITTER_NAME": "Test",
-    "GIT_COMMITTER_EMAIL": "test@example.com",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 
 @pytest.fixture(autouse=True)
@@ -32,11 +25,6 @@ def _no_root_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
     for name, value in GIT_ENV.items():
         monkeypatch.setenv(name, value)
-
-
-def git(repo: Path, *args: str) -> str:
-    out = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
-    return out.stdout
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from core_helpers import GIT_ENV, git
 
 from autology_mcp.hooks import run
 from autology_mcp.hooks.edit import post_read, pre_tool_use
@@ -19,14 +20,6 @@ from autology_mcp.hooks.state import session_state, state_dir
 from autology_mcp.knowledge.service import Autology
 
 ADR = "## Context\nWhy.\n\n## Decision\n{decision}\n\n## Alternatives\nOthers.\n\n## Consequences\nEffects."
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Test",
-    "GIT_AUTHOR_EMAIL": "test@example.com",
-    "GIT_COMMITTER_NAME": "Test",
-    "GIT_COMMITTER_EMAIL": "test@example.com",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 RETRY_PY = "import time\n\n\ndef helper():\n    return 1\n\n\ndef retry(times=3):\n    for i in range(times):\n        time.sleep(2**i)\n"
 
 
@@ -36,10 +29,6 @@ def _env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
     for name, value in GIT_ENV.items():
         monkeypatch.setenv(name, value)
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
 
 
 @pytest.fixture

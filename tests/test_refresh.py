@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from core_helpers import git
 
 from autology_mcp.knowledge.lease import Lease, watched
 from autology_mcp.knowledge.service import Autology
@@ -38,10 +39,6 @@ WATCHER = textwrap.dedent(
     watcher.stop()
     """
 )
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T",
-    "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 
 @pytest.fixture
@@ -180,21 +177,18 @@ def test_with_a_live_watcher_another_process_write_is_seen(project: Path) -> Non
 
 
 def test_with_a_live_watcher_a_git_checkout_is_seen(project: Path) -> None:
-    def git(*args: str) -> None:
-        subprocess.run(["git", *args], cwd=project, capture_output=True, check=True, env={**os.environ, **GIT_ENV})
-
-    git("init", "-q", "-b", "main")
-    git("add", "-A")
-    git("commit", "-qm", "nodes")
-    git("checkout", "-qb", "other")
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "nodes")
+    git(project, "checkout", "-qb", "other")
     edit_in_place(node_file(project, "Cache everything"), "title: Cache everything", "title: Cache on the other branch")
-    git("commit", "-qam", "other title")
-    git("checkout", "-q", "main")
+    git(project, "commit", "-qam", "other title")
+    git(project, "checkout", "-q", "main")
     reader = NodeStore(project, verify=False)
     reader.refresh()
     assert "Cache everything" in titles(reader)
     with Watcher(project):
-        git("checkout", "-q", "other")  # git replaces the file: its folder's mtime changes
+        git(project, "checkout", "-q", "other")  # git replaces the file: its folder's mtime changes
         reader.refresh()
         assert "Cache on the other branch" in titles(reader) and "Cache everything" not in titles(reader)
 
