@@ -249,25 +249,30 @@ def test_ranking_properties(tmp_path_factory, corpus, query, limit, filters):
 
 
 def _brute_force(index, query: str, node_type, tags, limit):
-    """The ranking by the documented formula, scoring every matching node one by one: coverage and
-    field are the IDF shares of the terms the node holds (anywhere / in its title or tags)."""
+    """The ranking by the documented formula, scoring every matching node one by one:
+    ``(bm25 + label) / (bm25 ceiling + label ceiling) * status``, where label adds each term's IDF
+    among titles when the node's title holds it, and among tags when its tags do (times the label
+    weights)."""
     import math
 
     from autology_mcp.common.text import node_query_terms as query_terms
     from autology_mcp.knowledge.models import NodeStatus
-    from autology_mcp.knowledge.search import COLUMN_WEIGHTS, STATUS_FACTOR
+    from autology_mcp.knowledge.search import COLUMN_WEIGHTS, LABEL_WEIGHTS, STATUS_FACTOR
 
     terms = query_terms(query)
     quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
     conn = index.conn
     total = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
-    idfs = []
-    for q in quoted:
-        hits = conn.execute("SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH ?", (q,)).fetchone()[0]
-        idf = math.log((total - hits + 0.5) / (hits + 0.5))
-        idfs.append(idf if idf > 0 else 1e-6)
-    ceiling = 2.2 * sum(idfs)
-    shares = [idf / sum(idfs) for idf in idfs]
+
+    def idf(expression: str) -> tuple[float, int]:
+        hits = conn.execute("SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH ?", (expression,)).fetchone()[0]
+        value = math.log((total - hits + 0.5) / (hits + 0.5))
+        return (value if value > 0 else 1e-6), hits
+
+    idfs = [idf(q)[0] for q in quoted]
+    title_idfs = [LABEL_WEIGHTS[0] * v if n else 0.0 for v, n in (idf("{title} : " + q) for q in quoted)]
+    tag_idfs = [LABEL_WEIGHTS[1] * v if n else 0.0 for v, n in (idf("{tags} : " + q) for q in quoted)]
+    ceiling = 2.2 * sum(idfs) + sum(title_idfs) + sum(tag_idfs)
     w = COLUMN_WEIGHTS
     bm25 = dict(
         conn.execute(
@@ -283,14 +288,15 @@ def _brute_force(index, query: str, node_type, tags, limit):
         node_tags = {t for (t,) in conn.execute("SELECT tag FROM tags WHERE node_id = ?", (node_id,))}
         if (node_type and ntype != node_type) or not set(tags) <= node_tags:
             continue
+
         def has(expression):
             return conn.execute(
                 "SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid = ?", (expression, rowid)
             ).fetchone() is not None
 
-        coverage = sum(share for share, q in zip(shares, quoted) if has(q))
-        field = sum(share for share, q in zip(shares, quoted) if has("{title tags} : " + q))
-        relevance = 0.45 * min(coverage, 1) + 0.3 * min(field, 1) + 0.25 * min(max(score, 0) / ceiling, 1)
+        label = sum(v for v, q in zip(title_idfs, quoted) if has("{title} : " + q))
+        label += sum(v for v, q in zip(tag_idfs, quoted) if has("{tags} : " + q))
+        relevance = min((max(score, 0) + label) / ceiling, 1)
         scored.append((node_id, modified, round(relevance * STATUS_FACTOR[NodeStatus(status)], 4)))
     scored.sort(key=lambda s: s[0])
     scored.sort(key=lambda s: s[1], reverse=True)
@@ -306,8 +312,8 @@ def _brute_force(index, query: str, node_type, tags, limit):
     filters=st.sampled_from([{}, {"type": "issue"}, {"tags": ["auth"]}]),
 )
 def test_ranking_equals_scoring_every_match(tmp_path_factory, corpus, query, limit, filters):
-    """Scoring only the likely nodes first (title/tag or all-term matches) gives exactly the list
-    that scoring every matching node gives."""
+    """Scoring the nodes with a label term, then the rest best by BM25 until none can enter, gives
+    exactly the list that scoring every matching node gives."""
     service = _service_with(tmp_path_factory, corpus)
     try:
         hits = service.query(query, limit=limit, **filters)
@@ -318,8 +324,8 @@ def test_ranking_equals_scoring_every_match(tmp_path_factory, corpus, query, lim
 
 
 def test_a_rare_term_in_content_beats_weak_title_matches_of_a_common_term(autology, capture):
-    """The likely nodes (title/tag or all-term matches) are weak here; a node holding only the rare
-    term must still be found (the search's second step), exactly as scoring every match finds it."""
+    """The nodes with a label term are weak here; a node holding only the rare term in its content
+    must still be found, exactly as scoring every match finds it."""
     for i in range(12):
         capture(f"Note {i}", "alpha appears in this text")
     for i in range(3):

@@ -485,6 +485,32 @@ class NodeIndex:
             )
             return self.conn.execute(sql, (match, *params, limit)).fetchall()
 
+    def ranked_rows(
+        self,
+        match: str,
+        weights: tuple[float, float, float],
+        bonus: dict[int, float],
+        node_type: str | None,
+        tags: tuple[str, ...],
+        limit: int,
+    ) -> list[tuple[int, str, str, str, float, float]]:
+        """The ``limit`` nodes matching the FTS5 expression with the highest BM25 + ``bonus`` (a number
+        per rowid, 0 for the rest), type and tags filtered, as (rowid, id, status, modified, BM25,
+        bonus), highest first. One statement: BM25 and the sum are computed and sorted in SQLite."""
+        bm25 = "-bm25(nodes_fts, {!r}, {!r}, {!r})".format(*(float(w) for w in weights))  # literal: faster
+        where, params = self._filters(node_type, tags)
+        joined = " JOIN nodes n ON n.rowid = s.rowid" if where else ""
+        sql = (
+            "WITH b(rowid, bonus) AS (SELECT CAST(key AS INTEGER), value FROM json_each(?)),"
+            f" s AS MATERIALIZED (SELECT rowid, {bm25} AS score FROM nodes_fts WHERE nodes_fts MATCH ?),"
+            " top AS (SELECT s.rowid, s.score, coalesce(b.bonus, 0.0) AS bonus FROM s LEFT JOIN b ON b.rowid = s.rowid"
+            f"{joined} WHERE 1 = 1{where} ORDER BY s.score + coalesce(b.bonus, 0.0) DESC LIMIT ?)"
+            " SELECT top.rowid, n.id, n.status, n.modified, top.score, top.bonus FROM top JOIN nodes n ON n.rowid = top.rowid"
+            " ORDER BY top.score + top.bonus DESC"
+        )
+        with self._lock:
+            return self.conn.execute(sql, (json.dumps(bonus), match, *params, limit)).fetchall()
+
     def match_counts(self, matches: list[str]) -> tuple[int, list[int]]:
         """The number of indexed nodes, and of nodes matching each FTS5 expression (one statement)."""
         counts = ", ".join("(SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH ?)" for _ in matches)

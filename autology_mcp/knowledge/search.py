@@ -1,39 +1,32 @@
 """Ranked full-text search over nodes (``autology_query``), on the SQLite FTS5 index.
 
-Score, from 0 to 1:  ``(0.45 * coverage + 0.3 * field + 0.25 * bm25 / bm25_ceiling) * status_factor``
+Score, from 0 to 1:  ``(bm25 + label) / (bm25_ceiling + label_ceiling) * status_factor``
 
-- each query term has a share, its IDF over the sum of the query terms' IDFs (FTS5's IDF), so a rare
-  word counts more than a common one, and a long question is not won by a node sharing one
-  everyday word in its title;
-- ``coverage`` is the sum of the shares of the terms the node contains (stemmed, any column);
-- ``field`` is the sum of the shares of the terms in the node's title or tags: for a one-term query,
-  a title or tag match always ranks above a content-only match (BM25's column weights alone cannot
-  promise that: term frequency saturates, so a content repeating a word many times can outscore a
-  title holding it once);
-- ``bm25`` is FTS5's BM25 with column weights title 10, tags 5, content 1, and ``bm25_ceiling``
-  the most any node could score on this query, ``(k1 + 1) * sum(IDF of each term)`` with FTS5's
-  own k1 and IDF: so the ratio is below 1 and depends on the node and the query only;
+- ``bm25`` is FTS5's BM25 over the whole node (title, content and tags alike), with its IDF over
+  all nodes: how strongly the node is about the query's distinctive words;
+- ``label`` adds, for each query term in the node's title, that term's IDF *among titles*, and for
+  each term in its tags, its IDF among tags. A word most nodes mention but few titles carry
+  ("defaults", "metadata") is common in content and telling in a title; a word common in titles too
+  ("python", "support") earns little there. This is what lets "type variable defaults" find the
+  record titled "Type Defaults for Type Parameters" among 700 records that all talk about types;
+- the ceilings are the most any node could score on this query: ``(k1 + 1) * sum(IDF)`` for FTS5's
+  BM25 (its own k1 and IDF), and the sum of the title and tag IDFs of the terms some title or tag
+  holds; so a score depends on the node and the query only, never on the other matches;
 - ``status_factor`` is 1.0 for active, 0.9 for needs_review and 0.5 for superseded nodes, so
   superseded knowledge ranks below active knowledge of similar relevance.
+
+Measured on real records nobody here wrote (bench/records_eval.py: 736 PEPs, queried by 189
+changelog entries of four projects that cite them) and on BrighterCommand/Brighter's ADRs
+(bench/mixed_store_eval.py); the figures are in docs/retrieval.md. The score this replaced
+(``0.45 * coverage + 0.3 * field + 0.25 * bm25 / ceiling``) ranked below plain BM25 there.
 
 Ties break by most recently modified, then id: the same store and query always give the same list.
 An empty query lists nodes, most recently modified first, each with score 1.0.
 
-A node's score does not depend on the other matches, so the best nodes are found without scoring
-every match (a common word is in thousands of nodes). BM25 / ceiling is below a node's coverage and
-field is at most its coverage, which bounds what unscored nodes can reach:
-
-1. score the nodes with every term and one in their title or tags; any other node lacks a term
-   (scores below 1 - the smallest share) or has no title/tag term (below 0.7): if the limit-th
-   score beats both, the list is final;
-2. add the nodes with a term in their title or tags or with every term; any other node scores
-   below 0.7 * (1 - the smallest share);
-3. otherwise add the nodes holding a term outside the commonest terms whose shares add up to less
-   than (limit-th score / 0.7), since a node holding only those cannot enter the list (every
-   match, when no term can be set aside).
-
-Each step gives exactly the list that scoring every match gives (tests/test_search.py checks it
-against a brute-force scorer).
+SQLite computes BM25 + label for every match and sorts; only the best rows come back to Python,
+which applies the status factor (it only lowers a score) and fetches more only if a row left
+behind could still enter the list. That is exactly the list scoring every match gives
+(tests/test_search.py checks it against a brute-force scorer).
 """
 
 from __future__ import annotations
@@ -45,9 +38,11 @@ from autology_mcp.common.text import node_query_terms
 from autology_mcp.knowledge.models import KnowledgeNode, NodeStatus
 from autology_mcp.knowledge.node_index import NodeIndex
 
-COLUMN_WEIGHTS = (10.0, 1.0, 5.0)  # title, content, tags
+COLUMN_WEIGHTS = (1.0, 1.0, 1.0)  # title, content, tags: BM25 over the node as one text
 STATUS_FACTOR = {NodeStatus.ACTIVE: 1.0, NodeStatus.NEEDS_REVIEW: 0.9, NodeStatus.SUPERSEDED: 0.5}
 BM25_K1 = 1.2  # FTS5's constant (fts5_aux.c)
+LABEL_WEIGHTS = (1.0, 0.5)  # what a title term, a tag term adds, times its IDF among titles, tags
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -84,117 +79,49 @@ def bm25_ceiling(idfs: list[float]) -> float:
     return (BM25_K1 + 1.0) * sum(idfs)
 
 
+def label_scores(index: NodeIndex, quoted: list[str], total: int) -> tuple[dict[int, float], float]:
+    """What each node's title and tags add (rowid -> sum over the query terms it holds there of the
+    term's IDF among titles, or among tags, times :data:`LABEL_WEIGHTS`), and the most any node
+    could get (the sum over the terms some title, some tag holds)."""
+    scores: dict[int, float] = {}
+    ceiling = 0.0
+    for field, weight in zip(("title", "tags"), LABEL_WEIGHTS):
+        rows = [index.rowids_for("{" + field + "} : " + q) for q in quoted]
+        for found, idf in zip(rows, term_idfs(total, [len(r) for r in rows])):
+            if found:
+                ceiling += weight * idf
+                for rowid in found:
+                    scores[rowid] = scores.get(rowid, 0.0) + weight * idf
+    return scores, ceiling
+
+
 def _ranked(index: NodeIndex, terms: list[str], node_type: str | None, tags: tuple[str, ...], limit: int) -> list[Hit]:
     quoted = [_quoted(t) for t in terms]
-    match = " OR ".join(quoted)
     total, hits = index.match_counts(quoted)
-    idfs = term_idfs(total, hits)
-    shares = [idf / sum(idfs) for idf in idfs]  # each term's weight in coverage and field: rarer counts more
-    ceiling = bm25_ceiling(idfs)
-    n = len(terms)
-    in_title_tags = [set(index.rowids_for("{title tags} : " + q)) for q in quoted]
-    in_fields = set().union(*in_title_tags)
-    every_term = set(index.rowids_for(" AND ".join(quoted))) if n > 1 else None
-    args = (quoted, shares, in_title_tags, every_term, ceiling, node_type, tags)
-
-    def kth(scored: list[tuple[int, str, str, float]]) -> float:
-        return scored[limit - 1][3] if len(scored) >= limit else 0.0
-
-    # Bounds used below: BM25 / ceiling is below a node's coverage (each term adds less than
-    # (k1 + 1) * idf) and field is at most its coverage, so a node lacking a term scores below its
-    # coverage, at most 1 - the smallest share; with no term in its title or tags, below 0.7 * coverage.
-    scored: list[tuple[int, str, str, float]] = []
-    first: set[int] = set()
-    if every_term is not None:
-        # Step 1: the nodes with every term and one in their title or tags. Any other node lacks a
-        # term or has none in its title or tags (then it scores below 0.45 + 0.25 = 0.7).
-        first = in_fields & every_term
-        scored = _score(index, match, sorted(first), *args) if first else []
-        if kth(scored) > round(max(0.7, 1.0 - min(shares)), 4):
+    bonus, label_ceiling = label_scores(index, quoted, total)
+    ceiling = bm25_ceiling(term_idfs(total, hits)) + label_ceiling
+    if ceiling <= 0.0:
+        return []
+    # SQLite ranks by BM25 + label, the score before the status factor, which only lowers it: once
+    # the limit-th exact score beats the last row fetched, no row left behind can enter the list.
+    fetch = limit + 10
+    while True:
+        rows = index.ranked_rows(" OR ".join(quoted), COLUMN_WEIGHTS, bonus, node_type, tags, fetch)
+        scored = _ordered([
+            (rowid, node_id, modified, round(min((max(bm25, 0.0) + label) / ceiling, 1.0) * STATUS_FACTOR[status], 4))
+            for rowid, node_id, status, modified, bm25, label in rows
+        ])
+        if len(rows) < fetch:
             return _hits(index, scored[:limit])
-    # Step 2: the nodes with a query term in their title or tags, or with every term. Any other
-    # node has no term in its title or tags and lacks a term: below 0.7 * (1 - the smallest share).
-    likely = in_fields | every_term if every_term is not None else in_fields
-    pending = likely - first
-    if pending and kth(scored) > 0.0:
-        # Only those whose own bound beats the limit-th score so far (a tie could still win).
-        pending = {r for r in pending if round(_bound(r, shares, in_title_tags, every_term), 4) >= kth(scored)}
-    if pending:
-        scored = _ordered(scored + _score(index, match, sorted(pending), *args))
-    if kth(scored) <= round(0.7 * (1.0 - min(shares) if n > 1 else 1.0), 4):
-        # Step 3: a node holding only the commonest terms, whose shares add up to less than the
-        # current limit-th score / 0.7, cannot enter the list; score the nodes holding another term.
-        common, total_share = set(), 0.0
-        for i in sorted(range(n), key=lambda i: (shares[i], i)):
-            if round(0.7 * (total_share + shares[i]), 4) >= kth(scored):
-                break
-            common.add(i)
-            total_share += shares[i]
-        if common:
-            rest = set(index.rowids_for(" OR ".join(q for i, q in enumerate(quoted) if i not in common)))
-            if rest - likely:
-                scored = _ordered(scored + _score(index, match, sorted(rest - likely), *args))
-        else:
-            scored = _score(index, match, None, *args)
-    return _hits(index, scored[:limit])
-
-
-def _bound(rowid: int, shares: list[float], in_title_tags: list[set[int]], every_term: set[int] | None) -> float:
-    """The most a node can score given its title/tag terms: field is known; coverage is 1 with
-    every term, else at most 1 - the smallest share of a term outside its title and tags; BM25 /
-    ceiling is below coverage."""
-    in_title = [rowid in rows for rows in in_title_tags]
-    field = sum(share for share, hit in zip(shares, in_title) if hit)
-    if every_term is None or rowid in every_term:
-        return 0.7 + 0.3 * field
-    coverage = 1.0 - min(share for share, hit in zip(shares, in_title) if not hit)
-    return 0.7 * coverage + 0.3 * field
+        bound = round(min((max(rows[-1][4], 0.0) + rows[-1][5]) / ceiling, 1.0), 4)
+        if scored[limit - 1][3] > bound:
+            return _hits(index, scored[:limit])
+        fetch *= 4
 
 
 def _hits(index: NodeIndex, top: list[tuple[int, str, str, float]]) -> list[Hit]:
     nodes = index.nodes_by_rowid([s[0] for s in top])
     return [Hit(nodes[s[0]], s[3]) for s in top if s[0] in nodes]
-
-
-def _score(
-    index: NodeIndex,
-    match: str,
-    among: list[int] | None,
-    quoted: list[str],
-    shares: list[float],
-    in_title_tags: list[set[int]],
-    every_term: set[int] | None,
-    ceiling: float,
-    node_type: str | None,
-    tags: tuple[str, ...],
-) -> list[tuple[int, str, str, float]]:
-    """(rowid, id, modified, score) of the matching nodes (among ``among`` when given), best first.
-    ``every_term``: the nodes holding every term (None for a one-term query)."""
-    rows = index.scored_rows(match, COLUMN_WEIGHTS, among, node_type, tags)
-    if not rows:
-        return []
-    coverage = dict.fromkeys((r[0] for r in rows), 1.0)
-    partial = [r[0] for r in rows if every_term is not None and r[0] not in every_term]
-    if partial:
-        # A row lacking some term: add up the shares of the terms it has. It holds at least one
-        # (it matched the OR), so with two terms one lookup settles which.
-        coverage.update(dict.fromkeys(partial, 0.0))
-        checked = quoted if len(quoted) > 2 else quoted[:1]
-        for i, term in enumerate(checked):
-            having = index.rowids_matching(term, partial)
-            for rowid in having:
-                coverage[rowid] += shares[i]
-            if len(quoted) == 2:
-                for rowid in partial:
-                    if rowid not in having:
-                        coverage[rowid] += shares[1]
-    scored = []
-    for rowid, node_id, status, modified, bm25 in rows:
-        field = sum(share for share, rows_ in zip(shares, in_title_tags) if rowid in rows_)
-        ratio = min(max(bm25, 0.0) / ceiling, 1.0) if ceiling > 0 else 0.0
-        relevance = 0.45 * min(coverage[rowid], 1.0) + 0.3 * min(field, 1.0) + 0.25 * ratio
-        scored.append((rowid, node_id, modified, round(relevance * STATUS_FACTOR[status], 4)))
-    return _ordered(scored)
 
 
 def _ordered(scored: list[tuple[int, str, str, float]]) -> list[tuple[int, str, str, float]]:
