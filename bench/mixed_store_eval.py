@@ -180,6 +180,14 @@ def main() -> int:
     load = os.getloadavg()[0]
     queries = judged_queries(args.repo)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="mixed-store-"))
+    try:
+        return run(args, queries, workdir, load)
+    finally:
+        if args.workdir is None:  # the clone and its index: about 160 MB
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, queries: list[dict], workdir: Path, load: float) -> int:
     project, ids = build_project(args.repo, workdir)
     queries = [q for q in queries if q["adr"] in ids]
     splits = {"tuning": [q for i, q in enumerate(queries) if i % 3 != 2],
