@@ -347,6 +347,23 @@ def index_location(root: Path, cfg):
     return cfg, loc
 
 
+def with_more_files(ranked: list[tuple], size: int) -> list[tuple]:
+    """The first ``size`` of ``ranked`` (chunk, parts), then the best chunk of each file not among them,
+    up to ``size`` more: one long module whose every function matches must not leave the other
+    files out of the candidates, or a search for 10 results would find one file (unified search
+    shows one hit per file). Placed after the first ``size``, they do not change those ranks."""
+    head = ranked[:size]
+    seen = {x[0].path for x in head}
+    more = []
+    for x in ranked[size:]:
+        if x[0].path not in seen:
+            seen.add(x[0].path)
+            more.append(x)
+            if len(more) == size:
+                break
+    return head + more
+
+
 def code_channels(
     root: Path, query: str, pool: Pool, size: int, refresh_interval: float | None, want_code: bool, want_docs: bool,
     where=None,
@@ -399,7 +416,7 @@ def code_channels(
     kept = [(c, parts) for _, c, parts in scored if keep(c.path)]  # the index's own order
     where_key = lambda x: (x[0].path, x[0].start)  # noqa: E731  ties: by place, never by rowid
     ranked = {
-        "code_bm25": kept[:size],
+        "code_bm25": with_more_files(kept, size),
         "vectors": sorted((x for x in kept if x[1]["vector"] > 0), key=lambda x: (-x[1]["vector"], *where_key(x)))[:size],
         "symbols": sorted((x for x in kept if x[1]["symbol"] > 0), key=lambda x: (-x[1]["symbol"], *where_key(x)))[:size],
     }

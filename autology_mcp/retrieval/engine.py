@@ -309,15 +309,26 @@ def shortlist(ranked: list[str], pool: ch.Pool, size: int, per_family: int) -> l
     chosen = ranked[:size]
     taken = set(chosen)
     counts: dict[str, int] = {}
-    for key in chosen:
-        family = FAMILIES.get(pool.items[key].kind, "other")
+    files: set[str] = set()  # code and docs count by file: a file is one hit (one_per_file)
+
+    def count(key: str) -> None:
+        cand = pool.items[key]
+        family = FAMILIES.get(cand.kind, "other")
+        if family == "code":
+            if cand.path in files:
+                return
+            files.add(cand.path)
         counts[family] = counts.get(family, 0) + 1
+
+    for key in chosen:
+        count(key)
     for key in ranked[size:]:
-        family = FAMILIES.get(pool.items[key].kind, "other")
-        if counts.get(family, 0) < per_family and key not in taken:
+        cand = pool.items[key]
+        family = FAMILIES.get(cand.kind, "other")
+        if counts.get(family, 0) < per_family and key not in taken and not (family == "code" and cand.path in files):
             chosen.append(key)
             taken.add(key)
-            counts[family] = counts.get(family, 0) + 1
+            count(key)
     return chosen
 
 
@@ -341,9 +352,13 @@ def diversify(s: Search) -> None:
             return scored[key]["similarity"] >= floor or scored[key]["keyword"] > 0
         return any(parent in direct_above for parent in cand.meta.get("graph_parents", []))
 
-    above = [k for k in s.evidence if passes(k)]
-    s.below_floor = len(s.evidence) - len(above)
-    s.chosen_pool = above if above else s.evidence
+    above = one_per_file(sorted((k for k in s.evidence if passes(k)), key=lambda k: (-scored[k]["score"], k)), pool)
+    below = one_per_file(sorted((k for k in s.evidence if not passes(k)), key=lambda k: (-scored[k]["score"], k)), pool,
+                         taken={pool.items[k].path for k in above})
+    s.below_floor = len(below)
+    # The floor orders, it does not starve: when fewer than ``limit`` hits pass it, the best of the
+    # rest fill the list (a list BM25 would fill is never cut short by the floor).
+    s.chosen_pool = above + below[: max(0, s.limit - len(above))]
     by_score = sorted(s.chosen_pool, key=lambda k: (-scored[k]["score"], k))
     relevance = {k: scored[k]["score"] for k in by_score}
 
@@ -352,6 +367,21 @@ def diversify(s: Search) -> None:
         return location_similarity(ca.tree, cb.tree, ca.kind == cb.kind)
 
     s.order = mmr(by_score, relevance, diversity, s.cfg.mmr_lambda, s.limit)
+
+
+def one_per_file(keys: list[str], pool: ch.Pool, taken: set[str | None] | None = None) -> list[str]:
+    """``keys`` (best first) with only the first code or doc chunk of each file: a file is one hit, so
+    ``limit`` hits are ``limit`` files when that many match (its best chunk stands for it)."""
+    seen = set(taken or ())
+    kept = []
+    for key in keys:
+        cand = pool.items[key]
+        if cand.kind in ("code", "doc"):
+            if cand.path in seen:
+                continue
+            seen.add(cand.path)
+        kept.append(key)
+    return kept
 
 
 def cards_and_verdict(s: Search):

@@ -1,0 +1,58 @@
+"""Unified search's code results (issue 15): a file is one hit, so ``limit`` hits are ``limit`` files
+when that many match, and the similarity floor never cuts short a list that matches could fill."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from retrieval_fixtures import git, write
+
+from autology_mcp.code import service as code_index
+from autology_mcp.retrieval.engine import search
+
+RETRY_FUNCTION = '''
+
+def retry_backoff_{i}(call):
+    """Retry the call with exponential backoff, attempt {i}."""
+    for attempt in range(5):
+        try:
+            return call()
+        except TimeoutError:
+            backoff = 2 ** attempt  # retry backoff
+    raise TimeoutError("retry backoff exhausted")
+'''
+
+
+@pytest.fixture(scope="module")
+def flooded(tmp_path_factory) -> Path:
+    """One module of 40 functions all about retry backoff, and 12 modules that mention a retry once
+    in a long function: by fused rank alone, the big module's chunks fill the shortlist."""
+    root = tmp_path_factory.mktemp("code-results") / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write(root, "src/net/retrying.py", "".join(RETRY_FUNCTION.format(i=i) for i in range(40)))
+    body = "\n".join(f"    value = value * {j} + {j}  # step {j}" for j in range(40))
+    for i in range(12):
+        write(root, f"src/jobs/job_{i:02d}.py",
+              f"def run_job_{i}(value):\n    # no retry here, a failed job fails\n{body}\n    return value\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "jobs")
+    code_index.build_index(root)
+    return root
+
+
+def test_a_file_is_one_hit_and_limit_hits_are_limit_files(flooded: Path) -> None:
+    answer = search(flooded, "retry with backoff", scope=["code"], limit=10, max_tokens=100_000)
+    paths = [h["path"] for h in answer["hits"]]
+    assert paths[0] == "src/net/retrying.py"
+    assert len(paths) == len(set(paths)) == 10  # the big module once, then nine of the jobs
+
+
+def test_the_floor_does_not_starve_the_list(flooded: Path) -> None:
+    """The jobs match a query word once in a long chunk, which the floor finds weak; they still fill
+    the list, after the strong hit."""
+    answer = search(flooded, "retry with backoff", scope=["code"], limit=13, max_tokens=100_000)
+    paths = [h["path"] for h in answer["hits"]]
+    assert paths[0] == "src/net/retrying.py"
+    assert sorted(paths[1:]) == [f"src/jobs/job_{i:02d}.py" for i in range(12)]
