@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sqlite3
 import statistics
 import subprocess
 import time
@@ -35,6 +36,7 @@ from autology_mcp.code import service
 from autology_mcp.code.config import load_index_config
 from autology_mcp.code.layout import IndexLocation
 from autology_mcp.code.store import IndexDB
+from autology_mcp.common.text import code_query_words, split_camel
 from autology_mcp.common.text import code_query_words as query_words
 
 SKIP_PREFIXES = ("merge", "bump", "release", "revert", "version", "prepare", "pre-commit", "[pre-commit")
@@ -111,6 +113,59 @@ def ranked_grep_files(root: Path, files: list[str], subject: str) -> list[str]:
             scored.append((-distinct, -sum(counts), path))
     scored.sort()
     return [p for _, _, p in scored]
+
+
+_WORD = re.compile(r"[A-Za-z0-9]{2,}")
+
+
+def _plain_bm25(docs: list[tuple[str, str]], subject: str, code_aware: bool = False) -> list[str]:
+    """Keys of ``docs`` (key, text) by plain FTS5 BM25 (porter unicode61, the subject's words OR-ed),
+    best first, each key once. Plain: every word of the subject, text as it is. ``code_aware``:
+    camelCase split in the texts (``_`` and punctuation split already) and the query's stop words
+    dropped, as the code index's own BM25 column sees them, with none of its other ranking."""
+    if code_aware:
+        words = code_query_words(subject)
+        docs = [(key, split_camel(text)) for key, text in docs]
+    else:
+        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(subject)))
+    if not words or not docs:
+        return []
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(key UNINDEXED, body, tokenize = 'porter unicode61')")
+    conn.executemany("INSERT INTO t (key, body) VALUES (?, ?)", docs)
+    match = " OR ".join('"' + w + '"' for w in words)
+    ranked = [k for (k,) in conn.execute("SELECT key FROM t WHERE t MATCH ? ORDER BY bm25(t), key", (match,))]
+    conn.close()
+    return list(dict.fromkeys(ranked))
+
+
+def file_texts(root: Path, files: list[str]) -> list[tuple[str, str]]:
+    docs = []
+    for path in files:
+        try:
+            docs.append((path, (root / path).read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            continue
+    return docs
+
+
+def chunk_texts(root: Path) -> list[tuple[str, str]]:
+    """The index's own chunks, as (path, text)."""
+    cfg = load_index_config(root)
+    with IndexDB(IndexLocation.of(root, cfg).db, create=False) as db:
+        return db.conn.execute("SELECT path, text FROM chunks").fetchall()
+
+
+def bm25_baselines(root: Path, files: list[str], subject: str) -> dict[str, list[str]]:
+    """Plain BM25 over whole files and over the index's chunks (collapsed to files), as plain text and
+    code-aware: four baselines; the best of them on each metric is the one to beat."""
+    by_file, by_chunk = file_texts(root, files), chunk_texts(root)
+    return {
+        "bm25_files": _plain_bm25(by_file, subject),
+        "bm25_chunks": _plain_bm25(by_chunk, subject),
+        "bm25_files_code": _plain_bm25(by_file, subject, code_aware=True),
+        "bm25_chunks_code": _plain_bm25(by_chunk, subject, code_aware=True),
+    }
 
 
 def metrics(ranked: list[str], relevant: list[str]) -> dict:

@@ -9,7 +9,19 @@ appearance:
 - ``index``: ``autology_mcp.code.service.code_search`` (top 60 chunks), as in retrieval_eval.py;
 - ``unified``: ``autology_mcp.retrieval.search(scope=["code"], limit=50)`` with a token budget
   too large to cut anything (ranking quality);
-- ``grep``: retrieval_eval.py's grep-style baseline.
+- ``grep``: retrieval_eval.py's grep-style baseline;
+- four BM25 baselines (issue 15): plain FTS5 BM25 (porter unicode61, the subject's words OR-ed) over
+  whole files and over the index's chunks collapsed to files, each as plain text
+  (``bm25_files``, ``bm25_chunks``) and code-aware (camelCase split, stop words dropped:
+  ``bm25_files_code``, ``bm25_chunks_code``).
+
+Every ranker is also measured in the source view: its ranking with the non-source files (tests,
+docs, examples, changelogs: ``retrieval_eval.is_source``) taken out, so that a baseline is not
+penalised for ranking them (``source_view``).
+
+It also counts the queries where unified search at ``limit=10`` returns fewer distinct files than
+10 or than the files matching a query word (code-aware), whichever is smaller
+(``unified_limit10_short_lists``).
 
 File-level Recall@1/5/10 and MRR@10, means over the commits. The goal (issue 6): unified search
 with scope=code does at least as well as the index alone.
@@ -31,9 +43,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval_eval import (  # noqa: E402  (bench/ is not a package)
     git,
     indexed_files,
+    is_source,
     mean,
     metrics,
     prepare_history,
+    bm25_baselines,
     ranked_grep_files,
     ranked_index_files,
 )
@@ -44,10 +58,10 @@ NO_BUDGET = 1_000_000
 UNIFIED_LIMIT = 50  # autology_search's maximum
 
 
-def ranked_unified_files(root: Path, subject: str, scope: list[str]) -> tuple[list[str], str]:
+def ranked_unified_files(root: Path, subject: str, scope: list[str], limit: int = UNIFIED_LIMIT) -> tuple[list[str], str]:
     from autology_mcp.retrieval.engine import search
 
-    answer = search(root, subject, scope=scope, limit=UNIFIED_LIMIT, max_tokens=NO_BUDGET)
+    answer = search(root, subject, scope=scope, limit=limit, max_tokens=NO_BUDGET)
     seen: list[str] = []
     for hit in answer["hits"]:
         path = hit.get("path")
@@ -67,7 +81,10 @@ def main() -> int:
     args = ap.parse_args()
     scope = [s.strip() for s in args.scope.split(",") if s.strip()]
     name, work, head, commits = prepare_history(args.repo, args.workdir, args.commits)
-    rows: dict[str, list[dict]] = {"index": [], "unified": [], "grep": []}
+    rows: dict[str, list[dict]] = {name: [] for name in ("index", "unified", "grep", "bm25_files", "bm25_chunks",
+                                                         "bm25_files_code", "bm25_chunks_code")}
+    source_rows: dict[str, list[dict]] = {name: [] for name in rows}
+    short_lists = 0  # queries where unified search at limit 10 gave fewer files than match a query word
     ms: dict[str, list[float]] = {"index": [], "unified": []}
     verdicts: dict[str, int] = {}
     per_query = []
@@ -82,19 +99,33 @@ def main() -> int:
         by_unified, verdict = ranked_unified_files(work, c["subject"], scope)
         ms["unified"].append((time.perf_counter() - t) * 1000)
         verdicts[verdict] = verdicts.get(verdict, 0) + 1
-        by_grep = ranked_grep_files(work, indexed_files(work), c["subject"])
+        files = indexed_files(work)
+        by_grep = ranked_grep_files(work, files, c["subject"])
+        baselines = bm25_baselines(work, files, c["subject"])
+        top10, _ = ranked_unified_files(work, c["subject"], scope, limit=10)
+        short_lists += len(top10) < min(10, len(baselines["bm25_files_code"]))
         m = {"index": metrics(by_index, c["relevant"]), "unified": metrics(by_unified, c["relevant"]),
              "grep": metrics(by_grep, c["relevant"])}
+        m |= {name: metrics(ranked, c["relevant"]) for name, ranked in baselines.items()}
+        # The source view: every ranking with its non-source files (tests, docs, changelogs) taken
+        # out, so a baseline is not penalised for ranking them (issue 15's harder comparison).
+        rankings = {"index": by_index, "unified": by_unified, "grep": by_grep, **baselines}
+        for name, ranked in rankings.items():
+            source_rows[name].append(metrics([p for p in ranked if is_source(p)], c["relevant"]))
         for k, v in m.items():
             rows[k].append(v)
-        per_query.append({**c, "verdict": verdict, "index_top5": by_index[:5], "unified_top5": by_unified[:5], **m})
+        per_query.append({**c, "verdict": verdict, "index_top5": by_index[:5], "unified_top5": by_unified[:5],
+                          "unified_limit10_files": len(top10), **m})
         if args.per_query:
-            print(f"{c['commit'][:8]} idx {m['index']['mrr@10']:.2f} uni {m['unified']['mrr@10']:.2f} "
-                  f"grep {m['grep']['mrr@10']:.2f}  {c['subject']}", flush=True)
+            print(f"{c['commit'][:8]} " + " ".join(f"{k} {v['mrr@10']:.2f}" for k, v in m.items())
+                  + f"  {c['subject']}", flush=True)
     results = {
         "repo": name, "head": head, "commits": len(commits), "unified_scope": scope,
         "mean_relevant_files": round(statistics.fmean(len(c["relevant"]) for c in commits), 2),
         "index": mean(rows["index"]), "unified": mean(rows["unified"]), "grep_baseline": mean(rows["grep"]),
+        **{f"{name}_baseline": mean(rows[name]) for name in ("bm25_files", "bm25_chunks", "bm25_files_code", "bm25_chunks_code")},
+        "unified_limit10_short_lists": short_lists,
+        "source_view": {name: mean(r) for name, r in source_rows.items()},
         "query_ms_p50": {k: round(statistics.median(v), 1) for k, v in ms.items()},
         "unified_verdicts": verdicts,
     }
