@@ -352,21 +352,37 @@ def diversify(s: Search) -> None:
             return scored[key]["similarity"] >= floor or scored[key]["keyword"] > 0
         return any(parent in direct_above for parent in cand.meta.get("graph_parents", []))
 
-    above = one_per_file(sorted((k for k in s.evidence if passes(k)), key=lambda k: (-scored[k]["score"], k)), pool)
+    # A file's hit is its best chunk, preferring one that holds most of the query's words (grounded
+    # evidence, which the verdict looks for) over one that scores higher on the blend with fewer.
+    strong = s.cfg.grounded_min_keyword
+    above = one_per_file(
+        sorted((k for k in s.evidence if passes(k)), key=lambda k: (scored[k]["keyword"] <= strong, -scored[k]["score"], k)),
+        pool,
+    )
     below = one_per_file(sorted((k for k in s.evidence if not passes(k)), key=lambda k: (-scored[k]["score"], k)), pool,
                          taken={pool.items[k].path for k in above})
     s.below_floor = len(below)
-    # The floor orders, it does not starve: when fewer than ``limit`` hits pass it, the best of the
-    # rest fill the list (a list BM25 would fill is never cut short by the floor).
     s.chosen_pool = above + below[: max(0, s.limit - len(above))]
-    by_score = sorted(s.chosen_pool, key=lambda k: (-scored[k]["score"], k))
-    relevance = {k: scored[k]["score"] for k in by_score}
+    file_best: dict[str, float] = {}  # a file ranks by its best chunk, whichever chunk stands for it
+    for k in s.evidence:
+        cand = pool.items[k]
+        if cand.kind in ("code", "doc"):
+            file_best[cand.path] = max(file_best.get(cand.path, 0.0), scored[k]["score"])
+    relevance = {k: file_best.get(pool.items[k].path, scored[k]["score"]) if pool.items[k].kind in ("code", "doc")
+                 else scored[k]["score"] for k in above + below}
 
     def diversity(a: str, b: str) -> float:
         ca, cb = pool.items[a], pool.items[b]
         return location_similarity(ca.tree, cb.tree, ca.kind == cb.kind)
 
-    s.order = mmr(by_score, relevance, diversity, s.cfg.mmr_lambda, s.limit)
+    def ranked(keys: list[str], limit: int) -> list[str]:
+        by_score = sorted(keys, key=lambda k: (-relevance[k], k))
+        return mmr(by_score, relevance, diversity, s.cfg.mmr_lambda, limit)
+
+    # The floor orders, it does not starve: the hits that clear it come first, and when fewer than
+    # ``limit`` do, the best of the rest fill the list (a list BM25 would fill is never cut short).
+    s.order = ranked(above, s.limit)
+    s.order += ranked(below, s.limit - len(s.order))
 
 
 def one_per_file(keys: list[str], pool: ch.Pool, taken: set[str | None] | None = None) -> list[str]:
