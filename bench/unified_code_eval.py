@@ -130,6 +130,8 @@ def main() -> int:
         # Every third commit, oldest first (index 2, 5, ...), is held out: tune on the rest.
         "source_view_tuning": {name: mean([x for i, x in enumerate(r) if i % 3 != 2]) for name, r in source_rows.items()},
         "source_view_held_out": {name: mean([x for i, x in enumerate(r) if i % 3 == 2]) for name, r in source_rows.items()},
+        "all_view_tuning": {name: mean([x for i, x in enumerate(r) if i % 3 != 2]) for name, r in rows.items()},
+        "all_view_held_out": {name: mean([x for i, x in enumerate(r) if i % 3 == 2]) for name, r in rows.items()},
         "query_ms_p50": {k: round(statistics.median(v), 1) for k, v in ms.items()},
         "unified_verdicts": verdicts,
     }

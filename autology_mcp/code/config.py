@@ -43,9 +43,9 @@ DEFAULT_EXCLUDE = [
 ]
 DEFAULT_WEIGHTS = {"bm25": 1.0, "symbol": 0.35, "path": 0.25, "vector": 0.5, "recency": 0.0}
 DEFAULT_AREA_WEIGHTS = {
-    "**/tests/**": 0.8, "**/test/**": 0.8, "tests/**": 0.8, "test/**": 0.8, "**/test_*.py": 0.8,
-    "docs/**": 0.9, "doc/**": 0.9, "examples/**": 0.9, "**/CHANGES*": 0.7, "**/CHANGELOG*": 0.7,
-    "**/HISTORY*": 0.7, ".github/**": 0.75, "**/*.yaml": 0.85, "**/*.yml": 0.85, "**/*.toml": 0.85,
+    "**/tests/**": 0.6, "**/test/**": 0.6, "tests/**": 0.6, "test/**": 0.6, "**/test_*.py": 0.6,
+    "docs/**": 0.7, "doc/**": 0.7, "examples/**": 0.7, "**/CHANGES*": 0.5, "**/CHANGELOG*": 0.5,
+    "**/HISTORY*": 0.5, ".github/**": 0.75, "**/*.yaml": 0.85, "**/*.yml": 0.85, "**/*.toml": 0.85,
     "**/*.cfg": 0.85, "**/*.ini": 0.85,
 }
 ISOLATION_MODES = ("branch-worktree", "none")

@@ -95,6 +95,25 @@ def symbol_score(qwords: set[str], symbol: str | None) -> float:
     return common / (len(qwords) * len(sw)) ** 0.5 if common else 0.0
 
 
+# Words that ask for an area the default weights rank low, and how to recognise that area's patterns.
+ASKED_AREAS = (
+    (frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures"}), lambda p: "test" in p),
+    (frozenset({"doc", "docs", "documentation", "readme", "example", "examples", "tutorial"}),
+     lambda p: p.startswith(("docs/", "doc/", "examples/"))),
+    (frozenset({"changelog", "changes", "history", "news"}), lambda p: any(n in p for n in ("CHANGES", "CHANGELOG", "HISTORY"))),
+)
+
+
+def area_weights_for(area_weights: dict[str, float], qwords: list[str]) -> dict[str, float]:
+    """The area weights for one query: tests, docs and changelogs rank below source unless the query
+    asks for them (a word like "test", "docs" or "changelog"); then their patterns weigh 1."""
+    words = set(qwords)
+    asked = [is_area for triggers, is_area in ASKED_AREAS if words & triggers]
+    if not asked:
+        return area_weights
+    return {p: (1.0 + w) / 2 if any(is_area(p) for is_area in asked) else w for p, w in area_weights.items()}
+
+
 def area_weight(path: str, area_weights: dict[str, float]) -> float:
     return _area_weight(path, tuple(sorted(area_weights.items())))
 
@@ -191,10 +210,11 @@ def score_candidates(db: IndexDB, cfg: IndexConfig, qwords: list[str], query: st
     qvec = sparse_vector(query, cfg.dimension, cfg.max_bigrams)
     path_cache: dict[str, tuple[float, float]] = {}
     sim_memo: dict[tuple[str, str], float] = {}
+    area_weights = area_weights_for(cfg.area_weights, qwords)
     scored = []
     for c in live:
         if c.path not in path_cache:
-            path_cache[c.path] = (path_score(qwords, c.path, sim_memo), area_weight(c.path, cfg.area_weights))
+            path_cache[c.path] = (path_score(qwords, c.path, sim_memo), area_weight(c.path, area_weights))
         pscore, prior = path_cache[c.path]
         vscore = max(0.0, cosine_sparse_dense(qvec, c.vector)) if len(c.vector) == 4 * cfg.dimension else 0.0
         parts = {

@@ -120,3 +120,23 @@ def test_ties_at_the_candidate_cut_do_not_depend_on_build_history(repo: Path):
     assert [h["path"] for h in incremental] == [h["path"] for h in fresh]
     assert [h["path"] for h in fresh] == [f"pkg/t{i:02d}.py" for i in range(10)]
     assert config_from_dict({"candidates": 10}).candidates == 10
+
+
+def test_tests_docs_and_changelogs_rank_below_source_unless_asked_for():
+    from autology_mcp.code.config import DEFAULT_AREA_WEIGHTS
+    from autology_mcp.code.query import area_weight, area_weights_for
+
+    plain = area_weights_for(DEFAULT_AREA_WEIGHTS, ["retry", "backoff"])
+    assert plain is DEFAULT_AREA_WEIGHTS
+    assert area_weight("tests/test_retry.py", plain) == 0.6
+    assert area_weight("docs/retry.md", plain) == 0.7
+    assert area_weight("CHANGES.rst", plain) == 0.5
+    assert area_weight("src/retry.py", plain) == 1.0
+    asked = area_weights_for(DEFAULT_AREA_WEIGHTS, ["retry", "tests"])
+    assert area_weight("tests/test_retry.py", asked) == 0.8  # halfway to 1
+    assert area_weight("docs/retry.md", asked) == 0.7  # not asked for
+    asked = area_weights_for(DEFAULT_AREA_WEIGHTS, ["changelog", "docs"])
+    assert area_weight("CHANGES.rst", asked) == 0.75
+    assert area_weight("docs/retry.md", asked) == 0.85
+    assert area_weight("tests/test_retry.py", asked) == 0.6
+
