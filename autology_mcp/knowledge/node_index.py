@@ -523,47 +523,6 @@ class NodeIndex:
         with self._lock:
             return [r[0] for r in self.conn.execute("SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ?", (match,))]
 
-    def scored_rows(
-        self,
-        match: str,
-        weights: tuple[float, float, float],
-        rowids: list[int] | None,
-        node_type: str | None,
-        tags: tuple[str, ...],
-    ) -> list[tuple[int, str, str, str, float]]:
-        """(rowid, id, status, modified, BM25) of the nodes matching the FTS5 expression, among
-        ``rowids`` when given (BM25 is then computed for those rows only), type and tags filtered."""
-        bm25 = "-bm25(nodes_fts, {!r}, {!r}, {!r})".format(*(float(w) for w in weights))  # literal: faster
-        where, params = self._filters(node_type, tags)
-        among = ""
-        if rowids is not None:
-            # ``+rowid``: FTS5 walks its matches once and SQLite keeps the listed ones (a plain
-            # ``rowid IN`` would start a new full-text query per listed rowid, ~20 us each).
-            among = " AND +rowid IN (SELECT value FROM json_each(?))"
-            params = [json.dumps(rowids), *params]
-        # Scored in FTS5 first, then joined: joining inside the full-text scan would look up every
-        # match's node row before the ``among`` filter drops most of them.
-        sql = (
-            f"WITH s AS MATERIALIZED (SELECT rowid, {bm25} AS score FROM nodes_fts WHERE nodes_fts MATCH ?{among})"
-            f" SELECT n.rowid, n.id, n.status, n.modified, s.score FROM s JOIN nodes n ON n.rowid = s.rowid"
-            f" WHERE 1 = 1{where}"
-        )
-        with self._lock:
-            return self.conn.execute(sql, (match, *params)).fetchall()
-
-    def rowids_matching(self, match: str, rowids: list[int]) -> set[int]:
-        """The rowids among ``rowids`` of the nodes matching the FTS5 expression."""
-        # ``+rowid`` keeps FTS5 from seeking each listed rowid (a full query per seek, ~20 us each):
-        # it walks the expression's matches once and SQLite keeps those in the list.
-        with self._lock:
-            return {
-                r[0]
-                for r in self.conn.execute(
-                    "SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))",
-                    (match, json.dumps(rowids)),
-                )
-            }
-
     def nodes_by_rowid(self, rowids: list[int]) -> dict[int, KnowledgeNode]:
         marks = ",".join("?" * len(rowids))
         with self._lock:
