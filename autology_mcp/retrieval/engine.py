@@ -333,7 +333,8 @@ def shortlist(ranked: list[str], pool: ch.Pool, size: int, per_family: int) -> l
 
 
 def diversify(s: Search) -> None:
-    """The evidence above the similarity floor, re-ranked by MMR for diversity, cut to the limit.
+    """The evidence, one hit per file, re-ranked by MMR for diversity, cut to the limit: first what
+    clears the similarity floor, then, when that is fewer than the limit, the best of the rest.
 
     Evidence is something of the query in the text, or reached through the graph from evidence. The
     floor applies to direct evidence; a node the graph brought in (neighbour, referencing node,
@@ -386,8 +387,8 @@ def diversify(s: Search) -> None:
 
 
 def one_per_file(keys: list[str], pool: ch.Pool, taken: set[str | None] | None = None) -> list[str]:
-    """``keys`` (best first) with only the first code or doc chunk of each file: a file is one hit, so
-    ``limit`` hits are ``limit`` files when that many match (its best chunk stands for it)."""
+    """``keys`` with only the first code or doc chunk of each file (none of a file in ``taken``): a
+    file is one hit, so ``limit`` hits are ``limit`` files when that many match."""
     seen = set(taken or ())
     kept = []
     for key in keys:
