@@ -106,7 +106,7 @@ ASKED_AREAS = (
 
 def area_weights_for(area_weights: dict[str, float], qwords: list[str]) -> dict[str, float]:
     """The area weights for one query: tests, docs and changelogs rank below source unless the query
-    asks for them (a word like "test", "docs" or "changelog"); then their patterns weigh 1."""
+    asks for them (a word like "test", "docs" or "changelog"); then their weights go halfway to 1."""
     words = set(qwords)
     asked = [is_area for triggers, is_area in ASKED_AREAS if words & triggers]
     if not asked:

@@ -35,9 +35,9 @@ from autology_mcp.knowledge.models import KnowledgeNode
 from autology_mcp.knowledge.search import search_nodes
 from autology_mcp.retrieval.candidates import Candidate, is_doc_path
 
-# title, content, tags. autology_query weighs them 10 / 1 / 5; here the title/tags channel already
-# rewards title matches, and on the judged knowledge queries (bench/knowledge_eval.py) 2 / 1 / 1
-# ranked better (nDCG@10 0.801 -> 0.807).
+# title, content, tags, for the node_title_tags channel's BM25 (node_bm25 is autology_query's own
+# ranking). Chosen when it weighed the old node_bm25 channel too: on the judged knowledge queries
+# (bench/knowledge_eval.py) 2 / 1 / 1 ranked better than 10 / 1 / 5 (nDCG@10 0.801 -> 0.807).
 NODE_BM25_WEIGHTS = (2.0, 1.0, 1.0)
 from autology_mcp.knowledge.store import NodeStore
 

@@ -307,7 +307,6 @@ def shortlist(ranked: list[str], pool: ch.Pool, size: int, per_family: int) -> l
     BrighterCommand/Brighter's ADRs, the right record fell out of the top 10 for most queries once
     the code was indexed: bench/mixed_store_eval.py). The blend score then ranks the shortlist."""
     chosen = ranked[:size]
-    taken = set(chosen)
     counts: dict[str, int] = {}
     files: set[str] = set()  # code and docs count by file: a file is one hit (one_per_file)
 
@@ -325,9 +324,8 @@ def shortlist(ranked: list[str], pool: ch.Pool, size: int, per_family: int) -> l
     for key in ranked[size:]:
         cand = pool.items[key]
         family = FAMILIES.get(cand.kind, "other")
-        if counts.get(family, 0) < per_family and key not in taken and not (family == "code" and cand.path in files):
+        if counts.get(family, 0) < per_family and not (family == "code" and cand.path in files):
             chosen.append(key)
-            taken.add(key)
             count(key)
     return chosen
 
