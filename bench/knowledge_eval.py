@@ -93,6 +93,20 @@ def mean(rows: list[dict[str, float]]) -> dict[str, float]:
 # ------------------------------------------------------------------------------ rankers
 
 
+def write_store(root: Path, nodes) -> None:
+    """``nodes`` (KnowledgeNode) as files in a new store at ``root``, its cache built: benchmark data
+    written straight to the store, without the capture tool's checks."""
+    from autology_mcp.knowledge.markdown import render_node
+    from autology_mcp.knowledge.store import NodeStore
+
+    store = NodeStore(root, durable=False)
+    store.init()
+    for node in nodes:
+        (store.paths.type_dir(node.type) / f"{node.id}.md").write_text(render_node(node), encoding="utf-8")
+    store.rebuild()
+    store.close()
+
+
 class PlainBM25:
     """FTS5 BM25 over title + content + tags, no boosts: the baseline."""
 

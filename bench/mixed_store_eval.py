@@ -44,14 +44,12 @@ import yaml
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from knowledge_eval import PlainBM25, mrr_at_k  # noqa: E402
+from knowledge_eval import PlainBM25, mrr_at_k, write_store  # noqa: E402
 
 from autology_mcp.code import service as code_index  # noqa: E402
 from autology_mcp.code.config import DEFAULT_EXCLUDE  # noqa: E402
-from autology_mcp.knowledge.markdown import render_node  # noqa: E402
 from autology_mcp.knowledge.models import KnowledgeNode, new_id  # noqa: E402
 from autology_mcp.knowledge.service import Autology  # noqa: E402
-from autology_mcp.knowledge.store import NodeStore  # noqa: E402
 from autology_mcp.retrieval.engine import search  # noqa: E402
 
 ADR_DIR = "docs/adr/"
@@ -117,16 +115,10 @@ def build_project(repo: Path, workdir: Path) -> tuple[Path, dict[str, str]]:
     if project.exists():
         shutil.rmtree(project)
     subprocess.run(["git", "clone", "-q", "--shared", str(repo), str(project)], check=True)
-    store = NodeStore(project, durable=False)
-    store.init()
     when = datetime(2026, 1, 1, tzinfo=UTC)
-    ids = {}
-    for path in sorted((project / ADR_DIR).glob("*.md")):
-        node = adr_node(path, when)
-        (store.paths.type_dir("decision") / f"{node.id}.md").write_text(render_node(node), encoding="utf-8")
-        ids[path.relative_to(project).as_posix()] = node.id
-    store.rebuild()
-    store.close()
+    nodes = {path.relative_to(project).as_posix(): adr_node(path, when) for path in sorted((project / ADR_DIR).glob("*.md"))}
+    write_store(project, list(nodes.values()))
+    ids = {rel: node.id for rel, node in nodes.items()}
     excluded = [*DEFAULT_EXCLUDE, "docs/adr/**"]  # the ADRs are the nodes; what competes is the rest
     (project / ".autology" / "config.toml").write_text(f"[index]\nexclude_globs = {json.dumps(excluded)}\n")
     started = time.perf_counter()

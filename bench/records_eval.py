@@ -42,12 +42,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from knowledge_eval import PlainBM25  # noqa: E402
+from knowledge_eval import PlainBM25, write_store  # noqa: E402
 
-from autology_mcp.knowledge.markdown import render_node  # noqa: E402
 from autology_mcp.knowledge.models import KnowledgeNode, new_id  # noqa: E402
 from autology_mcp.knowledge.service import Autology  # noqa: E402
-from autology_mcp.knowledge.store import NodeStore  # noqa: E402
 from autology_mcp.retrieval.engine import search  # noqa: E402
 
 CONTENT_LIMIT = 200_000
@@ -95,16 +93,6 @@ def pep_nodes(peps: Path) -> dict[int, KnowledgeNode]:
             tags=[t for t in tags if t], created=when, modified=when, source="manual",
         )
     return nodes
-
-
-def write_store(root: Path, nodes: list[KnowledgeNode]) -> None:
-    """The nodes as files in a new store at ``root``, its cache built."""
-    store = NodeStore(root, durable=False)
-    store.init()
-    for node in nodes:
-        (store.paths.type_dir(node.type) / f"{node.id}.md").write_text(render_node(node), encoding="utf-8")
-    store.rebuild()
-    store.close()
 
 
 # ------------------------------------------------------------------------------ the queries
