@@ -90,6 +90,22 @@ async def test_deleting_the_cache_while_serving_is_recovered(connect, root):
     assert_graph_index_matches_files(root)
 
 
+async def test_an_internal_error_reaches_the_model_with_its_cause_not_a_bare_message(connect, autology, monkeypatch):
+    """A bug or a broken disk is not a core error, but the model still reads what failed."""
+    import sqlite3
+
+    def broken(*args, **kwargs):
+        raise sqlite3.OperationalError("no such table: nodes")
+
+    monkeypatch.setattr(autology, "query", broken)
+    async with connect() as client:
+        result = await client.call_tool("autology_query", {"query": "auth"})
+    assert result.is_error
+    text = result.content[0].text
+    assert "OperationalError: no such table: nodes" in text and "autology doctor" in text
+    assert text.strip() != "Error executing tool autology_query"  # what the SDK says of an unexpected exception
+
+
 async def test_capture(connect, root):
     async with connect() as client:
         result = ok(

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from autology_mcp.common.sqlite import connect_wal, retry_locked
 from autology_mcp.common.text import NODE_FTS_TOKENIZER
 from autology_mcp.knowledge.models import KnowledgeNode, RelationRecord
 from autology_mcp.knowledge.references import reference_path
@@ -106,25 +107,30 @@ class NodeIndex:
 
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
-        conn.execute("PRAGMA busy_timeout = 30000")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        version = None
+        conn = connect_wal(self.path)
         try:
-            version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        except sqlite3.OperationalError:
             version = None
-        if version is not None and version[0] != SCHEMA_VERSION:
+            try:
+                version = retry_locked(
+                    lambda: conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+                )
+            except sqlite3.OperationalError:
+                version = None  # no meta table yet: a new database
+            if version is not None and version[0] != SCHEMA_VERSION:
+                conn.close()
+                self._delete_files()
+                return self._open()
+            retry_locked(lambda: conn.executescript(_SCHEMA))
+            retry_locked(
+                lambda: conn.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?), ('generation', '0'),"
+                    " ('relations_generation', '0')",
+                    (SCHEMA_VERSION,),
+                )
+            )
+        except BaseException:
             conn.close()
-            self._delete_files()
-            return self._open()
-        conn.executescript(_SCHEMA)
-        conn.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?), ('generation', '0'),"
-            " ('relations_generation', '0')",
-            (SCHEMA_VERSION,),
-        )
+            raise
         return conn
 
     def _delete_files(self) -> None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from autology_mcp.common.errors import NotFoundError, StorageError
 from autology_mcp.common.fsutil import WriteLock, atomic_write, read_text, remove_file
 from autology_mcp.common.paths import ProjectPaths
+from autology_mcp.common.sqlite import is_damaged
 from autology_mcp.knowledge.lease import watched
 from autology_mcp.knowledge.graph import (
     build_graph,
@@ -133,6 +134,8 @@ class NodeStore:
             self.index.check()
             return False
         except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc):  # busy or locked: another process is at work, which is not damage
+                raise StorageError(str(self.paths.node_db), f"cannot check the cache database: {exc}") from exc
             with self.lock.hold():
                 log.warning("cache database %s is damaged (%s); rebuilding it from the node files", self.paths.node_db, exc)
                 self._reopen_index(discard=True)
@@ -166,6 +169,8 @@ class NodeStore:
                 index.check()
             return index
         except sqlite3.DatabaseError as exc:
+            if not is_damaged(exc):  # never delete a database another process is creating or writing
+                raise StorageError(str(self.paths.node_db), f"cannot open the cache database: {exc}") from exc
             log.warning("cache database %s is damaged (%s); rebuilding it from the node files", self.paths.node_db, exc)
             for suffix in ("", "-wal", "-shm"):
                 Path(str(self.paths.node_db) + suffix).unlink(missing_ok=True)

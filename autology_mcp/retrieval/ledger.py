@@ -26,20 +26,19 @@ import logging
 import os
 import sqlite3
 import threading
-import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from autology_mcp.common.errors import StorageError, ValidationError
 from autology_mcp.common.paths import ProjectPaths
+from autology_mcp.common.sqlite import connect_wal, retry_locked
 
 if TYPE_CHECKING:
     from autology_mcp.knowledge.service import Autology, StatusResult
 
 log = logging.getLogger("autology.ledger")
-T = TypeVar("T")
 
 VERDICTS = ("grounded", "weak", "ambiguous", "no_evidence")
 CLAIM_OUTCOMES = ("supported", "unsupported", "unresolved")
@@ -94,14 +93,11 @@ class _Connection:
             return None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+            conn = connect_wal(self.path, _BUSY_TIMEOUT_MS)
         except (OSError, sqlite3.Error) as exc:
             raise StorageError(str(self.path), f"cannot open the ledger: {exc}") from exc
         try:
-            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-            _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL"))
-            conn.execute("PRAGMA synchronous = NORMAL")
-            _retry_locked(lambda: conn.executescript(_SCHEMA))
+            retry_locked(lambda: conn.executescript(_SCHEMA), _BUSY_TIMEOUT_MS)
         except sqlite3.Error as exc:
             conn.close()
             raise StorageError(str(self.path), f"cannot open the ledger: {exc}") from exc
@@ -132,25 +128,6 @@ def _connection(root: Path) -> _Connection:
         return conn
 
 
-def _retry_locked(step: Callable[[], T]) -> T:
-    """Run ``step``, retrying while SQLite says the database is locked.
-
-    ``busy_timeout`` covers ordinary lock waits, but SQLite returns SQLITE_BUSY at once, without
-    calling the busy handler, in a few cases (two connections switching a new file to WAL, a
-    read transaction that must be upgraded, WAL recovery). Those are short: retry for a while.
-    """
-    deadline = time.monotonic() + _BUSY_TIMEOUT_MS / 1000
-    delay = 0.001
-    while True:
-        try:
-            return step()
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
-                raise
-        time.sleep(delay)
-        delay = min(delay * 2, 0.05)
-
-
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
@@ -177,7 +154,7 @@ def _add(root: Path, kind: str, counts: Mapping[str, int]) -> None:
                     conn.execute("ROLLBACK")
                     raise
 
-            _retry_locked(transaction)
+            retry_locked(transaction, _BUSY_TIMEOUT_MS)
     except (StorageError, sqlite3.Error, OSError) as exc:
         log.warning("could not record %s counts in %s: %s", kind, handle.path, exc)
 
@@ -232,8 +209,9 @@ def counters(root: Path) -> dict[str, Any]:
         with handle.lock:
             conn = handle.get(create=False)
             if conn is not None:
-                rows = _retry_locked(
-                    lambda: conn.execute("SELECT kind, name, count, first, last FROM counters").fetchall()
+                rows = retry_locked(
+                    lambda: conn.execute("SELECT kind, name, count, first, last FROM counters").fetchall(),
+                    _BUSY_TIMEOUT_MS,
                 )
     except (StorageError, sqlite3.Error) as exc:
         log.warning("could not read the ledger %s: %s", handle.path, exc)

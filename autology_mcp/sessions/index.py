@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autology_mcp.common.errors import StorageError
+from autology_mcp.common.sqlite import connect_wal, is_damaged, retry_locked
 from autology_mcp.common.paths import ProjectPaths
 from autology_mcp.common.text import SESSION_FTS_TOKENIZER
 from autology_mcp.sessions.paths import sessions_dir
@@ -58,14 +59,6 @@ class Doc:
     turn_end: int
 
 
-def is_damaged(exc: sqlite3.Error) -> bool:
-    """A database error that rebuilding fixes (not a busy or locked database, which waiting fixes)."""
-    if isinstance(exc, sqlite3.OperationalError):
-        text = str(exc).lower()
-        return not ("locked" in text or "busy" in text or "disk i/o" in text or "readonly" in text)
-    return isinstance(exc, sqlite3.DatabaseError)
-
-
 def _signature(st: os.stat_result) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
 
@@ -97,20 +90,21 @@ class SessionIndex:
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        conn = connect_wal(self.path)
         try:
-            conn.execute("PRAGMA busy_timeout = 30000")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
             row = None
             try:
-                row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+                row = retry_locked(lambda: conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone())
             except sqlite3.OperationalError:
-                row = None
+                row = None  # no meta table yet: a new database
             if row is not None and row[0] != SCHEMA_VERSION:
                 raise sqlite3.DatabaseError("old schema")
-            conn.executescript(_SCHEMA)
-            conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+            retry_locked(lambda: conn.executescript(_SCHEMA))
+            retry_locked(
+                lambda: conn.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+                )
+            )
         except BaseException:
             conn.close()
             raise

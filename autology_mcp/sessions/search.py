@@ -27,7 +27,8 @@ from pathlib import Path
 from autology_mcp.common.errors import StorageError
 from autology_mcp.common.text import node_query_terms
 from autology_mcp.sessions.config import SessionsConfig, load_sessions_config
-from autology_mcp.sessions.index import SessionIndex, is_damaged
+from autology_mcp.common.sqlite import is_damaged
+from autology_mcp.sessions.index import SessionIndex
 from autology_mcp.sessions.paths import sessions_dir
 
 LIMIT_MAX = 200
