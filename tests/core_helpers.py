@@ -113,3 +113,29 @@ def write_node_file(
         encoding="utf-8",
     )
     return node_id, path
+
+
+def hostile_node_files(node_id: str) -> dict[str, tuple[str | int, str]]:
+    """Node files an attacker (or a broken tool) could commit: name -> (text, or a size in bytes for a
+    sparse file of that size; words of the reason the store must give)."""
+    head = f"---\nid: {node_id}\ntype: concept\ntitle: Hostile\nmodified: 2026-01-01T00:00:00Z\n"
+    bomb = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    bomb += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    return {
+        "alias-bomb": (head + "extra:\n" + "".join(f"  {line}\n" for line in bomb) + "---\nBody.\n", "aliases"),
+        "deep-flow": (head + "deep: " + "[" * 100_000 + "]" * 100_000 + "\n---\n", "nested"),
+        "deep-block": (head + "deep:\n  " + "- " * 100_000 + "x\n---\n", "nested or indented"),
+        "deep-maps": (head + "deep:" + "".join("\n" + " " * i + f"k{i}:" for i in range(1, 400)) + " x\n---\n", "nested or indented"),
+        "huge-extra": (head + "blob: " + "x" * 100_000 + "\n---\n", "unknown frontmatter keys"),
+        "huge-file": (50 * 1024 * 1024, "limit for a node file"),
+    }
+
+
+def write_hostile(path: Path, text_or_size: str | int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text_or_size, int):
+        with open(path, "wb") as handle:  # sparse: the size is what matters, not the disk it takes
+            handle.write(b"---\n")
+            handle.truncate(text_or_size)
+    else:
+        path.write_text(text_or_size, encoding="utf-8")

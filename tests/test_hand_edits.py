@@ -11,7 +11,7 @@ import json
 import anyio
 import pytest
 import yaml
-from core_helpers import write_node_file
+from core_helpers import hostile_node_files, write_hostile, write_node_file
 
 from autology_mcp.cli.main import main
 from autology_mcp.knowledge.models import new_id
@@ -39,11 +39,15 @@ def hand_written_store(root, autology):
         f"{NODES}/concepts/binary.md": (None, "malformed", "not UTF-8"),
         f"{NODES}/patterns/copy-of-a-node.md": ("COPY", "duplicate_id", f"duplicate id {copied}"),
     }
+    for name, (text, words) in hostile_node_files(new_id()).items():  # what an attacker could commit
+        files[f"{NODES}/concepts/hostile-{name}.md"] = (text, "malformed", words)
     for rel, (text, _kind, _words) in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         if text is None:
             path.write_bytes(b"---\nid: \xff\xfe\n---\n")
+        elif isinstance(text, int):
+            write_hostile(path, text)
         elif text == "COPY":
             path.write_bytes((root / f"{NODES}/patterns/{copied}.md").read_bytes().replace(b"the original", b"the copy"))
         else:

@@ -8,6 +8,7 @@ wrote or edited by hand: missing optional fields get defaults, unknown frontmatt
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 from functools import cache
@@ -49,6 +50,15 @@ KNOWN_KEYS = (
     "references",
 )
 
+# Caps on what a node file written by hand (or pulled from a teammate) may hold: docs/limits.md.
+MAX_NODE_FILE_BYTES = 4 * 1024 * 1024  # the default; [tool.autology.store] max_node_file_bytes
+MAX_FRONTMATTER_DEPTH = 32  # lists and maps nested in the frontmatter
+MAX_INDENT = 256  # leading spaces and '- ' markers on one frontmatter line (bounds block nesting)
+MAX_EXTRA_BYTES = 64 * 1024  # the unknown frontmatter keys' values, as JSON
+
+_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
+_LONG_PREFIX = re.compile(r"^[ \t?:-]{%d}" % MAX_INDENT, re.MULTILINE)
+
 _WIKILINK_LINE = re.compile(r"^- \[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]\s*$")
 _UUID_LIKE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
@@ -82,7 +92,56 @@ def _yaml() -> tuple[ModuleType, ModuleType, Any, Any]:
         pass
 
     Dumper.add_representer(_Timestamp, lambda d, v: d.represent_scalar("tag:yaml.org,2002:timestamp", str(v)))
-    return yaml, frontmatter, Dumper, YAMLHandler()
+
+    try:  # the C parser is ~10x faster than the pure-Python one
+        base_loader = yaml.CSafeLoader
+    except AttributeError:  # pragma: no cover
+        base_loader = yaml.SafeLoader
+
+    class Loader(base_loader):  # type: ignore[misc, valid-type]
+        """The safe loader, refusing aliases: a few lines of nested aliases (a "billion laughs")
+        expand to gigabytes once the node is copied or serialised. A node needs none."""
+
+        def construct_object(self, node: Any, deep: bool = False) -> Any:
+            if node in self.constructed_objects:  # the second use of one node: an alias (*name)
+                raise yaml.constructor.ConstructorError(
+                    None, None, "YAML aliases (*name) are not allowed in a node's frontmatter", node.start_mark
+                )
+            return super().construct_object(node, deep)
+
+    class Handler(YAMLHandler):
+        def load(self, fm: str, **kwargs: object) -> Any:
+            problem = _shape_problem(fm)
+            if problem:
+                raise MalformedNodeError(problem)
+            return yaml.load(fm, Loader=Loader)  # noqa: S506 (a safe loader)
+
+    return yaml, frontmatter, Dumper, Handler()
+
+
+def _shape_problem(fm: str) -> str | None:
+    """Why the frontmatter text is refused before YAML sees it, or None.
+
+    libyaml recurses once per nesting level and crashes the process (a segfault, not an exception)
+    at some tens of thousands of levels, and parses deep flow nesting in quadratic time: so the
+    depth is bounded on the raw text first. Flow nesting is counted by brackets outside quotes;
+    block nesting needs at least one leading space or '- ' per level, so a bounded line prefix
+    bounds it.
+    """
+    if _LONG_PREFIX.search(fm):
+        return f"frontmatter nested or indented more than {MAX_INDENT} characters deep"
+    if fm.count("[") + fm.count("{") <= MAX_FRONTMATTER_DEPTH:
+        return None
+    depth = deepest = 0
+    for char in _NOT_A_BRACKET.sub("", fm):  # every bracket counts, quoted or not: a bound, not a parse
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+    if deepest > MAX_FRONTMATTER_DEPTH:
+        return f"frontmatter nested {deepest} levels deep (at most {MAX_FRONTMATTER_DEPTH})"
+    return None
 
 
 def _yaml_dump(data: dict[str, Any]) -> str:
@@ -222,6 +281,10 @@ def parse_node(text: str, fallback_time: datetime | None = None) -> KnowledgeNod
         where = f" at line {mark.line + 2}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise MalformedNodeError(f"invalid YAML frontmatter{where}: {problem}") from None
+    except MalformedNodeError:
+        raise
+    except RecursionError:
+        raise MalformedNodeError(f"frontmatter nested too deeply (at most {MAX_FRONTMATTER_DEPTH} levels)") from None
     except ValueError as exc:
         raise MalformedNodeError(f"cannot split frontmatter: {exc}") from None
     if not metadata:
@@ -250,6 +313,13 @@ def parse_node(text: str, fallback_time: datetime | None = None) -> KnowledgeNod
     tags = _tags_from_file(metadata.get("tags"))
     content = _body_content(body, title, {r.target for r in relations})
     extra = {k: v for k, v in metadata.items() if k not in KNOWN_KEYS}
+    if extra:
+        size = len(json.dumps(extra, ensure_ascii=False, default=str))
+        if size > MAX_EXTRA_BYTES:
+            raise MalformedNodeError(
+                f"unknown frontmatter keys ({', '.join(map(str, list(extra)[:5]))}) hold {size:,} bytes"
+                f" (at most {MAX_EXTRA_BYTES:,})"
+            )
     return KnowledgeNode(
         id=node_id,
         type=node_type,

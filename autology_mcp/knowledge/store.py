@@ -19,10 +19,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autology_mcp.common.errors import NotFoundError, StorageError
+from autology_mcp.common.config import section
+from autology_mcp.common.errors import NotFoundError, StorageError, ValidationError
 from autology_mcp.common.fsutil import WriteLock, atomic_write, read_text, remove_file
 from autology_mcp.common.paths import ProjectPaths
 from autology_mcp.common.sqlite import is_damaged
@@ -34,7 +36,7 @@ from autology_mcp.knowledge.graph import (
     relation_line,
     render_graph_index_lines,
 )
-from autology_mcp.knowledge.markdown import MalformedNodeError, parse_node, render_node
+from autology_mcp.knowledge.markdown import MAX_NODE_FILE_BYTES, MalformedNodeError, parse_node, render_node
 from autology_mcp.knowledge.models import NODE_TYPES, KnowledgeNode, Relation, utc_now, validate_id
 from autology_mcp.knowledge.node_index import NodeIndex
 
@@ -103,6 +105,33 @@ class NodeStore:
         self._db_id = self._db_identity()
 
     # ------------------------------------------------------------------ setup
+
+    @cached_property
+    def max_file_bytes(self) -> int:
+        """The size over which a node file is skipped as malformed, unread:
+        ``[tool.autology.store] max_node_file_bytes`` (default 4 MiB; docs/limits.md)."""
+        try:
+            value = section(self.root, "store").get("max_node_file_bytes", MAX_NODE_FILE_BYTES)
+        except (ValidationError, StorageError) as exc:
+            log.warning("%s; node files are capped at %s bytes", exc, MAX_NODE_FILE_BYTES)
+            return MAX_NODE_FILE_BYTES
+        if isinstance(value, bool) or not isinstance(value, int) or value < 65_536:
+            log.warning(
+                "[tool.autology.store] max_node_file_bytes must be a whole number of at least 65536, got %r;"
+                " node files are capped at %s bytes",
+                value,
+                MAX_NODE_FILE_BYTES,
+            )
+            return MAX_NODE_FILE_BYTES
+        return value
+
+    def _too_big(self, size: int) -> str | None:
+        if size <= self.max_file_bytes:
+            return None
+        return (
+            f"the file is {size:,} bytes, over the {self.max_file_bytes:,}-byte limit for a node file"
+            " ([tool.autology.store] max_node_file_bytes); it was not read"
+        )
 
     def _db_identity(self) -> tuple[int, int] | None:
         try:
@@ -278,11 +307,12 @@ class NodeStore:
                 return "removed", bool(old_node.relations)
             return "removed", False
         abs_path = self.abs(rel_path)
-        try:
-            node = parse_node(read_text(abs_path), fallback_time=_file_time(stat))
-            error = None
-        except (MalformedNodeError, StorageError) as exc:
-            node, error = None, getattr(exc, "reason", str(exc))
+        node, error = None, self._too_big(stat.st_size)
+        if error is None:
+            try:
+                node = parse_node(read_text(abs_path), fallback_time=_file_time(stat))
+            except (MalformedNodeError, StorageError) as exc:
+                error = getattr(exc, "reason", str(exc))
         if node is not None:
             holder = self.index.node_path(node.id)
             if holder and holder != rel_path and self.abs(holder).exists():
@@ -606,7 +636,11 @@ class NodeStore:
         rel_path = self._locate(node_id)
         try:
             abs_path = self.abs(rel_path)
-            node = parse_node(read_text(abs_path), fallback_time=_file_time(abs_path.stat()))
+            stat = abs_path.stat()
+            too_big = self._too_big(stat.st_size)
+            if too_big:
+                raise MalformedNodeError(too_big)
+            node = parse_node(read_text(abs_path), fallback_time=_file_time(stat))
         except MalformedNodeError as exc:
             raise StorageError(str(self.abs(rel_path)), f"the node file is malformed and cannot be changed: {exc}")
         except FileNotFoundError:
@@ -631,7 +665,16 @@ class NodeStore:
             )
         # The temporary file is written in cache/ (same file system): the watched nodes/ folder then
         # sees only the finished file arrive, not a temporary file's creation, writes and move.
-        stat = atomic_write(new_path, render_node(node), durable=self.durable, tmp_dir=self.paths.cache)
+        text = render_node(node)
+        size = len(text.encode("utf-8"))
+        if size > self.max_file_bytes:  # the store would skip its own file at the next read
+            raise ValidationError(
+                "content" if len(node.relations) <= 100 else "relations",
+                f"the node file would be {size:,} bytes, over the {self.max_file_bytes:,}-byte limit for a node file"
+                " ([tool.autology.store] max_node_file_bytes): shorten the content or split the node"
+                + (f" (it has {len(node.relations):,} relations)" if len(node.relations) > 100 else "")
+            )
+        stat = atomic_write(new_path, text, durable=self.durable, tmp_dir=self.paths.cache)
         if old_rel_path and old_rel_path != new_rel:
             remove_file(self.abs(old_rel_path))
         with self.index.transaction() as conn:
