@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from autology_mcp.common.text import fts_text
 from autology_mcp.knowledge.markdown import parse_node
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -236,7 +237,7 @@ def check_store(root: Path | str) -> dict[str, Any]:
         finally:
             conn.close()
         indexed = {node_id: (title, fts_title, content) for node_id, title, fts_title, content in rows}
-        expected = {n.id: (n.title, n.title, n.content) for n in nodes.values()}
+        expected = {n.id: (n.title, fts_text(n.title), fts_text(n.content)) for n in nodes.values()}
         if indexed != expected or fts_rows != len(nodes):
             wrong = sum(1 for k in expected.keys() & indexed.keys() if expected[k] != indexed[k])
             problems.append(

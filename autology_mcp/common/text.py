@@ -1,23 +1,66 @@
 """Text analysis: how each channel turns text and queries into terms, all in one place.
 
-Four analyses coexist today. They differ on purpose or by history; this module keeps them side by
-side, each named for who uses it, so a change to one is a change seen against the others.
+Every channel starts from one normalisation, :func:`fold` (case, Latin-script accents, Unicode
+compatibility forms), and every FTS5 index and FTS5 query from :func:`fts_text` (``fold`` plus CJK
+runs as overlapping bigrams), so ``naïve``, ``NAIVE`` and ``ｎａｉｖｅ`` are one word everywhere and a
+hit one channel finds is never dropped by the verdict for an accent. Past that shared start, the
+analyses still differ where a channel needs it:
 
-| analysis | used by | words | case, accents | identifiers | stemming | stop words |
-|---|---|---|---|---|---|---|
-| ``node_*`` | node search (``autology_query``), session search, the verdict's stop-word check | Unicode letters and digits | lowercase; the FTS5 index folds accents | ``_`` separates words | the FTS5 index: Porter | :data:`NODE_STOP_WORDS`, dropped unless nothing else is left |
-| ``code_*`` | the code index: FTS5 text, hashed vectors, query words, symbol and path words | ASCII ``[a-z0-9_/-]``; other characters separate words | lowercase; accents kept (``café`` splits) | camelCase split; ``snake_case`` and ``a/b`` kept whole and split | the FTS5 index: Porter | :data:`CODE_STOP_WORDS` (English and language keywords), numbers |
-| ``keyword_*`` | unified retrieval: keyword coverage, proof lines, the verdict | Unicode, through :func:`node_query_terms` | lowercase | camelCase and ``snake_case`` split | :func:`keyword_stem`, a light suffix stemmer; a term matches a word starting with its stem | as node search |
-| ``claim_*`` | the claim check's support rule (docs/claim-check.md) | ASCII ``[A-Za-z0-9]`` | lowercase | camelCase split | :func:`claim_stem`, with code abbreviations mapped to words | :data:`CLAIM_STOP_WORDS` |
+| analysis | used by | words | identifiers | stemming | stop words |
+|---|---|---|---|---|---|
+| ``node_*`` | node search (``autology_query``), session search, the verdict's stop-word check | Unicode letters and digits | ``_`` separates words | the FTS5 index: Porter | :data:`NODE_STOP_WORDS`, dropped unless nothing else is left |
+| ``code_*`` | the code index: FTS5 text, hashed vectors, query words, symbol and path words | Unicode letters and digits, ``_``, ``/``, ``-`` | camelCase split; ``snake_case`` and ``a/b`` kept whole and split | the FTS5 index: Porter | :data:`CODE_STOP_WORDS` (English and language keywords), numbers |
+| ``keyword_*`` | unified retrieval: keyword coverage, proof lines, the verdict | Unicode, through :func:`node_query_terms` | camelCase and ``snake_case`` split | :func:`keyword_stem`, a light suffix stemmer; a term matches a word starting with its stem | as node search |
+| ``claim_*`` | the claim check's support rule (docs/claim-check.md) | ASCII ``[A-Za-z0-9]`` after folding | camelCase split | :func:`claim_stem`, with code abbreviations mapped to words | :data:`CLAIM_STOP_WORDS` |
+
+A query with letters or digits in no script (``🚀``, ``?!``) has no terms: node search answers with
+nothing rather than every node, code search says it has no searchable words.
 
 The FTS5 tokenizers of the three SQLite indexes are here too (:data:`NODE_FTS_TOKENIZER`, ...):
-changing one means rebuilding that index.
+changing one, or :func:`fts_text`, means rebuilding that index (bump its schema version).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
+
+# ------------------------------------------------------------------------------ one normalisation
+# Every channel and the verdict see text through :func:`fold` (and the FTS5 indexes through
+# :func:`fts_text`): ``Café``, ``CAFE``, ``café`` and ``ｃａｆé`` are one word, so a hit one channel
+# finds is never dropped by another for an accent. Runs of CJK characters, which have no spaces,
+# become overlapping bigrams (``日本語`` -> ``日本 本語``), so a word inside a run is found.
+
+_COMBINING = re.compile("[\u0300-\u036f]+")  # accents and other marks on Latin, Greek, Cyrillic
+_CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+
+
+def fold(text: str) -> str:
+    """Lowercase, compatibility forms unified (full-width letters, ligatures), Latin-script accents removed."""
+    if text.isascii():
+        return text.lower()
+    return unicodedata.normalize("NFC", _COMBINING.sub("", unicodedata.normalize("NFKD", text))).lower()
+
+
+def _bigrams(match: re.Match[str]) -> str:
+    run = match.group()
+    if len(run) == 1:
+        return f" {run} "
+    return " " + " ".join(run[i : i + 2] for i in range(len(run) - 1)) + " "
+
+
+def cjk_bigrams(text: str) -> str:
+    """Each run of Chinese, Japanese or Korean characters as its overlapping bigrams, space separated."""
+    if text.isascii():
+        return text
+    return _CJK_RUN.sub(_bigrams, text)
+
+
+def fts_text(text: str) -> str:
+    """What an FTS5 index is given for ``text`` (and what a query is matched as): folded, CJK as bigrams."""
+    return cjk_bigrams(fold(text))
+
 
 # ------------------------------------------------------------------------------ node search
 
@@ -36,9 +79,10 @@ _NODE_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def node_query_terms(query: str) -> list[str]:
-    """Lowercased word terms of a query for node and session search, stop words dropped (unless
-    nothing else is left), at most :data:`NODE_QUERY_TERMS_MAX`."""
-    words = [w.lower() for w in _NODE_WORD.findall(query)]
+    """Folded word terms of a query for node and session search (CJK runs as bigrams), stop words
+    dropped (unless nothing else is left), at most :data:`NODE_QUERY_TERMS_MAX`. Empty when the
+    query has no letters or digits at all (``🚀``)."""
+    words = _NODE_WORD.findall(fts_text(query))
     terms = [w for w in words if w not in NODE_STOP_WORDS] or words
     return list(dict.fromkeys(terms))[:NODE_QUERY_TERMS_MAX]
 
@@ -59,10 +103,10 @@ CODE_STOP_WORDS = frozenset(
 
 _CAMEL1 = re.compile(r"([a-z0-9])([A-Z])")
 _CAMEL2 = re.compile(r"([A-Z]+)([A-Z][a-z])")
-_CODE_PUNCT = re.compile(r"[^a-z0-9_/\-]+")
-_CODE_TOKEN = re.compile(r"[a-z0-9_/\-]{2,64}")
+_CODE_PUNCT = re.compile(r"[^\w/\-]+")
+_CODE_TOKEN = re.compile(r"[\w/\-]{2,64}")
 _CODE_SPLIT = re.compile(r"[_/\-]+")
-_CODE_WORD = re.compile(r"[A-Za-z0-9]+")
+_CODE_WORD = re.compile(r"[^\W_]+")
 
 
 def split_camel(text: str) -> str:
@@ -71,7 +115,7 @@ def split_camel(text: str) -> str:
 
 
 def code_normalize(text: str) -> str:
-    return _CODE_PUNCT.sub(" ", split_camel(text).lower())
+    return _CODE_PUNCT.sub(" ", fts_text(split_camel(text)))
 
 
 def _code_keep(token: str) -> bool:
@@ -94,7 +138,7 @@ def code_tokens(text: str) -> list[str]:
     """The hashed vectors' unigrams, in order (compound tokens followed by their parts)."""
     out: list[str] = []
     cache = _code_expansions
-    for raw in _CODE_TOKEN.findall(split_camel(text).lower()):  # same tokens as code_normalize(text)
+    for raw in _CODE_TOKEN.findall(fts_text(split_camel(text))):  # same tokens as code_normalize(text)
         exp = cache.get(raw)
         if exp is None:
             if len(cache) > 300_000:  # bound memory; it is only a cache
@@ -105,15 +149,15 @@ def code_tokens(text: str) -> list[str]:
 
 
 def code_fts_text(text: str) -> str:
-    """What the code index's FTS5 tokenizer sees: camelCase split (it already splits on ``_`` and punctuation)."""
-    return split_camel(text)
+    """What the code index's FTS5 tokenizer sees: camelCase split (it already splits on ``_`` and
+    punctuation), then :func:`fts_text`."""
+    return fts_text(split_camel(text))
 
 
 def code_query_words(query: str) -> list[str]:
     """Distinct lowercase words of a query for the code index's lexical channels, stop words dropped, in order."""
     seen: dict[str, None] = {}
-    for word in _CODE_WORD.findall(split_camel(query)):
-        w = word.lower()
+    for w in _CODE_WORD.findall(fts_text(split_camel(query))):
         if len(w) >= 2 and w not in CODE_STOP_WORDS and not w.isdigit():
             seen.setdefault(w, None)
     return list(seen)
@@ -122,7 +166,7 @@ def code_query_words(query: str) -> list[str]:
 @lru_cache(maxsize=65536)
 def name_words(text: str) -> frozenset[str]:
     """The set of lowercase words in a symbol name or path (camelCase, snake_case and separators split)."""
-    return frozenset(w.lower() for w in _CODE_WORD.findall(split_camel(text)))
+    return frozenset(_CODE_WORD.findall(fts_text(split_camel(text))))
 
 
 # ------------------------------------------------------------------------------ unified retrieval's keywords
@@ -147,7 +191,7 @@ def keyword_stem(word: str) -> str:
 
 def keyword_terms(query: str) -> list[str]:
     """The query's keyword terms: lowercase words, stop words dropped, camelCase and snake_case split."""
-    return node_query_terms(_CAMEL1.sub(r"\1 \2", query).replace("_", " "))
+    return node_query_terms(_CAMEL1.sub(r"\1 \2", query).replace("_", " "))  # folded there
 
 
 @lru_cache(maxsize=4096)
@@ -158,7 +202,7 @@ def keyword_pattern(term_stem: str) -> re.Pattern[str]:
 
 def keyword_text(text: str) -> str:
     """The text as keyword terms are matched against it: camelCase split, snake_case split, lowercase."""
-    return _CAMEL1.sub(r"\1 \2", text).replace("_", " ").lower()
+    return fts_text(_CAMEL1.sub(r"\1 \2", text).replace("_", " "))
 
 
 def keyword_coverage(term_stems: list[str], text: str) -> tuple[float, list[str]]:
@@ -224,5 +268,5 @@ def claim_normal(word: str) -> str:
 
 
 def claim_words(text: str) -> list[str]:
-    """The lowercase ASCII words of a claim or a span, camelCase split."""
-    return [w.lower() for w in _CLAIM_WORD.findall(split_camel(text))]
+    """The lowercase ASCII words of a claim or a span, camelCase split, accents folded."""
+    return _CLAIM_WORD.findall(fold(split_camel(text)))

@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.sqlite import connect_wal, retry_locked
-from autology_mcp.common.text import NODE_FTS_TOKENIZER
+from autology_mcp.common.text import NODE_FTS_TOKENIZER, fts_text
 from autology_mcp.knowledge.models import KnowledgeNode, RelationRecord
 from autology_mcp.knowledge.references import reference_path
 
-SCHEMA_VERSION = "2"  # 2: the refs table
+SCHEMA_VERSION = "3"  # 2: the refs table; 3: titles and contents through text.fts_text (CJK bigrams)
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -259,7 +259,7 @@ class NodeIndex:
             conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (rowid,))
         conn.execute(
             "INSERT INTO nodes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?)",
-            (rowid, node.title, node.content, " ".join(t.replace("-", " ") + " " + t for t in node.tags)),
+            (rowid, fts_text(node.title), fts_text(node.content), " ".join(t.replace("-", " ") + " " + t for t in node.tags)),
         )
         conn.execute("DELETE FROM tags WHERE node_id = ?", (node.id,))
         conn.executemany("INSERT INTO tags (node_id, tag) VALUES (?, ?)", [(node.id, t) for t in node.tags])

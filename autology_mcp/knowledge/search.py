@@ -59,6 +59,8 @@ def search_nodes(
 ) -> list[Hit]:
     terms = node_query_terms(query or "")
     if not terms:
+        if (query or "").strip():  # something was asked, but nothing in it is searchable (only '🚀' or '?')
+            return []
         return [Hit(node, 1.0) for node in index.recent(node_type, tags, limit)]
     with index.snapshot():  # counts, candidates, term matches and node data from one state of the index
         return _ranked(index, terms, node_type, tags, limit)

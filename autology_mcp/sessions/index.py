@@ -24,10 +24,10 @@ from pathlib import Path
 from autology_mcp.common.errors import StorageError
 from autology_mcp.common.sqlite import connect_wal, is_damaged, retry_locked
 from autology_mcp.common.paths import ProjectPaths
-from autology_mcp.common.text import SESSION_FTS_TOKENIZER
+from autology_mcp.common.text import SESSION_FTS_TOKENIZER, fts_text
 from autology_mcp.sessions.paths import sessions_dir
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: the text through text.fts_text (CJK bigrams)
 DB_NAME = "sessions.sqlite"
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -297,7 +297,7 @@ class SessionIndex:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (doc_id, doc_type, sid, title, text, stamp, start, end),
             )
-            conn.execute("INSERT INTO docs_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, text))
+            conn.execute("INSERT INTO docs_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, fts_text(text)))
         conn.executemany(
             "INSERT INTO insights VALUES (?, ?, ?, ?, ?, ?)",
             [(sid, i.turn, i.kind, i.text, i.score, i.timestamp) for i in mine_turns(record.turns, sid)],
