@@ -272,10 +272,13 @@ def _forget(args: argparse.Namespace, root: Path) -> int:
     ids = [check_session_id(i) for i in args.session_ids]
     with session_lock(root).hold():
         deleted = {i: forget_session(root, i) for i in ids}
-    SessionIndex.for_root(root).sync()
+    scrubbed = SessionIndex.for_root(root).scrub()
     lines = [f"✓ forgot {i}" + ("" if existed else " (it was not stored; it will not be)") for i, existed in deleted.items()]
+    if not scrubbed:
+        lines.append("! another process was reading the session index: its write-ahead log still holds old pages"
+                     " until that process checkpoints (run `autology sessions forget` again to finish now)")
     lines.append("Its transcript in ~/.claude is untouched, and a `session` node, if any, stays (autology delete ID).")
-    _emit(args, {"forgotten": [{"session_id": i, "deleted": d} for i, d in deleted.items()]}, "\n".join(lines))
+    _emit(args, {"forgotten": [{"session_id": i, "deleted": d} for i, d in deleted.items()], "scrubbed": scrubbed}, "\n".join(lines))
     return 0
 
 

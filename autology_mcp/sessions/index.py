@@ -307,6 +307,22 @@ class SessionIndex:
             (sid, sig, title, last, len(record.turns), record.handoff),
         )
 
+    def scrub(self) -> bool:
+        """After sessions were forgotten: leave no byte of their text in the database files.
+
+        Dropping rows is not enough. FTS5 keeps a deleted row's tokens in its index segments until
+        they are merged, SQLite keeps deleted rows in free pages, and the WAL keeps old page images:
+        so sync (dropping the forgotten sessions), merge every FTS5 segment, VACUUM and truncate the
+        WAL. True when the WAL could be truncated (another process reading at that moment keeps it;
+        the next scrub or checkpoint finishes the job)."""
+        with self._lock:
+            self.sync()
+            conn = self.connection()
+            retry_locked(lambda: conn.execute("INSERT INTO docs_fts(docs_fts) VALUES('optimize')"))
+            retry_locked(lambda: conn.execute("VACUUM"))
+            busy, _, _ = retry_locked(lambda: conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone())
+            return busy == 0
+
     def rebuild(self) -> int:
         """Drop the database and index every session file again; returns the number of sessions."""
         with self._lock:
