@@ -85,7 +85,7 @@ def _ingest(args: argparse.Namespace, root: Path) -> int:
     results, failed = [], []
     for path in targets:
         try:
-            results.append(ingest_transcript(root, path, index=False))
+            results.append(ingest_transcript(root, path, index=False, until_complete=True))
         except AutologyError as exc:
             failed.append({"transcript": str(path), "error": str(exc)})
     SessionIndex.for_root(root).sync()

@@ -5,6 +5,13 @@
   complete lines are parsed (a partly written last line waits for the next ingest), and the parser
   continues from its saved state, so turn numbers and chunk ids of the old part do not change.
 - Anything else (rewritten, truncated, never seen): the whole transcript is parsed again.
+- One ingest step reads at most :data:`STEP_BYTES` (8 MiB: at worst, all of it text to redact,
+  about 2.5 s on a 2-core machine), so the SessionEnd hook always finishes within its timeout; the header then says
+  ``"complete": false`` and the next step goes on from the offset (the prefix is hashed again,
+  about 0.7 s per GB). ``autology sessions ingest`` runs steps until done. A line
+  longer than a step is skipped as malformed, never held in memory.
+- Only files that look like Claude Code transcripts are read: a regular file whose text starts a
+  JSON object (``/etc/shadow`` or ``/proc/self/environ`` named as a transcript is refused).
 
 Every string is redacted before it reaches the session file or the index.
 """
@@ -14,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,11 +41,15 @@ from autology_mcp.sessions.transcript import ParseState, parse_lines
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
 
+STEP_BYTES = 8 * 1024 * 1024
+
+
 @dataclass
 class IngestResult:
     session_id: str
     transcript: str
     mode: str  # "unchanged" | "appended" | "full" | "forgotten" (skipped: `autology sessions forget`)
+    complete: bool = True  # False: the step stopped at its byte limit; ingest again to go on
     new_turns: int = 0
     turns: int = 0
     malformed: int = 0
@@ -94,17 +106,37 @@ def _lines(data: bytes) -> tuple[list[str], int]:
     return data[:end].decode("utf-8", errors="replace").split("\n")[:-1], end
 
 
+def _check_transcript(handle, path: Path) -> None:
+    """Refuse what is not a Claude Code transcript: not a regular file, or text that does not start a JSON object."""
+    st = os.fstat(handle.fileno())
+    if not stat.S_ISREG(st.st_mode):
+        raise ValidationError("transcript", f"{path} is not a regular file")
+    first = handle.read(4096).lstrip()
+    handle.seek(0)
+    if first and not first.startswith(b"{"):  # every line of a transcript is a JSON object
+        raise ValidationError("transcript", f"{path} does not look like a Claude Code transcript (JSON lines)")
+
+
 def ingest_transcript(
-    root: Path, transcript: Path | str, session_id: str | None = None, index: bool = True
+    root: Path, transcript: Path | str, session_id: str | None = None, index: bool = True,
+    step_bytes: int = STEP_BYTES, until_complete: bool = False,
 ) -> IngestResult:
-    """Ingest one transcript into ``<root>/.autology/sessions/`` (and the search index)."""
+    """Ingest one transcript into ``<root>/.autology/sessions/`` (and the search index): one step of
+    at most ``step_bytes`` new bytes, or (``until_complete``) steps until the end."""
     root = Path(root)
     path = Path(transcript).expanduser()
     sid = session_id or session_id_for(path)
     if not _SAFE_ID.match(sid) or sid.startswith("."):
         sid = session_id_for(path)
     with session_lock(root).hold():
-        result = _ingest_locked(root, path, sid)
+        result = _ingest_locked(root, path, sid, step_bytes)
+        while until_complete and not result.complete:
+            step = _ingest_locked(root, path, sid, step_bytes)
+            step.new_turns += result.new_turns
+            step.bytes_read += result.bytes_read
+            if result.mode != "appended":
+                step.mode = result.mode
+            result = step
     if index and result.mode in ("appended", "full"):
         from autology_mcp.sessions.index import SessionIndex
 
@@ -113,7 +145,31 @@ def ingest_transcript(
     return result
 
 
-def _ingest_locked(root: Path, path: Path, sid: str) -> IngestResult:
+def _read_step(handle, digest: hashlib._Hash, step_bytes: int) -> tuple[hashlib._Hash, list[str], int, int, bool]:
+    """From the handle's position: the digest carried over the bytes consumed, the complete lines
+    of at most ``step_bytes`` bytes, the bytes consumed, how many over-long lines were skipped,
+    and whether the step stopped at its limit (more complete lines may follow)."""
+    data = handle.read(step_bytes)
+    lines, used = _lines(data)
+    if used == 0 and len(data) == step_bytes:  # one line longer than a whole step: skip it, block by block
+        scan = digest.copy()
+        scan.update(data)
+        used = len(data)
+        while True:
+            block = handle.read(BLOCK)
+            if not block:
+                return digest, [], 0, 0, False  # no end yet: an unfinished line, wait for it
+            cut = block.find(b"\n")
+            if cut >= 0:
+                scan.update(block[: cut + 1])
+                return scan, [], used + cut + 1, 1, True
+            scan.update(block)
+            used += len(block)
+    digest.update(data[:used])
+    return digest, lines, used, 0, len(data) == step_bytes
+
+
+def _ingest_locked(root: Path, path: Path, sid: str, step_bytes: int = STEP_BYTES) -> IngestResult:
     """Under the session lock: only the bytes after the recorded offset are read when the part
     before it is unchanged (its hash is checked block by block, never held in memory at once)."""
     result = IngestResult(sid, str(path), "full")
@@ -123,24 +179,23 @@ def _ingest_locked(root: Path, path: Path, sid: str) -> IngestResult:
     header = load_header(root, sid)
     try:
         with _open(path) as handle:
+            _check_transcript(handle, path)
             st = os.fstat(handle.fileno())
-            if header is not None and header.transcript == str(path) and (header.size, header.mtime_ns) == (
-                st.st_size, st.st_mtime_ns
-            ):
+            same_file = header is not None and header.transcript == str(path) and (
+                header.size, header.mtime_ns) == (st.st_size, st.st_mtime_ns)
+            if same_file and header.complete:
                 return _unchanged(result, header)  # the usual case: decided from the header line alone
             record = load_session(root, sid) if header is not None else None
             continuing = False
             if record is not None and record.offset <= st.st_size:
-                digest, complete = _hash_prefix(handle, record.offset)
+                digest, complete = _hash_prefix(handle, record.offset)  # ~0.7 s per GB
                 continuing = complete and digest.hexdigest() == record.sha256
             if not continuing:
                 handle.seek(0)
                 digest = hashlib.sha256()
-            tail = handle.read()
+            digest, lines, used, skipped, limited = _read_step(handle, digest, step_bytes)
     except OSError as exc:
         raise StorageError(str(path), exc.strerror or str(exc)) from exc
-    lines, used = _lines(tail)
-    digest.update(tail[:used])
     if continuing:
         assert record is not None
         if used == 0:
@@ -150,7 +205,9 @@ def _ingest_locked(root: Path, path: Path, sid: str) -> IngestResult:
     else:
         state, turns, start = ParseState(), [], 0
     new_turns, state = parse_lines(lines, state, cwd=str(root))
+    state.malformed += skipped
     offset = start + used
+    result.complete = not limited or offset >= st.st_size
     record = SessionRecord(
         session_id=sid,
         transcript=str(path),
@@ -158,6 +215,7 @@ def _ingest_locked(root: Path, path: Path, sid: str) -> IngestResult:
         mtime_ns=st.st_mtime_ns,
         offset=offset,
         sha256=digest.hexdigest(),
+        complete=result.complete,
         state=state,
         turns=turns + new_turns,
     )

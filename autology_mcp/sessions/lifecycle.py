@@ -8,10 +8,13 @@ session memory is disabled or the project has no ``.autology/`` (a hook never cr
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autology_mcp.common.paths import ProjectPaths
+
+log = logging.getLogger("autology.sessions")
 
 if TYPE_CHECKING:
     from autology_mcp.knowledge.store import NodeStore
@@ -24,20 +27,36 @@ def _active(root: Path) -> bool:
     return ProjectPaths(root).nodes.is_dir() and load_sessions_config(root).enabled
 
 
-def _transcript(payload: dict[str, Any]) -> tuple[Path, str | None] | None:
+def _transcript(root: Path, payload: dict[str, Any]) -> tuple[Path, str | None] | None:
+    """The payload's transcript, if it is one Claude Code wrote: a ``.jsonl`` file under its projects
+    folder (or the configured ``transcripts_dir``). A hook payload names any path it likes; this one
+    never reads ``/etc/shadow`` or ``/proc/self/environ``."""
     path = payload.get("transcript_path")
     if not isinstance(path, str) or not path.strip():
         return None
     session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     transcript = Path(path).expanduser()
-    return (transcript, session_id) if transcript.is_file() else None
+    if transcript.suffix != ".jsonl" or not transcript.is_file():
+        return None
+    from autology_mcp.sessions.config import load_sessions_config
+    from autology_mcp.sessions.discover import claude_projects_dir
+
+    allowed = [claude_projects_dir()]
+    configured = load_sessions_config(root).transcripts_dir
+    if configured:
+        allowed.append(Path(configured).expanduser())
+    resolved = transcript.resolve()
+    if not any(resolved.is_relative_to(folder.resolve()) for folder in allowed):
+        log.warning("not ingesting %s: it is not under Claude Code's projects folder (%s)", transcript, allowed[0])
+        return None
+    return transcript, session_id
 
 
 def ingest_from_payload(root: Path, payload: dict[str, Any]) -> IngestResult | None:
     """Ingest the payload's transcript; None when disabled, without a store, or without a transcript."""
     if not _active(root):
         return None
-    found = _transcript(payload)
+    found = _transcript(root, payload)
     if found is None:
         return None
     from autology_mcp.sessions.ingest import ingest_transcript

@@ -56,6 +56,7 @@ class SessionRecord:
     mtime_ns: int = 0
     offset: int = 0
     sha256: str = ""
+    complete: bool = True  # False: the last ingest step stopped at its byte limit before the end
     state: ParseState = field(default_factory=ParseState)
     turns: list[Turn] = field(default_factory=list)
     handoff: str = ""
@@ -75,6 +76,7 @@ class SessionRecord:
             "mtime_ns": self.mtime_ns,
             "offset": self.offset,
             "sha256": self.sha256,
+            "complete": self.complete,
             "state": self.state.to_dict(),
         }
 
@@ -112,6 +114,7 @@ def parse(text: str, where: str = "session file") -> SessionRecord:
                 mtime_ns=int(row.get("mtime_ns") or 0),
                 offset=int(row.get("offset") or 0),
                 sha256=str(row.get("sha256") or ""),
+                complete=row.get("complete") is not False,
                 state=ParseState.from_dict(state),
             )
         elif record is not None and kind == "turn":

@@ -90,12 +90,17 @@ class ParseState:
         return state
 
 
+ONE_LINE_WINDOW = 8192
+
+
 def one_line(text: str, limit: int) -> str:
     """Redacted, whitespace collapsed to single spaces, cut to ``limit`` characters with an ellipsis.
 
-    Redaction comes first: cutting first could leave half a secret that no pattern recognises.
+    Redaction comes first: cutting first could leave half a secret that no pattern recognises. Only a
+    window of ``limit`` + 8 KB is redacted (a 200 KB line of minified code is not scanned whole for a
+    one-line summary); a one-line secret would need to be over 8 KB long to straddle its end.
     """
-    flat = " ".join(redact(str(text)).split())
+    flat = " ".join(redact(str(text)[: limit + ONE_LINE_WINDOW]).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 

@@ -20,6 +20,13 @@ from autology_mcp.sessions.session_node import find_session_node
 ADR = "## Context\nc\n## Decision\nd\n## Alternatives\na\n## Consequences\nc"
 
 
+@pytest.fixture(autouse=True)
+def claude_config(tmp_path: Path, monkeypatch) -> Path:
+    """Claude Code's config folder: the SessionEnd hook ingests only transcripts under its projects/."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    return tmp_path / "projects"
+
+
 def end_payload(root: Path, transcript: Path, session_id: str) -> dict:
     return {
         "session_id": session_id,
@@ -49,7 +56,7 @@ def transcript_in_project(project: Path, tmp_path: Path, fixture: Path, name: st
     text = fixture.read_text().replace("/home/dev/shop", str(project))
     if month:
         text = text.replace("2026-10-", f"2026-{month}-")
-    dest = tmp_path / "claude" / f"{name}.jsonl"
+    dest = tmp_path / "projects" / "-project" / f"{name}.jsonl"
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(text)
     return dest
@@ -130,7 +137,7 @@ def test_session_end_without_transcript_or_store_still_gives_tips(project: Path,
     assert not (project / ".autology" / "sessions").exists()
     bare = tmp_path / "bare"
     bare.mkdir()
-    transcript = copy_fixture(BASIC, tmp_path / "t")
+    transcript = copy_fixture(BASIC, tmp_path / "projects" / "t")
     output = session_end(end_payload(bare, transcript, "basic"), bare)
     assert "/autology:capture" in output["systemMessage"]
     assert not (bare / ".autology").exists()  # a hook never creates a store
@@ -138,7 +145,7 @@ def test_session_end_without_transcript_or_store_still_gives_tips(project: Path,
 
 def test_session_end_fails_open(project: Path, tmp_path: Path) -> None:
     (project / ".autology" / "config.toml").write_text("[sessions]\nboosts = 'high'\n")
-    transcript = copy_fixture(BASIC, tmp_path / "t")
+    transcript = copy_fixture(BASIC, tmp_path / "projects" / "t")
     output = session_end(end_payload(project, transcript, "basic"), project)
     assert "/autology:capture" in output["systemMessage"] and "session memory" not in output["systemMessage"]
 
@@ -233,7 +240,8 @@ def test_hook_command_end_to_end(project: Path, tmp_path: Path) -> None:
 
 
 def test_small_sessions_get_no_node_and_nodes_can_be_turned_off(project: Path, tmp_path: Path) -> None:
-    small = tmp_path / "small.jsonl"
+    small = tmp_path / "projects" / "small.jsonl"
+    small.parent.mkdir(parents=True, exist_ok=True)
     small.write_text(
         user_line("small", "What does the export job do?", "2026-10-03T10:00:00Z", "s-1") + "\n"
         + assistant_line("small", "It writes yesterday's orders to a CSV file.", "2026-10-03T10:00:05Z", "s-2") + "\n"
@@ -262,3 +270,17 @@ def test_a_forgotten_session_is_not_ingested_again_at_session_end(project: Path,
     output = session_end(end_payload(project, transcript, "private-session"), project)
     assert "session memory" not in output["systemMessage"]
     assert not (project / ".autology" / "sessions" / "private-session.jsonl").exists()
+
+
+def test_session_end_reads_only_transcripts_under_claude_codes_projects_folder(project: Path, tmp_path: Path) -> None:
+    """A hook payload can name any path: the hook ingests only a .jsonl file Claude Code could have written."""
+    outside = copy_fixture(BASIC, tmp_path / "elsewhere", "outside.jsonl")
+    inside = copy_fixture(BASIC, tmp_path / "projects" / "-project", "inside.jsonl")
+    link = tmp_path / "projects" / "-project" / "link.jsonl"
+    link.symlink_to(outside)  # a link out of the folder counts as outside
+    for transcript in (outside, link, Path("/etc/passwd"), Path("/proc/self/environ")):
+        output = session_end(end_payload(project, transcript, transcript.stem), project)
+        assert "session memory" not in output["systemMessage"], transcript
+    assert not (project / ".autology" / "sessions").exists() or not list((project / ".autology" / "sessions").glob("*.jsonl"))
+    output = session_end(end_payload(project, inside, "inside"), project)
+    assert "session memory" in output["systemMessage"]
