@@ -41,20 +41,44 @@ class SessionNodeResult:
         return dict(self.__dict__)
 
 
+_TOKEN = re.compile(r"\S+")
+_EDGE = "\"'`()[]{}<>,;:!?*"
+
+
+def _secret_shaped(token: str) -> bool:
+    """A word that could be a credential the patterns did not know: 16+ characters mixing letters
+    and digits, or 24+ letters mixing cases, outside a file path."""
+    word = token.strip(_EDGE)
+    if len(word) < 16 or "[REDACTED" in word:
+        return False
+    if "/" in word or re.search(r"\.(?:py|js|ts|md|json|toml|ya?ml|txt|rs|go|java|c|h|cpp|rb|sh)$", word):
+        return False  # a path (a URL's password was redacted already)
+    has_digit = any(c.isdigit() for c in word)
+    has_alpha = any(c.isalpha() for c in word)
+    mixed_case = any(c.isupper() for c in word) and any(c.islower() for c in word)
+    return (has_digit and has_alpha) or (len(word) >= 24 and mixed_case)
+
+
+def summarised(text: str) -> str:
+    """Text fit for a committed file: already redacted, and every secret-shaped word the redaction
+    patterns might not know replaced by ``[…]`` (the session node is committed; the session file is not)."""
+    return _TOKEN.sub(lambda m: "[…]" if _secret_shaped(m.group()) else m.group(), text)
+
+
 def node_title(record: SessionRecord) -> str:
-    title = f"Session: {record.title}"
+    title = f"Session: {summarised(record.title)}"
     return title if len(title) <= TITLE_MAX else title[: TITLE_MAX - 1].rstrip() + "…"
 
 
 def node_content(record: SessionRecord) -> str:
     parts = sections(record.state, record.turns, record.session_id)
     lines = ["## What was done"]
-    lines += [f"- Asked: {p}" for p in parts["asked"]] or ["- (no prompt recorded)"]
-    lines += [f"- {d}" for d in parts["done"]]
+    lines += [f"- Asked: {summarised(p)}" for p in parts["asked"]] or ["- (no prompt recorded)"]
+    lines += [f"- {summarised(d)}" for d in parts["done"]]
     lines += ["", "## Files touched"]
     lines += [f"- `{f}`" for f in parts["files"]] or ["- none"]
     lines += ["", "## Decisions mentioned"]
-    lines += [f"- {d}" for d in parts["decisions"]] or ["- none recorded in the conversation"]
+    lines += [f"- {summarised(d)}" for d in parts["decisions"]] or ["- none recorded in the conversation"]
     state = record.state
     span = f"{state.first_timestamp} – {state.last_timestamp}" if state.first_timestamp else "time unknown"
     lines += [

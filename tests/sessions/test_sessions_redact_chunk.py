@@ -136,11 +136,11 @@ def test_long_turn_is_split_at_word_boundaries() -> None:
 
 
 def _redact_every_rule(text: str) -> str:
-    from autology_mcp.sessions.redact import _RULES
+    from autology_mcp.sessions.redact import _RULES, redact_shapes
 
     for _kind, pattern, replacement in _RULES:
         text = pattern.sub(replacement, text)
-    return text
+    return redact_shapes(text)
 
 
 pieces = st.sampled_from(
