@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.markdown import MalformedNodeError, parse_node, render_node
+from autology_mcp.knowledge.markdown import MalformedNodeError, _yaml_dump, frontmatter_dict, parse_node, render_node
 from autology_mcp.knowledge.models import (
     NODE_STATUSES,
     NODE_TYPES,
@@ -146,6 +146,8 @@ def test_round_trip(title, content, node_type, status, tags, confidence, relatio
     again = parse_node(text)
     assert again == node
     assert render_node(again) == text  # stable: a second write changes nothing
+    # the relations list put together from cached items is what yaml.dump of the whole frontmatter writes
+    assert text.startswith("---\n" + _yaml_dump(frontmatter_dict(node)) + "---\n")
 
 
 @pytest.mark.parametrize(

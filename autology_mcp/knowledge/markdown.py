@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
-from functools import cache
+from functools import cache, lru_cache
 from types import ModuleType
 from typing import Any
 
@@ -192,9 +192,34 @@ def related_section(node: KnowledgeNode) -> str:
     return "## Related\n" + "".join(f"- [[{t}]]\n" for t in targets)
 
 
+@lru_cache(maxsize=65_536)
+def _relation_yaml(type: str, target: str, description: str | None, confidence: float) -> str:
+    """One relation as the list item ``yaml.dump`` writes for it (cached: a hub node's file is
+    rendered again on every relate, and its other relations have not changed)."""
+    item: dict[str, Any] = {"type": type, "target": target}
+    if description:
+        item["description"] = description
+    item["confidence"] = confidence
+    return _yaml_dump([item])
+
+
+def _frontmatter_text(node: KnowledgeNode) -> str:
+    """``yaml.dump(frontmatter_dict(node))``, with the relations list put together from cached items:
+    rendering a node costs the same whatever its number of relations, less a string join."""
+    data = frontmatter_dict(node)
+    if not node.relations:
+        return _yaml_dump(data)
+    data["relations"] = []
+    text = _yaml_dump(data)
+    items = "".join(_relation_yaml(r.type.value, r.target, r.description, r.confidence) for r in node.relations)
+    head, found, tail = text.partition("\nrelations: []\n")  # a top-level key: only it starts a line so
+    assert found, "the relations key is always written"
+    return f"{head}\nrelations:\n{items}{tail}"
+
+
 def render_node(node: KnowledgeNode) -> str:
     """The full text of the node's file."""
-    parts = ["---\n", _yaml_dump(frontmatter_dict(node)), "---\n\n", f"# {node.title}\n\n"]
+    parts = ["---\n", _frontmatter_text(node), "---\n\n", f"# {node.title}\n\n"]
     if node.content:
         parts.append(node.content + "\n")
     related = related_section(node)

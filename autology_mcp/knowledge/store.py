@@ -632,11 +632,21 @@ class NodeStore:
             return False
 
     def _read_fresh(self, node_id: str) -> tuple[str, KnowledgeNode]:
-        """Under the lock: the node as its file says now (not as the index remembers it)."""
+        """Under the lock: the node as its file says now. When the file's mtime and size are those
+        the index recorded when it read or wrote it (the test every reconcile trusts), the index's
+        copy is that file's parse (unless the file has unknown keys, whose YAML types a JSON copy can
+        lose); otherwise the file is parsed again (a hand edit, a pull)."""
         rel_path = self._locate(node_id)
         try:
             abs_path = self.abs(rel_path)
             stat = abs_path.stat()
+            row = self.index.file_row(rel_path)
+            if row is not None and row.node_id == node_id and row.error is None and (row.mtime_ns, row.size) == (
+                stat.st_mtime_ns, stat.st_size
+            ):
+                cached = self.index.get_node(node_id)
+                if cached is not None and not cached.extra:  # unknown keys may hold dates JSON cannot keep
+                    return rel_path, cached
             too_big = self._too_big(stat.st_size)
             if too_big:
                 raise MalformedNodeError(too_big)
