@@ -80,7 +80,8 @@ def timed(cmd: list[str], env: dict[str, str], stdin: str | None = None) -> tupl
     )
     try:
         result = subprocess.run([sys.executable, "-c", wrapper, *cmd], input=stdin or "", capture_output=True,
-                                text=True, env=env, timeout=LIMIT_S + 30)
+                                text=True, env=env, timeout=LIMIT_S + 30,
+                                cwd=tempfile.gettempdir())  # not the checkout: `python -m` puts the cwd first on sys.path
     except subprocess.TimeoutExpired:
         return float("inf"), float("nan"), ""
     if "TimeoutExpired" in result.stderr:

@@ -119,11 +119,12 @@ def _check_transcript(handle, path: Path) -> None:
 
 def ingest_transcript(
     root: Path, transcript: Path | str, session_id: str | None = None, index: bool = True,
-    step_bytes: int = STEP_BYTES, until_complete: bool = False,
+    step_bytes: int | None = None, until_complete: bool = False,
 ) -> IngestResult:
     """Ingest one transcript into ``<root>/.autology/sessions/`` (and the search index): one step of
-    at most ``step_bytes`` new bytes, or (``until_complete``) steps until the end."""
+    at most ``step_bytes`` (default :data:`STEP_BYTES`) new bytes, or (``until_complete``) steps until the end."""
     root = Path(root)
+    step_bytes = step_bytes or STEP_BYTES
     path = Path(transcript).expanduser()
     sid = session_id or session_id_for(path)
     if not _SAFE_ID.match(sid) or sid.startswith("."):
@@ -169,7 +170,7 @@ def _read_step(handle, digest: hashlib._Hash, step_bytes: int) -> tuple[hashlib.
     return digest, lines, used, 0, len(data) == step_bytes
 
 
-def _ingest_locked(root: Path, path: Path, sid: str, step_bytes: int = STEP_BYTES) -> IngestResult:
+def _ingest_locked(root: Path, path: Path, sid: str, step_bytes: int) -> IngestResult:
     """Under the session lock: only the bytes after the recorded offset are read when the part
     before it is unchanged (its hash is checked block by block, never held in memory at once)."""
     result = IngestResult(sid, str(path), "full")
@@ -201,9 +202,9 @@ def _ingest_locked(root: Path, path: Path, sid: str, step_bytes: int = STEP_BYTE
         if used == 0:
             return _unchanged(result, record)  # nothing new, or only an unfinished line
         result.mode = "appended"
-        state, turns, start = record.state, record.turns, record.offset
+        state, turns, start, handoff = record.state, record.turns, record.offset, record.handoff
     else:
-        state, turns, start = ParseState(), [], 0
+        state, turns, start, handoff = ParseState(), [], 0, ""
     new_turns, state = parse_lines(lines, state, cwd=str(root))
     state.malformed += skipped
     offset = start + used
@@ -219,7 +220,8 @@ def _ingest_locked(root: Path, path: Path, sid: str, step_bytes: int = STEP_BYTE
         state=state,
         turns=turns + new_turns,
     )
-    record.handoff = build_handoff(state, record.turns, sid)
+    # the handoff sums up the whole session: built once it is all read (a partial step keeps the last one)
+    record.handoff = build_handoff(state, record.turns, sid) if result.complete else handoff
     result.path = str(write_session(root, record))
     result.new_turns = len(new_turns)
     result.turns = len(record.turns)

@@ -61,15 +61,32 @@ def ingest_from_payload(root: Path, payload: dict[str, Any]) -> IngestResult | N
         return None
     from autology_mcp.sessions.ingest import ingest_transcript
 
-    result = ingest_transcript(root, found[0], session_id=found[1])
-    return None if result.mode == "forgotten" else result
+    result = ingest_transcript(root, found[0], session_id=found[1], index=False)
+    if result.mode == "forgotten":
+        return None
+    if result.complete and result.mode in ("appended", "full"):  # a partial step leaves the index to the last one
+        from autology_mcp.sessions.index import SessionIndex
+
+        SessionIndex.for_root(root).sync()
+        result.indexed = True
+    return result
 
 
 def finish_session(root: Path, result: IngestResult) -> str:
-    """After the ingest at SessionEnd: the session node, and the insights when configured. Returns a summary."""
+    """After the ingest at SessionEnd: the session node, and the insights when configured. Returns a summary.
+
+    After a partial step (the transcript is bigger than one step) only that is said: the node, the
+    insights and the search index follow at the step that completes it, so each SessionEnd stays
+    within its timeout."""
     from autology_mcp.knowledge.service import Autology
     from autology_mcp.sessions.config import load_sessions_config
     from autology_mcp.sessions.session_node import write_session_node
+
+    if not result.complete:
+        return (
+            f"autology session memory: {result.new_turns} new turn(s) of “{result.title}” read; the transcript is"
+            " large, the rest follows at the next SessionEnd (or run `autology sessions ingest --all`)."
+        )
 
     config = load_sessions_config(root)
     autology = Autology.open(root)

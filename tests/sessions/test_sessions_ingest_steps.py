@@ -64,3 +64,24 @@ def test_files_that_are_not_transcripts_are_refused(project: Path, tmp_path: Pat
     out = json.loads(capsys.readouterr().out)
     assert out["failed"][0]["transcript"] == str(fake) and not out["ingested"]
     assert not list((project / ".autology" / "sessions").glob("*.jsonl"))
+
+
+def test_session_end_reads_one_step_and_leaves_the_node_and_index_to_the_last(project: Path, tmp_path: Path, monkeypatch) -> None:
+    from autology_mcp.hooks.handlers import session_end
+    from autology_mcp.sessions import ingest
+
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setattr(ingest, "STEP_BYTES", 2048)
+    transcript = copy_fixture(BASIC, tmp_path / "projects" / "-project", "stepped.jsonl")
+    payload = {"session_id": "stepped", "transcript_path": str(transcript), "cwd": str(project), "hook_event_name": "SessionEnd"}
+    messages = []
+    for _ in range(50):
+        messages.append(session_end(payload, project)["systemMessage"])
+        if "the rest follows" not in messages[-1]:
+            break
+    assert len(messages) > 2 and "the rest follows at the next SessionEnd" in messages[0]
+    assert "indexed" in messages[-1] and load_session(project, "stepped").complete
+    whole = tmp_path / "whole"
+    (whole / ".autology").mkdir(parents=True)
+    ingest_transcript(whole, transcript, index=False, until_complete=True)
+    assert load_session(project, "stepped").handoff == load_session(whole, "stepped").handoff
