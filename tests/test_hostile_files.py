@@ -114,3 +114,26 @@ def test_the_node_file_cap_is_configurable_and_holds_for_writes_too(root):
         assert "65,536-byte limit" in status.malformedFiles[0]["reason"] and "not read" in status.malformedFiles[0]["reason"]
     finally:
         service.close()
+
+
+CONFLICTED = """<<<<<<< HEAD
+We use Redis for sessions.
+=======
+We use Postgres for sessions.
+>>>>>>> feature/sessions
+"""
+
+
+def test_a_node_file_left_with_git_conflict_markers_is_malformed_not_read_as_text(root):
+    service = Autology.open(root)
+    try:
+        node_id, path = write_node_file(root, "decision", title="Session store", body=CONFLICTED)
+        service.store.reconcile()
+        reasons = [m["reason"] for m in service.status().malformedFiles]
+        assert len(reasons) == 1 and "unresolved git merge conflict at line" in reasons[0]
+        with pytest.raises(ValidationError, match="merge conflict markers"):
+            service.capture("Conflicted", CONFLICTED, type="concept")
+        # talking about conflicts is fine: the markers alone, out of order or not at line starts
+        service.capture("Merging", "Resolve lines between <<<<<<< and >>>>>>> by hand.", type="convention")
+    finally:
+        service.close()

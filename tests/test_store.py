@@ -214,6 +214,20 @@ def test_the_same_id_in_two_files(autology, root, capture):
     assert copy.read_text() == copy_text  # never rewritten
 
 
+def test_deleting_the_original_of_a_duplicated_id_leaves_no_stale_duplicate_report(autology, root, capture):
+    """Issue 13: the copy was still reported as a duplicate of a file that was gone."""
+    node_id = capture("Original", "original words")
+    original = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
+    copy = root / ".autology" / "nodes" / "patterns" / "copy.md"
+    copy.write_text(original.read_text().replace("Original", "Copy"))
+    autology.store.reconcile()
+    autology.delete(node_id)
+    assert not original.exists()
+    assert autology.status().malformedFiles == []  # the copy is the only holder of the id now: it is the node
+    assert autology.get(node_id).title == "Copy"
+    assert autology.store.reconcile().malformed == []
+
+
 def test_when_one_of_two_duplicates_is_deleted_the_other_becomes_the_node(autology, root, capture):
     node_id = capture("Original", "original words")
     original = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"

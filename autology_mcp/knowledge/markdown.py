@@ -32,6 +32,7 @@ from autology_mcp.knowledge.models import (
     validate_source,
     validate_status,
     validate_title,
+    conflict_line,
     validate_type,
 )
 
@@ -298,6 +299,9 @@ def parse_node(text: str, fallback_time: datetime | None = None) -> KnowledgeNod
     """Read a node file's text. Raises :class:`MalformedNodeError` with a reason."""
     if not text.lstrip("\ufeff").startswith("---"):
         raise MalformedNodeError("no YAML frontmatter (the file must start with a '---' line)")
+    line = conflict_line(text.replace("\r\n", "\n"))
+    if line is not None:
+        raise MalformedNodeError(f"unresolved git merge conflict at line {line} (<<<<<<< ... >>>>>>>): resolve the merge")
     yaml, frontmatter, _, handler = _yaml()
     try:
         metadata, body = frontmatter.parse(text.lstrip("\ufeff"), handler=handler)

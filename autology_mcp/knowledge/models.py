@@ -127,6 +127,18 @@ def validate_title(value: Any) -> str:
     return title
 
 
+_CONFLICT = re.compile(r"^<{7}(?: .*)?\n(?:.*\n)*?={7}\n(?:.*\n)*?>{7}(?: .*)?$", re.MULTILINE)
+
+
+def conflict_line(text: str) -> int | None:
+    """The line number where an unresolved git merge conflict starts (``<<<<<<<``, ``=======``,
+    ``>>>>>>>`` at the start of lines, in that order), or None."""
+    if "<<<<<<<" not in text:
+        return None
+    match = _CONFLICT.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
 def validate_content(value: Any) -> str:
     if not isinstance(value, str):
         raise ValidationError("content", f"must be a string of Markdown, got {type(value).__name__}")
@@ -141,6 +153,9 @@ def validate_content(value: Any) -> str:
     bad = _BAD_TEXT_CHARS.search(content)
     if bad:
         raise ValidationError("content", f"contains a control character {bad.group()!r} at offset {bad.start()}")
+    line = conflict_line(content)
+    if line is not None:
+        raise ValidationError("content", f"holds git merge conflict markers (<<<<<<< ... ======= ... >>>>>>>) from line {line}: resolve the merge first")
     return content
 
 

@@ -759,6 +759,16 @@ class NodeStore:
             with self.index.transaction() as conn:
                 self.index.delete_node(conn, node_id)
                 self.index.drop_file(conn, rel_path)
+                # a copy of the file skipped as a duplicate of this one is now the only holder of the id
+                copies = {}
+                for path, error in self.index.errors():
+                    if error.startswith(f"duplicate id {node_id}"):
+                        try:
+                            copies[path] = self.abs(path).stat()
+                        except FileNotFoundError:
+                            continue
+                if copies:
+                    self._recheck_duplicates(conn, copies)
             self._track_relations(node_id, ())
             self._write_graph_index()
         return node, removed

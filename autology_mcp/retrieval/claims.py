@@ -172,6 +172,15 @@ def parse_ref(ref: Any, where: str = "ref") -> ParsedRef:
 
 
 @dataclass
+class BadRef:
+    """A ref that is neither form (or too long): reported unresolved with why, its claim still checked."""
+
+    ref: str
+    reason: str
+    kind: str = "invalid"
+
+
+@dataclass
 class RefResult:
     ref: str
     kind: str
@@ -281,6 +290,9 @@ class _Resolver:
             out.reason = "the path is outside the project root"
             return out
         out.path = rel.as_posix()
+        if rel.parts and rel.parts[0] == ".git":  # git's own files (config, credentials) are never evidence
+            out.reason = "files under .git/ are not evidence"
+            return out
         try:
             if not real.exists():
                 out.reason = "no such file in the project"
@@ -351,7 +363,7 @@ def _judge(out: RefResult, terms: list[str], text: str) -> RefResult:
 # ------------------------------------------------------------------------------ the check
 
 
-def _validate(claims: Any) -> list[tuple[str, list[ParsedRef]]]:
+def _validate(claims: Any) -> list[tuple[str, list[ParsedRef | BadRef]]]:
     if not isinstance(claims, Sequence) or isinstance(claims, (str, bytes)):
         raise ValidationError("claims", f"must be a list of {{text, refs}} objects, got {type(claims).__name__}")
     if not claims:
@@ -378,7 +390,12 @@ def _validate(claims: Any) -> list[tuple[str, list[ParsedRef]]]:
             raise ValidationError(f"{where}.refs", f"must be a list of refs ({REF_FORMS})")
         if len(refs) > MAX_REFS:
             raise ValidationError(f"{where}.refs", f"{len(refs)} refs; at most {MAX_REFS} per claim")
-        parsed = [parse_ref(r, f"{where}.refs[{j}]") for j, r in enumerate(refs)]
+        parsed = []
+        for j, ref in enumerate(refs):
+            try:
+                parsed.append(parse_ref(ref, f"{where}.refs[{j}]"))
+            except ValidationError as exc:  # one bad ref marks its claim's ref unresolved, not the whole batch
+                parsed.append(BadRef(ref=ref if isinstance(ref, str) else repr(ref), reason=exc.reason))
         out.append((text.strip(), parsed))
     return out
 
@@ -422,7 +439,8 @@ def check_claims(
         for i, (text, refs) in enumerate(parsed_claims):
             terms = key_terms(text)
             ref_results = [
-                resolver.node_ref(p, terms) if p.kind == "node"
+                RefResult(p.ref[:MAX_REF_LENGTH], "invalid", False, False, f"not a ref: {p.reason}") if isinstance(p, BadRef)
+                else resolver.node_ref(p, terms) if p.kind == "node"
                 else resolver.session_ref(p, terms) if p.kind == "session"
                 else resolver.file_ref(p, terms, max_span_lines)
                 for p in refs
