@@ -514,7 +514,7 @@ def test_a_merge_conflict_in_a_node_file_is_reported_and_left_alone(autology, ro
     path.write_text(conflicted)
     report = autology.store.reconcile()
     assert [p for p, _ in report.malformed] == [f".autology/nodes/concepts/{node_id}.md"]
-    assert "invalid YAML frontmatter at line" in report.malformed[0][1]
+    assert "unresolved git merge conflict at line 10" in report.malformed[0][1]  # says what it is, not only bad YAML
     assert autology.query("merged") == []
     with pytest.raises(StorageError, match="malformed"):
         autology.update(node_id, title="x")
