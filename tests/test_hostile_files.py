@@ -8,6 +8,8 @@ import time
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from core_helpers import hostile_node_files, write_hostile, write_node_file
 from mcp import Client
 
@@ -135,5 +137,47 @@ def test_a_node_file_left_with_git_conflict_markers_is_malformed_not_read_as_tex
             service.capture("Conflicted", CONFLICTED, type="concept")
         # talking about conflicts is fine: the markers alone, out of order or not at line starts
         service.capture("Merging", "Resolve lines between <<<<<<< and >>>>>>> by hand.", type="convention")
+    finally:
+        service.close()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([
+    "a: &x [1, 2]\n", "b: *x\n", "c: <<: *x\n", "d: " + "[" * 40 + "]" * 40 + "\n", "e:\n" + "  " * 140 + "- x\n",
+    "f: {g: [h, {i: j}]}\n", "k: 'quoted [ { '\n", "l: |\n  block\n", "m: 2026-01-05\n", "n: !!binary aGVsbG8=\n",
+    "o: !!python/object:os.system ls\n", "p: " + "x" * 70_000 + "\n", "? complex key\n: value\n", "q: [\n",
+]), max_size=6))
+def test_parse_node_on_any_mix_of_hostile_frontmatter_returns_or_says_why(pieces):
+    """Fuzz: whatever the mix, parse_node returns a node or raises MalformedNodeError, never another
+    error, never a Python object built from a tag, never a crash of the process."""
+    text = f"---\nid: {new_id()}\ntype: concept\ntitle: Fuzzed\nmodified: 2026-01-01T00:00:00Z\n" + "".join(pieces) + "---\nbody\n"
+    try:
+        node = parse_node(text)
+    except MalformedNodeError as exc:
+        assert exc.reason
+        return
+    assert all(isinstance(v, (str, int, float, bool, list, dict, bytes, type(None))) or hasattr(v, "isoformat")
+               for v in node.extra.values())
+
+
+def test_a_relate_from_a_hub_does_not_parse_its_yaml_again(root, monkeypatch):
+    """Issue 13: each relate re-read and re-dumped the source's whole YAML (1,000 hub edges took 109 s).
+    The file's parse now comes from the index while the file is as the index last saw it."""
+    import autology_mcp.knowledge.store as store_module
+
+    service = Autology.open(root)
+    try:
+        hub = service.capture("Hub", "everything relates to it", type="component").id
+        targets = [service.capture(f"T{i}", "x", type="concept").id for i in range(30)]
+        calls = []
+        real_parse = store_module.parse_node
+        monkeypatch.setattr(store_module, "parse_node", lambda *a, **k: calls.append(1) or real_parse(*a, **k))
+        for target in targets:
+            service.relate(hub, target, "relates_to")
+        assert calls == []
+        path = service.store.abs(service.store.index.node_path(hub))
+        path.write_text(path.read_text().replace("everything relates to it", "edited by hand meanwhile, at length"))
+        service.relate(hub, targets[0], "uses")  # a hand edit: the file is read again, the edit kept
+        assert calls and "edited by hand meanwhile, at length" in path.read_text()
     finally:
         service.close()
