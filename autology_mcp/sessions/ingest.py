@@ -8,7 +8,8 @@
 - One ingest step reads at most :data:`STEP_BYTES` (8 MiB: at worst, all of it text to redact,
   about 2.5 s on a 2-core machine), so the SessionEnd hook always finishes within its timeout; the header then says
   ``"complete": false`` and the next step goes on from the offset (the prefix is hashed again,
-  about 0.7 s per GB). ``autology sessions ingest`` runs steps until done. A line
+  about 0.7 s per GB). ``autology sessions ingest`` runs the steps to the end in one pass (one
+  hash, one write of the session file), holding one step's bytes at a time. A line
   longer than a step is skipped as malformed, never held in memory.
 - Only files that look like Claude Code transcripts are read: a regular file whose text starts a
   JSON object (``/etc/shadow`` or ``/proc/self/environ`` named as a transcript is refused).
@@ -130,14 +131,7 @@ def ingest_transcript(
     if not _SAFE_ID.match(sid) or sid.startswith("."):
         sid = session_id_for(path)
     with session_lock(root).hold():
-        result = _ingest_locked(root, path, sid, step_bytes)
-        while until_complete and not result.complete:
-            step = _ingest_locked(root, path, sid, step_bytes)
-            step.new_turns += result.new_turns
-            step.bytes_read += result.bytes_read
-            if result.mode != "appended":
-                step.mode = result.mode
-            result = step
+        result = _ingest_locked(root, path, sid, step_bytes, until_complete)
     if index and result.mode in ("appended", "full"):
         from autology_mcp.sessions.index import SessionIndex
 
@@ -170,9 +164,11 @@ def _read_step(handle, digest: hashlib._Hash, step_bytes: int) -> tuple[hashlib.
     return digest, lines, used, 0, len(data) == step_bytes
 
 
-def _ingest_locked(root: Path, path: Path, sid: str, step_bytes: int) -> IngestResult:
+def _ingest_locked(root: Path, path: Path, sid: str, step_bytes: int, until_complete: bool = False) -> IngestResult:
     """Under the session lock: only the bytes after the recorded offset are read when the part
-    before it is unchanged (its hash is checked block by block, never held in memory at once)."""
+    before it is unchanged (its hash is checked block by block, never held in memory at once).
+    One step of at most ``step_bytes``, or (``until_complete``) steps to the end in this one pass:
+    the handle and the running hash carry over, and the session file is written once."""
     result = IngestResult(sid, str(path), "full")
     if sid in forgotten_ids(root):
         result.mode = "forgotten"  # `autology sessions forget`: never stored again
@@ -191,22 +187,30 @@ def _ingest_locked(root: Path, path: Path, sid: str, step_bytes: int) -> IngestR
             if record is not None and record.offset <= st.st_size:
                 digest, complete = _hash_prefix(handle, record.offset)  # ~0.7 s per GB
                 continuing = complete and digest.hexdigest() == record.sha256
-            if not continuing:
+            if continuing:
+                assert record is not None
+                state, turns, start, handoff = record.state, record.turns, record.offset, record.handoff
+            else:
                 handle.seek(0)
                 digest = hashlib.sha256()
-            digest, lines, used, skipped, limited = _read_step(handle, digest, step_bytes)
+                state, turns, start, handoff = ParseState(), [], 0, ""
+            new_turns: list = []
+            used = 0
+            while True:
+                digest, lines, step_used, skipped, limited = _read_step(handle, digest, step_bytes)
+                step_turns, state = parse_lines(lines, state, cwd=str(root))
+                state.malformed += skipped
+                new_turns += step_turns
+                used += step_used
+                if not (until_complete and limited and step_used):
+                    break
+                handle.seek(start + used)  # the step read past its last complete line
     except OSError as exc:
         raise StorageError(str(path), exc.strerror or str(exc)) from exc
     if continuing:
-        assert record is not None
         if used == 0:
             return _unchanged(result, record)  # nothing new, or only an unfinished line
         result.mode = "appended"
-        state, turns, start, handoff = record.state, record.turns, record.offset, record.handoff
-    else:
-        state, turns, start, handoff = ParseState(), [], 0, ""
-    new_turns, state = parse_lines(lines, state, cwd=str(root))
-    state.malformed += skipped
     offset = start + used
     result.complete = not limited or offset >= st.st_size
     record = SessionRecord(
