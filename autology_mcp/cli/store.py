@@ -1,7 +1,8 @@
 """Setting up, serving and maintaining the project's store:
 
     autology serve [--no-watch]     the MCP server on stdio
-    autology init                   create .autology/
+    autology init                   create .autology/ and register the git merge driver
+    autology merge-driver O A B P   git's merge driver for node files
     autology rebuild                every derived index from the node files
     autology doctor                 malformed files, duplicate ids, dangling relations, a stale graph index
 """
@@ -31,8 +32,33 @@ def cmd_init(args: argparse.Namespace) -> int:
     if created:
         for path in created:
             print(f"created {path}")
+    if not args.no_git:
+        import shlex
+        import sys
+
+        from autology_mcp.knowledge.merge import register_merge_driver
+
+        for change in register_merge_driver(store.root, f"{shlex.quote(sys.executable)} -m autology_mcp"):
+            print(f"git: {change}")
     print(f"✓ autology store ready at {store.paths.base} ({report.scanned} node files)")
     return 0
+
+
+def cmd_merge_driver(args: argparse.Namespace) -> int:
+    """git's custom merge driver (``%O %A %B %P``): exit 0 when merged cleanly, 1 when a person must look."""
+    import sys
+    from pathlib import Path
+
+    from autology_mcp.knowledge.merge import merge_files
+
+    try:
+        result = merge_files(Path(args.base), Path(args.ours), Path(args.theirs), args.path or args.ours)
+    except (OSError, UnicodeDecodeError) as exc:  # leave ours as it is: git reports the conflict
+        print(f"autology merge-driver: {exc}", file=sys.stderr)
+        return 1
+    for conflict in result.conflicts:
+        print(f"autology merge-driver: {args.path or args.ours}: {conflict}", file=sys.stderr)
+    return 1 if result.conflicts else 0
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
@@ -74,6 +100,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register the store commands on the top-level subparsers."""
     p = add_command(sub, "serve", cmd_serve, "run the MCP server on stdio", json_flag=False)
     p.add_argument("--no-watch", action="store_true", help="do not watch node files for outside changes")
-    add_command(sub, "init", cmd_init, "create .autology/ (nodes folders, .gitignore for derived data)", json_flag=False)
+    p = add_command(sub, "init", cmd_init, "create .autology/ (nodes folders, .gitignore for derived data) and register"
+                    " the git merge driver for node files", json_flag=False)
+    p.add_argument("--no-git", action="store_true", help="do not register the merge driver (.gitattributes, git config)")
+    p = add_command(sub, "merge-driver", cmd_merge_driver, "git's merge driver for node files (autology init registers it)",
+                    json_flag=False)
+    p.add_argument("base", help="%%O: the common ancestor's version")
+    p.add_argument("ours", help="%%A: our version; the result is written here")
+    p.add_argument("theirs", help="%%B: their version")
+    p.add_argument("path", nargs="?", help="%%P: the file's path in the repository (for messages)")
     add_command(sub, "rebuild", cmd_rebuild, "rebuild every derived index from the node files")
     add_command(sub, "doctor", cmd_doctor, "report malformed files, duplicate ids, dangling relations, a stale graph index")
