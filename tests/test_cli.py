@@ -95,11 +95,11 @@ def test_update_relate_unrelate_delete(cli, root):
     assert run_json(cli, "show", a)["tags"] == []
 
     code, out, _ = cli("relate", a, "uses", b, "-d", "A calls B", "--confidence", "0.7")
-    assert (code, out.strip()) == (0, f"✓ Related: {a} —[uses]→ {b}")
+    assert (code, out.strip()) == (0, f"✓ Related: {a} (A2) —[uses]→ {b} (B)")  # titles beside ids
     assert relations_in_files(root) == {(a, b, "uses", "A calls B", 0.7)}
     assert_graph_index_matches_files(root)
     code, out, _ = cli("unrelate", a, "uses", b)
-    assert (code, out.strip()) == (0, f"✓ Removed relation: {a} —[uses]→ {b}")
+    assert (code, out.strip()) == (0, f"✓ Removed relation: {a} (A2) —[uses]→ {b} (B)")
     assert relations_in_files(root) == set()
 
     cli("relate", b, "depends_on", a)
@@ -134,7 +134,7 @@ def test_doctor_exit_codes(cli, root):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["update", "../../etc/passwd", "--title", "x"], "Invalid id: must be a UUID v4"),
+        (["update", "../../etc/passwd", "--title", "x"], "Node not found: '../../etc/passwd' (no node has this id, id prefix or title)"),
         (["update", "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f", "--title", "x"], "Node not found"),
         (["delete", "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f"], "Node not found"),
         (["capture", "Misc", "-c", "Some text."], "pass the type explicitly"),
@@ -143,8 +143,8 @@ def test_doctor_exit_codes(cli, root):
         (["capture", "T", "-t", "concept", "-c", "x", "-r", "../../x"], "inside the project"),
         (["capture", "T", "-t", "concept", "-c", "x", "--confidence", "0.3"], "below the minimum"),
         (["query", "x", "--limit", "500"], "Invalid limit"),
-        (["relate", "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f", "uses", "../x"], "Invalid target"),
-        (["show", "nope"], "Invalid id"),
+        (["relate", "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f", "uses", "../x"], "Node not found: '../x'"),
+        (["show", "nope"], "Node not found: 'nope'"),
     ],
 )
 def test_errors_exit_1_with_a_message_and_change_nothing(cli, root, args, message):
@@ -205,3 +205,20 @@ def test_capture_from_a_hook_with_session(cli, root):
     assert (node["source"], node["session"]) == ("hook_post_commit", "s-42")
     code, _, err = cli("capture", "X", "-t", "session", "-c", "x", "--source", "robot")
     assert code == 1 and "Invalid source" in err
+
+
+def test_commands_take_an_id_prefix_or_a_title_and_refuse_an_ambiguous_one(cli, root):
+    """Issue 14: `autology relate 34f7df65 affects 7e44e9cb` was refused; only full UUIDs worked."""
+    gateway = run_json(cli, "capture", "API gateway", "-t", "component", "-c", "routes requests")["id"]
+    auth = run_json(cli, "capture", "Auth service", "-t", "component", "-c", "issues tokens")["id"]
+    code, out, err = cli("relate", gateway[:8], "uses", "auth service")  # a prefix and a title, case aside
+    assert code == 0, err
+    assert out.strip() == f"✓ Related: {gateway} (API gateway) —[uses]→ {auth} (Auth service)"
+    assert run_json(cli, "show", "API gateway")["id"] == gateway
+    code, out, _ = cli("graph", "neighbours", gateway[:6])
+    assert code == 0 and "Auth service" in out
+    cli("capture", "Auth service", "-t", "concept", "-c", "the idea of it")  # a second node with that title
+    code, _, err = cli("show", "Auth service")
+    assert code == 1 and "2 nodes are titled 'Auth service'" in err and auth[:8] in err
+    code, _, err = cli("show", gateway[:5])  # under 6 characters: not taken as a prefix
+    assert code == 1 and "Node not found" in err

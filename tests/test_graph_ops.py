@@ -172,4 +172,4 @@ def test_cli_twins(kg) -> None:
     report = json.loads(cli("analyze", "structure", "--json").stdout)
     assert [f["id"] for f in report["categories"]["structure"]["findings"]] == [ids["lonely"]]
     bad = cli("graph", "neighbours", "not-an-id")
-    assert bad.returncode == 1 and "UUID" in bad.stderr
+    assert bad.returncode == 1 and "Node not found" in bad.stderr  # neither an id, a prefix nor a title

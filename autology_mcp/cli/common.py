@@ -52,6 +52,13 @@ def open_autology(args: argparse.Namespace):
     return Autology.open(root_of(args))
 
 
+def node_id(store: Any, text: str, field: str = "id") -> str:
+    """The full id a person's argument names: an id, a unique id prefix (6+ characters) or an exact title."""
+    from autology_mcp.knowledge.names import resolve_node
+
+    return resolve_node(store.index, text, field)
+
+
 def emit(args: argparse.Namespace, data: Any, human: Callable[[], str]) -> None:
     if getattr(args, "json", False):
         if hasattr(data, "model_dump"):

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from autology_mcp.cli.common import node_id
 from autology_mcp.knowledge.models import RELATION_TYPES
 
 
@@ -92,6 +93,9 @@ def cmd_walk(args: argparse.Namespace) -> int:
     with _store(args) as store:
         graph = store.graph()
         operation = args.graph_command
+        args.id = node_id(store, args.id)
+        if getattr(args, "target", None):
+            args.target = node_id(store, args.target, "target")
         if operation == "neighbours":
             data, render = graph_ops.neighbours(graph, args.id, args.depth, args.type), _render_neighbours
         elif operation == "path":

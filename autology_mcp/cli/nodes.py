@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from autology_mcp.cli.common import add_command, emit, open_autology, read_content
+from autology_mcp.cli.common import add_command, emit, node_id, open_autology, read_content
+from autology_mcp.common.errors import AutologyError
 from autology_mcp.knowledge.models import NODE_STATUSES, NODE_TYPES, RELATION_TYPES
 
 
@@ -89,7 +90,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     autology = open_autology(args)
-    node = autology.get(args.id)
+    node = autology.get(node_id(autology.store, args.id))
 
     def human() -> str:
         from autology_mcp.knowledge.markdown import render_node
@@ -100,14 +101,26 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _with_titles(autology, message: str, *ids: str) -> str:
+    """The service's message with each node's title beside its id (a person reads titles)."""
+    for nid in ids:
+        try:
+            title = autology.store.get(nid).title
+        except AutologyError:
+            continue
+        message = message.replace(nid, f"{nid} ({title})", 1)
+    return message
+
+
 def _message(args: argparse.Namespace, message: str) -> None:
     emit(args, {"message": message}, lambda: message)
 
 
 def cmd_update(args: argparse.Namespace) -> int:
     content = read_content(args.content, args.content_file)
-    message = open_autology(args).update(
-        args.id,
+    autology = open_autology(args)
+    message = autology.update(
+        node_id(autology.store, args.id),
         title=args.title,
         content=content,
         tags=args.tag if args.tag is not None else ([] if args.clear_tags else None),
@@ -120,20 +133,23 @@ def cmd_update(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    _message(args, open_autology(args).delete(args.id))
+    autology = open_autology(args)
+    _message(args, autology.delete(node_id(autology.store, args.id)))
     return 0
 
 
 def cmd_relate(args: argparse.Namespace) -> int:
-    message = open_autology(args).relate(
-        args.source, args.target, args.type, description=args.description, confidence=args.confidence
-    )
-    _message(args, message)
+    autology = open_autology(args)
+    source, target = node_id(autology.store, args.source, "source"), node_id(autology.store, args.target, "target")
+    message = autology.relate(source, target, args.type, description=args.description, confidence=args.confidence)
+    _message(args, _with_titles(autology, message, source, target))
     return 0
 
 
 def cmd_unrelate(args: argparse.Namespace) -> int:
-    _message(args, open_autology(args).unrelate(args.source, args.target, args.type))
+    autology = open_autology(args)
+    source, target = node_id(autology.store, args.source, "source"), node_id(autology.store, args.target, "target")
+    _message(args, _with_titles(autology, autology.unrelate(source, target, args.type), source, target))
     return 0
 
 

@@ -357,6 +357,20 @@ class NodeIndex:
             row = self.conn.execute("SELECT path FROM nodes WHERE id = ?", (node_id,)).fetchone()
         return row[0] if row else None
 
+    def ids_with_prefix(self, prefix: str, limit: int) -> list[tuple[str, str]]:
+        """(id, title) of the nodes whose id starts with ``prefix`` (lowercase), at most ``limit``."""
+        with self._lock:
+            return self.conn.execute(
+                "SELECT id, title FROM nodes WHERE id >= ? AND id < ? ORDER BY id LIMIT ?", (prefix, prefix + "\uffff", limit)
+            ).fetchall()
+
+    def ids_with_title(self, title: str, limit: int) -> list[tuple[str, str]]:
+        """(id, title) of the nodes titled ``title``, case aside, at most ``limit``."""
+        with self._lock:
+            return self.conn.execute(
+                "SELECT id, title FROM nodes WHERE title = ? COLLATE NOCASE ORDER BY id LIMIT ?", (title, limit)
+            ).fetchall()
+
     def get_node(self, node_id: str) -> KnowledgeNode | None:
         with self._lock:
             row = self.conn.execute("SELECT data FROM nodes WHERE id = ?", (node_id,)).fetchone()
