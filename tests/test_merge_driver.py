@@ -127,6 +127,13 @@ def test_delete_on_one_side_and_edit_on_the_other_stays_a_git_conflict(repo: Pat
     on_branch(repo, "b", lambda s: s.update(ids["Billing"], tags=["kept"]))
     result = merge(repo, "a")
     assert result.returncode != 0 and "deleted" in (result.stdout + result.stderr).lower()
+    service = Autology.open(repo)
+    try:
+        problems = [p for p in diagnose(service.store).problems if p.kind == "unmerged"]
+    finally:
+        service.close()
+    assert [p.path for p in problems] == [f".autology/nodes/components/{ids['Billing']}.md"]
+    assert "deleted on their branch, edited on ours" in problems[0].message and "git rm" in problems[0].message
 
 
 def test_without_the_driver_the_same_relates_conflict(tmp_path: Path):

@@ -12,7 +12,7 @@ from autology_mcp.knowledge.store import NodeStore
 
 @dataclass
 class Problem:
-    kind: str  # malformed | duplicate_id | dangling_relation | misplaced | graph_index_out_of_sync
+    kind: str  # malformed | duplicate_id | dangling_relation | misplaced | graph_index_out_of_sync | unmerged
     path: str
     message: str
 
@@ -83,6 +83,7 @@ def diagnose(store: NodeStore) -> DoctorReport:
                     f"relation {r.type.value} from {r.source} points at {r.target}, which does not exist",
                 )
             )
+    report.problems.extend(unmerged_node_files(store))
     report.problems.sort(key=lambda p: (p.kind, p.path, p.message))
     if report.nodes > models.NODE_COUNT_GUIDANCE:
         report.notes.append(
@@ -90,6 +91,40 @@ def diagnose(store: NodeStore) -> DoctorReport:
             "but a start without a cache, a full rebuild and queries get slower as the store grows (docs/limits.md)"
         )
     return report
+
+
+_UNMERGED = {
+    "UD": "deleted on their branch, edited on ours: keep it with `git add {path}` or drop it with `git rm {path}`",
+    "DU": "deleted on our branch, edited on theirs: keep it with `git add {path}` or drop it with `git rm {path}`",
+    "UU": "both branches changed it and the conflict is marked in the file: edit it, then `git add {path}`",
+    "AA": "both branches added it and the conflict is marked in the file: edit it, then `git add {path}`",
+    "AU": "an unfinished merge: resolve it, then `git add {path}`",
+    "UA": "an unfinished merge: resolve it, then `git add {path}`",
+    "DD": "deleted on both branches: `git rm {path}`",
+}
+
+
+def unmerged_node_files(store: NodeStore) -> list[Problem]:
+    """Node files git left unmerged (an unfinished merge or rebase), with how to finish each."""
+    import subprocess
+
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(store.root), "status", "--porcelain=v1", "-z", "--", str(store.paths.nodes)],
+            capture_output=True, text=True, timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if result.returncode != 0:
+        return []  # not a git work tree
+    top = subprocess.run(["git", "-C", str(store.root), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    problems = []
+    for entry in result.stdout.split("\0"):
+        state, path = entry[:2], entry[3:]
+        if state in _UNMERGED and top.returncode == 0:
+            rel = store.rel(Path(top.stdout.strip()) / path)
+            problems.append(Problem("unmerged", rel, "git merge left it unmerged: " + _UNMERGED[state].format(path=path)))
+    return problems
 
 
 def render(report: DoctorReport, root: Path) -> str:
