@@ -50,10 +50,12 @@ def test_render_follows_the_spec_layout():
     assert keys == [
         "id", "type", "title", "tags", "confidence", "created", "modified",
         "session", "source", "status", "relations", "references",
+        "aliases",  # issue 14: Obsidian finds the node by its title
     ]  # fmt: skip
     assert "created: 2026-02-08T12:00:00Z\n" in front  # a plain ISO 8601 scalar, as in the spec
     assert "tags:\n- tag1\n- tag2\n" in front
-    assert body == f"\n# Node Title\n\nContent.\n\n## Related\n- [[{target}]]\n"
+    assert body == f"\n# Node Title\n\nContent.\n\n## Related\n- [[{target}]]\n"  # no title known: the bare id
+    assert f"- [[{target}|Target (v2) / old]]\n" in render_node(node, {target: "Target [v2] | old"})  # brackets, pipes made safe
     meta = yaml.safe_load(front)
     assert meta["relations"] == [{"type": "affects", "target": target, "description": "Description", "confidence": 0.85}]
     assert parse_node(text) == node
@@ -211,7 +213,7 @@ def test_hand_written_tags_are_normalised_and_unknown_keys_kept():
     assert node.tags == ("auth", "api", "design")
     assert node.extra == {"aliases": ["one", "two"], "cssclass": "wide"}
     rendered = render_node(node)
-    assert "aliases:\n- one\n- two\n" in rendered
+    assert "aliases:\n- T\n- one\n- two\n" in rendered  # the title first, then the person's own
     assert parse_node(rendered).extra == node.extra
 
 

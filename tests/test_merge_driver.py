@@ -75,7 +75,7 @@ def test_two_branches_relating_one_node_merge_cleanly(repo: Path):
     merged, report = node(repo, ids["Gateway"])
     assert {(r.target, r.type.value) for r in merged.relations} == {(ids["Auth"], "uses"), (ids["Billing"], "depends_on")}
     text = (repo / ".autology/nodes/components" / f"{ids['Gateway']}.md").read_text()
-    assert f"- [[{ids['Auth']}]]" in text and f"- [[{ids['Billing']}]]" in text and "<<<<<<<" not in text
+    assert f"- [[{ids['Auth']}|Auth]]" in text and f"- [[{ids['Billing']}|Billing]]" in text and "<<<<<<<" not in text
     assert report.ok, report.to_dict()
 
 

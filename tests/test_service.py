@@ -11,6 +11,7 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+import yaml
 from core_helpers import (
     ADR,
     adr,
@@ -239,7 +240,7 @@ def test_relate_creates_a_relation_in_the_source_file(autology, root, capture):
     assert [(r.type.value, r.target, r.description, r.confidence) for r in node.relations] == [
         ("uses", b, "A calls B", 0.8)
     ]
-    assert f"## Related\n- [[{b}]]\n" in file_of(root, "concept", a).read_text()
+    assert f"## Related\n- [[{b}|B]]\n" in file_of(root, "concept", a).read_text()  # the link shows the title
     assert parse_node(file_of(root, "concept", b).read_text()).relations == ()
     assert_graph_index_matches_files(root)
 
@@ -630,3 +631,22 @@ def test_any_input_gives_a_result_or_a_typed_error(autology, operation, data):
         getattr(autology, operation)(**kwargs)
     except AutologyError as exc:
         assert str(exc)
+
+
+def test_in_an_obsidian_vault_every_link_resolves_and_the_title_is_an_alias(autology, root, capture):
+    """Issue 14: links were bare UUIDs. Obsidian resolves [[id|title]] by the file name <id>.md and
+    shows the title; aliases: [title] lets its quick switcher find a node by name."""
+    import re
+
+    a, b, c = capture("Gateway"), capture("Auth [v2] | tokens"), capture("Billing")
+    autology.relate(a, b, "uses")
+    autology.relate(a, c, "depends_on")
+    autology.relate(c, b, "uses")
+    vault = root / ".autology" / "nodes"
+    names = {p.stem for p in vault.rglob("*.md")}
+    links = [m for p in vault.rglob("*.md") for m in re.findall(r"\[\[([^\]|]+)\|([^\]]+)\]\]", p.read_text())]
+    assert len(links) == 3 and all(target in names for target, _ in links)
+    assert ("Auth (v2) / tokens" in {text for _, text in links})
+    for path in vault.rglob("*.md"):
+        front = yaml.safe_load(path.read_text().split("---\n")[1])
+        assert front["aliases"][0] == front["title"]

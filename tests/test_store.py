@@ -189,7 +189,7 @@ def test_unknown_frontmatter_keys_survive_an_update(autology, root):
     autology.store.reconcile()
     autology.update(node_id, title="Obsidian note, edited", tags=["obsidian"])
     text = path.read_text()
-    assert "aliases:\n- alias one\n" in text
+    assert "aliases:\n- Obsidian note, edited\n- alias one\n" in text  # the title first, then the person's own
     assert "cssclass: wide\n" in text
     assert "reviewed: 2026-01-05\n" in text
     assert "title: Obsidian note, edited\n" in text

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from functools import cache, lru_cache
 from types import ModuleType
@@ -180,17 +181,37 @@ def frontmatter_dict(node: KnowledgeNode) -> dict[str, Any]:
         for r in node.relations
     ]
     data["references"] = list(node.references)
+    data["aliases"] = aliases(node)
     for key, value in node.extra.items():
         if key not in data:
             data[key] = value
     return data
 
 
-def related_section(node: KnowledgeNode) -> str:
+def aliases(node: KnowledgeNode) -> list[str]:
+    """Obsidian's ``aliases``: the title first (its quick switcher and link completion then find the
+    node by name, though its file is ``<id>.md``), then any alias a person added by hand."""
+    own = node.extra.get("aliases")
+    own = [own] if isinstance(own, str) else own if isinstance(own, list) else []
+    extra = [a for a in own if a != node.title]
+    return [node.title, *extra]
+
+
+def _link_text(title: str) -> str:
+    """A title as the display text of a ``[[id|text]]`` link (brackets and pipes would end the link)."""
+    return title.replace("[", "(").replace("]", ")").replace("|", "/")
+
+
+def related_section(node: KnowledgeNode, titles: Mapping[str, str] | None = None) -> str:
+    """``## Related``: a wikilink per related node, ``[[<id>|<title>]]`` when its title is known (the
+    link still resolves by the file name; Obsidian shows the title)."""
     targets = list(dict.fromkeys(r.target for r in node.relations))
     if not targets:
         return ""
-    return "## Related\n" + "".join(f"- [[{t}]]\n" for t in targets)
+    titles = titles or {}
+    return "## Related\n" + "".join(
+        f"- [[{t}|{_link_text(titles[t])}]]\n" if titles.get(t) else f"- [[{t}]]\n" for t in targets
+    )
 
 
 @lru_cache(maxsize=65_536)
@@ -218,12 +239,12 @@ def _frontmatter_text(node: KnowledgeNode) -> str:
     return f"{head}\nrelations:\n{items}{tail}"
 
 
-def render_node(node: KnowledgeNode) -> str:
-    """The full text of the node's file."""
+def render_node(node: KnowledgeNode, titles: Mapping[str, str] | None = None) -> str:
+    """The full text of the node's file; ``titles`` (id -> title of related nodes) labels the links."""
     parts = ["---\n", _frontmatter_text(node), "---\n\n", f"# {node.title}\n\n"]
     if node.content:
         parts.append(node.content + "\n")
-    related = related_section(node)
+    related = related_section(node, titles)
     if related:
         parts.append("\n" + related)
     return "".join(parts)
@@ -232,6 +253,14 @@ def render_node(node: KnowledgeNode) -> str:
 # --------------------------------------------------------------------------------------------
 # Reading
 # --------------------------------------------------------------------------------------------
+
+
+_LINK_TITLE = re.compile(r"^- \[\[([0-9a-fA-F-]{36})\|([^\]]*)\]\]\s*$", re.MULTILINE)
+
+
+def link_titles(text: str) -> dict[str, str]:
+    """id -> display text of the ``[[id|title]]`` links in a node file's text."""
+    return {m.group(1).lower(): m.group(2) for m in _LINK_TITLE.finditer(text)}
 
 
 def _body_content(body: str, title: str, relation_targets: set[str]) -> str:
@@ -342,6 +371,14 @@ def parse_node(text: str, fallback_time: datetime | None = None) -> KnowledgeNod
     tags = _tags_from_file(metadata.get("tags"))
     content = _body_content(body, title, {r.target for r in relations})
     extra = {k: v for k, v in metadata.items() if k not in KNOWN_KEYS}
+    if "aliases" in extra:  # the title is written there by render_node; only a person's own aliases are kept
+        own = extra["aliases"]
+        own = [own] if isinstance(own, str) else own if isinstance(own, list) else [own]
+        own = [a for a in own if a != title]
+        if own:
+            extra["aliases"] = own
+        else:
+            del extra["aliases"]
     if extra:
         size = len(json.dumps(extra, ensure_ascii=False, default=str))
         if size > MAX_EXTRA_BYTES:

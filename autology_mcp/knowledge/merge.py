@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.knowledge.markdown import MalformedNodeError, parse_node, render_node
+from autology_mcp.knowledge.markdown import MalformedNodeError, link_titles, parse_node, render_node
 from autology_mcp.knowledge.models import KnowledgeNode, Relation
 
 SCALARS = ("title", "type", "status", "confidence", "session", "source")
@@ -134,7 +134,8 @@ def merge_texts(base: str, ours: str, theirs: str, path: str = "node") -> MergeR
         created=min(o.created, t.created),
         extra=extra,
     )
-    return MergeResult(render_node(merged), ["both sides changed the same lines of the content"] if content_clash else [])
+    titles = {**link_titles(base), **link_titles(ours), **link_titles(theirs)}  # the links keep their titles
+    return MergeResult(render_node(merged, titles), ["both sides changed the same lines of the content"] if content_clash else [])
 
 
 def merge_files(base: Path, ours: Path, theirs: Path, path: str = "node") -> MergeResult:

@@ -357,6 +357,17 @@ class NodeIndex:
             row = self.conn.execute("SELECT path FROM nodes WHERE id = ?", (node_id,)).fetchone()
         return row[0] if row else None
 
+    def titles_of(self, ids: list[str]) -> dict[str, str]:
+        """id -> title of those of ``ids`` that are indexed."""
+        found: dict[str, str] = {}
+        unique = list(dict.fromkeys(ids))
+        with self._lock:
+            for i in range(0, len(unique), 500):  # SQLite's limit on bound variables
+                part = unique[i : i + 500]
+                marks = ",".join("?" * len(part))
+                found.update(self.conn.execute(f"SELECT id, title FROM nodes WHERE id IN ({marks})", part).fetchall())
+        return found
+
     def ids_with_prefix(self, prefix: str, limit: int) -> list[tuple[str, str]]:
         """(id, title) of the nodes whose id starts with ``prefix`` (lowercase), at most ``limit``."""
         with self._lock:

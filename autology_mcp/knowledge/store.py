@@ -675,7 +675,7 @@ class NodeStore:
             )
         # The temporary file is written in cache/ (same file system): the watched nodes/ folder then
         # sees only the finished file arrive, not a temporary file's creation, writes and move.
-        text = render_node(node)
+        text = render_node(node, self.index.titles_of([r.target for r in node.relations]))
         size = len(text.encode("utf-8"))
         if size > self.max_file_bytes:  # the store would skip its own file at the next read
             raise ValidationError(
