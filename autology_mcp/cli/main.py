@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         claims,
         graph,
         hook,
+        imports,
         index,
         nodes,
         search,
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
         store,
     )
 
-    for group in (store, nodes, index, hook, graph, claims, search, sessions):
+    for group in (store, nodes, index, hook, graph, claims, search, sessions, imports):
         group.add_commands(sub)
     return parser
 

@@ -72,7 +72,7 @@ RELATION_CONFIDENCE_DEFAULT = 0.8
 
 _UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 _TAG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_SOURCE = re.compile(r"^(manual|hook_[a-z0-9_]+)$")
+_SOURCE = re.compile(r"^(manual|hook_[a-z0-9_]+|import_[a-z0-9_]+)$")
 _SESSION = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 # Characters that have no place in text: C0 controls except tab and newline, DEL, C1 controls,
 # lone surrogates, and the Unicode line/paragraph separators that YAML treats as line breaks.
@@ -250,7 +250,9 @@ def validate_references(value: Any) -> tuple[str, ...]:
 
 def validate_source(value: Any) -> str:
     if not isinstance(value, str) or not _SOURCE.match(value):
-        raise ValidationError("source", f"must be 'manual' or 'hook_<event>' (e.g. hook_post_commit), got {value!r}")
+        raise ValidationError(
+            "source", f"must be 'manual', 'hook_<event>' (e.g. hook_post_commit) or 'import_<kind>', got {value!r}"
+        )
     return value
 
 

@@ -1,0 +1,61 @@
+"""Bringing in what a team already has:
+
+    autology import adr FOLDER [--apply]    architecture decision records (Nygard, adr-tools, MADR)
+
+A dry run by default: it prints what would be created, updated or left as it is; ``--apply`` writes.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from autology_mcp.cli.common import add_command, emit, root_of
+
+
+def cmd_import_adr(args: argparse.Namespace) -> int:
+    from autology_mcp.common.errors import ValidationError
+    from autology_mcp.knowledge import import_adr
+    from autology_mcp.knowledge.store import NodeStore
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise ValidationError("folder", f"{folder} is not a folder of ADR files")
+    store = NodeStore(root_of(args))
+    try:
+        store.init()
+        store.reconcile()
+        report = import_adr.plan(store, folder)
+        if args.apply:
+            import_adr.apply(store, report)
+    finally:
+        store.close()
+    data = {
+        "applied": bool(args.apply),
+        "counts": report.counts(),
+        "records": [{"path": str(p.record.path), "title": p.record.title, "action": p.action, "status": p.record.status,
+                     "id": p.node_id, "reason": p.reason or None} for p in report.planned],
+        "supersedes": [{"newer": a, "older": b} for a, b in report.relations],
+    }
+
+    def human() -> str:
+        verb = "" if args.apply else "would "
+        lines = [f"{'✓ imported' if args.apply else 'dry run:'} {len(report.planned)} ADR file(s) from {folder}: "
+                 + ", ".join(f"{n} {verb}{a}" for a, n in sorted(report.counts().items()))]
+        lines += [f"  {p.action:9} {p.record.path.name}: {p.record.title} [{p.record.status}]" + (f" ({p.reason})" if p.reason else "")
+                  for p in report.planned]
+        lines += [f"  supersedes: {a} → {b}" for a, b in report.relations]
+        if not args.apply:
+            lines.append("Nothing was written; run again with --apply.")
+        return "\n".join(lines)
+
+    emit(args, data, human)
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("import", help="bring in records a team already keeps (ADR folders)")
+    inner = parser.add_subparsers(dest="import_kind", metavar="KIND")
+    p = add_command(inner, "adr", cmd_import_adr, "architecture decision records (Nygard, adr-tools, MADR) as decision nodes")
+    p.add_argument("folder", help="the folder of ADR files (e.g. docs/adr)")
+    p.add_argument("--apply", action="store_true", help="write the nodes (default: a dry run)")

@@ -1,0 +1,246 @@
+"""``autology import adr FOLDER``: a team's existing architecture decision records as decision nodes.
+
+Reads the three common formats: Nygard's (``# 1. Title``, ``Date:``, ``## Status``, ``## Context``,
+``## Decision``, ``## Consequences``), adr-tools' (the same, with ``Supersedes`` / ``Superseded by``
+links in the status) and MADR's (``## Context and Problem Statement``, ``## Considered Options``,
+``## Decision Outcome``, ``### Consequences``; status in YAML front matter or a ``* Status:`` line).
+
+Each record becomes one ``decision`` node whose content has the four ADR sections autology requires
+(a section the record does not have says so, never invented) and keeps the record's other sections
+after them. Its status maps to the node's (accepted → active, proposed → needs_review, superseded,
+deprecated and rejected → superseded), "Superseded by N" to a ``supersedes`` relation from N, and
+its front-matter tags to tags. Provenance: ``source: import_adr``, the record's path as a
+reference when it is inside the project, and ``imported_from`` / ``imported_sha256`` in the
+frontmatter, so a second run changes only what changed in the records (idempotent) and a node a
+person edited since is left alone unless its record changed too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autology_mcp.common.errors import ValidationError
+from autology_mcp.knowledge.models import (
+    KnowledgeNode,
+    Relation,
+    new_id,
+    utc_now,
+    validate_tags,
+    validate_title,
+)
+
+_RECORD_NAME = re.compile(r"^(\d{1,5})[-_].+\.md$", re.IGNORECASE)
+_HEADING = re.compile(r"^(##)\s+(.+?)\s*$", re.MULTILINE)
+_SUBHEADING = re.compile(r"^###\s+(.+?)\s*$", re.MULTILINE)
+_TITLE = re.compile(r"^#\s+(?:\d+\.\s*)?(.+?)\s*$", re.MULTILINE)
+_SUPERSEDED_BY = re.compile(r"superseded by\s*\[?\s*(?:ADR[- ]?)?0*(\d+)", re.IGNORECASE)
+_STATUS_LINE = re.compile(r"^\s*[*-]\s*status:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+_FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
+
+SECTION_NAMES = {
+    "Context": ("context", "context and problem statement", "problem statement", "background", "context and problem"),
+    "Decision": ("decision", "decision outcome"),
+    "Alternatives": ("considered options", "options", "alternatives", "alternatives considered", "options considered",
+                     "pros and cons of the options"),
+    "Consequences": ("consequences", "positive consequences", "negative consequences"),
+}
+STATUS_MAP = {"accepted": "active", "proposed": "needs_review", "draft": "needs_review", "superseded": "superseded",
+              "deprecated": "superseded", "rejected": "superseded"}
+
+
+@dataclass
+class Record:
+    path: Path
+    number: int | None
+    title: str
+    status: str  # the node status
+    content: str
+    tags: tuple[str, ...]
+    superseded_by: int | None
+    sha256: str
+
+
+@dataclass
+class Planned:
+    record: Record
+    action: str  # create | update | unchanged | skip
+    node_id: str | None = None
+    reason: str = ""
+
+
+@dataclass
+class ImportReport:
+    planned: list[Planned] = field(default_factory=list)
+    relations: list[tuple[str, str]] = field(default_factory=list)  # (newer title, older title) supersedes
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for p in self.planned:
+            out[p.action] = out.get(p.action, 0) + 1
+        return out
+
+
+def find_records(folder: Path) -> list[Path]:
+    """The ADR files of a folder: Markdown files named ``<number>-<slug>.md`` (templates and indexes aside)."""
+    return sorted(p for p in Path(folder).iterdir() if p.is_file() and _RECORD_NAME.match(p.name)
+                  and "template" not in p.name.lower())
+
+
+def _front_matter(text: str) -> tuple[dict[str, Any], str]:
+    match = _FRONT.match(text)
+    if not match:
+        return {}, text
+    from autology_mcp.knowledge.markdown import _shape_problem  # the same bounds as a node's frontmatter
+
+    if _shape_problem(match.group(1)):
+        return {}, text[match.end():]
+    import yaml
+
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError:
+        data = None
+    return (data if isinstance(data, dict) else {}), text[match.end():]
+
+
+def _sections(body: str) -> list[tuple[str, str]]:
+    """(heading, text) of each ## section, in order (### subsections stay inside); text before the first is dropped."""
+    found = list(_HEADING.finditer(body))
+    out = []
+    for i, match in enumerate(found):
+        end = found[i + 1].start() if i + 1 < len(found) else len(body)
+        out.append((match.group(2).strip(), body[match.end():end].strip("\n")))
+    return out
+
+
+def _take_consequences(text: str) -> tuple[str, list[str]]:
+    """The text without its ### consequence subsections, and those subsections (labelled)."""
+    found = list(_SUBHEADING.finditer(text))
+    kept, taken, last = [], [], 0
+    for i, match in enumerate(found):
+        end = found[i + 1].start() if i + 1 < len(found) else len(text)
+        if match.group(1).strip().lower().rstrip(":") in SECTION_NAMES["Consequences"]:
+            kept.append(text[last:match.start()])
+            taken.append(f"**{match.group(1).strip()}**\n\n{text[match.end():end].strip()}")
+            last = end
+    kept.append(text[last:])
+    return "".join(kept).strip("\n"), taken
+
+
+def parse_record(path: Path, text: str) -> Record:
+    front, body = _front_matter(text.replace("\r\n", "\n"))
+    title_match = _TITLE.search(body)
+    title = str(front.get("title") or (title_match.group(1) if title_match else path.stem)).strip()
+    number_match = _RECORD_NAME.match(path.name)
+    mapped: dict[str, list[str]] = {name: [] for name in SECTION_NAMES}
+    others: list[str] = []
+    status_text = str(front.get("status") or "")
+    for heading, text_ in _sections(body):
+        key = heading.lower().rstrip(":")
+        if key == "status":
+            status_text = status_text or text_
+            continue
+        target = next((name for name, names in SECTION_NAMES.items() if key in names), None)
+        if target == "Decision":  # MADR nests "### Consequences" (positive, negative) inside "## Decision Outcome"
+            text_, consequences = _take_consequences(text_)
+            mapped["Consequences"].extend(consequences)
+        if target:
+            mapped[target].append(text_ if key in SECTION_NAMES[target][:1] else f"**{heading}**\n\n{text_}")
+        elif text_.strip():
+            others.append(f"## {heading}\n\n{text_}")
+    if not status_text:
+        line = _STATUS_LINE.search(body)
+        status_text = line.group(1) if line else ""
+    word = (status_text.strip().split() or ["accepted"])[0].strip("*_`.,:").lower()
+    status = STATUS_MAP.get(word, "active")
+    superseded = _SUPERSEDED_BY.search(status_text)
+    parts = []
+    for name in SECTION_NAMES:
+        text_ = "\n\n".join(t for t in mapped[name] if t.strip()).strip()
+        parts.append(f"## {name}\n\n{text_ or '(not recorded in the original ADR)'}")
+    date = front.get("created") or front.get("date")
+    source_line = f"_Imported from `{path.name}`" + (f", dated {date}" if date else "") + f"; status: {status_text.strip().splitlines()[0] if status_text.strip() else 'not stated'}._"
+    content = "\n\n".join([*parts, *others, source_line])
+    raw_tags = front.get("tags") if isinstance(front.get("tags"), list) else []
+    tags = []
+    for tag in raw_tags:
+        slug = re.sub(r"[^a-z0-9]+", "-", str(tag).lower()).strip("-")[:64]
+        if slug and slug not in tags:
+            tags.append(slug)
+    return Record(path, int(number_match.group(1)) if number_match else None, title[:100], status, content,
+                  tuple(tags[:32]), int(superseded.group(1)) if superseded else None,
+                  hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+def plan(store: Any, folder: Path) -> ImportReport:
+    """What an import of ``folder`` would do, without writing anything."""
+    existing = {n.extra.get("imported_from"): n for n in store.index.all_nodes() if n.source == "import_adr"}
+    report = ImportReport()
+    for path in find_records(folder):
+        try:
+            record = parse_record(path, path.read_text(encoding="utf-8"))
+            validate_title(record.title)
+            validate_tags(list(record.tags))
+        except (UnicodeDecodeError, ValidationError) as exc:
+            report.planned.append(Planned(Record(path, None, path.name, "active", "", (), None, ""), "skip", reason=str(exc)))
+            continue
+        node = existing.get(_key(store, path))
+        if node is None:
+            report.planned.append(Planned(record, "create"))
+        elif node.extra.get("imported_sha256") == record.sha256:
+            report.planned.append(Planned(record, "unchanged", node.id))
+        else:
+            report.planned.append(Planned(record, "update", node.id))
+    by_number = {p.record.number: p for p in report.planned if p.action != "skip"}
+    for p in report.planned:
+        newer = by_number.get(p.record.superseded_by) if p.record.superseded_by is not None else None
+        if newer is not None and newer is not p:
+            report.relations.append((newer.record.title, p.record.title))
+    return report
+
+
+def _key(store: Any, path: Path) -> str:
+    """Where a record came from: relative to the project when inside it (the same on every clone)."""
+    resolved = Path(path).resolve()
+    try:
+        return resolved.relative_to(store.root).as_posix()
+    except ValueError:
+        return str(resolved)
+
+
+def apply(store: Any, report: ImportReport) -> ImportReport:
+    """Write the plan: create and update decision nodes, then the ``supersedes`` relations."""
+    ids: dict[int | None, str] = {}
+    for p in report.planned:
+        if p.action == "skip":
+            continue
+        r = p.record
+        refs = ()
+        try:
+            rel = Path(r.path).resolve().relative_to(store.root).as_posix()
+            refs = (rel,)
+        except ValueError:
+            pass
+        extra = {"imported_from": _key(store, r.path), "imported_sha256": r.sha256}
+        if p.action == "create":
+            now = utc_now()
+            node = KnowledgeNode(id=new_id(), type="decision", title=r.title, content=r.content, created=now,
+                                 modified=now, tags=r.tags, source="import_adr", references=refs, status=r.status,
+                                 confidence=0.9, extra=extra)
+            store.create(node)
+            p.node_id = node.id
+        elif p.action == "update":
+            store.modify(p.node_id, lambda n, r=r, extra=extra: n.replace(
+                title=r.title, content=r.content, tags=r.tags, status=r.status, extra={**n.extra, **extra},
+                modified=utc_now()))
+        ids[r.number] = p.node_id
+    for p in report.planned:
+        newer = ids.get(p.record.superseded_by) if p.record.superseded_by is not None else None
+        if newer and p.node_id and newer != p.node_id:
+            store.modify(newer, lambda n, old=p.node_id: n if any(x.target == old and x.type.value == "supersedes"
+                         for x in n.relations) else n.replace(relations=(*n.relations, Relation(target=old, type="supersedes"))))
+    return report

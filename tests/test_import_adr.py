@@ -1,0 +1,75 @@
+"""`autology import adr` (issue 14): ADR folders in the Nygard / adr-tools format and in MADR become
+decision nodes; a dry run writes nothing; a second run changes only what changed. The fixtures in
+tests/fixtures/adr are written in those formats (the real sources tried are in docs/team.md)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autology_mcp.cli.main import main
+from autology_mcp.knowledge.adr import missing_adr_sections
+from autology_mcp.knowledge.doctor import diagnose
+from autology_mcp.knowledge.service import Autology
+
+FIXTURES = Path(__file__).parent / "fixtures" / "adr"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURES, root / "docs" / "adr")
+    return root
+
+
+def run(capsys, root: Path, *args: str) -> dict:
+    assert main(["--root", str(root), "import", "adr", str(root / "docs" / "adr"), "--json", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_dry_run_writes_nothing_and_apply_makes_decisions_with_their_four_sections(project: Path, capsys):
+    dry = run(capsys, project)
+    assert dry["applied"] is False and dry["counts"] == {"create": 4}  # the template is not a record
+    assert not list((project / ".autology" / "nodes").rglob("*.md"))
+    done = run(capsys, project, "--apply")
+    assert done["counts"] == {"create": 4}
+    service = Autology.open(project)
+    try:
+        nodes = {n.title: n for n in service.store.index.all_nodes()}
+        assert set(nodes) == {"Record architecture decisions", "Use Redis for sessions", "Use Postgres for sessions",
+                              "Use structured logging"}
+        for node in nodes.values():
+            assert node.type.value == "decision" and node.source == "import_adr"
+            assert missing_adr_sections(node.content) == []
+            assert node.references[0].startswith("docs/adr/")
+        assert nodes["Use Redis for sessions"].status.value == "superseded"
+        assert nodes["Use structured logging"].status.value == "needs_review"  # MADR's status: proposed
+        assert set(nodes["Use structured logging"].tags) == {"logging", "observability"}
+        madr = nodes["Use structured logging"].content
+        assert "JSON lines through structlog" in madr.split("## Alternatives")[1]
+        assert "incidents can filter by request id" in madr.split("## Consequences")[1]
+        assert "(not recorded in the original ADR)" in nodes["Record architecture decisions"].content  # no alternatives
+        newer = nodes["Use Postgres for sessions"]
+        assert [(r.target, r.type.value) for r in newer.relations] == [(nodes["Use Redis for sessions"].id, "supersedes")]
+        assert diagnose(service.store).ok
+    finally:
+        service.close()
+
+
+def test_a_second_run_changes_only_what_changed(project: Path, capsys):
+    run(capsys, project, "--apply")
+    assert run(capsys, project, "--apply")["counts"] == {"unchanged": 4}
+    record = project / "docs" / "adr" / "0001-record-architecture-decisions.md"
+    record.write_text(record.read_text().replace("Accepted", "Deprecated"))
+    again = run(capsys, project, "--apply")
+    assert again["counts"] == {"unchanged": 3, "update": 1}
+    service = Autology.open(project)
+    try:
+        nodes = {n.title: n for n in service.store.index.all_nodes()}
+        assert len(nodes) == 4 and nodes["Record architecture decisions"].status.value == "superseded"
+        assert len(nodes["Use Postgres for sessions"].relations) == 1  # the relation is not added twice
+    finally:
+        service.close()
