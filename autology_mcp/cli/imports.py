@@ -1,6 +1,7 @@
 """Bringing in what a team already has:
 
     autology import adr FOLDER [--apply]    architecture decision records (Nygard, adr-tools, MADR)
+    autology import memory FILE [--apply]   the official MCP memory server's memory.jsonl
 
 A dry run by default: it prints what would be created, updated or left as it is; ``--apply`` writes.
 """
@@ -53,9 +54,50 @@ def cmd_import_adr(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_memory(args: argparse.Namespace) -> int:
+    from autology_mcp.common.errors import ValidationError
+    from autology_mcp.knowledge.import_memory import import_memory
+    from autology_mcp.knowledge.store import NodeStore
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise ValidationError("file", f"{path} is not a file (the memory server's memory.jsonl)")
+    store = NodeStore(root_of(args))
+    try:
+        store.init()
+        store.reconcile()
+        report = import_memory(store, path, args.apply)
+    finally:
+        store.close()
+    data = {
+        "applied": bool(args.apply),
+        "counts": report.counts(),
+        "entities": [{"name": e.name, "entityType": e.entity_type, "action": a, "id": i} for e, a, i in report.entities],
+        "relations": [{"from": f, "to": t, "type": k, "relationType": n} for f, t, k, n in report.relations],
+        "skipped": report.skipped,
+    }
+
+    def human() -> str:
+        verb = "" if args.apply else "would "
+        lines = [f"{'✓ imported' if args.apply else 'dry run:'} {len(report.entities)} entities, {len(report.relations)}"
+                 f" relations from {path}: " + ", ".join(f"{n} {verb}{a}" for a, n in sorted(report.counts().items()))]
+        lines += [f"  {a:9} {e.name} ({e.entity_type or 'no type'})" for e, a, _ in report.entities]
+        lines += [f"  relation {f} -[{k}]-> {t} (was {n!r})" for f, t, k, n in report.relations]
+        lines += [f"  skipped {why}" for why in report.skipped]
+        if not args.apply:
+            lines.append("Nothing was written; run again with --apply.")
+        return "\n".join(lines)
+
+    emit(args, data, human)
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("import", help="bring in records a team already keeps (ADR folders)")
+    parser = sub.add_parser("import", help="bring in what a team already keeps (ADR folders, the memory server's graph)")
     inner = parser.add_subparsers(dest="import_kind", metavar="KIND")
     p = add_command(inner, "adr", cmd_import_adr, "architecture decision records (Nygard, adr-tools, MADR) as decision nodes")
     p.add_argument("folder", help="the folder of ADR files (e.g. docs/adr)")
+    p.add_argument("--apply", action="store_true", help="write the nodes (default: a dry run)")
+    p = add_command(inner, "memory", cmd_import_memory, "the official MCP memory server's memory.jsonl as nodes and relations")
+    p.add_argument("file", help="the memory server's file (memory.jsonl or memory.json)")
     p.add_argument("--apply", action="store_true", help="write the nodes (default: a dry run)")
