@@ -2,6 +2,7 @@
 
     autology import adr FOLDER [--apply]    architecture decision records (Nygard, adr-tools, MADR)
     autology import memory FILE [--apply]   the official MCP memory server's memory.jsonl
+    autology import claude-md PATH [--apply] a CLAUDE.md (with its @-imports) or a memory folder
 
 A dry run by default: it prints what would be created, updated or left as it is; ``--apply`` writes.
 """
@@ -92,6 +93,43 @@ def cmd_import_memory(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_claude_md(args: argparse.Namespace) -> int:
+    from autology_mcp.common.errors import ValidationError
+    from autology_mcp.knowledge.import_claude_md import import_notes
+    from autology_mcp.knowledge.store import NodeStore
+
+    path = Path(args.path).expanduser()
+    if not path.exists():
+        raise ValidationError("path", f"{path} does not exist (give a CLAUDE.md or a folder of memory files)")
+    store = NodeStore(root_of(args))
+    try:
+        store.init()
+        store.reconcile()
+        report = import_notes(store, path, args.apply)
+    finally:
+        store.close()
+    data = {
+        "applied": bool(args.apply),
+        "counts": report.counts(),
+        "sections": [{"file": str(s.file), "title": s.heading, "type": s.kind, "action": a, "id": i}
+                     for s, a, i in report.sections],
+        "skipped": report.skipped,
+    }
+
+    def human() -> str:
+        verb = "" if args.apply else "would "
+        lines = [f"{'✓ imported' if args.apply else 'dry run:'} {len(report.sections)} section(s) from {path}: "
+                 + ", ".join(f"{n} {verb}{a}" for a, n in sorted(report.counts().items()))]
+        lines += [f"  {a:9} {s.kind:10} {s.heading}  ({s.file.name})" for s, a, _ in report.sections]
+        lines += [f"  skipped {why}" for why in report.skipped]
+        if not args.apply:
+            lines.append("Nothing was written; run again with --apply.")
+        return "\n".join(lines)
+
+    emit(args, data, human)
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("import", help="bring in what a team already keeps (ADR folders, the memory server's graph)")
     inner = parser.add_subparsers(dest="import_kind", metavar="KIND")
@@ -100,4 +138,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--apply", action="store_true", help="write the nodes (default: a dry run)")
     p = add_command(inner, "memory", cmd_import_memory, "the official MCP memory server's memory.jsonl as nodes and relations")
     p.add_argument("file", help="the memory server's file (memory.jsonl or memory.json)")
+    p.add_argument("--apply", action="store_true", help="write the nodes (default: a dry run)")
+    p = add_command(inner, "claude-md", cmd_import_claude_md,
+                    "a CLAUDE.md (and its @-imports) or a folder of memory files as conventions and concepts")
+    p.add_argument("path", help="a CLAUDE.md, or a folder of Markdown memory files")
     p.add_argument("--apply", action="store_true", help="write the nodes (default: a dry run)")

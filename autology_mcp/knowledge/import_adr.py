@@ -29,6 +29,7 @@ from autology_mcp.knowledge.models import (
     Relation,
     new_id,
     utc_now,
+    validate_content,
     validate_tags,
     validate_title,
 )
@@ -185,6 +186,7 @@ def plan(store: Any, folder: Path) -> ImportReport:
             record = parse_record(path, path.read_text(encoding="utf-8"))
             validate_title(record.title)
             validate_tags(list(record.tags))
+            validate_content(record.content)
         except (UnicodeDecodeError, ValidationError) as exc:
             report.planned.append(Planned(Record(path, None, path.name, "active", "", (), None, ""), "skip", reason=str(exc)))
             continue

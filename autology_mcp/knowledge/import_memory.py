@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.models import KnowledgeNode, Relation, new_id, utc_now, validate_title
+from autology_mcp.knowledge.models import KnowledgeNode, Relation, new_id, utc_now, validate_content, validate_title
 
 _TYPE_RULES = (  # first match wins, on the entity type's words
     ("decision", r"decision|choice|adr"),
@@ -125,6 +125,7 @@ def import_memory(store: Any, path: Path, apply: bool) -> MemoryImport:
     for entity in entities:
         try:
             title = validate_title(entity.name[:100])
+            validate_content(_content(entity, node_type(entity.entity_type)))
         except ValidationError as exc:
             report.skipped.append(f"entity {entity.name!r}: {exc}")
             continue
