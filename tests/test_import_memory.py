@@ -43,8 +43,9 @@ def run(capsys, root: Path, path: Path, *args: str) -> dict:
 def test_the_rules_for_types():
     assert [node_type(t) for t in ("service", "decision", "coding_guideline", "known bug", "workflow", "person")] == [
         "component", "decision", "convention", "issue", "pattern", "concept"]
-    assert [relation_type(t) for t in ("calls", "depends on", "implements", "replaces", "extends", "is part of")] == [
-        "uses", "depends_on", "implements", "supersedes", "derived_from", "relates_to"]
+    assert [relation_type(t) for t in ("calls", "depends on", "implements", "replaces", "extends", "is part of",
+                                       "used_by", "replaced_by")] == [
+        "uses", "depends_on", "implements", "supersedes", "derived_from", "relates_to", "relates_to", "relates_to"]
 
 
 def test_entities_and_relations_become_nodes_and_relations(tmp_path: Path, memory_file: Path, capsys):

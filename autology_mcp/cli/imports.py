@@ -3,6 +3,7 @@
     autology import adr FOLDER [--apply]    architecture decision records (Nygard, adr-tools, MADR)
     autology import memory FILE [--apply]   the official MCP memory server's memory.jsonl
     autology import claude-md PATH [--apply] a CLAUDE.md (with its @-imports) or a memory folder
+    autology import basic-memory DIR [--apply] basic-memory notes (observations, relations)
 
 A dry run by default: it prints what would be created, updated or left as it is; ``--apply`` writes.
 """
@@ -130,8 +131,46 @@ def cmd_import_claude_md(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_basic_memory(args: argparse.Namespace) -> int:
+    from autology_mcp.common.errors import ValidationError
+    from autology_mcp.knowledge.import_basic_memory import import_notes
+    from autology_mcp.knowledge.store import NodeStore
+
+    folder = Path(args.folder).expanduser()
+    if not folder.is_dir():
+        raise ValidationError("folder", f"{folder} is not a folder of basic-memory notes")
+    store = NodeStore(root_of(args))
+    try:
+        store.init()
+        store.reconcile()
+        report = import_notes(store, folder, args.apply)
+    finally:
+        store.close()
+    data = {
+        "applied": bool(args.apply),
+        "counts": report.counts(),
+        "notes": [{"path": str(n.path), "title": n.title, "type": n.kind, "action": a, "id": i} for n, a, i in report.notes],
+        "relations": [{"from": f, "to": t, "type": k, "name": o} for f, t, k, o in report.relations],
+        "skipped": report.skipped,
+    }
+
+    def human() -> str:
+        verb = "" if args.apply else "would "
+        lines = [f"{'✓ imported' if args.apply else 'dry run:'} {len(report.notes)} note(s), {len(report.relations)}"
+                 f" relation(s) from {folder}: " + ", ".join(f"{n} {verb}{a}" for a, n in sorted(report.counts().items()))]
+        lines += [f"  {a:9} {n.kind:10} {n.title}" for n, a, _ in report.notes]
+        lines += [f"  relation {f} -[{k}]-> {t} (was {o!r})" for f, t, k, o in report.relations]
+        lines += [f"  skipped {why}" for why in report.skipped]
+        if not args.apply:
+            lines.append("Nothing was written; run again with --apply.")
+        return "\n".join(lines)
+
+    emit(args, data, human)
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("import", help="bring in what a team already keeps (ADR folders, the memory server's graph)")
+    parser = sub.add_parser("import", help="bring in what a team already keeps (ADR folders, CLAUDE.md, the memory server's graph, basic-memory)")
     inner = parser.add_subparsers(dest="import_kind", metavar="KIND")
     p = add_command(inner, "adr", cmd_import_adr, "architecture decision records (Nygard, adr-tools, MADR) as decision nodes")
     p.add_argument("folder", help="the folder of ADR files (e.g. docs/adr)")
@@ -142,4 +181,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = add_command(inner, "claude-md", cmd_import_claude_md,
                     "a CLAUDE.md (and its @-imports) or a folder of memory files as conventions and concepts")
     p.add_argument("path", help="a CLAUDE.md, or a folder of Markdown memory files")
+    p.add_argument("--apply", action="store_true", help="write the nodes (default: a dry run)")
+    p = add_command(inner, "basic-memory", cmd_import_basic_memory, "basic-memory notes as nodes and relations")
+    p.add_argument("folder", help="a basic-memory project folder (read recursively)")
     p.add_argument("--apply", action="store_true", help="write the nodes (default: a dry run)")

@@ -49,7 +49,9 @@ def node_type(entity_type: str) -> str:
 
 def relation_type(name: str) -> str:
     """One of the seven relation types for a relation name (relates_to when no rule matches)."""
-    words = name.lower().replace("_", " ")
+    words = name.lower().replace("_", " ").strip()
+    if re.search(r"\bby$", words):  # used_by, replaced_by: the other direction, which no type here says
+        return "relates_to"
     return next((t for t, pattern in _RELATION_RULES if re.search(pattern, words)), "relates_to")
 
 
