@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.knowledge.import_common import counts, front_matter, source_key, tag_slugs
 from autology_mcp.knowledge.models import (
     KnowledgeNode,
     Relation,
@@ -40,7 +41,6 @@ _SUBHEADING = re.compile(r"^###\s+(.+?)\s*$", re.MULTILINE)
 _TITLE = re.compile(r"^#\s+(?:\d+\.\s*)?(.+?)\s*$", re.MULTILINE)
 _SUPERSEDED_BY = re.compile(r"superseded by\s*\[?\s*(?:ADR[- ]?)?0*(\d+)", re.IGNORECASE)
 _STATUS_LINE = re.compile(r"^\s*[*-]\s*status:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
-_FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 
 SECTION_NAMES = {
     "Context": ("context", "context and problem statement", "problem statement", "background", "context and problem"),
@@ -79,33 +79,13 @@ class ImportReport:
     relations: list[tuple[str, str]] = field(default_factory=list)  # (newer title, older title) supersedes
 
     def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for p in self.planned:
-            out[p.action] = out.get(p.action, 0) + 1
-        return out
+        return counts([p.action for p in self.planned])
 
 
 def find_records(folder: Path) -> list[Path]:
     """The ADR files of a folder: Markdown files named ``<number>-<slug>.md`` (templates and indexes aside)."""
     return sorted(p for p in Path(folder).iterdir() if p.is_file() and _RECORD_NAME.match(p.name)
                   and "template" not in p.name.lower())
-
-
-def _front_matter(text: str) -> tuple[dict[str, Any], str]:
-    match = _FRONT.match(text)
-    if not match:
-        return {}, text
-    from autology_mcp.knowledge.markdown import _shape_problem  # the same bounds as a node's frontmatter
-
-    if _shape_problem(match.group(1)):
-        return {}, text[match.end():]
-    import yaml
-
-    try:
-        data = yaml.safe_load(match.group(1))
-    except yaml.YAMLError:
-        data = None
-    return (data if isinstance(data, dict) else {}), text[match.end():]
 
 
 def _sections(body: str) -> list[tuple[str, str]]:
@@ -133,7 +113,7 @@ def _take_consequences(text: str) -> tuple[str, list[str]]:
 
 
 def parse_record(path: Path, text: str) -> Record:
-    front, body = _front_matter(text.replace("\r\n", "\n"))
+    front, body = front_matter(text.replace("\r\n", "\n"))
     title_match = _TITLE.search(body)
     title = str(front.get("title") or (title_match.group(1) if title_match else path.stem)).strip()
     number_match = _RECORD_NAME.match(path.name)
@@ -166,14 +146,8 @@ def parse_record(path: Path, text: str) -> Record:
     date = front.get("created") or front.get("date")
     source_line = f"_Imported from `{path.name}`" + (f", dated {date}" if date else "") + f"; status: {status_text.strip().splitlines()[0] if status_text.strip() else 'not stated'}._"
     content = "\n\n".join([*parts, *others, source_line])
-    raw_tags = front.get("tags") if isinstance(front.get("tags"), list) else []
-    tags = []
-    for tag in raw_tags:
-        slug = re.sub(r"[^a-z0-9]+", "-", str(tag).lower()).strip("-")[:64]
-        if slug and slug not in tags:
-            tags.append(slug)
     return Record(path, int(number_match.group(1)) if number_match else None, title[:100], status, content,
-                  tuple(tags[:32]), int(superseded.group(1)) if superseded else None,
+                  tag_slugs(front.get("tags")), int(superseded.group(1)) if superseded else None,
                   hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
@@ -190,7 +164,7 @@ def plan(store: Any, folder: Path) -> ImportReport:
         except (UnicodeDecodeError, ValidationError) as exc:
             report.planned.append(Planned(Record(path, None, path.name, "active", "", (), None, ""), "skip", reason=str(exc)))
             continue
-        node = existing.get(_key(store, path))
+        node = existing.get(source_key(store, path))
         if node is None:
             report.planned.append(Planned(record, "create"))
         elif node.extra.get("imported_sha256") == record.sha256:
@@ -203,15 +177,6 @@ def plan(store: Any, folder: Path) -> ImportReport:
         if newer is not None and newer is not p:
             report.relations.append((newer.record.title, p.record.title))
     return report
-
-
-def _key(store: Any, path: Path) -> str:
-    """Where a record came from: relative to the project when inside it (the same on every clone)."""
-    resolved = Path(path).resolve()
-    try:
-        return resolved.relative_to(store.root).as_posix()
-    except ValueError:
-        return str(resolved)
 
 
 def apply(store: Any, report: ImportReport) -> ImportReport:
@@ -227,7 +192,7 @@ def apply(store: Any, report: ImportReport) -> ImportReport:
             refs = (rel,)
         except ValueError:
             pass
-        extra = {"imported_from": _key(store, r.path), "imported_sha256": r.sha256}
+        extra = {"imported_from": source_key(store, r.path), "imported_sha256": r.sha256}
         if p.action == "create":
             now = utc_now()
             node = KnowledgeNode(id=new_id(), type="decision", title=r.title, content=r.content, created=now,

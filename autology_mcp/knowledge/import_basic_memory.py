@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.knowledge.import_common import counts, front_matter, source_key, tag_slugs
 from autology_mcp.knowledge.import_memory import node_type, relation_type
 from autology_mcp.knowledge.models import (
     KnowledgeNode,
@@ -31,7 +32,6 @@ from autology_mcp.knowledge.models import (
     validate_title,
 )
 
-_FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 _H1 = re.compile(r"^#\s+(.+?)\s*$", re.MULTILINE)
 _RELATIONS = re.compile(r"^##\s+Relations\s*\n(.*?)(?=^##\s|\Z)", re.MULTILINE | re.DOTALL)
 _RELATION_LINE = re.compile(r"^\s*-\s*([\w -]+?)\s+\[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]", re.MULTILINE)
@@ -56,29 +56,12 @@ class NotesReport:
     skipped: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for _, action, _ in self.notes:
-            out[action] = out.get(action, 0) + 1
-        return out
+        return counts([action for _, action, _ in self.notes])
 
 
 def parse_note(path: Path, text: str) -> Note:
     text = text.replace("\r\n", "\n")
-    front: dict[str, Any] = {}
-    body = text
-    match = _FRONT.match(text)
-    if match:
-        from autology_mcp.knowledge.markdown import _shape_problem
-
-        if not _shape_problem(match.group(1)):
-            import yaml
-
-            try:
-                loaded = yaml.safe_load(match.group(1))
-                front = loaded if isinstance(loaded, dict) else {}
-            except yaml.YAMLError:
-                front = {}
-        body = text[match.end():]
+    front, body = front_matter(text)
     heading = _H1.search(body)
     title = str(front.get("title") or (heading.group(1) if heading else path.stem.replace("-", " "))).strip()
     if heading and heading.group(1).strip() == title:
@@ -87,23 +70,9 @@ def parse_note(path: Path, text: str) -> Note:
     relations = _RELATION_LINE.findall(relations_block.group(1)) if relations_block else []
     if relations_block:
         body = body[: relations_block.start()] + body[relations_block.end():]
-    raw_tags = front.get("tags") if isinstance(front.get("tags"), list) else []
-    tags = []
-    for tag in raw_tags:
-        slug = re.sub(r"[^a-z0-9]+", "-", str(tag).lower()).strip("-")[:64]
-        if slug and slug not in tags:
-            tags.append(slug)
-    return Note(path, title[:100], node_type(str(front.get("type") or "")), tuple(tags[:32]), body.strip(),
+    return Note(path, title[:100], node_type(str(front.get("type") or "")), tag_slugs(front.get("tags")), body.strip(),
                 str(front.get("permalink") or path.stem), [(n.strip(), t.strip()) for n, t in relations],
                 hashlib.sha256(text.encode("utf-8")).hexdigest())
-
-
-def _key(store: Any, path: Path) -> str:
-    resolved = Path(path).resolve()
-    try:
-        return resolved.relative_to(store.root).as_posix()
-    except ValueError:
-        return str(resolved)
 
 
 def import_notes(store: Any, folder: Path, apply: bool) -> NotesReport:
@@ -123,9 +92,9 @@ def import_notes(store: Any, folder: Path, apply: bool) -> NotesReport:
         except (UnicodeDecodeError, ValidationError) as exc:
             report.skipped.append(f"{path.name}: {exc}")
             continue
-        node = existing.get(_key(store, path))
+        node = existing.get(source_key(store, path))
         action = "create" if node is None else "unchanged" if node.extra.get("imported_sha256") == note.sha256 else "update"
-        extra = {"imported_from": _key(store, path), "imported_sha256": note.sha256}
+        extra = {"imported_from": source_key(store, path), "imported_sha256": note.sha256}
         node_id = node.id if node else None
         content = note.content or "(empty note)"
         if apply and action == "create":

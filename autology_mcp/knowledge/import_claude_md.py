@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.knowledge.import_common import counts, source_key
 from autology_mcp.knowledge.models import KnowledgeNode, new_id, utc_now, validate_content, validate_title
 
 _H1 = re.compile(r"^#\s+(.+?)\s*$", re.MULTILINE)
@@ -46,10 +47,7 @@ class NotesImport:
     skipped: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for _, action, _ in self.sections:
-            out[action] = out.get(action, 0) + 1
-        return out
+        return counts([action for _, action, _ in self.sections])
 
 
 def files_of(path: Path) -> list[Path]:
@@ -106,12 +104,7 @@ def sections_of(path: Path) -> list[Section]:
 
 
 def _key(store: Any, section: Section) -> str:
-    resolved = section.file.resolve()
-    try:
-        where = resolved.relative_to(store.root).as_posix()
-    except ValueError:
-        where = str(resolved)
-    return f"{where}#{section.heading}"
+    return f"{source_key(store, section.file)}#{section.heading}"
 
 
 def import_notes(store: Any, path: Path, apply: bool) -> NotesImport:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.knowledge.import_common import counts
 from autology_mcp.knowledge.models import KnowledgeNode, Relation, new_id, utc_now, validate_content, validate_title
 
 _TYPE_RULES = (  # first match wins, on the entity type's words
@@ -70,10 +71,7 @@ class MemoryImport:
     skipped: list[str] = field(default_factory=list)  # line numbers and why
 
     def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for _, action, _ in self.entities:
-            out[action] = out.get(action, 0) + 1
-        return out
+        return counts([action for _, action, _ in self.entities])
 
 
 def read_graph(path: Path) -> tuple[list[Entity], list[tuple[str, str, str]], list[str]]:
