@@ -22,7 +22,7 @@ def repo(tmp_path: Path) -> Path:
     root = tmp_path / "team"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
-    assert main(["--root", str(root), "init"]) == 0
+    assert main(["--root", str(root), "init", "--git"]) == 0
     assert ".autology/nodes/**/*.md merge=autology" in (root / ".gitattributes").read_text()
     assert "merge-driver %O %A %B %P" in git(root, "config", "merge.autology.driver")
     return root

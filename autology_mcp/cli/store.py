@@ -103,6 +103,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = add_command(sub, "init", cmd_init, "create .autology/ (nodes folders, .gitignore for derived data) and register"
                     " the git merge driver for node files", json_flag=False)
     p.add_argument("--no-git", action="store_true", help="do not register the merge driver (.gitattributes, git config)")
+    p.add_argument("--git", action="store_true",
+                   help="register the merge driver (the default; for an existing store or a fresh clone, init is safe to rerun)")
     p = add_command(sub, "merge-driver", cmd_merge_driver, "git's merge driver for node files (autology init registers it)",
                     json_flag=False)
     p.add_argument("base", help="%%O: the common ancestor's version")
