@@ -67,6 +67,7 @@ def test_capture_query_show_status(cli, root):
 
 
 def test_status_of_an_empty_store(cli):
+    cli("init")  # an empty store, not a folder without one (that is refused: see below)
     code, out, _ = cli("status")
     assert code == 0
     assert "0 nodes, 0 relations" in out
@@ -222,3 +223,19 @@ def test_commands_take_an_id_prefix_or_a_title_and_refuse_an_ambiguous_one(cli, 
     assert code == 1 and "2 nodes are titled 'Auth service'" in err and auth[:8] in err
     code, _, err = cli("show", gateway[:5])  # under 6 characters: not taken as a prefix
     assert code == 1 and "Node not found" in err
+
+
+def test_read_commands_in_a_folder_without_a_store_say_so_and_create_nothing(cli, root):
+    """Issue 16: status, query, show, search, doctor and analyze created .autology/ where there was none."""
+    for args in (["status"], ["query", "x"], ["show", "abc123"], ["search", "x"], ["doctor"], ["analyze"]):
+        code, _, err = cli(*args)
+        assert code == 1 and "no autology store here" in err and "autology init" in err, args
+    assert not (root / ".autology").exists()
+
+
+def test_version(capsys):
+    from autology_mcp import __version__
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"autology {__version__}"

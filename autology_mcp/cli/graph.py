@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.cli.common import node_id
+from autology_mcp.cli.common import node_id, require_store
 from autology_mcp.knowledge.models import RELATION_TYPES
 
 
@@ -111,6 +111,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from autology_mcp.knowledge.analyze import render
     from autology_mcp.sessions.capture import health_report
 
+    require_store(args, "analyze")
     with _store(args) as store:
         report = health_report(store, args.category or None)
     return _print(args, report, lambda: render(report))

@@ -25,6 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--root", help="project root (default: $AUTOLOGY_ROOT, then $CLAUDE_PROJECT_DIR, then the git top level, then cwd)"
     )
+    from autology_mcp import __version__
+
+    parser.add_argument("--version", action="version", version=f"autology {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     from autology_mcp.cli import (  # not needed by `autology hook`
         claims,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from autology_mcp.cli.common import add_command, emit, node_id, open_autology, read_content
+from autology_mcp.cli.common import add_command, emit, node_id, open_autology, read_content, require_store
 from autology_mcp.common.errors import AutologyError
 from autology_mcp.knowledge.models import NODE_STATUSES, NODE_TYPES, RELATION_TYPES
 
@@ -45,6 +45,7 @@ def _score_bar(score: float) -> str:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
+    require_store(args, "query")
     hits = open_autology(args).query(
         " ".join(args.text) or None, type=args.type, tags=args.tag or None, limit=args.limit, max_chars=args.max_chars
     )
@@ -67,6 +68,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     from autology_mcp.retrieval.ledger import status_with_counters
 
+    require_store(args, "status")
     status = status_with_counters(open_autology(args))
 
     def human() -> str:
@@ -89,6 +91,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    require_store(args, "show")
     autology = open_autology(args)
     node = autology.get(node_id(autology.store, args.id))
 

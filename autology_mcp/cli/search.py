@@ -12,6 +12,7 @@ import argparse
 import json
 from typing import Any
 
+from autology_mcp.cli.common import require_store
 from autology_mcp.retrieval.options import DETAILS, LIMIT_MAX, SCOPES
 
 VERDICT_MARK = {"grounded": "✓ grounded", "weak": "~ weak", "ambiguous": "? ambiguous", "no_evidence": "✗ no evidence"}
@@ -112,6 +113,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from autology_mcp.retrieval.ledger import record_answer
 
     root = resolve_root(getattr(args, "root", None))
+    require_store(args, "search", nodes=False)
     answer = search(root, " ".join(args.query), scope=args.scope, limit=args.limit, max_tokens=args.max_tokens,
                     detail=args.detail)
     record_answer(root, answer["verdict"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from autology_mcp.cli.common import add_command, emit, root_of
+from autology_mcp.cli.common import add_command, emit, require_store, root_of
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -90,6 +90,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from autology_mcp.knowledge.doctor import diagnose, render
     from autology_mcp.knowledge.store import NodeStore
 
+    require_store(args, "doctor")
     store = NodeStore(root_of(args))
     report = diagnose(store)
     emit(args, report.to_dict(), lambda: render(report, store.root))
