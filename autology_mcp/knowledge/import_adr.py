@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.import_common import counts, front_matter, source_key, tag_slugs
+from autology_mcp.knowledge.import_common import (
+    action_for,
+    add_relation,
+    counts,
+    front_matter,
+    imported_nodes,
+    source_key,
+    tag_slugs,
+)
 from autology_mcp.knowledge.models import (
     KnowledgeNode,
     Relation,
@@ -153,7 +161,7 @@ def parse_record(path: Path, text: str) -> Record:
 
 def plan(store: Any, folder: Path) -> ImportReport:
     """What an import of ``folder`` would do, without writing anything."""
-    existing = {n.extra.get("imported_from"): n for n in store.index.all_nodes() if n.source == "import_adr"}
+    existing = imported_nodes(store, "import_adr")
     report = ImportReport()
     for path in find_records(folder):
         try:
@@ -164,13 +172,7 @@ def plan(store: Any, folder: Path) -> ImportReport:
         except (UnicodeDecodeError, ValidationError) as exc:
             report.planned.append(Planned(Record(path, None, path.name, "active", "", (), None, ""), "skip", reason=str(exc)))
             continue
-        node = existing.get(source_key(store, path))
-        if node is None:
-            report.planned.append(Planned(record, "create"))
-        elif node.extra.get("imported_sha256") == record.sha256:
-            report.planned.append(Planned(record, "unchanged", node.id))
-        else:
-            report.planned.append(Planned(record, "update", node.id))
+        report.planned.append(Planned(record, *action_for(existing, source_key(store, path), record.sha256)))
     by_number = {p.record.number: p for p in report.planned if p.action != "skip"}
     for p in report.planned:
         newer = by_number.get(p.record.superseded_by) if p.record.superseded_by is not None else None
@@ -208,6 +210,5 @@ def apply(store: Any, report: ImportReport) -> ImportReport:
     for p in report.planned:
         newer = ids.get(p.record.superseded_by) if p.record.superseded_by is not None else None
         if newer and p.node_id and newer != p.node_id:
-            store.modify(newer, lambda n, old=p.node_id: n if any(x.target == old and x.type.value == "supersedes"
-                         for x in n.relations) else n.replace(relations=(*n.relations, Relation(target=old, type="supersedes"))))
+            add_relation(store, newer, Relation(target=p.node_id, type="supersedes"))
     return report

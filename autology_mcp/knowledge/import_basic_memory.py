@@ -20,7 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.import_common import counts, front_matter, source_key, tag_slugs
+from autology_mcp.knowledge.import_common import (
+    action_for,
+    add_relation,
+    counts,
+    front_matter,
+    imported_nodes,
+    source_key,
+    tag_slugs,
+)
 from autology_mcp.knowledge.import_memory import node_type, relation_type
 from autology_mcp.knowledge.models import (
     KnowledgeNode,
@@ -77,7 +85,7 @@ def parse_note(path: Path, text: str) -> Note:
 
 def import_notes(store: Any, folder: Path, apply: bool) -> NotesReport:
     """Plan (and with ``apply`` write) the import of a basic-memory folder (recursively)."""
-    existing = {n.extra.get("imported_from"): n for n in store.index.all_nodes() if n.source == "import_basic_memory"}
+    existing = imported_nodes(store, "import_basic_memory")
     report = NotesReport()
     ids: dict[str, str] = {}
     by_name: dict[str, Note] = {}
@@ -92,10 +100,8 @@ def import_notes(store: Any, folder: Path, apply: bool) -> NotesReport:
         except (UnicodeDecodeError, ValidationError) as exc:
             report.skipped.append(f"{path.name}: {exc}")
             continue
-        node = existing.get(source_key(store, path))
-        action = "create" if node is None else "unchanged" if node.extra.get("imported_sha256") == note.sha256 else "update"
+        action, node_id = action_for(existing, source_key(store, path), note.sha256)
         extra = {"imported_from": source_key(store, path), "imported_sha256": note.sha256}
-        node_id = node.id if node else None
         content = note.content or "(empty note)"
         if apply and action == "create":
             now = utc_now()
@@ -121,6 +127,5 @@ def import_notes(store: Any, folder: Path, apply: bool) -> NotesReport:
             report.relations.append((note.title, other.title, kind, name))
             if apply and note.title in ids and other.title in ids:
                 rel = Relation(target=ids[other.title], type=kind, description=name[:500])
-                store.modify(ids[note.title], lambda n, r=rel: n if any(
-                    x.target == r.target and x.type == r.type for x in n.relations) else n.replace(relations=(*n.relations, r)))
+                add_relation(store, ids[note.title], rel)
     return report

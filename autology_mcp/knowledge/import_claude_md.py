@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.import_common import counts, source_key
+from autology_mcp.knowledge.import_common import action_for, counts, imported_nodes, source_key
 from autology_mcp.knowledge.models import KnowledgeNode, new_id, utc_now, validate_content, validate_title
 
 _H1 = re.compile(r"^#\s+(.+?)\s*$", re.MULTILINE)
@@ -109,7 +109,7 @@ def _key(store: Any, section: Section) -> str:
 
 def import_notes(store: Any, path: Path, apply: bool) -> NotesImport:
     """Plan (and with ``apply`` write) the import of a CLAUDE.md or a memory folder."""
-    existing = {n.extra.get("imported_from"): n for n in store.index.all_nodes() if n.source == "import_claude_md"}
+    existing = imported_nodes(store, "import_claude_md")
     report = NotesImport()
     for file in files_of(path):
         for section in sections_of(file):
@@ -120,11 +120,9 @@ def import_notes(store: Any, path: Path, apply: bool) -> NotesImport:
                 report.skipped.append(f"{file.name} '{section.heading}': {exc}")
                 continue
             key = _key(store, section)
-            node = existing.get(key)
-            action = "create" if node is None else "unchanged" if node.extra.get("imported_sha256") == section.sha256 else "update"
+            action, node_id = action_for(existing, key, section.sha256)
             extra = {"imported_from": key, "imported_sha256": section.sha256}
             content = section.text + f"\n\n_Imported from `{section.file.name}`._"
-            node_id = node.id if node else None
             if apply and action == "create":
                 now = utc_now()
                 new = KnowledgeNode(id=new_id(), type=section.kind, title=title, content=content, created=now,

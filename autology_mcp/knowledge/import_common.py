@@ -53,3 +53,23 @@ def counts(actions: list[str]) -> dict[str, int]:
     for action in actions:
         out[action] = out.get(action, 0) + 1
     return out
+
+
+def imported_nodes(store: Any, source: str) -> dict[str, Any]:
+    """The nodes an importer (``source``, e.g. ``import_adr``) wrote before, by where each came from."""
+    return {n.extra.get("imported_from"): n for n in store.index.all_nodes() if n.source == source}
+
+
+def action_for(existing: dict[str, Any], key: str, sha256: str) -> tuple[str, str | None]:
+    """``create``, ``unchanged`` or ``update`` for the item from ``key`` with this content hash, and
+    the id of the node it wrote before (None for a new item)."""
+    node = existing.get(key)
+    if node is None:
+        return "create", None
+    return ("unchanged" if node.extra.get("imported_sha256") == sha256 else "update"), node.id
+
+
+def add_relation(store: Any, source_id: str, relation: Any) -> None:
+    """Give the source node ``relation`` unless it has one of that target and type already (a re-run adds nothing)."""
+    store.modify(source_id, lambda n: n if any(x.target == relation.target and x.type == relation.type
+                                               for x in n.relations) else n.replace(relations=(*n.relations, relation)))

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.import_common import counts
+from autology_mcp.knowledge.import_common import action_for, add_relation, counts, imported_nodes
 from autology_mcp.knowledge.models import KnowledgeNode, Relation, new_id, utc_now, validate_content, validate_title
 
 _TYPE_RULES = (  # first match wins, on the entity type's words
@@ -119,7 +119,7 @@ def _key(path: Path, name: str) -> str:
 def import_memory(store: Any, path: Path, apply: bool) -> MemoryImport:
     """Plan (and with ``apply`` write) the import of one memory-server file."""
     entities, relations, skipped = read_graph(path)
-    existing = {n.extra.get("imported_from"): n for n in store.index.all_nodes() if n.source == "import_memory"}
+    existing = imported_nodes(store, "import_memory")
     report = MemoryImport(skipped=skipped)
     ids: dict[str, str] = {}
     for entity in entities:
@@ -129,11 +129,9 @@ def import_memory(store: Any, path: Path, apply: bool) -> MemoryImport:
         except ValidationError as exc:
             report.skipped.append(f"entity {entity.name!r}: {exc}")
             continue
-        node = existing.get(_key(path, entity.name))
-        action = "create" if node is None else "unchanged" if node.extra.get("imported_sha256") == entity.sha256 else "update"
+        action, node_id = action_for(existing, _key(path, entity.name), entity.sha256)
         kind = node_type(entity.entity_type)
         extra = {"imported_from": _key(path, entity.name), "imported_sha256": entity.sha256}
-        node_id = node.id if node else None
         if apply and action == "create":
             now = utc_now()
             new = KnowledgeNode(id=new_id(), type=kind, title=title, content=_content(entity, kind), created=now,
@@ -157,6 +155,5 @@ def import_memory(store: Any, path: Path, apply: bool) -> MemoryImport:
         report.relations.append((source, target, kind, name))
         if apply and source in ids and target in ids:
             rel = Relation(target=ids[target], type=kind, description=name[:500] if kind == "relates_to" or name != kind else None)
-            store.modify(ids[source], lambda n, r=rel: n if any(x.target == r.target and x.type == r.type for x in n.relations)
-                         else n.replace(relations=(*n.relations, r)))
+            add_relation(store, ids[source], rel)
     return report
