@@ -172,15 +172,6 @@ def parse_ref(ref: Any, where: str = "ref") -> ParsedRef:
 
 
 @dataclass
-class BadRef:
-    """A ref that is neither form (or too long): reported unresolved with why, its claim still checked."""
-
-    ref: str
-    reason: str
-    kind: str = "invalid"
-
-
-@dataclass
 class RefResult:
     ref: str
     kind: str
@@ -363,7 +354,7 @@ def _judge(out: RefResult, terms: list[str], text: str) -> RefResult:
 # ------------------------------------------------------------------------------ the check
 
 
-def _validate(claims: Any) -> list[tuple[str, list[ParsedRef | BadRef]]]:
+def _validate(claims: Any) -> list[tuple[str, list[ParsedRef | RefResult]]]:
     if not isinstance(claims, Sequence) or isinstance(claims, (str, bytes)):
         raise ValidationError("claims", f"must be a list of {{text, refs}} objects, got {type(claims).__name__}")
     if not claims:
@@ -394,8 +385,9 @@ def _validate(claims: Any) -> list[tuple[str, list[ParsedRef | BadRef]]]:
         for j, ref in enumerate(refs):
             try:
                 parsed.append(parse_ref(ref, f"{where}.refs[{j}]"))
-            except ValidationError as exc:  # one bad ref marks its claim's ref unresolved, not the whole batch
-                parsed.append(BadRef(ref=ref if isinstance(ref, str) else repr(ref), reason=exc.reason))
+            except ValidationError as exc:  # one bad ref is its claim's unresolved ref, not the whole batch's error
+                text_ref = ref if isinstance(ref, str) else repr(ref)
+                parsed.append(RefResult(text_ref[:MAX_REF_LENGTH], "invalid", False, False, f"not a ref: {exc.reason}"))
         out.append((text.strip(), parsed))
     return out
 
@@ -439,7 +431,7 @@ def check_claims(
         for i, (text, refs) in enumerate(parsed_claims):
             terms = key_terms(text)
             ref_results = [
-                RefResult(p.ref[:MAX_REF_LENGTH], "invalid", False, False, f"not a ref: {p.reason}") if isinstance(p, BadRef)
+                p if isinstance(p, RefResult)  # a bad ref, already judged unresolved
                 else resolver.node_ref(p, terms) if p.kind == "node"
                 else resolver.session_ref(p, terms) if p.kind == "session"
                 else resolver.file_ref(p, terms, max_span_lines)
