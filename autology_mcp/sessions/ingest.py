@@ -107,8 +107,9 @@ def _lines(data: bytes) -> tuple[list[str], int]:
     return data[:end].decode("utf-8", errors="replace").split("\n")[:-1], end
 
 
-def _check_transcript(handle, path: Path) -> None:
-    """Refuse what is not a Claude Code transcript: not a regular file, or text that does not start a JSON object."""
+def _check_transcript(handle, path: Path) -> os.stat_result:
+    """The open file's stat; refuses what is not a Claude Code transcript: not a regular file, or
+    text that does not start a JSON object."""
     st = os.fstat(handle.fileno())
     if not stat.S_ISREG(st.st_mode):
         raise ValidationError("transcript", f"{path} is not a regular file")
@@ -116,14 +117,16 @@ def _check_transcript(handle, path: Path) -> None:
     handle.seek(0)
     if first and not first.startswith(b"{"):  # every line of a transcript is a JSON object
         raise ValidationError("transcript", f"{path} does not look like a Claude Code transcript (JSON lines)")
+    return st
 
 
 def ingest_transcript(
     root: Path, transcript: Path | str, session_id: str | None = None, index: bool = True,
     step_bytes: int | None = None, until_complete: bool = False,
 ) -> IngestResult:
-    """Ingest one transcript into ``<root>/.autology/sessions/`` (and the search index): one step of
-    at most ``step_bytes`` (default :data:`STEP_BYTES`) new bytes, or (``until_complete``) steps until the end."""
+    """Ingest one transcript into ``<root>/.autology/sessions/``: one step of at most ``step_bytes``
+    (default :data:`STEP_BYTES`) new bytes, or (``until_complete``) steps until the end; with ``index``,
+    the search index once the transcript is complete."""
     root = Path(root)
     step_bytes = step_bytes or STEP_BYTES
     path = Path(transcript).expanduser()
@@ -132,7 +135,7 @@ def ingest_transcript(
         sid = session_id_for(path)
     with session_lock(root).hold():
         result = _ingest_locked(root, path, sid, step_bytes, until_complete)
-    if index and result.mode in ("appended", "full"):
+    if index and result.complete and result.mode in ("appended", "full"):  # a partial step leaves it to the last
         from autology_mcp.sessions.index import SessionIndex
 
         SessionIndex.for_root(root).sync()
@@ -176,8 +179,7 @@ def _ingest_locked(root: Path, path: Path, sid: str, step_bytes: int, until_comp
     header = load_header(root, sid)
     try:
         with _open(path) as handle:
-            _check_transcript(handle, path)
-            st = os.fstat(handle.fileno())
+            st = _check_transcript(handle, path)
             same_file = header is not None and header.transcript == str(path) and (
                 header.size, header.mtime_ns) == (st.st_size, st.st_mtime_ns)
             if same_file and header.complete:

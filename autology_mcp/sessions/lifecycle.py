@@ -61,15 +61,8 @@ def ingest_from_payload(root: Path, payload: dict[str, Any]) -> IngestResult | N
         return None
     from autology_mcp.sessions.ingest import ingest_transcript
 
-    result = ingest_transcript(root, found[0], session_id=found[1], index=False)
-    if result.mode == "forgotten":
-        return None
-    if result.complete and result.mode in ("appended", "full"):  # a partial step leaves the index to the last one
-        from autology_mcp.sessions.index import SessionIndex
-
-        SessionIndex.for_root(root).sync()
-        result.indexed = True
-    return result
+    result = ingest_transcript(root, found[0], session_id=found[1])
+    return None if result.mode == "forgotten" else result
 
 
 def finish_session(root: Path, result: IngestResult) -> str:
