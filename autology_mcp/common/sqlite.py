@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
@@ -63,3 +63,19 @@ def connect_wal(path: Path, timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connec
         conn.close()
         raise
     return conn
+
+
+def schema_version(conn: sqlite3.Connection) -> str | None:
+    """The database's ``meta`` schema_version; None for a new database (no ``meta`` table yet)."""
+    try:
+        row = retry_locked(lambda: conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone())
+    except sqlite3.OperationalError:
+        return None
+    return row[0] if row else None
+
+
+def create_schema(conn: sqlite3.Connection, script: str, meta: Mapping[str, str]) -> None:
+    """Run the ``CREATE ... IF NOT EXISTS`` script and add the ``meta`` rows not there yet (both
+    retried while another process creating the same database holds it)."""
+    retry_locked(lambda: conn.executescript(script))
+    retry_locked(lambda: conn.executemany("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", list(meta.items())))

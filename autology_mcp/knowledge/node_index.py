@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.common.sqlite import connect_wal, retry_locked
+from autology_mcp.common.sqlite import connect_wal, create_schema, schema_version
 from autology_mcp.common.text import NODE_FTS_TOKENIZER, fts_text
 from autology_mcp.knowledge.models import KnowledgeNode, RelationRecord
 from autology_mcp.knowledge.references import reference_path
@@ -109,24 +109,13 @@ class NodeIndex:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = connect_wal(self.path)
         try:
-            version = None
-            try:
-                version = retry_locked(
-                    lambda: conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-                )
-            except sqlite3.OperationalError:
-                version = None  # no meta table yet: a new database
-            if version is not None and version[0] != SCHEMA_VERSION:
+            version = schema_version(conn)
+            if version is not None and version != SCHEMA_VERSION:
                 conn.close()
                 self._delete_files()
                 return self._open()
-            retry_locked(lambda: conn.executescript(_SCHEMA))
-            retry_locked(
-                lambda: conn.execute(
-                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?), ('generation', '0'),"
-                    " ('relations_generation', '0')",
-                    (SCHEMA_VERSION,),
-                )
+            create_schema(
+                conn, _SCHEMA, {"schema_version": SCHEMA_VERSION, "generation": "0", "relations_generation": "0"}
             )
         except BaseException:
             conn.close()

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autology_mcp.common.errors import StorageError
-from autology_mcp.common.sqlite import connect_wal, is_damaged, retry_locked
+from autology_mcp.common.sqlite import connect_wal, create_schema, is_damaged, retry_locked, schema_version
 from autology_mcp.common.paths import ProjectPaths
 from autology_mcp.common.text import SESSION_FTS_TOKENIZER, fts_text
 from autology_mcp.sessions.paths import sessions_dir
@@ -92,19 +92,10 @@ class SessionIndex:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = connect_wal(self.path)
         try:
-            row = None
-            try:
-                row = retry_locked(lambda: conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone())
-            except sqlite3.OperationalError:
-                row = None  # no meta table yet: a new database
-            if row is not None and row[0] != SCHEMA_VERSION:
+            version = schema_version(conn)
+            if version is not None and version != SCHEMA_VERSION:
                 raise sqlite3.DatabaseError("old schema")
-            retry_locked(lambda: conn.executescript(_SCHEMA))
-            retry_locked(
-                lambda: conn.execute(
-                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
-                )
-            )
+            create_schema(conn, _SCHEMA, {"schema_version": SCHEMA_VERSION})
         except BaseException:
             conn.close()
             raise
