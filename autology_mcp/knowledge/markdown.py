@@ -19,6 +19,7 @@ from typing import Any
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.knowledge.models import (
     CONFIDENCE_MANUAL,
+    conflict_line,
     KnowledgeNode,
     NodeStatus,
     Relation,
@@ -33,7 +34,6 @@ from autology_mcp.knowledge.models import (
     validate_source,
     validate_status,
     validate_title,
-    conflict_line,
     validate_type,
 )
 
@@ -126,7 +126,7 @@ def _shape_problem(fm: str) -> str | None:
 
     libyaml recurses once per nesting level and crashes the process (a segfault, not an exception)
     at some tens of thousands of levels, and parses deep flow nesting in quadratic time: so the
-    depth is bounded on the raw text first. Flow nesting is counted by brackets outside quotes;
+    depth is bounded on the raw text first. Flow nesting is bounded by counting every bracket;
     block nesting needs at least one leading space or '- ' per level, so a bounded line prefix
     bounds it.
     """
@@ -188,13 +188,16 @@ def frontmatter_dict(node: KnowledgeNode) -> dict[str, Any]:
     return data
 
 
+def _own_aliases(value: Any, title: str) -> list[Any]:
+    """The aliases a person added (``value`` as the frontmatter holds it), the title left out."""
+    return [a for a in (value if isinstance(value, list) else [value]) if a != title]
+
+
 def aliases(node: KnowledgeNode) -> list[str]:
     """Obsidian's ``aliases``: the title first (its quick switcher and link completion then find the
     node by name, though its file is ``<id>.md``), then any alias a person added by hand."""
-    own = node.extra.get("aliases")
-    own = [own] if isinstance(own, str) else own if isinstance(own, list) else []
-    extra = [a for a in own if a != node.title]
-    return [node.title, *extra]
+    own = _own_aliases(node.extra["aliases"], node.title) if "aliases" in node.extra else []
+    return [node.title, *own]
 
 
 def _link_text(title: str) -> str:
@@ -372,13 +375,9 @@ def parse_node(text: str, fallback_time: datetime | None = None) -> KnowledgeNod
     content = _body_content(body, title, {r.target for r in relations})
     extra = {k: v for k, v in metadata.items() if k not in KNOWN_KEYS}
     if "aliases" in extra:  # the title is written there by render_node; only a person's own aliases are kept
-        own = extra["aliases"]
-        own = [own] if isinstance(own, str) else own if isinstance(own, list) else [own]
-        own = [a for a in own if a != title]
+        own = _own_aliases(extra.pop("aliases"), title)
         if own:
             extra["aliases"] = own
-        else:
-            del extra["aliases"]
     if extra:
         size = len(json.dumps(extra, ensure_ascii=False, default=str))
         if size > MAX_EXTRA_BYTES:
