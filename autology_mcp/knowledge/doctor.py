@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autology_mcp.common.paths import find_git_toplevel
 from autology_mcp.knowledge import models
 from autology_mcp.knowledge.graph import read_graph_index, relation_keys
 from autology_mcp.knowledge.store import NodeStore
@@ -117,14 +118,14 @@ def unmerged_node_files(store: NodeStore) -> list[Problem]:
         return []
     if result.returncode != 0:
         return []  # not a git work tree
-    top = subprocess.run(["git", "-C", str(store.root), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
-    problems = []
-    for entry in result.stdout.split("\0"):
-        state, path = entry[:2], entry[3:]
-        if state in _UNMERGED and top.returncode == 0:
-            rel = store.rel(Path(top.stdout.strip()) / path)
-            problems.append(Problem("unmerged", rel, "git merge left it unmerged: " + _UNMERGED[state].format(path=path)))
-    return problems
+    unmerged = [(entry[:2], entry[3:]) for entry in result.stdout.split("\0") if entry[:2] in _UNMERGED]
+    top = find_git_toplevel(store.root) if unmerged else None  # git prints paths from the work tree's top
+    if top is None:
+        return []
+    return [
+        Problem("unmerged", store.rel(top / path), "git merge left it unmerged: " + _UNMERGED[state].format(path=path))
+        for state, path in unmerged
+    ]
 
 
 def render(report: DoctorReport, root: Path) -> str:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autology_mcp.common.paths import find_git_toplevel
 from autology_mcp.knowledge.markdown import MalformedNodeError, link_titles, parse_node, render_node
 from autology_mcp.knowledge.models import KnowledgeNode, Relation
 
@@ -158,10 +159,10 @@ def register_merge_driver(root: Path, command: str) -> list[str]:
     def git(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
 
-    top = git("rev-parse", "--show-toplevel")
-    if top.returncode != 0:
+    top = find_git_toplevel(Path(root))
+    if top is None:
         return []
-    top_dir = Path(top.stdout.strip()).resolve()
+    top_dir = top.resolve()
     store = (Path(root).resolve() / ".autology").relative_to(top_dir).as_posix()
     line = f"{store}/{ATTRIBUTE_PATTERN} merge=autology"
     changed = []
