@@ -413,7 +413,8 @@ def code_channels(
             meta={"symbol": symbol, "symbol_kind": kind, "chunk_type": ctype, "rowid": rid},
         )
 
-    kept = [(c, parts) for _, c, parts in scored if keep(c.path)]  # the index's own order
+    best = scored[0][0] if scored and scored[0][0] > 0 else 1.0  # scores relative to the best (scoring.similarity)
+    kept = [(c, {**parts, "relative": score / best}) for score, c, parts in scored if keep(c.path)]  # the index's own order
     where_key = lambda x: (x[0].path, x[0].start)  # noqa: E731  ties: by place, never by rowid
     ranked = {
         "code_bm25": with_more_files(kept, size),
@@ -426,8 +427,10 @@ def code_channels(
 
     def add(x) -> str:
         c, parts = x
-        return pool.add(chunk_cand(c.id, c.path, c.start, c.end, c.symbol, c.kind, c.chunk_type,
-                                   parts["vector"], parts["area"])).key
+        cand = pool.add(chunk_cand(c.id, c.path, c.start, c.end, c.symbol, c.kind, c.chunk_type,
+                                   parts["vector"], parts["area"]))
+        cand.meta["index_relative"] = parts["relative"]
+        return cand.key
 
     runs["code_bm25"].ranking = [add(x) for x in ranked["code_bm25"]]
     runs["vectors"].ranking = [add(x) for x in ranked["vectors"]]

@@ -277,11 +277,14 @@ def score(s: Search) -> None:
     qvec = scoring.query_vector(s.text_query)
     matched = {key: scoring.keyword(s.term_stems, pool.items[key])[1] for key in s.shortlist}
     term_weights = scoring.term_weights(s.term_stems, matched.values(), cfg.keyword_idf)
+    index_counts = s.weights.get("code_bm25", 1.0) > 0  # the channel that carries the index's own ranking
     for key in s.shortlist:
         cand = pool.items[key]
         kw = scoring.weighted_share(matched[key], term_weights)
         cos = scoring.cosine(qvec, cand) if cand.kind in ("node", "session_chunk", "handoff") else (cand.cosine or 0.0)
-        sim = scoring.similarity(s.fused[key], cos, cand.kind, s.weights, cfg.rrf_k, scoring.rank_share(cand, cfg))
+        index_relative = cand.meta.get("index_relative") if index_counts else None
+        sim = scoring.similarity(s.fused[key], cos, cand.kind, s.weights, cfg.rrf_k, scoring.rank_share(cand, cfg),
+                                 index_relative)
         pri = scoring.priority(cand, cfg, s.intent)
         if s.module_hint and _in_module(cand, s.module_hint):
             pri = min(1.0, pri * 1.15)

@@ -3,6 +3,7 @@
     score      = 0.5·priority + 0.3·similarity + 0.2·keyword
     similarity = r · min(1, RRF(d) / RRF_ideal(d))^4 + (1 − r) · min(1, cos(q, d) / COS_FULL)
                  (r = rank_share: 0.65 for nodes and sessions, 0.5 for code and doc chunks)
+                 (for a code or doc chunk the repository index scored, index(d) / index(best) instead of cos)
     keyword    = share of the query's terms found in d's text
     priority   = source prior × area prior × intent boost   (capped at 1)
 
@@ -11,6 +12,11 @@
   would get (nodes: node_bm25 + node_title_tags; code and docs: code_bm25 + vectors; sessions:
   sessions), so rank evidence is absolute, not relative to this query's best hit; the 4th power
   (``RANK_SHARPNESS``) spreads RRF's flat k = 60 curve so rank order counts against keyword share;
+- ``index(d)`` is the repository index's own score of the chunk (its blend of BM25, symbol, path
+  and vector evidence, the vector cosine included: :func:`autology_mcp.code.query.score_candidates`),
+  relative to the best chunk it scored for this query. It ranked source files better than the cosine
+  beside RRF did (three repositories' commit histories, bench/unified_code_eval.py, issue 15);
+  the RRF part keeps a flood of equally good chunks from all scoring 1;
 - ``cos`` is the hashed-vector cosine (the repository index's engine) between the query and the
   candidate (a chunk's stored vector; for nodes and sessions, the vector of the first 800
   characters of title, tags and text, cached); ``COS_FULL`` = 0.3 is where a short query's cosine
@@ -108,9 +114,11 @@ RANK_SHARPNESS = 4.0
 
 
 def similarity(rrf_score: float, cos: float, kind: str, weights: dict[str, float], k: int,
-               rank_share: float = 0.65) -> float:
+               rank_share: float = 0.65, index_relative: float | None = None) -> float:
     ideal = rrf_ideal(CORE_CHANNELS.get(kind, ("code_bm25",)), weights, k) or 1.0
     rank = min(1.0, rrf_score / ideal) ** RANK_SHARPNESS
+    if index_relative is not None:  # a code or doc chunk the repository index scored: its blend, not cos
+        return rank_share * rank + (1.0 - rank_share) * min(1.0, max(0.0, index_relative))
     return rank_share * rank + (1.0 - rank_share) * min(1.0, cos / COS_FULL)
 
 
