@@ -111,12 +111,15 @@ def main() -> int:
         # The source view: every ranking with its non-source files (tests, docs, changelogs) taken
         # out, so a baseline is not penalised for ranking them (issue 15's harder comparison).
         rankings = {"index": by_index, "unified": by_unified, "grep": by_grep, **baselines}
-        for name, ranked in rankings.items():
-            source_rows[name].append(metrics([p for p in ranked if is_source(p)], c["relevant"]))
+        source_m = {name: metrics([p for p in ranked if is_source(p)], c["relevant"]) for name, ranked in rankings.items()}
+        for name, sm in source_m.items():
+            source_rows[name].append(sm)
         for k, v in m.items():
             rows[k].append(v)
         per_query.append({**c, "verdict": verdict, "index_top5": by_index[:5], "unified_top5": by_unified[:5],
-                          "unified_limit10_files": len(top10), **m})
+                          "unified_limit10_files": len(top10), **m,
+                          "source_top5": {k: [p for p in rankings[k] if is_source(p)][:5] for k in ("index", "unified", "bm25_files")},
+                          "source_mrr@10": {k: round(v["mrr@10"], 4) for k, v in source_m.items()}})
         if args.per_query:
             print(f"{c['commit'][:8]} " + " ".join(f"{k} {v['mrr@10']:.2f}" for k, v in m.items())
                   + f"  {c['subject']}", flush=True)
