@@ -1,7 +1,8 @@
 """The index database: one SQLite file per namespace (files, chunks, symbols, vectors, FTS5).
 
 ``chunks_fts`` is a contentless FTS5 table (porter + unicode61) over three columns: the chunk text
-with camelCase split, its symbol name and its path. Being contentless, rows are removed with the
+with camelCase split followed by its neighbours' symbol names (:func:`fts_bodies`), its symbol
+name and its path. Being contentless, rows are removed with the
 FTS5 ``delete`` command, which needs the indexed values: they are recomputed from ``chunks``.
 Every file row carries digests of its chunks, symbols and vectors; the manifest's checksums are
 hashes over those digests, so an incremental build only hashes what it rewrote.
@@ -46,6 +47,19 @@ def sha256(data: bytes | str) -> str:
 
 def path_words(path: str) -> str:
     return code_fts_text(path.replace("/", " ").replace(".", " ").replace("_", " ").replace("-", " "))
+
+
+def fts_bodies(texts: list[str], symbols: list[str | None]) -> list[str]:
+    """What ``chunks_fts`` indexes as each chunk's body: its text, then the symbol names of the chunks
+    before and after it in the file (its neighbourhood), so a query naming two neighbouring
+    definitions meets each of them. (A chunk already carries its class in its symbol name,
+    ``Class.method``, and its signature as its first line.) Measured against the bare text on three
+    repositories' commit histories (issue 15): neutral within noise, ahead on the tuning split."""
+    out = []
+    for i, t in enumerate(texts):
+        near = [symbols[j] for j in (i - 1, i + 1) if 0 <= j < len(symbols) and symbols[j] and symbols[j] != symbols[i]]
+        out.append(code_fts_text(t + ("\n" + " ".join(near) if near else "")))
+    return out
 
 
 @dataclass(frozen=True)
@@ -157,11 +171,12 @@ class IndexDB:
             self.conn.execute("ROLLBACK")
 
     def delete_file(self, path: str) -> None:
-        rows = self.conn.execute("SELECT id, text, symbol_name FROM chunks WHERE path = ?", (path,)).fetchall()
+        rows = self.conn.execute("SELECT id, text, symbol_name FROM chunks WHERE path = ? ORDER BY id", (path,)).fetchall()
         pw = path_words(path)
+        bodies = fts_bodies([r[1] for r in rows], [r[2] for r in rows])
         self.conn.executemany(
             "INSERT INTO chunks_fts(chunks_fts, rowid, body, symbol, path) VALUES('delete', ?, ?, ?, ?)",
-            [(cid, code_fts_text(text), code_fts_text(sym or ""), pw) for cid, text, sym in rows],
+            [(cid, body, code_fts_text(sym or ""), pw) for (cid, _, sym), body in zip(rows, bodies, strict=True)],
         )
         self.conn.executemany("DELETE FROM vectors WHERE chunk_id = ?", [(r[0],) for r in rows])
         self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
@@ -180,7 +195,8 @@ class IndexDB:
              len(rec.symbols), cd, sd, vd),
         )
         pw = path_words(rec.path)
-        for c in rec.chunks:
+        bodies = fts_bodies([c.text for c in rec.chunks], [c.symbol_name for c in rec.chunks])
+        for c, body in zip(rec.chunks, bodies, strict=True):
             cur = self.conn.execute(
                 "INSERT INTO chunks(path, start_line, end_line, chunk_type, symbol_name, symbol_kind, text,"
                 " text_hash, file_hash) VALUES(?,?,?,?,?,?,?,?,?)",
@@ -190,7 +206,7 @@ class IndexDB:
             self.conn.execute("INSERT INTO vectors(chunk_id, vector) VALUES(?, ?)", (cur.lastrowid, c.vector))
             self.conn.execute(
                 "INSERT INTO chunks_fts(rowid, body, symbol, path) VALUES(?, ?, ?, ?)",
-                (cur.lastrowid, code_fts_text(c.text), code_fts_text(c.symbol_name or ""), pw),
+                (cur.lastrowid, body, code_fts_text(c.symbol_name or ""), pw),
             )
         self.conn.executemany(
             "INSERT INTO symbols(path, name, kind, start_line, end_line, signature, file_hash)"

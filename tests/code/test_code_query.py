@@ -140,3 +140,39 @@ def test_tests_docs_and_changelogs_rank_below_source_unless_asked_for():
     assert area_weight("docs/retry.md", asked) == 0.85
     assert area_weight("tests/test_retry.py", asked) == 0.6
 
+
+
+def test_a_chunk_is_found_by_its_neighbours_names_and_an_edit_leaves_no_stale_terms(tmp_path: Path):
+    """Context-aware chunks (issue 15): a chunk's FTS body carries the names of the definitions
+    before and after it, and rewriting the file removes exactly what was indexed (contentless FTS5
+    deletes must repeat the indexed values, neighbours included)."""
+    import sqlite3
+
+    from autology_mcp.code.layout import IndexLocation
+    from autology_mcp.code.config import load_index_config
+
+    root = tmp_path / "p"
+    body = "\n".join(f"    x{i} = {i}" for i in range(12))
+    write(root, "src/streams.py", f"def open_stream(url):\n{body}\n    return url\n\n\ndef drain_buffers(q):\n{body}\n    return q\n")
+    build(root)
+    db = IndexLocation.of(root, load_index_config(root)).db
+
+    def matching(word: str) -> list[str]:
+        conn = sqlite3.connect(db)
+        try:
+            return [r[0] for r in conn.execute(
+                "SELECT c.symbol_name FROM chunks_fts f JOIN chunks c ON c.id = f.rowid"
+                " WHERE chunks_fts MATCH ? ORDER BY c.start_line", (f"body:{word}",))]
+        finally:
+            conn.close()
+
+    assert matching("drain") == ["open_stream", "drain_buffers"]  # its neighbour's name, and its own text
+    write(root, "src/streams.py", f"def open_stream(url):\n{body}\n    return url\n\n\ndef flush_queue(q):\n{body}\n    return q\n")
+    build(root)
+    assert matching("drain") == []  # the old neighbour name went with the old rows
+    assert matching("flush") == ["open_stream", "flush_queue"]
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES('integrity-check')")
+    finally:
+        conn.close()
