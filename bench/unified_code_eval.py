@@ -22,7 +22,8 @@ penalised for ranking them (``source_view``), also split into a tuning part and 
 
 It also counts the queries where unified search at ``limit=10`` returns fewer distinct files than
 10 or than the files matching a query word (code-aware), whichever is smaller
-(``unified_limit10_short_lists``).
+(``unified_limit10_short_lists``), and the same counting only the files the scope admits
+(``..._in_scope``: with scope=code, docs and changelogs are out of scope, as unified search leaves them out).
 
 File-level Recall@1/5/10 and MRR@10, means over the commits. The goal (issue 6): unified search
 with scope=code does at least as well as the index alone.
@@ -54,6 +55,7 @@ from retrieval_eval import (  # noqa: E402  (bench/ is not a package)
 )
 
 from autology_mcp.code import service  # noqa: E402
+from autology_mcp.retrieval.candidates import is_doc_path  # noqa: E402
 
 NO_BUDGET = 1_000_000
 UNIFIED_LIMIT = 50  # autology_search's maximum
@@ -86,6 +88,7 @@ def main() -> int:
                                                          "bm25_files_code", "bm25_chunks_code")}
     source_rows: dict[str, list[dict]] = {name: [] for name in rows}
     short_lists = 0  # queries where unified search at limit 10 gave fewer files than match a query word
+    short_in_scope = 0  # the same, counting only the files the scope admits (scope=code leaves docs out)
     ms: dict[str, list[float]] = {"index": [], "unified": []}
     verdicts: dict[str, int] = {}
     per_query = []
@@ -105,6 +108,8 @@ def main() -> int:
         baselines = bm25_baselines(work, files, c["subject"])
         top10, _ = ranked_unified_files(work, c["subject"], scope, limit=10)
         short_lists += len(top10) < min(10, len(baselines["bm25_files_code"]))
+        in_scope = [p for p in baselines["bm25_files_code"] if "docs" in scope or not is_doc_path(p)]
+        short_in_scope += len(top10) < min(10, len(in_scope))
         m = {"index": metrics(by_index, c["relevant"]), "unified": metrics(by_unified, c["relevant"]),
              "grep": metrics(by_grep, c["relevant"])}
         m |= {name: metrics(ranked, c["relevant"]) for name, ranked in baselines.items()}
@@ -129,6 +134,7 @@ def main() -> int:
         "index": mean(rows["index"]), "unified": mean(rows["unified"]), "grep_baseline": mean(rows["grep"]),
         **{f"{name}_baseline": mean(rows[name]) for name in ("bm25_files", "bm25_chunks", "bm25_files_code", "bm25_chunks_code")},
         "unified_limit10_short_lists": short_lists,
+        "unified_limit10_short_lists_in_scope": short_in_scope,
         "source_view": {name: mean(r) for name, r in source_rows.items()},
         # Every third commit, oldest first (index 2, 5, ...), is held out: tune on the rest.
         "source_view_tuning": {name: mean([x for i, x in enumerate(r) if i % 3 != 2]) for name, r in source_rows.items()},
