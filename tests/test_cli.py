@@ -39,8 +39,8 @@ def test_init(cli, root):
 
 def test_capture_query_show_status(cli, root):
     data = run_json(cli, "capture", "Use SQLite FTS5", "--type", "decision", "--content", ADR, "--tag", "search")
-    assert set(data) == {"id", "type", "confidence"}
-    assert (data["type"], data["confidence"]) == ("decision", 0.9)
+    assert set(data) == {"id", "type", "confidence", "warnings"}
+    assert (data["type"], data["confidence"], data["warnings"]) == ("decision", 0.9, [])
     node_id = data["id"]
     assert (root / ".autology" / "nodes" / "decisions" / f"{node_id}.md").is_file()
 
@@ -138,7 +138,6 @@ def test_doctor_exit_codes(cli, root):
         (["update", "../../etc/passwd", "--title", "x"], "Node not found: '../../etc/passwd' (no node has this id, id prefix or title)"),
         (["update", "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f", "--title", "x"], "Node not found"),
         (["delete", "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f"], "Node not found"),
-        (["capture", "Misc", "-c", "Some text."], "pass the type explicitly"),
         (["capture", "T", "-t", "decision", "-c", "no sections"], "missing section(s)"),
         (["capture", "T", "-t", "concept", "-c", "x", "--tag", "Bad Tag"], "Invalid tags"),
         (["capture", "T", "-t", "concept", "-c", "x", "-r", "../../x"], "inside the project"),
@@ -239,3 +238,15 @@ def test_version(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["--version"])
     assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"autology {__version__}"
+
+
+def test_a_capture_without_a_clear_type_is_stored_for_review_and_says_so(cli, root):
+    """Issue 16: an omitted type always classifies; an unsure one is stored as needs_review, a reference to
+    a missing file and a duplicate title are accepted with a warning in the output."""
+    cli("init")
+    code, out, _ = cli("capture", "Misc", "-c", "Some text.", "--reference", "src/nowhere.py")
+    assert code == 0 and out.startswith("✓ Captured concept ") and "(confidence 0.7)" in out
+    assert "Warning: the type was unclear" in out and "status needs_review" in out
+    assert "Warning: reference 'src/nowhere.py': no such file or folder" in out
+    code, out, _ = cli("capture", "misc", "-c", "Other text.", "--type", "concept")
+    assert code == 0 and "Warning: another node already has this title" in out and "'Misc'" in out

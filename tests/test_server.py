@@ -115,8 +115,9 @@ async def test_capture(connect, root):
             )
         )
     data = result.structured_content
-    assert set(data) == {"id", "type", "confidence"}
+    assert set(data) == {"id", "type", "confidence", "warnings"}
     assert (data["type"], data["confidence"]) == ("decision", 0.9)
+    assert data["warnings"] == [f"reference 'a.py': no such file or folder under the project root {str(root)!r}"]
     assert json.loads(result.content[0].text) == data
     assert (root / ".autology" / "nodes" / "decisions" / f"{data['id']}.md").is_file()
 
@@ -230,7 +231,6 @@ BAD_CALLS = [
     ("autology_capture", {"title": "t", "content": "x", "type": "concept", "tags": ["Bad Tag"]}, ["Invalid tags", "try 'bad-tag'"]),
     ("autology_capture", {"title": "t", "content": "x", "type": "concept", "tags": "auth"}, ["tags"]),
     ("autology_capture", {"title": "t", "content": "x", "type": "concept", "references": ["../etc/x"]}, ["Invalid references", "inside the project"]),
-    ("autology_capture", {"title": "Misc", "content": "Some text."}, ["Invalid type", "pass the type explicitly"]),
     ("autology_capture", {"title": "D", "content": "## Context\nx", "type": "decision"}, ["ADR", "Decision, Alternatives, Consequences", "## Consequences"]),
     ("autology_query", {"limit": 0}, ["Invalid limit", "1 to 100"]),
     ("autology_query", {"limit": 101}, ["Invalid limit", "1 to 100"]),

@@ -92,15 +92,38 @@ def test_a_hook_capture_without_type_is_an_automatic_inference(autology):
     assert (result.type, result.confidence) == ("issue", 0.7)
 
 
-def test_capture_refuses_when_classification_is_below_the_minimum(autology, root):
-    before = snapshot(root)
-    with pytest.raises(ValidationError) as info:
-        autology.capture("Misc", "Some text.")
-    assert info.value.field == "type"
-    assert "below the minimum 0.5" in str(info.value)
-    assert "pass the type explicitly" in str(info.value)
-    assert info.value.allowed and "decision" in info.value.allowed
-    assert snapshot(root) == before
+def test_an_unclear_capture_is_stored_as_a_concept_for_review(autology, root):
+    """Issue 16: a capture without a type always succeeds; an unsure classification falls back to the
+    best type (concept when nothing matched) at confidence 0.7, status needs_review, and says so."""
+    result = autology.capture("Misc", "Some text.")
+    assert (result.type, result.confidence) == ("concept", 0.7)
+    assert len(result.warnings) == 1 and "status needs_review" in result.warnings[0]
+    assert autology.get(result.id).status == "needs_review"
+    assert file_of(root, "concept", result.id).is_file()
+    tied = autology.capture("Pick", "We decided on the module layout.")  # decision 1, component 1: a tie
+    assert tied.type == "concept" and autology.get(tied.id).status == "needs_review"
+    chosen = autology.capture("Notes", "Some text.", status="active")  # an explicit status is kept
+    assert autology.get(chosen.id).status == "active" and chosen.warnings
+
+
+def test_a_clear_capture_has_no_warnings(autology, root):
+    (root / "src").mkdir()
+    (root / "src" / "login.py").write_text("x = 1\n")
+    result = autology.capture(
+        "Login fails with a timeout error", "Known bug: the login endpoint fails.", references=["src/login.py#L1"])
+    assert (result.type, result.warnings) == ("issue", [])
+
+
+def test_missing_references_and_duplicate_titles_are_accepted_with_warnings(autology):
+    first = autology.capture("Retry policy", "Retry three times.", type="convention", references=["src/gone.py#L3-9"])
+    assert first.warnings == [f"reference 'src/gone.py#L3-9': no such file or folder under the project root "
+                              f"{str(autology.store.root)!r}"]
+    second = autology.capture("retry POLICY", "Retry with backoff.", type="pattern")
+    assert len(second.warnings) == 1 and first.id in second.warnings[0]
+    message = autology.update(second.id, title="Backoff policy")
+    assert "Warning" not in message
+    message = autology.update(second.id, title="Retry policy", references=["docs/none.md"])
+    assert "\nWarning: another node already has this title" in message and "\nWarning: reference 'docs/none.md'" in message
 
 
 def test_capture_refuses_a_confidence_below_the_minimum(autology, root):
@@ -181,7 +204,9 @@ def test_update_every_field(autology, root, capture):
     message = autology.update(
         node_id, title="T2", content="C2", tags=["a", "b"], status="superseded", confidence=0.6, references=["x.py"]
     )
-    assert message.endswith("Fields changed: title, content, tags, status, confidence, references")
+    assert "Fields changed: title, content, tags, status, confidence, references\n" in message
+    assert message.endswith("Warning: reference 'x.py': no such file or folder under the project root "
+                            f"{str(autology.store.root)!r}")
     node = autology.get(node_id)
     assert (node.title, node.content, node.tags, node.status, node.confidence, node.references) == (
         "T2", "C2", ["a", "b"], "superseded", 0.6, ["x.py"],

@@ -36,7 +36,8 @@ def cmd_capture(args: argparse.Namespace) -> int:
         status=args.status,
     )
     path = autology.store.paths.node_file(result.type, result.id)
-    emit(args, result, lambda: f"✓ Captured {result.type} {result.id} (confidence {result.confidence})\n  {path}")
+    emit(args, result, lambda: f"✓ Captured {result.type} {result.id} (confidence {result.confidence})\n  {path}"
+         + "".join(f"\n  Warning: {w}" for w in result.warnings))
     return 0
 
 

@@ -2,8 +2,11 @@
 
 Each type has keyword patterns; a match in the title counts twice, one in the content once.
 The best-scoring type wins when its signal is clear (score >= 2 and strictly ahead of the
-runner-up): that is an automatic inference, confidence 0.7. Otherwise the confidence is below the
-accepted minimum (0.5) and the caller must name the type.
+runner-up): that is an automatic inference, confidence 0.7. Otherwise the signal is unclear
+(``clear`` is false) and :func:`fallback_type` says what to store: the best type, or ``concept``
+when nothing matched or when the best is a tie with ``decision`` in it (a decision needs its ADR
+sections, and a text without a clear decision signal is not refused for lacking them). The caller
+stores such a node for review (issue 16: a capture without a type always succeeds).
 """
 
 from __future__ import annotations
@@ -64,6 +67,16 @@ class Classification:
     @property
     def clear(self) -> bool:
         return self.confidence >= CONFIDENCE_AUTOMATIC
+
+
+def fallback_type(guess: Classification) -> NodeType:
+    """The type to store when the classification is unclear: the best-scoring type when it is ahead
+    of the rest and is not ``decision``, else ``concept``."""
+    ranked = sorted(guess.scores.items(), key=lambda item: -item[1])
+    (best, best_score), (_, second_score) = ranked[0], ranked[1]
+    if best_score > 0 and best_score > second_score and best != NodeType.DECISION.value:
+        return NodeType(best)
+    return NodeType.CONCEPT
 
 
 def classify(title: str, content: str) -> Classification:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from autology_mcp.common.errors import NotFoundError, ValidationError
 from autology_mcp.knowledge.adr import ADR_TEMPLATE, missing_adr_sections
 from autology_mcp.knowledge.models import (
+    CONFIDENCE_AUTOMATIC,
     CONFIDENCE_HOOK,
     CONFIDENCE_MANUAL,
     CONFIDENCE_MINIMUM,
@@ -22,6 +23,7 @@ from autology_mcp.knowledge.models import (
     NODE_TYPES,
     RELATION_TYPES,
     KnowledgeNode,
+    NodeStatus,
     NodeType,
     Relation,
     build_relation,
@@ -39,6 +41,7 @@ from autology_mcp.knowledge.models import (
     validate_title,
     validate_type,
 )
+from autology_mcp.knowledge.references import reference_path
 from autology_mcp.knowledge.search import search_nodes
 from autology_mcp.knowledge.store import NodeStore
 
@@ -80,10 +83,23 @@ class NodeOut(BaseModel):
         return cls.model_validate(node.public_dict())
 
 
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; a name the file system cannot even look up (too long) does not."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
 class CaptureResult(BaseModel):
     id: str = Field(description="The new node's UUID v4")
     type: str = Field(description="The node type, as given or as classified")
     confidence: float = Field(description="0.9 manual, 0.85 hook-confirmed, 0.7 automatic classification")
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="What the capture accepted but you may want to fix: an unsure classification (stored as "
+        "needs_review), a reference to a file that does not exist, a title another node already has",
+    )
 
 
 QUERY_MAX_CHARS = 24_000  # of node content per autology_query answer: ~6k tokens
@@ -199,24 +215,26 @@ class Autology:
         session_id = validate_session(session)
         source = validate_source(source or "manual")
         node_status = validate_status(status or "active")
+        warnings: list[str] = []
         if type is not None and type != "":
             node_type = validate_type(type)
             default_confidence = CONFIDENCE_HOOK if source.startswith("hook_") else CONFIDENCE_MANUAL
         else:
-            from autology_mcp.knowledge.classify import classify  # only a capture without a type needs it
+            from autology_mcp.knowledge.classify import classify, fallback_type  # only a capture without a type needs it
 
             guess = classify(title, content)
-            if not guess.clear:
-                top = sorted(guess.scores.items(), key=lambda kv: -kv[1])[:3]
-                shown = ", ".join(f"{t} ({s:g})" for t, s in top)
-                raise ValidationError(
-                    "type",
-                    f"could not classify this node confidently (confidence {guess.confidence} is below the minimum "
-                    f"{CONFIDENCE_MINIMUM}; strongest signals: {shown}); pass the type explicitly",
-                    NODE_TYPES,
-                )
             node_type = guess.type
-            default_confidence = guess.confidence
+            if not guess.clear:
+                node_type = fallback_type(guess)
+                if status is None:
+                    node_status = NodeStatus.NEEDS_REVIEW
+                top = ", ".join(f"{t} {s:g}" for t, s in sorted(guess.scores.items(), key=lambda kv: -kv[1])[:3])
+                warnings.append(
+                    f"the type was unclear from the title and content (signals: {top}), so this node is stored as "
+                    f"{node_type.value} with status {node_status.value}: give `type` to choose, or fix it with "
+                    "autology_update"
+                )
+            default_confidence = CONFIDENCE_AUTOMATIC
         node_confidence = validate_confidence(
             default_confidence if confidence is None else confidence, "confidence", minimum=CONFIDENCE_MINIMUM
         )
@@ -239,8 +257,25 @@ class Autology:
             references=refs,
             status=node_status,
         )
+        warnings += self._input_warnings(node.id, title, refs)
         self.store.create(node)
-        return CaptureResult(id=node.id, type=node.type.value, confidence=node.confidence)
+        return CaptureResult(id=node.id, type=node.type.value, confidence=node.confidence, warnings=warnings)
+
+    def _input_warnings(self, node_id: str, title: str | None, references: list[str] | None) -> list[str]:
+        """Mistakes a capture or update accepts but says: references to files that do not exist
+        under the project root, a title another node already has (case aside)."""
+        out = []
+        if title is not None:
+            others = [(i, t) for i, t in self.store.index.ids_with_title(title, 4) if i != node_id]
+            if others:
+                named = ", ".join(f"{i} ({t!r})" for i, t in others[:3])
+                out.append(f"another node already has this title: {named}; update that node instead, or choose a "
+                           "distinct title so the two can be told apart")
+        for ref in references or []:
+            path = reference_path(ref)
+            if path and not _exists(self.store.root / path):
+                out.append(f"reference {ref!r}: no such file or folder under the project root {str(self.store.root)!r}")
+        return out
 
     # ---------------------------------------------------------------- query and status
 
@@ -331,7 +366,10 @@ class Autology:
 
         _, after = self.store.modify(node_id, apply)
         fields = ", ".join(changed) if changed else "none (the values were already current)"
-        return f"✓ Updated: {after.title} ({after.type.value})\nFields changed: {fields}"
+        warnings = self._input_warnings(
+            node_id, changes["title"] if "title" in changed else None, changes["references"] if "references" in changed else None)
+        return f"✓ Updated: {after.title} ({after.type.value})\nFields changed: {fields}" + "".join(
+            f"\nWarning: {w}" for w in warnings)
 
     def delete(self, id: Any) -> str:
         node, removed = self.store.delete(validate_id(id))
