@@ -126,7 +126,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="export the graph as mermaid, dot, graphml, json or a self-contained html page",
         description="Export every node and relation. html is one self-contained page (no network needed to view it).",
     )
-    p.add_argument("--format", "-f", choices=("mermaid", "dot", "graphml", "json", "html"), default="json")
+    p.add_argument("--format", "-f", choices=("mermaid", "dot", "graphml", "json", "html"), default="json",
+                   help="json (default), mermaid, dot (Graphviz), graphml (yEd, Gephi) or html (a page to open in a browser)")
     p.add_argument("--output", "-o", help="file to write (default: stdout)")
     p.set_defaults(func=cmd_export)
 

@@ -30,5 +30,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         description="Claude Code hook handlers: read the hook payload on stdin, print the hook JSON on stdout, "
         "always exit 0.",
     )
-    p.add_argument("event", choices=EVENTS)
+    p.add_argument("event", choices=EVENTS, help="the Claude Code hook event being handled (its JSON comes on stdin)")
     p.set_defaults(func=cmd_hook)

@@ -27,7 +27,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     v = leaf("verify", "check integrity and drift", _verify)
     v.add_argument("--strict", action="store_true", help="fail on drift too, not only on corruption")
     e = leaf("export", "write files/chunks/symbols JSONL and vectors.f32", _export)
-    e.add_argument("--out", help="output directory (default: <index dir>/export)")
+    e.add_argument("--output", "-o", "--out", dest="out", help="output directory (default: <index dir>/export)")
     leaf("status", "show the index's namespace, size and freshness", _status)
 
 

@@ -5,8 +5,8 @@ One module per command group registers its commands here: ``store`` (serve, init
 ``graph`` (graph walks, export, analyze), ``claims`` (check-claims), ``search`` (search, context) and
 ``sessions`` (session memory).
 
-Every command accepts ``--root`` (before the command name); the data commands accept ``--json``
-for scripts. Errors print ``error: <message>`` on stderr and exit 1; usage errors exit 2.
+Every command accepts ``--root``, before or after the command name; the data commands accept
+``--json`` for scripts. Errors print ``error: <message>`` on stderr and exit 1; usage errors exit 2.
 """
 
 from __future__ import annotations
@@ -22,9 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="autology",
         description="Project memory for coding agents: a Markdown knowledge graph in .autology/, served over MCP.",
     )
-    parser.add_argument(
-        "--root", help="project root (default: $AUTOLOGY_ROOT, then $CLAUDE_PROJECT_DIR, then the git top level, then cwd)"
-    )
+    parser.add_argument("--root", help=ROOT_HELP)
     from autology_mcp import __version__
 
     parser.add_argument("--version", action="version", version=f"autology {__version__}")
@@ -43,7 +41,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     for group in (store, nodes, index, hook, graph, claims, search, sessions, imports):
         group.add_commands(sub)
+    _accept_global_options(parser)
     return parser
+
+
+ROOT_HELP = "project root (default: $AUTOLOGY_ROOT, then $CLAUDE_PROJECT_DIR, then the git top level, then cwd)"
+
+
+def _accept_global_options(parser: argparse.ArgumentParser) -> None:
+    """``--root`` after the command name too (``autology serve --root DIR``, the way people write it).
+    The subcommands' copies default to SUPPRESS, so one given before the command is not overwritten."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):  # aliases map to the same parser
+                if not any("--root" in a.option_strings for a in child._actions):
+                    child.add_argument("--root", default=argparse.SUPPRESS, help=ROOT_HELP)
+                _accept_global_options(child)
 
 
 def main(argv: list[str] | None = None) -> int:

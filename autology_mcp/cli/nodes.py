@@ -51,15 +51,18 @@ def cmd_query(args: argparse.Namespace) -> int:
         " ".join(args.text) or None, type=args.type, tags=args.tag or None, limit=args.limit, max_chars=args.max_chars
     )
 
+    listing = not " ".join(args.text).strip()  # no text: the most recent nodes, which have no relevance score
+
     def human() -> str:
         if not hits:
-            return "no matching nodes"
-        lines = []
+            return "no nodes yet" if listing else "no matching nodes"
+        lines = [f"no search text: the {len(hits)} most recently modified nodes"] if listing else []
         for hit in hits:
             node = hit.node
             tags = f"  #{' #'.join(node.tags)}" if node.tags else ""
             status = "" if node.status == "active" else f"  [{node.status}]"
-            lines.append(f"{_score_bar(hit.score)}  {node.type:<10} {node.title}{status}{tags}\n      {node.id}")
+            first = str(node.modified)[:10] if listing else _score_bar(hit.score)
+            lines.append(f"{first}  {node.type:<10} {node.title}{status}{tags}\n      {node.id}")
         return "\n".join(lines)
 
     emit(args, hits, human)
@@ -138,7 +141,14 @@ def cmd_update(args: argparse.Namespace) -> int:
 
 def cmd_delete(args: argparse.Namespace) -> int:
     autology = open_autology(args)
-    _message(args, autology.delete(node_id(autology.store, args.id)))
+    nid = node_id(autology.store, args.id)
+    if not args.yes and sys.stdin.isatty():  # a person at a terminal confirms; scripts and pipes do not block
+        node = autology.get(nid)
+        answer = input(f"Delete {node.type} {nid[:8]} {node.title!r} and its relations? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("not deleted", file=sys.stderr)
+            return 1
+    _message(args, autology.delete(nid))
     return 0
 
 
@@ -157,10 +167,13 @@ def cmd_unrelate(args: argparse.Namespace) -> int:
     return 0
 
 
+ID_HELP = "a node id, a unique id prefix of 6+ characters, or the node's exact title"
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register the node commands on the top-level subparsers."""
     p = add_command(sub, "capture", cmd_capture, "create a knowledge node")
-    p.add_argument("title")
+    p.add_argument("title", help="short title, 1-100 characters")
     p.add_argument("--content", "-c", help="Markdown content")
     p.add_argument("--content-file", "-f", help="read the content from a file (- for stdin)")
     p.add_argument("--type", "-t", choices=NODE_TYPES, help="node type (classified from the text when omitted)")
@@ -173,7 +186,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = add_command(sub, "query", cmd_query, "search knowledge nodes (no text: most recent first)")
     p.add_argument("text", nargs="*", help="search text")
-    p.add_argument("--type", "-t", choices=NODE_TYPES)
+    p.add_argument("--type", "-t", choices=NODE_TYPES, help="only nodes of this type")
     p.add_argument("--tag", action="append", help="only nodes with this tag (repeat: all must match)")
     p.add_argument("--limit", "-n", type=int, default=10, help="maximum results (1-100, default 10)")
     p.add_argument("--max-chars", type=int, help="characters of node content in all (default 24000; --json output)")
@@ -181,30 +194,31 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_command(sub, "status", cmd_status, "knowledge graph statistics")
 
     p = add_command(sub, "show", cmd_show, "print one node")
-    p.add_argument("id")
+    p.add_argument("id", help=ID_HELP)
 
     p = add_command(sub, "update", cmd_update, "change some fields of a node")
-    p.add_argument("id")
-    p.add_argument("--title")
-    p.add_argument("--content", "-c")
-    p.add_argument("--content-file", "-f")
+    p.add_argument("id", help=ID_HELP)
+    p.add_argument("--title", help="new title, 1-100 characters")
+    p.add_argument("--content", "-c", help="new Markdown content (a decision keeps its ADR sections)")
+    p.add_argument("--content-file", "-f", help="read the new content from a file (- for stdin)")
     p.add_argument("--tag", action="append", help="new tags (repeat); replaces the old ones")
     p.add_argument("--clear-tags", action="store_true", help="remove all tags")
-    p.add_argument("--status", choices=NODE_STATUSES)
-    p.add_argument("--confidence", type=float)
+    p.add_argument("--status", choices=NODE_STATUSES, help="new status")
+    p.add_argument("--confidence", type=float, help="new confidence, 0.5-1.0")
     p.add_argument("--reference", "-r", action="append", help="new references (repeat); replaces the old ones")
 
-    p = add_command(sub, "delete", cmd_delete, "delete a node and its relations")
-    p.add_argument("id")
+    p = add_command(sub, "delete", cmd_delete, "delete a node and its relations (asks first on a terminal)")
+    p.add_argument("id", help=ID_HELP)
+    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
 
     p = add_command(sub, "relate", cmd_relate, "create or update a relation")
-    p.add_argument("source")
-    p.add_argument("type", choices=RELATION_TYPES)
-    p.add_argument("target")
-    p.add_argument("--description", "-d")
-    p.add_argument("--confidence", type=float)
+    p.add_argument("source", help="the source node: " + ID_HELP)
+    p.add_argument("type", choices=RELATION_TYPES, help="relation type")
+    p.add_argument("target", help="the target node: " + ID_HELP)
+    p.add_argument("--description", "-d", help="what the relation means here")
+    p.add_argument("--confidence", type=float, help="0.0-1.0 (default 0.8)")
 
     p = add_command(sub, "unrelate", cmd_unrelate, "remove a relation")
-    p.add_argument("source")
-    p.add_argument("type", choices=RELATION_TYPES)
-    p.add_argument("target")
+    p.add_argument("source", help="the source node: " + ID_HELP)
+    p.add_argument("type", choices=RELATION_TYPES, help="relation type")
+    p.add_argument("target", help="the target node: " + ID_HELP)

@@ -35,10 +35,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = leaf("list", "the stored sessions, most recent first", _list)
     p.add_argument("--limit", "-n", type=int, default=20, help="how many (default 20, 0 for all)")
     p = leaf("show", "print a stored session's redacted conversation", _show)
-    p.add_argument("session_id")
+    p.add_argument("session_id", help="the session id (as `autology sessions list` shows it)")
     p.add_argument("--turns", help="only these turns, e.g. 4-9 (the proof span of a search hit)")
     p = leaf("forget", "delete stored sessions and never ingest them again", _forget)
-    p.add_argument("session_ids", nargs="+", metavar="SESSION_ID")
+    p.add_argument("session_ids", nargs="+", metavar="SESSION_ID", help="the sessions to forget (ids as `autology sessions list` shows them)")
     leaf("status", "what session memory holds", _status)
     leaf("rebuild", "rebuild the session index from .autology/sessions/", _rebuild)
 
