@@ -145,12 +145,17 @@ def _status(args, root: Path) -> int:
     if args.json:
         _print_json(st)
         return 0
+    from autology_mcp.code.config import load_index_config
+    from autology_mcp.code.layout import describe_namespace
+
+    about = describe_namespace(root, load_index_config(root), st["namespace"])
     if not st["exists"]:
-        print(f"index {st['namespace']}: none ({st['hint']})")
+        print(f"index {st['namespace']}: none ({st['hint']})\n  {about}")
         return 0
     s = st["stats"]
     fresh = st["freshness"]
     print(f"index {st['namespace']} at {st['index_dir']}")
+    print(f"  {about}")
     print(f"  {s['files']} files ({s['files_skipped']} skipped), {s['chunks']} chunks, {s['symbols']} symbols, "
           f"{(st.get('db_bytes') or 0) / 1e6:.1f} MB; built {st.get('built_at')} at {(st['git'] or {}).get('head')}")
     print("  fresh" if not fresh["stale"] else f"  stale: {'; '.join(fresh['reasons'])}")

@@ -37,7 +37,7 @@ def process_file(root: str, path: str, size: int, mtime_ns: int, cfg: IndexConfi
     except OSError:
         return None
     digest = sha256(data)
-    language = language_of(path)
+    language = language_of(path, data[:256])
     skipped = classify_content(data, cfg)
     if skipped:
         return FileRecord(path, digest, size, mtime_ns, language, skipped, [], [])

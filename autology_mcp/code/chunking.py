@@ -49,10 +49,33 @@ LANGUAGES = {
 }
 
 
-def language_of(path: str) -> str:
+SHEBANG_LANGUAGES = {
+    "python": "python", "python3": "python", "python2": "python", "sh": "shell", "bash": "shell", "zsh": "shell",
+    "dash": "shell", "ksh": "shell", "node": "javascript", "deno": "typescript", "ruby": "ruby", "lua": "lua",
+    "php": "php", "elixir": "elixir",
+}
+_SHEBANG = re.compile(rb"^#![ \t]*(\S+)(?:[ \t]+(-\S+[ \t]+)*(\S+))?")
+
+
+def shebang_language(head: bytes) -> str | None:
+    """The language a ``#!`` first line names (``#!/usr/bin/env python3``, ``#!/bin/bash -e``), or None."""
+    m = _SHEBANG.match(head)
+    if not m:
+        return None
+    program = m.group(1).rsplit(b"/", 1)[-1]
+    if program == b"env" and m.group(3):
+        program = m.group(3).rsplit(b"/", 1)[-1]
+    name = re.sub(rb"[\d.]+$", b"", program).decode("ascii", "replace") or program.decode("ascii", "replace")
+    return SHEBANG_LANGUAGES.get(name) or SHEBANG_LANGUAGES.get(program.decode("ascii", "replace"))
+
+
+def language_of(path: str, head: bytes = b"") -> str:
+    """The language by extension; a file without one, by its ``#!`` line when ``head`` is given."""
     name = path.rsplit("/", 1)[-1]
     dot = name.rfind(".")
-    return LANGUAGES.get(name[dot:].lower(), "text") if dot > 0 else "text"
+    if dot > 0:
+        return LANGUAGES.get(name[dot:].lower(), "text")
+    return (shebang_language(head) if dot < 0 and head else None) or "text"
 
 
 def _signature(line: str) -> str:
@@ -337,7 +360,7 @@ def chunk_file(path: str, text: str, cfg: IndexConfig) -> tuple[list[Chunk], lis
         lines.pop()
     if not lines:
         return [], []
-    language = language_of(path)
+    language = language_of(path, text[:256].encode("utf-8", "replace"))
     chunks: list[Chunk] = []
     if language in ("markdown", "rst"):
         regions, symbols = _documents(lines, language)

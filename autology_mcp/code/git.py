@@ -37,9 +37,10 @@ def is_repo(root: Path) -> bool:
     return _git_dir(root) is not None
 
 
-def list_files(root: Path) -> list[str] | None:
-    """Tracked plus untracked-but-not-ignored files (so .gitignore is respected); None outside git."""
-    out = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+def list_files(root: Path, untracked: bool = True) -> list[str] | None:
+    """The tracked files (``untracked``: plus the untracked ones .gitignore does not exclude); None outside git."""
+    args = ["ls-files", "-z", "--cached"] + (["--others", "--exclude-standard"] if untracked else [])
+    out = _git(root, *args)
     if out is None:
         return None
     return sorted({p for p in out.split("\0") if p})

@@ -37,6 +37,17 @@ def namespace(root: Path, cfg: IndexConfig) -> str:
     return f"br-{slug}--wt-{wt}"
 
 
+def describe_namespace(root: Path, cfg: IndexConfig, name: str) -> str:
+    """The namespace in words, for people: which branch and which work tree it is the index of."""
+    if name == "default":
+        return ("one index for the whole folder (isolation = \"none\")" if cfg.isolation == "none"
+                else "one index for the folder (not a git work tree)")
+    br = git.branch(root)
+    branch = f"branch {br}" if br else "a detached HEAD"
+    return (f"the index of {branch} in the work tree {Path(root).resolve()} (each branch and each git worktree "
+            "gets its own, so switching back finds its index ready)")
+
+
 @dataclass(frozen=True)
 class IndexLocation:
     root: Path

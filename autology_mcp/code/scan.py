@@ -1,8 +1,10 @@
 """Which files the index covers: include roots, pruned directories, exclude globs, extensions, size.
 
-In a git work tree the candidate list is ``git ls-files`` (tracked + untracked, not ignored), so
-.gitignore is respected; elsewhere a directory walk. Binaries and generated files are skipped when
-the file is read (see :func:`classify_content`).
+In a git work tree the candidate list is ``git ls-files``: the tracked files and, unless
+``include_untracked = false``, the untracked ones .gitignore does not exclude (a file an agent has
+just written is found before anyone runs ``git add``); elsewhere a directory walk. A file is wanted by its extension or name, or, without an extension, when it starts with a
+``#!`` line naming a language we chunk (``scripts/check`` with ``#!/usr/bin/env bash``).
+Binaries and generated files are skipped when the file is read (see :func:`classify_content`).
 """
 
 from __future__ import annotations
@@ -63,12 +65,26 @@ def glob_set(patterns: tuple[str, ...]) -> GlobSet:
     return GlobSet(patterns)
 
 
-def _wanted_name(path: str, cfg: IndexConfig, ext_set: set[str], names: set[str]) -> bool:
+def _wanted_name(path: str, cfg: IndexConfig, ext_set: set[str], names: set[str]) -> bool | None:
+    """True by extension or name, None for a name without an extension (its first line decides), else False."""
     name = path.rsplit("/", 1)[-1]
     if name in names:
         return True
     dot = name.rfind(".")
-    return dot > 0 and name[dot:].lower() in ext_set
+    if dot > 0:
+        return name[dot:].lower() in ext_set
+    return None if dot < 0 else False
+
+
+def has_script_shebang(path: Path) -> bool:
+    """Whether the file starts with a ``#!`` line naming an interpreter whose language is indexed."""
+    from autology_mcp.code.chunking import shebang_language
+
+    try:
+        with open(path, "rb") as f:
+            return shebang_language(f.read(256)) is not None
+    except OSError:
+        return False
 
 
 def _under_roots(path: str, roots: list[str]) -> bool:
@@ -86,7 +102,7 @@ def candidate_paths(root: Path, cfg: IndexConfig) -> list[str]:
     ext_set = {e.lower() if e.startswith(".") else "." + e.lower() for e in cfg.extensions}
     names = set(cfg.filenames)
     prune = set(cfg.prune_dirs)
-    listed = git.list_files(root) if cfg.use_git and git.is_repo(root) else None
+    listed = git.list_files(root, cfg.include_untracked) if cfg.use_git and git.is_repo(root) else None
     if listed is None:
         listed = []
         for dirpath, dirnames, filenames in os.walk(root):
@@ -105,12 +121,15 @@ def candidate_paths(root: Path, cfg: IndexConfig) -> list[str]:
     for path in listed:
         wanted = verdicts.get(path)
         if wanted is None:
+            by_name = _wanted_name(path, cfg, ext_set, names)
             wanted = verdicts[path] = (
-                _wanted_name(path, cfg, ext_set, names)
+                by_name is not False
                 and not any(p in prune for p in path.split("/")[:-1])
                 and _under_roots(path, cfg.include_roots)
                 and not excluded.match(path)
-            )
+            ) and (by_name or None)  # None: no extension, the file's first line decides (not remembered)
+        if wanted is None:
+            wanted = has_script_shebang(root / path)
         if wanted:
             out.append(path)
     return sorted(set(out))

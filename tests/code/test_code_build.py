@@ -4,6 +4,7 @@ from pathlib import Path
 
 from code_fixtures import git, write
 
+from autology_mcp.code import service
 from autology_mcp.code.build import build
 from autology_mcp.code.config import IndexConfig, config_from_dict
 from autology_mcp.code.layout import IndexLocation
@@ -40,15 +41,35 @@ def test_full_build_scans_what_it_should(repo: Path):
     assert "built_at" not in json.dumps(m)
 
 
-def test_untracked_files_are_indexed_and_walk_outside_git(repo: Path, plain_dir: Path):
+def test_untracked_files_are_indexed_unless_excluded_and_walk_outside_git(repo: Path, plain_dir: Path):
+    """In a git work tree the index covers what git tracks and the untracked files .gitignore does not
+    exclude (a file just written is found before `git add`); ``include_untracked = false`` leaves them out."""
     write(repo, "src/app/new_module.py", "def fresh():\n    return 1\n")
     build(repo)
-    assert "src/app/new_module.py" in indexed_paths(repo)
+    assert "src/app/new_module.py" in indexed_paths(repo) and "debug.log" not in indexed_paths(repo)
+    write(repo, "pyproject.toml", "[tool.autology.index]\ninclude_untracked = false\n")
+    build(repo)
+    assert "src/app/new_module.py" not in indexed_paths(repo) and "src/app/websocket.py" in indexed_paths(repo)
     build(plain_dir)
     files = indexed_paths(plain_dir)
     assert IndexLocation.of(plain_dir, IndexConfig()).namespace == "default"
     assert "vendor/lib.js" not in files and "src/app/websocket.py" in files
     assert "debug.log" not in files  # .log is not an indexed extension
+
+
+def test_scripts_without_an_extension_are_indexed_by_their_shebang(repo: Path):
+    write(repo, "scripts/check", "#!/usr/bin/env bash\nset -e\nrun_linters() {\n  ruff check .\n}\n")
+    write(repo, "scripts/serve", "#!/usr/bin/python3 -u\ndef serve_forever():\n    pass\n")
+    write(repo, "scripts/NOTES", "plain words, no shebang\n")
+    write(repo, "scripts/tool", "#!/usr/bin/perl\nprint 1;\n")  # a language we do not chunk
+    git(repo, "add", "scripts")
+    git(repo, "commit", "-qm", "scripts")
+    build(repo)
+    files = indexed_paths(repo)
+    assert "scripts/check" in files and "scripts/serve" in files
+    assert "scripts/NOTES" not in files and "scripts/tool" not in files
+    hits = service.code_search(repo, "serve forever", top=3, refresh=False)["hits"]
+    assert hits[0]["path"] == "scripts/serve" and hits[0]["symbol"] == "serve_forever"
 
 
 def test_incremental_reuses_unchanged_and_handles_deletion(repo: Path):
@@ -58,6 +79,7 @@ def test_incremental_reuses_unchanged_and_handles_deletion(repo: Path):
     write(repo, "src/app/billing.py", "def compute_invoice_total(lines):\n    return 0\n")
     (repo / "notes.txt").unlink()
     write(repo, "src/app/extra.py", "def extra():\n    pass\n")
+    git(repo, "add", "src/app/extra.py")
     s = build(repo)
     assert (s["rebuilt"], s["added"], s["deleted"], s["reused"]) == (2, 1, 1, 7)
     assert s["deleted_paths"] == ["notes.txt"]

@@ -1,7 +1,7 @@
 import pytest
 from code_fixtures import GO_SERVER, MD_GUIDE, PY_WEBSOCKET, RST_API, TS_CLIENT
 
-from autology_mcp.code.chunking import chunk_file, language_of, windows
+from autology_mcp.code.chunking import chunk_file, language_of, shebang_language, windows
 from autology_mcp.code.config import IndexConfig
 from autology_mcp.code.scan import classify_content
 
@@ -123,3 +123,19 @@ def test_classify_content():
 )
 def test_generated_markers(head, expected):
     assert classify_content(head, CFG) == expected
+
+
+@pytest.mark.parametrize("head, language", [
+    (b"#!/usr/bin/env python3\n", "python"),
+    (b"#!/usr/bin/python3.11 -u\n", "python"),
+    (b"#!/bin/bash -e\n", "shell"),
+    (b"#! /bin/sh\n", "shell"),
+    (b"#!/usr/bin/env -S node --no-warnings\n", "javascript"),
+    (b"#!/usr/bin/perl\n", None),
+    (b"print(1)\n", None),
+    (b"", None),
+])
+def test_shebang_language(head, language):
+    assert shebang_language(head) == language
+    assert language_of("scripts/x", head) == (language or "text")
+    assert language_of("scripts/x.md", head) == "markdown"  # an extension wins

@@ -68,3 +68,11 @@ def test_errors_are_reported_not_raised(tmp_path: Path, capsys):
     assert code == 0 and "none" in out
     code, out, err = run(capsys, tmp_path, "export")
     assert code == 1 and "error:" in err
+
+
+def test_status_says_what_the_namespace_is(repo: Path, capsys):
+    assert run(capsys, repo, "build")[0] == 0
+    code, out, _ = run(capsys, repo, "status")
+    assert code == 0 and "index br-main--wt-" in out
+    assert f"the index of branch main in the work tree {repo.resolve()}" in out
+    assert "each branch and each git worktree gets its own" in out
