@@ -12,9 +12,11 @@ examples/tonearm/ is never modified. Read it top to bottom to learn the tools.
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -22,6 +24,31 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 EXAMPLE = Path(__file__).resolve().parent / "tonearm"
+
+
+WIDTH = 80  # the demo's output fits an 80-column terminal
+
+
+def say(text: str = "", hang: int | None = None, end: str = "\n") -> None:
+    """Print ``text`` wrapped at WIDTH columns, never cutting a word: each line keeps its indent and
+    its continuation lines are indented to ``hang`` (default: two more than the line's own)."""
+    out = []
+    for line in text.split("\n"):
+        indent = len(line) - len(line.lstrip(" "))
+        if len(line) <= WIDTH:
+            out.append(line)
+            continue
+        out.append(textwrap.fill(line.strip(), WIDTH, initial_indent=" " * indent,
+                                 subsequent_indent=" " * (indent + 2 if hang is None else hang),
+                                 break_long_words=False, break_on_hyphens=False))
+    print("\n".join(out), end=end)
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a tool description's first paragraph, whole."""
+    paragraph = " ".join(text.strip().split("\n\n")[0].split())
+    match = re.match(r"(.+?[.!?])(\s|$)", paragraph)
+    return match.group(1) if match else paragraph
 
 
 class ToolFailed(Exception):
@@ -42,16 +69,16 @@ async def call(client: Client, tool: str, **arguments):
 
 
 def heading(text: str) -> None:
-    print(f"\n{text}\n{'-' * len(text)}")
+    say(f"\n{text}\n{'-' * len(text)}")
 
 
 def show_hits(hits: list[dict]) -> None:
     if not hits:
-        print("  (no results)")
+        say("  (no results)")
     for hit in hits:
         node = hit["node"]
         status = "" if node["status"] == "active" else f"  [{node['status']}]"
-        print(f"  {hit['score']:.2f}  {node['type']:<10}  {node['title']}{status}")
+        say(f"  {hit['score']:.2f}  {node['type']:<10}  {node['title']}{status}")
 
 
 # Node titles by id, so that messages naming ids can be printed with titles instead.
@@ -62,20 +89,20 @@ def show_message(message: str) -> None:
     for node_id, title in TITLES.items():
         message = message.replace(node_id, f"«{title}»")
     for line in message.splitlines():
-        print(f"  {line}")
+        say(f"  {line}")
 
 
 def show_error(error: ToolFailed) -> None:
     first_line, *more = str(error).splitlines()
     # The SDK prefixes "Error executing tool <name>: "; the rest is autology's own message.
-    print(f"  ✗ {first_line.split(': ', 1)[-1]}")
+    say(f"  ✗ {first_line.split(': ', 1)[-1]}")
     if more:
-        print(f"    ... ({len(more)} more lines)")
+        say(f"    ... ({len(more)} more lines)")
 
 
 async def search(client: Client, query: str = "", **filters) -> list[dict]:
     shown = ", ".join([repr(query)] + [f"{k}={v!r}" for k, v in filters.items()])
-    print(f"\n  autology_query({shown})")
+    say(f"\n  autology_query({shown})")
     hits = await call(client, "autology_query", query=query, **filters)
     show_hits(hits)
     for hit in hits:
@@ -113,25 +140,25 @@ profile bitrate, and pads the output to that length. Used by the stream handler.
 async def session(client: Client, project: Path) -> None:
     heading("1. The tools the server offers")
     listed = await client.list_tools()
+    width = max(len(tool.name) for tool in listed.tools) + 1
     for tool in listed.tools:
-        summary = (tool.description or "").strip().splitlines()[0]
-        print(f"  {tool.name:<18} {summary}")
+        say(f"  {tool.name:<{width}} {first_sentence(tool.description or '')}", hang=width + 3)
 
     heading("2. autology_status: what the knowledge base holds")
     status = await call(client, "autology_status")
-    print(f"  {status['totalNodes']} nodes, {status['totalRelations']} relations")
+    say(f"  {status['totalNodes']} nodes, {status['totalRelations']} relations")
     for label, by_name in [
         ("nodes", status["nodesByType"]),
         ("status", status["nodesByStatus"]),
         ("relations", status["relationsByType"]),
     ]:
-        print(f"  {label + ':':<11}" + ", ".join(f"{name} {n}" for name, n in by_name.items()))
+        say(f"  {label + ':':<11}" + ", ".join(f"{name} {n}" for name, n in by_name.items()))
 
     heading("3. autology_query: ranked search (score 0-1; superseded knowledge ranks lower)")
     await search(client, "transcode cache eviction", limit=5)
     await search(client, "why fsnotify instead of polling", limit=4)
     await search(client, "default codec for mobile", limit=4)
-    print("\n  With no text, a query lists nodes (most recently modified first); filters combine:")
+    say("\n  With no text, a query lists nodes (most recently modified first); filters combine:")
     await search(client, "", type="decision", tags=["transcoding"])
     issues = await search(client, "seeking live transcode", type="issue", limit=1)
     seek_issue = issues[0]["node"]
@@ -149,7 +176,7 @@ async def session(client: Client, project: Path) -> None:
         references=["internal/stream/estimate.go"],
     )
     TITLES[decision["id"]] = "Estimate Content-Length for live transcodes"
-    print(f"  ✓ decision  {decision['id']}  (confidence {decision['confidence']})")
+    say(f"  ✓ decision  {decision['id']}  (confidence {decision['confidence']})")
     component = await call(
         client,
         "autology_capture",
@@ -160,9 +187,9 @@ async def session(client: Client, project: Path) -> None:
         references=["internal/stream/estimate.go"],
     )
     TITLES[component["id"]] = "Content-Length estimator"
-    print(f"  ✓ component {component['id']}  (confidence {component['confidence']})")
+    say(f"  ✓ component {component['id']}  (confidence {component['confidence']})")
     decision_file = project / ".autology" / "nodes" / "decisions" / f"{decision['id']}.md"
-    print(f"  the decision is a Markdown file: {decision_file.relative_to(project)}")
+    say(f"  the decision is a Markdown file: {decision_file.relative_to(project)}")
 
     heading("5. autology_relate: link them to each other and to what exists")
     links = [
@@ -175,11 +202,11 @@ async def session(client: Client, project: Path) -> None:
             client, "autology_relate", source=source, target=target, type=relation_type, description=description
         )
         show_message(message)
-    print("\n  Relations live in the frontmatter of their source node:")
+    say("\n  Relations live in the frontmatter of their source node:")
     frontmatter = decision_file.read_text(encoding="utf-8").split("---")[1]
     relations = frontmatter[frontmatter.index("relations:") : frontmatter.index("references:")]
     for line in relations.splitlines():
-        print(f"    {line}")
+        say(f"    {line}")
 
     heading("6. autology_update: change some fields, keep the rest")
     message = await call(client, "autology_update", id=seek_issue["id"], status="needs_review")
@@ -190,7 +217,7 @@ async def session(client: Client, project: Path) -> None:
 
     heading("7. Bad input gets a clear error and changes nothing")
     before = await counts(client)
-    print(f"  before: {before}")
+    say(f"  before: {before}")
     try:
         await call(
             client,
@@ -200,7 +227,7 @@ async def session(client: Client, project: Path) -> None:
             type="decision",
         )
     except ToolFailed as error:
-        print("\n  a decision without ## Alternatives and ## Consequences:")
+        say("\n  a decision without ## Alternatives and ## Consequences:")
         show_error(error)
     try:
         await call(
@@ -212,16 +239,16 @@ async def session(client: Client, project: Path) -> None:
             tags=["Scanner Rules"],
         )
     except ToolFailed as error:
-        print("\n  a tag with capitals and a space:")
+        say("\n  a tag with capitals and a space:")
         show_error(error)
     try:
         await call(client, "autology_relate", source=decision["id"], target=component["id"], type="blocks")
     except ToolFailed as error:
-        print("\n  an unknown relation type:")
+        say("\n  an unknown relation type:")
         show_error(error)
     after = await counts(client)
     verdict = "unchanged" if after == before else "CHANGED"
-    print(f"\n  after:  {after}  ({verdict})")
+    say(f"\n  after:  {after}  ({verdict})")
 
     heading("8. autology_unrelate and autology_delete")
     message = await call(
@@ -230,23 +257,23 @@ async def session(client: Client, project: Path) -> None:
     show_message(message)
     message = await call(client, "autology_delete", id=component["id"])
     show_message(message)
-    print(f"\n  now {await counts(client)}")
+    say(f"\n  now {await counts(client)}")
 
     heading("9. autology_search: one search over everything, with a verdict")
     # The example has no repository index (no code), so the answer comes from the nodes; the
     # trace and the guidance say what was not searched.
     for query in ("why are passwords stored encrypted", "kubernetes autoscaling"):
         answer = await call(client, "autology_search", query=query, limit=3)
-        print(f"\n  autology_search({query!r}) -> {answer['verdict']} (intent {answer['intent']})")
+        say(f"\n  autology_search({query!r}) -> {answer['verdict']} (intent {answer['intent']})")
         for hit in answer["hits"]:
-            print(f"  {hit['score']:.2f}  {hit['kind']:<5} {hit['title']}  [{hit['ref'][:8]}… lines {hit['start_line']}-{hit['end_line']}]")
+            say(f"  {hit['score']:.2f}  {hit['kind']:<5} {hit['title']}  [{hit['ref'][:8]}… lines {hit['start_line']}-{hit['end_line']}]")
         if answer["verdict"] == "no_evidence":
-            print(f"  guidance: {answer['guidance'].split(';')[0]}")
+            say(f"  guidance: {answer['guidance'].split(';')[0]}")
         ran = [c for c in answer["trace"]["channels"] if c["status"] in ("ok", "empty")]
         missing = [c for c in answer["trace"]["channels"] if c["status"] not in ("ok", "empty")]
-        print("  channels run (candidates): " + ", ".join(f"{c['name']} {c['candidates']}" for c in ran))
+        say("  channels run (candidates): " + ", ".join(f"{c['name']} {c['candidates']}" for c in ran))
         if missing:
-            print("  not searched: " + ", ".join(f"{c['name']} ({c['status']})" for c in missing))
+            say("  not searched: " + ", ".join(f"{c['name']} ({c['status']})" for c in missing))
 
 
 async def main() -> int:
@@ -258,9 +285,9 @@ async def main() -> int:
     shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns("cache", "graph"))
     server_log = workdir / "server.log"
 
-    print("autology demo: a scripted MCP session over stdio")
-    print(f"temp dir:   {workdir}")
-    print(f"server log: {server_log}")
+    say("autology demo: a scripted MCP session over stdio")
+    say(f"temp dir:   {workdir}")
+    say(f"server log: {server_log}")
 
     server = StdioServerParameters(
         command=sys.executable, args=["-m", "autology_mcp", "--root", str(project), "serve"]
@@ -274,8 +301,8 @@ async def main() -> int:
         if not keep:
             shutil.rmtree(workdir, ignore_errors=True)
 
-    print(f"\ndone in {time.perf_counter() - started:.1f} s", end="")
-    print(f"; kept {workdir}" if keep else "; temp dir removed (use --keep to keep it)")
+    say(f"\ndone in {time.perf_counter() - started:.1f} s", end="")
+    say(f"; kept {workdir}" if keep else "; temp dir removed (use --keep to keep it)")
     return 0
 
 

@@ -108,6 +108,11 @@ def test_demo_runs_a_whole_session_over_stdio(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     out = result.stdout
+    too_wide = [line for line in out.splitlines() if len(line) > 80 and " " in line.strip()]
+    assert too_wide == []  # fits an 80-column terminal (a path with no space may not; none is printed here)
+    table = out.split("1. The tools the server offers")[1].split("\n2. ")[0]
+    entries = [e for e in table.split("\n  autology_")[1:]]
+    assert entries and all(" ".join(e.split()).endswith((".", "!", "?")) for e in entries), entries  # whole sentences
     builder = load_builder()
     nodes, relations = len(builder.NODES), len(builder.RELATIONS)
     for expected in [
@@ -130,7 +135,8 @@ def test_demo_runs_a_whole_session_over_stdio(tmp_path):
         "autology_search('kubernetes autoscaling') -> no_evidence",
         "not searched: code_bm25 (no_index)",
     ]:
-        assert expected in out, f"missing from the demo output: {expected!r}\n\n{out}"
+        flat = " ".join(out.split())  # lines wrapped at 80 columns read as one
+        assert " ".join(expected.split()) in flat, f"missing from the demo output: {expected!r}\n\n{out}"
     assert "Traceback" not in out + result.stderr
     assert "CHANGED" not in out
 
