@@ -207,7 +207,7 @@ def test_a_real_file_size_limit_refuses_the_write_and_leaves_the_store_unchanged
     autology.close()
     before = snapshot(root)
     proc = subprocess.run(
-        [sys.executable, "-c", FSIZE_WORKER, str(root), "60000"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", FSIZE_WORKER, str(root), "150000"], capture_output=True, text=True, timeout=60
     )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)

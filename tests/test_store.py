@@ -534,3 +534,63 @@ def test_after_a_rebuild_elsewhere_no_process_writes_relations_that_are_gone(roo
     finally:
         first.close()
         second.close()
+
+
+def test_the_graph_index_is_not_fsynced_and_a_lost_write_is_repaired(autology, root, capture, monkeypatch):
+    """Issue 17: graph/index.json is derived, so it is written atomically but without fsync (the node
+    file still is). If a crash loses that write, the stamp (size and mtime as written) no longer
+    matches and the next start rewrites it: never a stamped but wrong index."""
+    a, b = capture(), capture()
+    synced = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd):
+        try:
+            synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            synced.append("?")
+        return real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    autology.relate(a, b, "uses")
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert any(p.endswith(f"{a}.md") or f".{a}.md." in p for p in synced), synced  # the node file: durable
+    assert not any("index.json" in p for p in synced), synced  # the derived graph index: not fsynced
+    graph_index = root / ".autology" / "graph" / "index.json"
+    assert f'"target": "{b}"' in graph_index.read_text(encoding="utf-8")
+    autology.close()
+    graph_index.write_text("")  # what a crash right after the rename can leave behind
+    again = reopen(root)
+    try:
+        assert f'"target": "{b}"' in graph_index.read_text(encoding="utf-8")
+    finally:
+        again.close()
+
+
+def test_a_delayed_graph_index_is_written_once_per_burst_and_at_close(root, capture, autology):
+    """Issue 17: with ``graph_index_delay`` (the server's setting) a relate does not rewrite the
+    whole graph/index.json; one rewrite follows the burst, and close() writes what is pending."""
+    import time
+
+    a, b, c = capture(), capture(), capture()
+    graph_index = root / ".autology" / "graph" / "index.json"
+    store = autology.store
+    store.graph_index_delay = 0.2
+    writes = []
+    real = store._write_graph_index
+    store._write_graph_index = lambda: (writes.append(1), real())[1]
+    autology.relate(a, b, "uses")
+    autology.relate(a, c, "uses")
+    autology.relate(b, c, "depends_on")
+    assert writes == [] and f'"target": "{c}"' not in graph_index.read_text(encoding="utf-8")
+    deadline = time.monotonic() + 5
+    while not writes and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.05)
+    assert writes == [1]  # one rewrite for the three relates
+    text = graph_index.read_text(encoding="utf-8")
+    assert f'"source": "{b}", "target": "{c}", "type": "depends_on"' in text
+    autology.unrelate(b, c, "depends_on")
+    autology.close()  # the pending rewrite happens now, not lost
+    assert f'"source": "{b}", "target": "{c}"' not in graph_index.read_text(encoding="utf-8")
+    assert len(writes) == 2

@@ -24,7 +24,7 @@ from autology_mcp.common.text import NODE_FTS_TOKENIZER, fts_text
 from autology_mcp.knowledge.models import KnowledgeNode, RelationRecord
 from autology_mcp.knowledge.references import reference_path
 
-SCHEMA_VERSION = "3"  # 2: the refs table; 3: titles and contents through text.fts_text (CJK bigrams)
+SCHEMA_VERSION = "4"  # 2: the refs table; 3: titles and contents through text.fts_text (CJK bigrams); 4: nodes_title
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS nodes (
 CREATE INDEX IF NOT EXISTS nodes_type ON nodes (type, modified);
 CREATE INDEX IF NOT EXISTS nodes_modified ON nodes (modified);
 CREATE INDEX IF NOT EXISTS nodes_status ON nodes (status);
+CREATE INDEX IF NOT EXISTS nodes_title ON nodes (title COLLATE NOCASE);
 CREATE TABLE IF NOT EXISTS tags (node_id TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (node_id, tag));
 CREATE INDEX IF NOT EXISTS tags_tag ON tags (tag);
 CREATE TABLE IF NOT EXISTS relations (

@@ -28,10 +28,14 @@ class Startup:
     service: Any = None  # the HookService, once listening
 
 
+GRAPH_INDEX_DELAY = 0.25  # seconds: graph/index.json is rewritten once per burst of relation changes
+
+
 def begin(root: Path, watch: bool = True) -> Startup:
     """Open the store, start the watcher and reconcile (a call must not read the store before), then
     start the rest in a thread: the lease, the hook service, the cache's integrity check."""
     store = NodeStore(root, verify=False)
+    store.graph_index_delay = GRAPH_INDEX_DELAY
     store.init()
     startup = Startup(store)
     if watch:  # watch first, then reconcile: a file changed in between is not missed
