@@ -316,7 +316,10 @@ def hook_times(megabytes: float = 10.0) -> list[dict]:
         subprocess.run(["git", "init", "-q", str(root)], check=True)
         try:
             rng = random.Random(5)
-            path = root.parent / "transcript.jsonl"
+            # the hook reads transcripts only under Claude Code's projects folder (issue 13)
+            config_dir = root.parent / "claude-config"
+            path = config_dir / "projects" / "-bench" / "transcript.jsonl"
+            path.parent.mkdir(parents=True)
             base = sorted(DATA.glob("*.jsonl"))[0].read_text().splitlines()
             lines = list(base)
             while sum(len(line) + 1 for line in lines) < megabytes * 1_000_000:
@@ -328,7 +331,8 @@ def hook_times(megabytes: float = 10.0) -> list[dict]:
             for _ in range(2):
                 t0 = time.perf_counter()
                 done = subprocess.run([sys.executable, "-m", "autology_mcp", "--root", str(root), "hook", "session-end"],
-                                      input=payload, capture_output=True, text=True, timeout=120)
+                                      input=payload, capture_output=True, text=True, timeout=120,
+                                      env={**os.environ, "CLAUDE_CONFIG_DIR": str(config_dir)})
                 times.append(time.perf_counter() - t0)
                 assert "session memory" in done.stdout, done.stdout + done.stderr
             out.append({"tool_result_chars": list(blob), "transcript_mb": path.stat().st_size / 1e6,

@@ -9,6 +9,12 @@ Score, from 0 to 1: ``min(1, max(0, 0.5 * coverage + 0.5 * bm25 / best_bm25 + bo
 - ``bm25``: FTS5's BM25 of the document, relative to the best document of this query;
 - ``boost``: per document type from ``[tool.autology.sessions] boosts`` (handoff +0.08, chunk +0 by default).
 
+A handoff whose session already has a chunk in the list is left out (it summarises those chunks in
+cut excerpts and took places from chunks holding something new: on LoCoMo's tuning part, recall@5
++0.02 and MRR@10 +0.07); it stays when it is its session's only hit. (Search units of one or two
+turns, ranking a chunk by its best unit, were measured too and not kept: MRR@10 +0.01 on the
+tuning part for an index 64-83% larger and searches 2-2.6x slower; docs/benchmarks.md.)
+
 No time decay: an old session ranks with a recent one of equal relevance; recency (the chunk's last
 turn) only breaks ties, then the document id. Speed guard: when some query terms are rare, the very
 common ones (in over 20% of more than 500 documents; their BM25 weight is near zero anyway) do not
@@ -97,6 +103,11 @@ def _common_terms(conn: sqlite3.Connection, terms: list[str]) -> set[str]:
 
 
 def _search(index: SessionIndex, terms: list[str], limit: int, config: SessionsConfig) -> list[SessionHit]:
+    return without_repeated_handoffs(ranked_documents(index, terms, limit, config), limit)
+
+
+def ranked_documents(index: SessionIndex, terms: list[str], limit: int, config: SessionsConfig) -> list[SessionHit]:
+    """Every candidate document scored and sorted, handoffs included (``limit`` sizes the candidate pool)."""
     pool = limit * 4 + 40
     with index.reading() as conn:
         common = _common_terms(conn, terms)
@@ -144,4 +155,12 @@ def _search(index: SessionIndex, terms: list[str], limit: int, config: SessionsC
     hits.sort(key=lambda h: h.doc_id)
     hits.sort(key=lambda h: h.timestamp, reverse=True)
     hits.sort(key=lambda h: h.score, reverse=True)
-    return hits[:limit]
+    return hits
+
+
+def without_repeated_handoffs(hits: list[SessionHit], limit: int) -> list[SessionHit]:
+    """The first ``limit`` hits, leaving out a handoff whose session already has a chunk among them:
+    the handoff summarises those chunks (often in cut excerpts), so it would take a place from a
+    chunk that holds something new. A handoff stays when it is the only hit of its session."""
+    listed = {h.session_id for h in [h for h in hits if h.doc_type != "handoff"][:limit]}
+    return [h for h in hits if h.doc_type != "handoff" or h.session_id not in listed][:limit]

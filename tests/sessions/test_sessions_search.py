@@ -51,11 +51,22 @@ def test_chunk_doc_ids_and_proof_span(project: Path, tmp_path: Path) -> None:
         assert hit.turn_start <= hit.turn_end < 8  # the compacted fixture keeps 8 turns
 
 
+def _all_scored(project: Path, query: str) -> dict[str, float]:
+    """Every candidate's score, handoffs included (the ranking before repeated handoffs are left out)."""
+    from autology_mcp.common.text import node_query_terms
+    from autology_mcp.sessions.config import load_sessions_config
+    from autology_mcp.sessions.index import SessionIndex
+    from autology_mcp.sessions.search import ranked_documents
+
+    hits = ranked_documents(SessionIndex.for_root(project), node_query_terms(query), 50, load_sessions_config(project))
+    return {h.doc_id: h.score for h in hits}
+
+
 def test_handoff_boost_is_configurable(project: Path, tmp_path: Path) -> None:
     ingest_all(project, tmp_path)
-    default = {h.doc_id: h.score for h in search_sessions(project, "payments API backoff", limit=50)}
+    default = _all_scored(project, "payments API backoff")
     (project / ".autology" / "config.toml").write_text("[sessions]\nboosts = { handoff = 0.0 }\n")
-    unboosted = {h.doc_id: h.score for h in search_sessions(project, "payments API backoff", limit=50)}
+    unboosted = _all_scored(project, "payments API backoff")
     assert unboosted["basic:0"] == default["basic:0"]  # chunks: +0 either way
     assert default["basic:handoff"] == pytest.approx(min(1.0, unboosted["basic:handoff"] + 0.08), abs=1e-3)
 
@@ -200,3 +211,29 @@ def test_a_replaced_index_file_is_picked_up(project: Path, tmp_path: Path) -> No
     assert second is not first
     assert index._conn_inode == os.stat(db).st_ino
     assert search_sessions(project, "celery beat")
+
+
+def test_a_handoff_is_left_out_when_its_session_has_a_chunk_in_the_list(project: Path, tmp_path: Path) -> None:
+    """Issue 15: the handoff repeats its chunks (in cut excerpts), so it only stands in for a session
+    none of whose chunks made the list."""
+    ingest_all(project, tmp_path)
+    scored = _all_scored(project, "payments API backoff")
+    assert scored["basic:handoff"] >= max(v for k, v in scored.items() if k.startswith("basic:") and k != "basic:handoff")
+    hits = search_sessions(project, "payments API backoff", limit=10)
+    assert "basic:handoff" not in [h.doc_id for h in hits]  # ranked first before, but basic's chunks are listed
+    assert any(h.doc_id.startswith("basic:") for h in hits)
+
+
+def test_without_repeated_handoffs_keeps_a_lone_handoff() -> None:
+    from autology_mcp.sessions.search import without_repeated_handoffs
+
+    def hit(doc_id: str) -> SessionHit:
+        sid, n = doc_id.split(":")
+        return SessionHit(doc_id, "handoff" if n == "handoff" else "session_chunk", sid, "t", "x", 0.5, "", 0, 0)
+
+    ranked = [hit("a:handoff"), hit("a:0"), hit("b:handoff"), hit("c:1"), hit("a:1")]
+    assert [h.doc_id for h in without_repeated_handoffs(ranked, 10)] == ["a:0", "b:handoff", "c:1", "a:1"]
+    assert [h.doc_id for h in without_repeated_handoffs(ranked, 1)] == ["a:0"]
+    # a session whose chunks all fall below the limit keeps its handoff in the list
+    ranked = [hit("a:handoff"), hit("b:0"), hit("c:0"), hit("a:5")]
+    assert [h.doc_id for h in without_repeated_handoffs(ranked, 2)] == ["a:handoff", "b:0"]
