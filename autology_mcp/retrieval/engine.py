@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.common.text import keyword_stem, keyword_terms
+from autology_mcp.common.text import keyword_coverage, keyword_stem, keyword_terms
 from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.retrieval import budget as budget_mod
 from autology_mcp.retrieval import channels as ch
@@ -341,7 +341,9 @@ def diversify(s: Search) -> None:
     floor applies to direct evidence; a node the graph brought in (neighbour, referencing node,
     successor) passes when a hit it came from passes."""
     pool, scored, floor = s.pool, s.scored, s.cfg.similarity_floor
-    s.evidence = [k for k in s.shortlist if scored[k]["keyword"] > 0 or pool.items[k].via]
+    # A code or doc chunk whose file path holds a query term is evidence too ("fix a typo in wsgi.py"
+    # is about .../wsgi.py): it can fill the list below the floor, it does not rank by it.
+    s.evidence = [k for k in s.shortlist if scored[k]["keyword"] > 0 or pool.items[k].via or _path_matches(s, pool.items[k])]
     direct_above = {k for k in s.evidence if scored[k]["similarity"] >= floor and scored[k]["keyword"] > 0}
 
     def passes(key: str) -> bool:
@@ -385,6 +387,10 @@ def diversify(s: Search) -> None:
     # ``limit`` do, the best of the rest fill the list (a list BM25 would fill is never cut short).
     s.order = ranked(above, s.limit)
     s.order += ranked(below, s.limit - len(s.order))
+
+
+def _path_matches(s: Search, cand: Candidate) -> bool:
+    return bool(cand.path and cand.kind in ("code", "doc") and keyword_coverage(s.term_stems, cand.path)[0] > 0)
 
 
 def one_per_file(keys: list[str], pool: ch.Pool, taken: set[str | None] | None = None) -> list[str]:

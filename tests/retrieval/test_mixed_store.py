@@ -77,3 +77,22 @@ def test_the_shortlist_keeps_the_best_of_every_family() -> None:
     assert chosen[:30] == keys[:30]  # the fused order first
     assert chosen[30:] == ["node:0", "node:1", "node:2"]  # then the best nodes below the cut, up to the floor
     assert shortlist(keys[:20], pool, size=30, per_family=3) == keys[:20]
+
+
+def test_a_file_named_by_the_query_is_evidence_and_fills_the_list(tmp_path: Path) -> None:
+    """Issue 15: "Fix typo in wsgi.py" is about .../wsgi.py even when its text never says "wsgi":
+    a code chunk whose path holds a query term may fill the list (below the floor), so unified search
+    returns as many files as the index matched, up to the limit."""
+    root = tmp_path / "p"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for i in range(14):
+        write(root, f"src/handlers/h{i:02d}.py", f"def step_{i}(value):\n    return value + {i}\n")
+    write(root, "src/transports/wsgi.py", "def serve(app, environ):\n    return app(environ)\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "modules")
+    code_index.build_index(root)
+    answer = search(root, "fix typo in wsgi.py", scope=["code"], limit=10)
+    paths = [h["path"] for h in answer["hits"]]
+    assert paths[0] == "src/transports/wsgi.py"
+    assert len(paths) == 10 and len(set(paths)) == 10  # every file matched "py" in its path
