@@ -21,17 +21,21 @@ import time
 from pathlib import Path
 
 from autology_mcp.knowledge.service import Autology
+from autology_mcp.server.startup import GRAPH_INDEX_DELAY
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edges", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--json", default=None)
+    parser.add_argument("--graph-index-delay", type=float, default=GRAPH_INDEX_DELAY,
+                        help=f"seconds before graph/index.json is rewritten after a relate (default {GRAPH_INDEX_DELAY}, the server's; 0 writes it in every relate)")
     args = parser.parse_args()
     sizes = sorted(args.edges)
     root = Path(tempfile.mkdtemp(prefix="autology-hub-")) / "project"
     root.mkdir()
     service = Autology.open(root)
+    service.store.graph_index_delay = args.graph_index_delay
     print(f"# load {os.getloadavg()}")
     started = time.perf_counter()
     total = sizes[-1] + 50 * len(sizes)
