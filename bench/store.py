@@ -76,6 +76,25 @@ def floor_params() -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=[str(HERE / "store_floor_server.py")])
 
 
+def server_memory_mb(root: Path) -> dict[str, float] | None:
+    """The resident memory of the ``autology serve`` process for ``root`` (Linux /proc): now and its
+    peak (VmRSS, VmHWM), in MB; None when it cannot be found."""
+    want = ["--root", str(root), "serve"]
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+            if "autology_mcp" not in argv or not all(w in argv for w in want):
+                continue
+            fields = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        kb = lambda key: int(fields[key].split()[0])  # noqa: E731
+        return {"rss_mb": round(kb("VmRSS") / 1024, 1), "peak_mb": round(kb("VmHWM") / 1024, 1)}
+    return None
+
+
 async def call(client: Client, name: str, arguments: dict[str, Any]) -> Any:
     result = await client.call_tool(name, arguments)
     if result.is_error:
@@ -160,6 +179,7 @@ async def measure_tools(
             await call(client, "autology_relate", args)
 
         results["autology_relate"] = summary(await timed(relate, calls, warmup))
+        results["server_rss_mb"] = server_memory_mb(root)  # after every operation, while still connected
 
     # The same queries in-process (the service alone, no MCP): what the server itself spends.
     from autology_mcp.knowledge.service import Autology
@@ -326,8 +346,20 @@ def print_report(report: dict) -> None:
     ]
     for label, get in rows:
         print(f"{label:<40}" + "".join(f"{get(r):>16.3f}" for r in report["sizes"]))
+    mem = [r["tools"].get("server_rss_mb") or {} for r in report["sizes"]]
+    print(f"{'server RSS after the calls / peak (MB)':<40}" + "".join(
+        f"{str(m.get('rss_mb', '?')) + ' / ' + str(m.get('peak_mb', '?')):>16}" for m in mem))
     if floor:
         print(f"{'floor: spawn to first echo (median s)':<40}{floor['cold_start_median_s']:>16.3f}")
+    huge = next((r for r in report["sizes"] if r["nodes"] == 100000), None)
+    if huge:  # issue 17
+        t, m = huge["tools"], huge["tools"].get("server_rss_mb") or {}
+        print("\ntargets at 100k nodes (issue 17):")
+        for op in ("autology_capture", "autology_query"):
+            print(f"  {op} p50 <= 15 ms: {t[op]['p50_ms']:.2f} ms  {verdict(t[op]['p50_ms'] <= 15)}")
+        print(f"  full rebuild <= 60 s: {huge['rebuild']['wall_s']:.1f} s  {verdict(huge['rebuild']['wall_s'] <= 60)}")
+        if m:
+            print(f"  server RSS <= 600 MB: {m['peak_mb']} MB peak  {verdict(m['peak_mb'] <= 600)}")
     big = next((r for r in report["sizes"] if r["nodes"] == 10000), None)
     if big:
         t = big["tools"]
