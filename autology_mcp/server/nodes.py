@@ -44,7 +44,9 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
         tags: TagsArg = None,
         references: ReferencesArg = None,
     ) -> CaptureResult:
-        """Create a knowledge node. Without `type`, the type is classified from the title and content."""
+        """Create a knowledge node. Without `type`, the type is classified from the title and content; when that
+        is unsure the node is stored as needs_review and `warnings` says so (as it does for a missing reference
+        file or a title another node has)."""
         return run(autology.capture, title, content, type=type, tags=tags, references=references)
 
     @app.tool(name="autology_query", annotations=READ_ONLY)
