@@ -78,6 +78,33 @@ def manifest_is_compatible(manifest: dict | None, cfg: IndexConfig) -> str | Non
     return None
 
 
+def seed_from_sibling(loc: IndexLocation, cfg: IndexConfig) -> str | None:
+    """Copy the newest compatible index of another branch of this work tree into ``loc`` (which has
+    none): the first build on a new branch then re-indexes only the files that differ (their size,
+    mtime or content), not the whole tree. Returns the namespace copied from, or None."""
+    import shutil
+
+    for other in loc.siblings():
+        if manifest_is_compatible(read_json(other.manifest), cfg) is not None:
+            continue
+        loc.dir.mkdir(parents=True, exist_ok=True)
+        partial = loc.db.with_name("index.sqlite.seed")
+        try:
+            with build_lock(other):  # not while that branch's index is being written
+                shutil.copyfile(other.db, partial)
+                manifest = read_json(other.manifest)
+        except OSError:
+            partial.unlink(missing_ok=True)
+            continue
+        if manifest is None:
+            partial.unlink(missing_ok=True)
+            continue
+        os.replace(partial, loc.db)
+        write_json_atomic(loc.manifest, manifest)
+        return other.namespace
+    return None
+
+
 def make_manifest(db: IndexDB, cfg: IndexConfig, loc: IndexLocation, gitstate: dict) -> dict:
     """The deterministic build contract: no times, nothing that differs between identical builds."""
     return {
@@ -112,6 +139,10 @@ def build(
     started = time.perf_counter()
     with build_lock(loc):
         manifest = read_json(loc.manifest)
+        seeded_from = None
+        if manifest is None and not rebuild:
+            seeded_from = seed_from_sibling(loc, cfg)
+            manifest = read_json(loc.manifest) if seeded_from else None
         reason = "rebuild requested" if rebuild else manifest_is_compatible(manifest, cfg)
         if reason is None and not loc.db.exists():
             reason = "index database missing"
@@ -164,7 +195,7 @@ def build(
             namespace=loc.namespace,
             index_dir=str(loc.dir),
             mode="full" if full else "incremental",
-            reason=reason or "content hashes",
+            reason=reason or (f"content hashes, starting from the index of {seeded_from}" if seeded_from else "content hashes"),
             chunks=new_manifest["stats"]["chunks"],
             symbols=new_manifest["stats"]["symbols"],
             files=new_manifest["stats"]["files"],

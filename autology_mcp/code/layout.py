@@ -80,6 +80,19 @@ class IndexLocation:
     def exists(self) -> bool:
         return self.manifest.exists() and self.db.exists()
 
+    def siblings(self) -> list["IndexLocation"]:
+        """The other namespaces' indexes of the same work tree (other branches), most recently built
+        first: a new branch's first build can start from one of them instead of from nothing."""
+        suffix = self.namespace[self.namespace.rfind("--wt-"):] if "--wt-" in self.namespace else None
+        if suffix is None:
+            return []
+        found = []
+        for folder in self.dir.parent.glob(f"*{suffix}"):
+            other = IndexLocation(self.root, folder.name)
+            if folder.name != self.namespace and other.exists():
+                found.append((other.manifest.stat().st_mtime_ns, folder.name, other))
+        return [other for _, _, other in sorted(found, key=lambda t: (-t[0], t[1]))]
+
 
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write ``data`` as sorted, indented JSON, atomically and durably (see fsutil.atomic_write)."""

@@ -162,4 +162,29 @@ def test_branch_isolation_uses_separate_namespaces(repo: Path):
     ns = IndexLocation.of(repo, IndexConfig()).namespace
     assert ns != main_ns and ns.startswith("br-feature-x--wt-")
     s = build(repo)
-    assert s["mode"] == "full" and s["namespace"] == ns
+    # a new branch's first build starts from the main branch's index: nothing differs, nothing is re-read
+    assert s["mode"] == "incremental" and s["namespace"] == ns and s["rebuilt"] == 0
+    assert s["reason"] == f"content hashes, starting from the index of {main_ns}"
+    assert IndexLocation(repo, main_ns).exists()  # the main branch keeps its own
+
+
+def test_a_new_branch_reindexes_only_what_differs_and_finds_it(repo: Path):
+    """Issue 17: switching to a branch that changed some files costs those files, not the tree."""
+    build(repo)
+    main_ns = IndexLocation.of(repo, IndexConfig()).namespace
+    git(repo, "checkout", "-q", "-b", "topic")
+    write(repo, "src/app/billing.py", "def compute_zeppelin_surcharge(order):\n    return 42\n")
+    git(repo, "commit", "-qam", "surcharge")
+    s = build(repo)
+    assert s["mode"] == "incremental" and s["rebuilt"] == 1 and s["reused"] > 3
+    hits = service.code_search(repo, "zeppelin surcharge", top=3, refresh=False)["hits"]
+    assert hits[0]["path"] == "src/app/billing.py"
+    loc = IndexLocation.of(repo, IndexConfig())
+    seeded = json.loads(loc.manifest.read_text())["checksums"]
+    build(repo, rebuild=True)
+    assert json.loads(loc.manifest.read_text())["checksums"] == seeded  # the same index as a fresh build's
+    git(repo, "checkout", "-q", "main")
+    assert IndexLocation.of(repo, IndexConfig()).namespace == main_ns
+    build(repo)
+    hits = service.code_search(repo, "zeppelin surcharge", top=3, refresh=False)["hits"]
+    assert all(h["symbol"] != "compute_zeppelin_surcharge" for h in hits)  # main's index never saw the branch
