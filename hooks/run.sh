@@ -2,15 +2,21 @@
 # Launches autology for the Claude Code plugin: `run.sh hook <event>` (hooks/hooks.json) and
 # `run.sh serve` (.mcp.json). It uses, in order:
 #   1. $AUTOLOGY_PYTHON, a Python that has autology-mcp installed;
-#   2. the plugin's own virtualenv, <plugin root>/.venv (what scripts/setup.sh creates);
+#   2. the interpreter named in <plugin root>/autology-python, which scripts/plugin.sh (run by
+#      scripts/setup.sh) writes into dist/plugin/: the checkout's .venv/bin/python, by absolute path,
+#      since the plugin folder holds no virtualenv (and Claude Code may run a copy of it from its cache);
 #   3. the `autology` command on PATH (pip install / pipx install autology-mcp).
 # Hooks fail open: whatever happens, `run.sh hook ...` exits 0.
 root="$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)"
 python=""
+recorded=""
 if [ -n "${AUTOLOGY_PYTHON:-}" ]; then
     python="$AUTOLOGY_PYTHON"
-elif [ -x "$root/.venv/bin/python" ]; then
-    python="$root/.venv/bin/python"
+elif [ -f "$root/autology-python" ]; then
+    IFS= read -r recorded <"$root/autology-python" || true
+    if [ -n "$recorded" ] && [ -x "$recorded" ]; then
+        python="$recorded"
+    fi
 fi
 
 if [ "${1:-}" = "hook" ]; then
@@ -37,5 +43,9 @@ if [ -n "$python" ]; then
 elif command -v autology >/dev/null 2>&1; then
     exec autology "$@"
 fi
-echo "autology: not installed. Run scripts/setup.sh in the plugin directory, or pip install autology-mcp (see docs/claude-code.md)." >&2
+if [ -n "$recorded" ]; then
+    echo "autology: $recorded (named in $root/autology-python) is gone. Run scripts/setup.sh in the autology checkout, then restart Claude Code (see docs/claude-code.md)." >&2
+else
+    echo "autology: not installed. Run scripts/setup.sh in the autology checkout, or pip install autology-mcp (see docs/claude-code.md)." >&2
+fi
 exit 1

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Creates .venv (if needed) and installs autology-mcp with its test dependencies into it.
+# Creates .venv (if needed) and installs autology-mcp with its test dependencies into it, then builds
+# the Claude Code plugin into dist/plugin/ (scripts/plugin.sh), naming .venv/bin/python as its interpreter.
 # Needs only python3 (3.11+) and network access to PyPI the first time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,3 +20,4 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
     touch "$stamp"
 fi
+bash scripts/plugin.sh

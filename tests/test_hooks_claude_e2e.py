@@ -191,7 +191,9 @@ def claude_env(home: Path, model: ScriptedModel) -> dict[str, str]:
 
 
 def install_plugin(tmp_path: Path, env: dict[str, str]) -> None:
+    # the marketplace points at dist/plugin/: build it from the current sources, as scripts/setup.sh does
     for step in (
+        ["bash", str(REPO / "scripts" / "plugin.sh")],
         ["claude", "plugin", "marketplace", "add", str(REPO)],
         ["claude", "plugin", "install", "autology@autology-local"],
     ):

@@ -16,6 +16,8 @@ import yaml
 from autology_mcp.server.skills import SKILLS, TOOL_PREFIX
 
 REPO = Path(__file__).resolve().parents[1]
+HAS_CLAUDE = shutil.which("claude") is not None
+needs_claude = pytest.mark.skipif(not HAS_CLAUDE, reason="Claude Code (npm i -g @anthropic-ai/claude-code) is not installed")
 READ_ONLY_TOOLS = {TOOL_PREFIX + "autology_search", TOOL_PREFIX + "autology_query", TOOL_PREFIX + "autology_status"}
 
 
@@ -29,16 +31,15 @@ def frontmatter(path: Path) -> tuple[dict, str]:
 # ------------------------------------------------------------------------------ Claude Code's validator
 
 
-@pytest.mark.skipif(
-    shutil.which("claude") is None, reason="Claude Code (npm i -g @anthropic-ai/claude-code) is not installed"
-)
-@pytest.mark.parametrize("target", [".", ".claude-plugin/plugin.json"])
-def test_claude_plugin_validate_strict(target: str, tmp_path: Path) -> None:
-    """`.` validates the marketplace manifest; the plugin manifest path validates the plugin and its components."""
+@needs_claude
+@pytest.mark.parametrize("target", [".", ".claude-plugin/plugin.json", "dist/plugin/.claude-plugin/plugin.json"])
+def test_claude_plugin_validate_strict(target: str, checkout: Path, tmp_path: Path) -> None:
+    """`.` validates the marketplace manifest (and the plugin it points at); a plugin manifest path
+    validates the plugin and its components: the sources, and the folder scripts/plugin.sh builds."""
     env = os.environ | {"HOME": str(tmp_path), "DISABLE_AUTOUPDATER": "1"}
     out = subprocess.run(
         ["claude", "plugin", "validate", "--strict", target],
-        cwd=REPO,
+        cwd=checkout,
         capture_output=True,
         text=True,
         timeout=120,
@@ -56,7 +57,7 @@ def test_manifests() -> None:
     market = json.loads((REPO / ".claude-plugin" / "marketplace.json").read_text())
     assert plugin["name"] == "autology"
     (entry,) = market["plugins"]
-    assert entry["name"] == "autology" and entry["source"] == "./"
+    assert entry["name"] == "autology" and entry["source"] == "./dist/plugin"  # built by scripts/plugin.sh
     assert entry["version"] == plugin["version"]
 
 
@@ -128,43 +129,249 @@ def test_advisor_agent() -> None:
         assert line in body
 
 
-# ------------------------------------------------------------------------------ the launcher (hooks/run.sh)
+# ------------------------------------------------------------------------------ the plugin folder and what an install copies
+
+# What scripts/plugin.sh puts in dist/plugin/, and all that `claude plugin install` may copy.
+PLUGIN_FILES = {
+    ".claude-plugin/plugin.json",
+    ".mcp.json",
+    "hooks/hooks.json",
+    "hooks/run.sh",
+    "agents/autology-advisor.md",
+    *(f"skills/{name}/SKILL.md" for name in SKILLS),
+}
+RECORDED = "autology-python"  # the one generated file: the interpreter's absolute path
+# The plugin is about 60 KB of text; 256 KB leaves room to grow and still catches any copy of the
+# package (about 2 MB with its tests and benchmarks) or of a virtualenv (about 100 MB).
+INSTALL_BOUND = 256 * 1024
 
 
-def launcher(args: list[str], stdin: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+def fresh_checkout(dest: Path, debris: bool = True) -> Path:
+    """This checkout's files as a clone of it would hold them (tracked and untracked-not-ignored, as they
+    are in the work tree) and, with ``debris``, what development leaves beside them: a .venv (a big file
+    and a broken symlink), .hypothesis, .pytest_cache, __pycache__ and a wheel in dist/."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO, capture_output=True
+    )
+    if listed.returncode != 0:
+        pytest.skip("the checkout is not a git work tree")
+    for name in listed.stdout.decode().split("\0"):
+        source = REPO / name
+        if name and source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    if debris:
+        (dest / ".venv" / "lib").mkdir(parents=True)
+        (dest / ".venv" / "lib" / "big.bin").write_bytes(b"\0" * 2_000_000)
+        (dest / ".venv" / "bin").mkdir()
+        (dest / ".venv" / "bin" / "python").symlink_to("/nonexistent/python3.11")
+        for folder in (".hypothesis/examples", ".pytest_cache/v", "autology_mcp/__pycache__", "dist"):
+            (dest / folder).mkdir(parents=True, exist_ok=True)
+        (dest / ".hypothesis" / "examples" / "x").write_bytes(b"\0" * 100_000)
+        (dest / "autology_mcp" / "__pycache__" / "x.pyc").write_bytes(b"\0" * 10_000)
+        (dest / "dist" / "autology_mcp-0.1.0-py3-none-any.whl").write_bytes(b"\0" * 100_000)
+    return dest
+
+
+def build_plugin(checkout: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        ["sh", str(REPO / "hooks" / "run.sh"), *args], input=stdin, capture_output=True, text=True, env=env, cwd=cwd
+        ["bash", str(checkout / "scripts" / "plugin.sh"), *args], capture_output=True, text=True, timeout=120
     )
 
 
+def files_under(root: Path) -> dict[str, int]:
+    """Every entry under ``root`` (a symlink counts as one), relative path -> size in bytes."""
+    return {
+        path.relative_to(root).as_posix(): path.lstat().st_size
+        for path in root.rglob("*")
+        if path.is_symlink() or path.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A development checkout with its plugin built, naming this test run's interpreter."""
+    root = fresh_checkout(tmp_path_factory.mktemp("checkout"))
+    out = build_plugin(root, sys.executable)
+    assert out.returncode == 0, out.stderr
+    return root
+
+
+def test_plugin_script_builds_only_what_the_plugin_needs(checkout: Path) -> None:
+    plugin = checkout / "dist" / "plugin"
+    assert set(files_under(plugin)) == PLUGIN_FILES | {RECORDED}
+    for name in PLUGIN_FILES:
+        assert (plugin / name).read_bytes() == (REPO / name).read_bytes(), name
+    assert (plugin / RECORDED).read_text() == sys.executable + "\n"
+    assert sum(files_under(plugin).values()) < INSTALL_BOUND
+    # the marketplace points at it
+    (entry,) = json.loads((checkout / ".claude-plugin" / "marketplace.json").read_text())["plugins"]
+    assert (checkout / entry["source"]).resolve() == plugin
+
+
+def test_plugin_script_records_the_checkouts_venv_or_nothing(tmp_path: Path) -> None:
+    root = fresh_checkout(tmp_path, debris=False)
+    # no .venv, no interpreter given: a plugin without autology-python (run.sh then uses $AUTOLOGY_PYTHON or PATH)
+    out = build_plugin(root)
+    assert out.returncode == 0 and "no interpreter recorded" in out.stderr
+    assert set(files_under(root / "dist" / "plugin")) == PLUGIN_FILES
+    # the checkout's .venv/bin/python, by absolute path, once there is one
+    (root / ".venv" / "bin").mkdir(parents=True)
+    (root / ".venv" / "bin" / "python").write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    (root / ".venv" / "bin" / "python").chmod(0o755)
+    assert build_plugin(root).returncode == 0
+    assert (root / "dist" / "plugin" / RECORDED).read_text() == f"{root}/.venv/bin/python\n"
+    # an interpreter without autology is refused, and the plugin already built is left as it was
+    bare = tmp_path / "bare-python"
+    bare.write_text("#!/bin/sh\nexit 1\n")
+    bare.chmod(0o755)
+    refused = build_plugin(root, str(bare))
+    assert refused.returncode == 1 and "cannot import autology_mcp" in refused.stderr
+    assert (root / "dist" / "plugin" / RECORDED).read_text() == f"{root}/.venv/bin/python\n"
+
+
+@needs_claude
+@pytest.mark.slow
+def test_install_from_a_checkout_copies_only_the_plugin_and_it_starts(checkout: Path, tmp_path: Path) -> None:
+    """`claude plugin marketplace add` + `claude plugin install` from a checkout full of development
+    debris: the plugin cache gets the plugin's files only (no .venv, tests, caches or symlinks), under
+    INSTALL_BOUND; then, with no $AUTOLOGY_PYTHON and no `autology` on PATH, Claude Code starts the MCP
+    server and the hooks run, from the checkout's plugin folder and from the cache's copy alike."""
+    claude_dir = str(Path(shutil.which("claude") or "claude").parent)
+    path = f"{claude_dir}:{SYSTEM_PATH}"
+    if shutil.which("autology", path=path):
+        pytest.skip(f"autology is on {path}; this test checks that the plugin needs no such thing")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PATH": path, "HOME": str(home), "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    for step in (
+        ["claude", "plugin", "marketplace", "add", str(checkout)],
+        ["claude", "plugin", "install", "autology@autology-local"],
+    ):
+        out = subprocess.run(step, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stdout + out.stderr
+
+    installed = json.loads((home / ".claude" / "plugins" / "installed_plugins.json").read_text())
+    (record,) = installed["plugins"]["autology@autology-local"]
+    copy = Path(record["installPath"])
+    cache = home / ".claude" / "plugins" / "cache"
+    assert copy.is_relative_to(cache)
+    copied = files_under(copy)
+    assert set(copied) == PLUGIN_FILES | {RECORDED}
+    assert not any(path.is_symlink() for path in cache.rglob("*"))
+    assert sum(files_under(cache).values()) < INSTALL_BOUND
+
+    project = tmp_path / "project"
+    project.mkdir()
+    listed = subprocess.run(["claude", "mcp", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    line = next(line for line in listed.stdout.splitlines() if line.startswith("plugin:autology:autology:"))
+    assert f"--root {project} serve" in line and "Connected" in line, listed.stdout
+
+    command = json.loads((copy / "hooks" / "hooks.json").read_text())["hooks"]["PreCompact"][0]["hooks"][0]["command"]
+    for root in (checkout / "dist" / "plugin", copy):
+        hook = subprocess.run(
+            ["sh", "-c", command],
+            input=PRE_COMPACT,
+            cwd=project,
+            env=env | {"CLAUDE_PLUGIN_ROOT": str(root), "CLAUDE_PROJECT_DIR": str(project)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert "/autology:capture" in json.loads(hook.stdout)["systemMessage"], (root, hook.stderr)
+
+
+# ------------------------------------------------------------------------------ the launcher (hooks/run.sh)
+
+SYSTEM_PATH = "/usr/bin:/bin"  # no autology here (checked where it matters), so only the launcher's own choice runs
+PRE_COMPACT = '{"hook_event_name": "PreCompact", "trigger": "auto"}'
+
+
+def plugin_root(tmp_path: Path, recorded: str | None = None) -> Path:
+    """A plugin folder with the launcher and, when given, an autology-python file naming ``recorded``."""
+    root = tmp_path / "plugin"
+    (root / "hooks").mkdir(parents=True)
+    shutil.copy(REPO / "hooks" / "run.sh", root / "hooks" / "run.sh")
+    if recorded is not None:
+        (root / "autology-python").write_text(recorded + "\n")
+    return root
+
+
+def launcher(
+    args: list[str], stdin: str, env: dict[str, str], cwd: Path, root: Path = REPO
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["sh", str(root / "hooks" / "run.sh"), *args], input=stdin, capture_output=True, text=True, env=env, cwd=cwd
+    )
+
+
+def fake_python(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """An executable that only leaves a marker file when started: (the executable, its marker)."""
+    marker = tmp_path / f"{name}-started"
+    exe = tmp_path / name
+    exe.write_text(f"#!/bin/sh\ntouch {marker}\ncat >/dev/null\n")
+    exe.chmod(0o755)
+    return exe, marker
+
+
 def test_launcher_runs_a_hook_with_the_given_python(tmp_path: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "AUTOLOGY_PYTHON": sys.executable, "HOME": str(tmp_path)}
-    out = launcher(["hook", "pre-compact"], '{"hook_event_name": "PreCompact", "trigger": "auto"}', env, tmp_path)
+    env = {"PATH": SYSTEM_PATH, "AUTOLOGY_PYTHON": sys.executable, "HOME": str(tmp_path)}
+    out = launcher(["hook", "pre-compact"], PRE_COMPACT, env, tmp_path)
     assert out.returncode == 0
     assert "/autology:capture" in json.loads(out.stdout)["systemMessage"]
 
 
+def test_launcher_uses_the_interpreter_named_in_autology_python(tmp_path: Path) -> None:
+    """What scripts/plugin.sh records is what runs: the hooks and the server, with no variable set."""
+    root = plugin_root(tmp_path, recorded=sys.executable)
+    env = {"PATH": SYSTEM_PATH, "HOME": str(tmp_path)}
+    hook = launcher(["hook", "pre-compact"], PRE_COMPACT, env, tmp_path, root)
+    assert hook.returncode == 0
+    assert "/autology:capture" in json.loads(hook.stdout)["systemMessage"]
+    version = launcher(["--version"], "", env, tmp_path, root)
+    assert version.returncode == 0 and "autology" in version.stdout
+
+
+def test_autology_python_variable_wins_over_the_recorded_interpreter(tmp_path: Path) -> None:
+    recorded, marker = fake_python(tmp_path, "recorded-python")
+    root = plugin_root(tmp_path, recorded=str(recorded))
+    env = {"PATH": SYSTEM_PATH, "AUTOLOGY_PYTHON": sys.executable, "HOME": str(tmp_path)}
+    out = launcher(["hook", "pre-compact"], PRE_COMPACT, env, tmp_path, root)
+    assert "/autology:capture" in json.loads(out.stdout)["systemMessage"]
+    assert not marker.exists()
+
+
+def test_launcher_falls_back_to_path_when_the_recorded_interpreter_is_gone(tmp_path: Path) -> None:
+    gone = str(tmp_path / "moved-checkout" / ".venv" / "bin" / "python")
+    root = plugin_root(tmp_path, recorded=gone)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "calls"
+    (bin_dir / "autology").write_text(f'#!/bin/sh\necho "$@" >>{calls}\ncat >/dev/null\n')
+    (bin_dir / "autology").chmod(0o755)
+    env = {"PATH": f"{bin_dir}:{SYSTEM_PATH}", "HOME": str(tmp_path)}
+    assert launcher(["hook", "pre-compact"], PRE_COMPACT, env, tmp_path, root).returncode == 0
+    assert launcher(["serve"], "", env, tmp_path, root).returncode == 0
+    assert calls.read_text().splitlines() == ["hook pre-compact", "serve"]
+    # and with nothing on PATH either, the server says which interpreter is gone and what to do
+    serve = launcher(["serve"], "", {"PATH": SYSTEM_PATH, "HOME": str(tmp_path)}, tmp_path, root)
+    assert serve.returncode == 1 and gone in serve.stderr and "scripts/setup.sh" in serve.stderr
+
+
 def test_launcher_fails_open_without_autology(tmp_path: Path) -> None:
-    if (REPO / ".venv" / "bin" / "python").exists():
-        pytest.skip("the checkout has a .venv, which the launcher would use")
-    env = {"PATH": str(tmp_path), "HOME": str(tmp_path)}  # no python, no autology
-    hook = subprocess.run(
-        ["/bin/sh", str(REPO / "hooks" / "run.sh"), "hook", "post-commit"],
-        input="{}",
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert hook.returncode == 0 and hook.stdout == ""
-    serve = subprocess.run(
-        ["/bin/sh", str(REPO / "hooks" / "run.sh"), "serve"], capture_output=True, text=True, env=env, cwd=tmp_path
-    )
-    assert serve.returncode == 1 and "not installed" in serve.stderr
+    if shutil.which("autology", path=SYSTEM_PATH):
+        pytest.skip(f"autology is installed in {SYSTEM_PATH}, which the launcher would use")
+    for root in (REPO, plugin_root(tmp_path)):  # the checkout, and a plugin folder with no autology-python
+        assert not (root / "autology-python").exists()
+        env = {"PATH": SYSTEM_PATH, "HOME": str(tmp_path)}
+        hook = launcher(["hook", "post-commit"], '{"tool_input": {"command": "git commit -m x"}}', env, tmp_path, root)
+        assert hook.returncode == 0 and hook.stdout == ""
+        serve = launcher(["serve"], "", env, tmp_path, root)
+        assert serve.returncode == 1 and "not installed" in serve.stderr and serve.stdout == ""
 
 
 def test_launcher_exits_zero_when_the_python_is_broken(tmp_path: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "AUTOLOGY_PYTHON": str(tmp_path / "missing-python"), "HOME": str(tmp_path)}
+    env = {"PATH": SYSTEM_PATH, "AUTOLOGY_PYTHON": str(tmp_path / "missing-python"), "HOME": str(tmp_path)}
     out = launcher(["hook", "session-start"], "{}", env, tmp_path)
     assert out.returncode == 0 and out.stdout == ""
 
@@ -216,11 +423,8 @@ async def test_node_and_status_resources(service) -> None:
 
 
 def test_launcher_skips_python_for_bash_calls_without_git(tmp_path: Path) -> None:
-    marker = tmp_path / "python-started"
-    fake_python = tmp_path / "python"
-    fake_python.write_text(f"#!/bin/sh\ntouch {marker}\ncat >/dev/null\n")
-    fake_python.chmod(0o755)
-    env = {"PATH": "/usr/bin:/bin", "AUTOLOGY_PYTHON": str(fake_python), "HOME": str(tmp_path)}
+    python, marker = fake_python(tmp_path, "python")
+    env = {"PATH": SYSTEM_PATH, "AUTOLOGY_PYTHON": str(python), "HOME": str(tmp_path)}
     plain = {
         "hook_event_name": "PostToolUse",
         "tool_name": "Bash",
