@@ -225,8 +225,13 @@ def test_commands_take_an_id_prefix_or_a_title_and_refuse_an_ambiguous_one(cli, 
 
 
 def test_read_commands_in_a_folder_without_a_store_say_so_and_create_nothing(cli, root):
-    """Issue 16: status, query, show, search, doctor and analyze created .autology/ where there was none."""
-    for args in (["status"], ["query", "x"], ["show", "abc123"], ["search", "x"], ["doctor"], ["analyze"]):
+    """Issue 16: status, query, show, search, doctor and analyze created .autology/ where there was none
+    (and so did context, the graph walks and export, and sessions insights)."""
+    for args in (
+        ["status"], ["query", "x"], ["query"], ["show", "abc123"], ["search", "x"], ["doctor"], ["analyze"],
+        ["context", "x"], ["graph", "export"], ["graph", "neighbours", "abc123"], ["graph", "path", "abc123", "def456"],
+        ["graph", "impact", "abc123"], ["graph", "supersession", "abc123"], ["sessions", "insights"],
+    ):
         code, _, err = cli(*args)
         assert code == 1 and "no autology store here" in err and "autology init" in err, args
     assert not (root / ".autology").exists()
@@ -250,3 +255,17 @@ def test_a_capture_without_a_clear_type_is_stored_for_review_and_says_so(cli, ro
     assert "Warning: reference 'src/nowhere.py': no such file or folder" in out
     code, out, _ = cli("capture", "misc", "-c", "Other text.", "--type", "concept")
     assert code == 0 and "Warning: another node already has this title" in out and "'Misc'" in out
+
+
+ORDINARY_TITLES = [  # issue 16: each was refused ("could not classify") when captured without a type
+    "A" * 100, "key: value # {weird} [yaml]", "123", "2026-01-01", "Ünïcödé ñ", "🙂 emoji 👩‍👩‍👧", "مرحبا بالعالم",
+    "- list item",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("title", ORDINARY_TITLES)
+def test_an_ordinary_capture_without_a_type_always_succeeds(cli, root, title):
+    cli("init")
+    data = run_json(cli, "capture", title, "-c", f"Some ordinary text about {title}.")
+    assert data["confidence"] == 0.7 and data["type"] == "concept"
+    assert run_json(cli, "show", data["id"])["title"] == title

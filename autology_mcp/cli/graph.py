@@ -29,6 +29,8 @@ def _store(args: argparse.Namespace):
     from autology_mcp.common.paths import resolve_root
     from autology_mcp.knowledge.store import NodeStore
 
+    # read-only: in a folder without a store, say so and create nothing
+    require_store(args, f"graph {args.graph_command}" if getattr(args, "graph_command", None) else "analyze")
     store = NodeStore(resolve_root(getattr(args, "root", None)))
     try:
         store.refresh()

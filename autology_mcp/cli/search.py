@@ -127,6 +127,7 @@ def cmd_context(args: argparse.Namespace) -> int:
     from autology_mcp.retrieval.ledger import record_answer
 
     root = resolve_root(getattr(args, "root", None))
+    require_store(args, "context", nodes=False)
     bundle = context(root, " ".join(args.task), module_hint=args.module, max_tokens=args.max_tokens)
     record_answer(root, bundle["verdict"])
     print(json.dumps(bundle, indent=2, ensure_ascii=False) if args.json else render_bundle(bundle))

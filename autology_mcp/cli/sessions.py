@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from autology_mcp.cli.common import command_group
+from autology_mcp.cli.common import command_group, require_store
 from autology_mcp.common.errors import AutologyError, ValidationError
 
 
@@ -140,6 +140,8 @@ def _insights(args: argparse.Namespace, root: Path) -> int:
     _require_enabled(root)
     if args.min_score is not None and not 0 <= args.min_score <= 1:
         raise ValidationError("min-score", f"must be from 0 to 1, got {args.min_score}")
+    if not args.capture:  # read-only: in a folder without a store, say so and create nothing
+        require_store(args, "sessions insights")
     autology = Autology.open(root)
     try:
         insights = collect(root, autology.store.index, session_id=args.session, threshold=args.min_score)
