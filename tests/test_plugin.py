@@ -16,8 +16,9 @@ import yaml
 from autology_mcp.server.skills import SKILLS, TOOL_PREFIX
 
 REPO = Path(__file__).resolve().parents[1]
-HAS_CLAUDE = shutil.which("claude") is not None
-needs_claude = pytest.mark.skipif(not HAS_CLAUDE, reason="Claude Code (npm i -g @anthropic-ai/claude-code) is not installed")
+needs_claude = pytest.mark.skipif(
+    shutil.which("claude") is None, reason="Claude Code (npm i -g @anthropic-ai/claude-code) is not installed"
+)
 READ_ONLY_TOOLS = {TOOL_PREFIX + "autology_search", TOOL_PREFIX + "autology_query", TOOL_PREFIX + "autology_status"}
 
 
@@ -129,7 +130,7 @@ def test_advisor_agent() -> None:
         assert line in body
 
 
-# ------------------------------------------------------------------------------ the plugin folder and what an install copies
+# ---------------------------------------------------------------------- the plugin folder, and what an install copies
 
 # What scripts/plugin.sh puts in dist/plugin/, and all that `claude plugin install` may copy.
 PLUGIN_FILES = {
@@ -237,8 +238,9 @@ def test_install_from_a_checkout_copies_only_the_plugin_and_it_starts(checkout: 
     debris: the plugin cache gets the plugin's files only (no .venv, tests, caches or symlinks), under
     INSTALL_BOUND; then, with no $AUTOLOGY_PYTHON and no `autology` on PATH, Claude Code starts the MCP
     server and the hooks run, from the checkout's plugin folder and from the cache's copy alike."""
-    claude_dir = str(Path(shutil.which("claude") or "claude").parent)
-    path = f"{claude_dir}:{SYSTEM_PATH}"
+    # claude (and node, for an npm build that needs it), then the system: no autology, no $AUTOLOGY_PYTHON
+    tools = [str(Path(found).parent) for found in (shutil.which("claude"), shutil.which("node")) if found]
+    path = ":".join(dict.fromkeys([*tools, *SYSTEM_PATH.split(":")]))
     if shutil.which("autology", path=path):
         pytest.skip(f"autology is on {path}; this test checks that the plugin needs no such thing")
     home = tmp_path / "home"
@@ -263,7 +265,9 @@ def test_install_from_a_checkout_copies_only_the_plugin_and_it_starts(checkout: 
 
     project = tmp_path / "project"
     project.mkdir()
-    listed = subprocess.run(["claude", "mcp", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    listed = subprocess.run(
+        ["claude", "mcp", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=120
+    )
     line = next(line for line in listed.stdout.splitlines() if line.startswith("plugin:autology:autology:"))
     assert f"--root {project} serve" in line and "Connected" in line, listed.stdout
 
