@@ -10,8 +10,8 @@
 #   bash scripts/plugin.sh PYTHON     # records PYTHON instead (it must be able to import autology_mcp)
 #
 # scripts/setup.sh runs it. Claude Code 2.1 loads a plugin of a local marketplace from this folder
-# in place (and also copies it into ~/.claude/plugins/cache/), so after changing the files above or
-# moving the checkout, rerun it (or setup.sh) and restart Claude Code.
+# in place (and also copies it into ~/.claude/plugins/cache/), so after changing the files above,
+# rerun it (or setup.sh) and restart Claude Code. A moved checkout: see docs/claude-code.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
