@@ -364,9 +364,33 @@ def with_more_files(ranked: list[tuple], size: int) -> list[tuple]:
     return head + more
 
 
+FILE_DECAY = 0.6  # a file's k-th best matching chunk counts FILE_DECAY**k towards the file's score ...
+FILE_CHUNKS = 5  # ... over at most this many of its chunks
+
+
+def with_file_evidence(kept: list[tuple], share: float) -> list[tuple]:
+    """``kept`` (chunk, parts) with each chunk's ``relative`` score partly its file's: ``(1 − share) ·
+    chunk + share · file``, where a file's score sums its best chunks' (the k-th weighted
+    FILE_DECAY**k), relative to the best file's. A file with several matching chunks is more likely
+    the one a query is about than a file with one chunk that matched as well (whole-file BM25 sees
+    this; a ranking by the best chunk alone does not). Same order in, same order out."""
+    if share <= 0 or not kept:
+        return kept
+    per_file: dict[str, list[float]] = {}
+    for c, parts in kept:
+        per_file.setdefault(c.path, []).append(parts["relative"])
+    file_score = {
+        path: sum(v * FILE_DECAY**k for k, v in enumerate(sorted(values, reverse=True)[:FILE_CHUNKS]))
+        for path, values in per_file.items()
+    }
+    best = max(file_score.values()) or 1.0
+    return [(c, {**parts, "relative": (1 - share) * parts["relative"] + share * file_score[c.path] / best})
+            for c, parts in kept]
+
+
 def code_channels(
     root: Path, query: str, pool: Pool, size: int, refresh_interval: float | None, want_code: bool, want_docs: bool,
-    where=None,
+    where=None, file_share: float = 0.0,
 ) -> tuple[list[ChannelRun], CodeFreshness]:
     names = ("code_bm25", "symbols", "paths", "vectors")
     runs = {n: ChannelRun(n) for n in names}
@@ -415,6 +439,7 @@ def code_channels(
 
     best = scored[0][0] if scored and scored[0][0] > 0 else 1.0  # scores relative to the best (scoring.similarity)
     kept = [(c, {**parts, "relative": score / best}) for score, c, parts in scored if keep(c.path)]  # the index's own order
+    kept = with_file_evidence(kept, file_share)
     where_key = lambda x: (x[0].path, x[0].start)  # noqa: E731  ties: by place, never by rowid
     ranked = {
         "code_bm25": with_more_files(kept, size),

@@ -65,6 +65,7 @@ class RetrievalConfig:
     # vector holds its path and symbol too, a node's is computed from its opening only)
     rank_share: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_RANK_SHARE))
     keyword_idf: bool = True  # weigh the query's terms by how few shortlisted candidates hold them
+    file_share: float = 0.3  # of a code or doc chunk's index score, the share taken from its file's best chunks
     mmr_lambda: float = 0.7
     ambiguity_margin: float = 0.03  # best scores of two clusters this close ...
     ambiguity_mass: float = 0.6  # ... and the second cluster weighs this much of the first: ambiguous
@@ -88,6 +89,7 @@ _FLOAT_RANGES = {
     "blend_similarity": (0.0, 1.0),
     "blend_keyword": (0.0, 1.0),
     "similarity_floor": (0.0, 1.0),
+    "file_share": (0.0, 1.0),
     "mmr_lambda": (0.0, 1.0),
     "ambiguity_margin": (0.0, 1.0),
     "ambiguity_mass": (0.0, 1.0),

@@ -214,7 +214,7 @@ def run_channels(s: Search, index_cfg) -> None:
         code_runs, code_fresh = ch.code_channels(
             s.root, s.text_query, code_pool, cfg.pool, cfg.refresh_interval_s if s.refresh_code else None,
             "code" in s.scopes, "docs" in s.scopes,
-            s.code_index,
+            s.code_index, cfg.file_share,
         )
         s.freshness["code_index"] = code_fresh.as_dict()
     else:
@@ -343,7 +343,8 @@ def diversify(s: Search) -> None:
     pool, scored, floor = s.pool, s.scored, s.cfg.similarity_floor
     # A code or doc chunk whose file path holds a query term is evidence too ("fix a typo in wsgi.py"
     # is about .../wsgi.py): it can fill the list below the floor, it does not rank by it.
-    s.evidence = [k for k in s.shortlist if scored[k]["keyword"] > 0 or pool.items[k].via or _path_matches(s, pool.items[k])]
+    s.evidence = [k for k in s.shortlist if scored[k]["keyword"] > 0 or pool.items[k].via or _path_matches(s, pool.items[k])
+                  or _lexical_match(pool.items[k])]
     direct_above = {k for k in s.evidence if scored[k]["similarity"] >= floor and scored[k]["keyword"] > 0}
 
     def passes(key: str) -> bool:
@@ -387,6 +388,18 @@ def diversify(s: Search) -> None:
     # ``limit`` do, the best of the rest fill the list (a list BM25 would fill is never cut short).
     s.order = ranked(above, s.limit)
     s.order += ranked(below, s.limit - len(s.order))
+
+
+# Every chunk these channels return matched the full-text index on a query word (the vectors and
+# symbol-name rankings re-rank the BM25 candidates; the exact channel looks symbols up by name).
+LEXICAL_CODE_CHANNELS = frozenset({"code_bm25", "vectors", "symbols"})
+
+
+def _lexical_match(cand: Candidate) -> bool:
+    """A code or doc chunk the full-text index matched is evidence, even when the keyword check's
+    lighter stemming finds none of the query's words in it (FTS5's Porter stemmer matched
+    "general" in "generated"): the list is never shorter than the one BM25 would fill."""
+    return cand.kind in ("code", "doc") and not LEXICAL_CODE_CHANNELS.isdisjoint(cand.meta.get("channels", ()))
 
 
 def _path_matches(s: Search, cand: Candidate) -> bool:

@@ -56,3 +56,28 @@ def test_the_floor_does_not_starve_the_list(flooded: Path) -> None:
     paths = [h["path"] for h in answer["hits"]]
     assert paths[0] == "src/net/retrying.py"
     assert sorted(paths[1:]) == [f"src/jobs/job_{i:02d}.py" for i in range(12)]
+
+
+@pytest.fixture(scope="module")
+def stemmed(tmp_path_factory) -> Path:
+    """Twelve modules that hold "generated" (FTS5's Porter stemmer: "gener", like "general") and
+    never "general": the full-text index matches them, the keyword check's lighter stemming does not."""
+    root = tmp_path_factory.mktemp("code-stemmed") / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for i in range(12):
+        write(root, f"src/reports/report_{i:02d}.py",
+              f"def report_{i}(rows):\n    # the generated report of batch {i}\n    return [r * {i} for r in rows]\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "reports")
+    code_index.build_index(root)
+    return root
+
+
+def test_what_the_full_text_index_matched_fills_the_list(stemmed: Path) -> None:
+    index_paths = {h["path"] for h in code_index.code_search(stemmed, "general cleanup", top=20)["hits"]}
+    assert len(index_paths) == 12  # BM25 finds every module ...
+    answer = search(stemmed, "general cleanup", scope=["code"], limit=10, max_tokens=100_000)
+    paths = [h["path"] for h in answer["hits"]]
+    assert len(paths) == len(set(paths)) == 10  # ... and unified search lists ten of them
+    assert set(paths) <= index_paths
