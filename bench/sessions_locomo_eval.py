@@ -13,7 +13,9 @@ real use. Two systems rank the same indexed documents:
 
 - ``product``: ``autology_mcp.sessions.search.search_sessions`` (the session channel of unified search);
 - ``bm25``: plain FTS5 BM25 over the same documents (the session index's own ``docs_fts``, the
-  query's terms OR-ed), nothing else.
+  query's terms OR-ed), nothing else;
+- ``bm25_chunks``: the same over the chunks only (no handoffs): the baseline for the ranking alone,
+  since most of ``product``'s lead over ``bm25`` is leaving out handoffs that repeat their chunks.
 
 Metrics over the top hits: **evidence recall@5**, the share of a question's evidence turns whose
 text is inside one of the top-5 hits' texts (mean over questions); **any@5**, at least one evidence
@@ -108,13 +110,14 @@ def _quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def bm25_hits(conn: sqlite3.Connection, question: str, limit: int) -> list[str]:
+def bm25_hits(conn: sqlite3.Connection, question: str, limit: int, chunks_only: bool = False) -> list[str]:
     terms = node_query_terms(question)
     if not terms:
         return []
+    only = " AND d.doc_type = 'session_chunk'" if chunks_only else ""
     rows = conn.execute(
         "SELECT d.text FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid WHERE docs_fts MATCH ?"
-        " ORDER BY bm25(docs_fts), d.rowid LIMIT ?",
+        f"{only} ORDER BY bm25(docs_fts), d.rowid LIMIT ?",
         (" OR ".join(_quoted(t) for t in terms), limit),
     ).fetchall()
     return [r[0] for r in rows]
@@ -159,7 +162,7 @@ def evaluate(conv_path: Path, keep: bool = False) -> dict:
         index.sync()
         ingest_s = time.perf_counter() - t0
         conn = index.connection()
-        rows: dict[str, list[tuple[int, dict]]] = {"product": [], "bm25": []}
+        rows: dict[str, list[tuple[int, dict]]] = {"product": [], "bm25": [], "bm25_chunks": []}
         skipped = {"adversarial": 0, "no evidence": 0}
         ms = []
         for qa in data["qa"]:
@@ -175,6 +178,7 @@ def evaluate(conv_path: Path, keep: bool = False) -> dict:
             ms.append((time.perf_counter() - t) * 1000)
             rows["product"].append((qa["category"], judge(product, evidence)))
             rows["bm25"].append((qa["category"], judge(bm25_hits(conn, qa["question"], TOP), evidence)))
+            rows["bm25_chunks"].append((qa["category"], judge(bm25_hits(conn, qa["question"], TOP, True), evidence)))
         docs = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
         return {"conversation": conv_id, "sessions": len(session_keys(data)), "turns": len(turns), "documents": docs,
                 "questions": len(rows["product"]), "skipped": skipped, "ingest_s": round(ingest_s, 2),
@@ -186,7 +190,7 @@ def evaluate(conv_path: Path, keep: bool = False) -> dict:
 
 def summarise(results: list[dict]) -> dict:
     out = {}
-    for system in ("product", "bm25"):
+    for system in ("product", "bm25", "bm25_chunks"):
         rows = [r for res in results for r in res["rows"][system]]
         out[system] = {"all": mean([m for _, m in rows]),
                        **{name: mean([m for c, m in rows if c == cat]) for cat, name in CATEGORIES.items()}}
@@ -217,10 +221,10 @@ def main() -> int:
               f" (skipped: {sum(r['skipped']['adversarial'] for r in results)} adversarial,"
               f" {sum(r['skipped']['no evidence'] for r in results)} without evidence);"
               f" search median {sorted(r['search_ms_median'] for r in results)[len(results) // 2]} ms")
-        print(f"{'system':<8} {'slice':<12} {'recall@5':>9} {'any@5':>7} {'mrr@10':>7}")
+        print(f"{'system':<11} {'slice':<12} {'recall@5':>9} {'any@5':>7} {'mrr@10':>7}")
         for system, slices in summary.items():
             for name, m in slices.items():
-                print(f"{system:<8} {name:<12} {m['recall@5']:>9.3f} {m['any@5']:>7.3f} {m['mrr@10']:>7.3f}")
+                print(f"{system:<11} {name:<12} {m['recall@5']:>9.3f} {m['any@5']:>7.3f} {m['mrr@10']:>7.3f}")
     report["uptime_end"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"\n{report['uptime_end']}")
     if args.json:
