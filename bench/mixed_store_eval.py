@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -48,7 +49,7 @@ from knowledge_eval import PlainBM25, mrr_at_k, write_store  # noqa: E402
 
 from autology_mcp.code import service as code_index  # noqa: E402
 from autology_mcp.code.config import DEFAULT_EXCLUDE  # noqa: E402
-from autology_mcp.knowledge.models import KnowledgeNode, new_id  # noqa: E402
+from autology_mcp.knowledge.models import KnowledgeNode  # noqa: E402
 from autology_mcp.knowledge.service import Autology  # noqa: E402
 from autology_mcp.retrieval.engine import search  # noqa: E402
 
@@ -105,7 +106,10 @@ def adr_node(path: Path, when: datetime) -> KnowledgeNode:
     title = str(meta.get("title") or re.sub(r"^\d+\.\s*", "", heading))[:100]
     body = "\n".join(line for line in text.splitlines() if not line.startswith("# ")).strip() or title
     tags = [t for t in (str(x).lower() for x in meta.get("tags") or []) if _TAG.match(t)][:32]
-    return KnowledgeNode(id=new_id(), type="decision", title=" ".join(title.split()), content=body[:200_000],
+    # A v4-shaped id from the ADR's path, not a random one: ties in a ranking break on the id, so random ids made
+    # the figures differ from run to run (one tuning query ranked 2nd or 3rd).
+    node_id = str(uuid.UUID(bytes=uuid.uuid5(uuid.NAMESPACE_URL, f"brighter-adr:{path.name}").bytes, version=4))
+    return KnowledgeNode(id=node_id, type="decision", title=" ".join(title.split()), content=body[:200_000],
                          created=when, modified=when, tags=tags, source="manual")
 
 
