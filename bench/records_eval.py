@@ -36,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -44,7 +45,7 @@ sys.path.insert(0, str(HERE))
 
 from knowledge_eval import PlainBM25, write_store  # noqa: E402
 
-from autology_mcp.knowledge.models import KnowledgeNode, new_id  # noqa: E402
+from autology_mcp.knowledge.models import KnowledgeNode  # noqa: E402
 from autology_mcp.knowledge.service import Autology  # noqa: E402
 from autology_mcp.retrieval.engine import search  # noqa: E402
 
@@ -88,8 +89,10 @@ def pep_nodes(peps: Path) -> dict[int, KnowledgeNode]:
                 headers[key.strip()] = value.strip()
         title = " ".join(headers.get("Title", f"PEP {int(match[1])}").split())[:100]
         tags = [_TAG.sub("-", t.strip().lower()).strip("-") for t in headers.get("Topic", "").split(",")]
+        # A v4-shaped id from the PEP's number, not a random one: ties in a ranking break on the id.
+        pep_id = str(uuid.UUID(bytes=uuid.uuid5(uuid.NAMESPACE_URL, f"pep:{int(match[1])}").bytes, version=4))
         nodes[int(match[1])] = KnowledgeNode(
-            id=new_id(), type="decision", title=title, content=body.strip()[:CONTENT_LIMIT] or title,
+            id=pep_id, type="decision", title=title, content=body.strip()[:CONTENT_LIMIT] or title,
             tags=[t for t in tags if t], created=when, modified=when, source="manual",
         )
     return nodes
