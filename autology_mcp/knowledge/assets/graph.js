@@ -41,8 +41,7 @@
     t.inc.push(e);
     if (s !== t) { s.degree++; t.degree++; }
   }
-  nodes.forEach((n, i) => {
-    n.index = i;
+  nodes.forEach((n) => {
     n.r = 4 + Math.min(10, 1.5 * Math.sqrt(n.degree));
     n.haystack = (n.title + " " + n.tags.map((t) => "#" + t).join(" ") + " " + n.id).toLowerCase();
     n.label = n.title.length > LABEL_CHARS ? n.title.slice(0, LABEL_CHARS - 1) + "\u2026" : n.title;
@@ -83,26 +82,45 @@
 
   function visibleNodes() { return nodes.filter(shown); }
 
-  function fit(list) {
-    if (!list.length) { view.k = 1; view.x = W / 2; view.y = H / 2; return; }
-    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    for (const n of list) {
-      x0 = Math.min(x0, n.x - n.r); x1 = Math.max(x1, n.x + n.r);
-      y0 = Math.min(y0, n.y - n.r); y1 = Math.max(y1, n.y + n.r);
-    }
+  // The part of the window the details panel leaves free (inside the margin), and a box in the layout.
+  function freeArea() {
     const right = panelOpen() ? Math.min(panel.offsetWidth + 20, W / 2) : 0;
-    const w = Math.max(W - 2 * MARGIN - right, 50), h = Math.max(H - 2 * MARGIN, 50);
-    view.k = Math.min(w / Math.max(x1 - x0, 1), h / Math.max(y1 - y0, 1), 2.5);
-    view.x = MARGIN + (w - (x1 - x0) * view.k) / 2 - x0 * view.k;
-    view.y = MARGIN + (h - (y1 - y0) * view.k) / 2 - y0 * view.k;
+    return { w: Math.max(W - 2 * MARGIN - right, 50), h: Math.max(H - 2 * MARGIN, 50) };
+  }
+  function bounds(list) {
+    const b = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+    for (const n of list) {
+      b.x0 = Math.min(b.x0, n.x - n.r); b.x1 = Math.max(b.x1, n.x + n.r);
+      b.y0 = Math.min(b.y0, n.y - n.r); b.y1 = Math.max(b.y1, n.y + n.r);
+    }
+    return b;
+  }
+  const fitScale = (a, b) => Math.min(a.w / Math.max(b.x1 - b.x0, 1), a.h / Math.max(b.y1 - b.y0, 1), 2.5);
+  function centre(a, b, k) {
+    view.k = k;
+    view.x = MARGIN + a.w / 2 - ((b.x0 + b.x1) / 2) * k;
+    view.y = MARGIN + a.h / 2 - ((b.y0 + b.y1) / 2) * k;
   }
 
-  function centreOn(n) {
-    const right = panelOpen() ? Math.min(panel.offsetWidth + 20, W / 2) : 0;
-    view.k = Math.max(view.k, 1.2);
-    view.x = (W - right) / 2 - n.x * view.k;
-    view.y = H / 2 - n.y * view.k;
+  // The nodes fill the free area (zoomed in at most 2.5 times).
+  function fit(list) {
+    if (!list.length) { view.k = 1; view.x = W / 2; view.y = H / 2; return; }
+    const a = freeArea(), b = bounds(list);
+    centre(a, b, fitScale(a, b));
+  }
+
+  // Bring nodes into the free area: pan if they fit at this zoom, zoom out if they do not, and
+  // zoom in (up to 2.5) only when asked to.
+  function bringIntoView(list, zoomIn) {
+    if (!list.length) return;
+    const a = freeArea(), b = bounds(list);
+    const k = zoomIn ? fitScale(a, b) : Math.min(view.k, fitScale(a, b));
+    const inView = b.x0 * k + view.x >= MARGIN && b.x1 * k + view.x <= MARGIN + a.w &&
+      b.y0 * k + view.y >= MARGIN && b.y1 * k + view.y <= MARGIN + a.h;
+    if (k === view.k && inView) return;
+    centre(a, b, k);
     userMoved = true;
+    redraw();
   }
 
   const sx = (n) => n.x * view.k + view.x;
@@ -125,7 +143,14 @@
 
   function onScreen(x, y, pad) { return x > -pad && x < W + pad && y > -pad && y < H + pad; }
 
+  let drawMs = 0;
   function draw() {
+    const began = performance.now();
+    paint();
+    drawMs = performance.now() - began;
+  }
+
+  function paint() {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, W, H);
     if (!nodes.length) return;
@@ -201,8 +226,7 @@
     if (matches !== null) ring(matchList.filter(shown), "#212529", 2, 3);
     if (selected && shown(selected)) ring([selected], "#212529", 3, 4);
     if (hovered && shown(hovered)) ring([hovered], "#495057", 2, 3);
-    if (selected && shown(selected)) edgeLabels(front);
-    labels(drawn);
+    labels(drawn, front);
   }
 
   function arrowHead(e, x1, y1, x2, y2) {
@@ -229,18 +253,6 @@
     ctx.stroke();
   }
 
-  function edgeLabels(list) {
-    ctx.font = "11px system-ui, sans-serif";
-    ctx.textAlign = "center";
-    ctx.textBaseline = "middle";
-    for (const e of list) {
-      const x = (sx(e.s) + sx(e.t)) / 2, y = (sy(e.s) + sy(e.t)) / 2;
-      if (!onScreen(x, y, 0) || Math.hypot(sx(e.s) - sx(e.t), sy(e.s) - sy(e.t)) < 70) continue;
-      halo(e.type, x, y, "#495057");
-    }
-    ctx.textAlign = "left";
-  }
-
   function halo(text, x, y, colour) {
     ctx.lineWidth = 3;
     ctx.strokeStyle = "rgba(248,249,250,0.95)";
@@ -249,14 +261,22 @@
     ctx.fillText(text, x, y);
   }
 
-  // Labels are placed greedily, most important first (selected, hovered, neighbours, search hits,
-  // then by number of relations); a label that would overlap one already placed is skipped. So at a
-  // distance only the hubs are named, and zooming in names more nodes, never a pile of text.
-  const labelWidth = new Map();
+  // Labels are placed greedily, most important first: the selected node, the hovered one, the
+  // selected node's neighbours and the relation types on its edges, search hits, then the rest by
+  // number of relations. A label never covers a node or another label: it tries the right of its
+  // node, then the left, below and above, and is left out if none is free. So at a distance only
+  // the hubs are named, and zooming in names more nodes, never a pile of text.
+  const NODE_FONT = FONT, EDGE_FONT = '11px system-ui, -apple-system, "Segoe UI", sans-serif';
+  const textWidth = new Map();
   let lastLabels = [];
-  function labels(drawn) {
+  function measure(font, text) {
+    const key = font + "\u0000" + text;
+    let w = textWidth.get(key);
+    if (w === undefined) { ctx.font = font; w = ctx.measureText(text).width; textWidth.set(key, w); }
+    return w;
+  }
+  function labels(drawn, front) {
     lastLabels = [];
-    ctx.font = FONT;
     ctx.textBaseline = "middle";
     const onScreenSet = new Set(drawn);
     const order = [];
@@ -265,11 +285,11 @@
     push(selected);
     push(hovered);
     if (neighbourhood) neighbourhood.forEach(push);
+    const firstOthers = order.length;
     if (matches) matchList.forEach(push);
     const budget = Math.min(byImportance.length, 4000);
     for (let i = 0; i < budget; i++) push(byImportance[i]);
-    // A grid of occupied boxes: every drawn node first (a label never covers another node), then
-    // each placed label. A label tries the right of its node, then the left, below and above.
+
     const cell = 48;
     const grid = new Map();
     const cells = (b, fn) => {
@@ -282,42 +302,52 @@
       const list = grid.get(key);
       return list && list.some((o) => o[4] !== self && o[0] < b[2] && b[0] < o[2] && o[1] < b[3] && b[1] < o[3]);
     });
-    for (const n of drawn) {
+    const inside = (b) => b[0] >= 0 && b[2] <= W && b[1] >= 0 && b[3] <= H;
+    const help = document.getElementById("help");  // nor does the help line at the bottom
+    if (help.offsetWidth) occupy([help.offsetLeft, help.offsetTop, help.offsetLeft + help.offsetWidth, help.offsetTop + help.offsetHeight, help]);
+    for (const n of drawn) {  // faded nodes do not block labels
+      if (dimmed(n) && n !== selected && n !== hovered) continue;
       const x = sx(n), y = sy(n), r = sr(n) + 1;
       occupy([x - r, y - r, x + r, y + r, n]);
     }
+
     let placed = 0;
-    for (const n of order) {
-      if (placed >= 400) break;
+    const nodeLabel = (n) => {
       const must = n === selected || n === hovered;
-      if (dimmed(n) && !must) continue;
+      if (dimmed(n) && !must) return;
       const r = sr(n);
       // a node too small on screen is only named when it matters (selected, hovered, a neighbour, a hit)
-      if (!must && r < 3 && !(neighbourhood && neighbourhood.has(n)) && !(matches && matches.has(n))) continue;
-      let w = labelWidth.get(n);
-      if (w === undefined) { w = ctx.measureText(n.label).width; labelWidth.set(n, w); }
-      const x = sx(n), y = sy(n), h = 16;
-      const spots = [
-        [x + r + 4, y],
-        [x - r - 4 - w, y],
-        [x - w / 2, y + r + 2 + h / 2],
-        [x - w / 2, y - r - 2 - h / 2],
-      ];
+      if (!must && r < 3 && !(neighbourhood && neighbourhood.has(n)) && !(matches && matches.has(n))) return;
+      const w = measure(NODE_FONT, n.label), x = sx(n), y = sy(n), h = 16;
+      const spots = [[x + r + 4, y], [x - r - 4 - w, y], [x - w / 2, y + r + 2 + h / 2], [x - w / 2, y - r - 2 - h / 2]];
       let spot = null;
       for (const [lx, ly] of spots) {
         const b = [lx - 2, ly - h / 2, lx + w + 2, ly + h / 2, n];
-        if (b[0] < 0 || b[2] > W || b[1] < 0 || b[3] > H) continue;
-        if (free(b, n)) { spot = b; break; }
+        if (inside(b) && free(b, n)) { spot = b; break; }
       }
       if (!spot) {
-        if (!must) continue;
+        if (!must) return;
         spot = [x + r + 2, y - h / 2, x + r + 6 + w, y + h / 2, n];
       }
       occupy(spot);
+      ctx.font = NODE_FONT;
       halo(n.label, spot[0] + 2, (spot[1] + spot[3]) / 2, n === selected ? "#000" : "#212529");
       lastLabels.push({ id: n.id, box: spot.slice(0, 4) });
       placed++;
+    };
+    for (let i = 0; i < firstOthers; i++) nodeLabel(order[i]);
+    // the relation types on the selected node's edges, where there is room for them
+    for (const e of front) {
+      const x1 = sx(e.s), y1 = sy(e.s), x2 = sx(e.t), y2 = sy(e.t);
+      if (Math.hypot(x2 - x1, y2 - y1) < 60) continue;
+      const w = measure(EDGE_FONT, e.type), x = (x1 + x2) / 2, y = (y1 + y2) / 2;
+      const b = [x - w / 2 - 2, y - 7, x + w / 2 + 2, y + 7, e];
+      if (!inside(b) || !free(b, e)) continue;
+      occupy(b);
+      ctx.font = EDGE_FONT;
+      halo(e.type, b[0] + 2, y, "#495057");
     }
+    for (let i = firstOthers; i < order.length && placed < 400; i++) nodeLabel(order[i]);
   }
 
   // ---------------------------------------------------------------- layout
@@ -375,7 +405,7 @@
   }
   function nodeLink(n, parent) {
     const b = el("button", { type: "button", class: "link", title: n.id }, n.title, parent);
-    b.addEventListener("click", () => { select(n); centreOn(n); redraw(); });
+    b.addEventListener("click", () => { select(n); bringIntoView([...neighbourhood], true); });
     return b;
   }
   function showPanel(n) {
@@ -390,14 +420,6 @@
     el("code", null, n.id, meta);
     if (n.tags.length) el("div", { class: "meta" }, "tags: " + n.tags.map((t) => "#" + t).join(" "), panel);
     if (n.references.length) el("div", { class: "meta" }, "references: " + n.references.join(", "), panel);
-    if (n.type === "missing") {
-      el("p", { class: "note" }, "A relation points to this id, but no node with it is in the store (autology doctor lists dangling relations).", panel);
-    } else if (n.text) {
-      el("pre", null, n.text, panel);
-      if (n.text.endsWith("\u2026") && n.text.length >= input.content_chars) {
-        el("p", { class: "note" }, "Shortened to " + input.content_chars + " characters: autology show " + n.id + " prints the whole node.", panel);
-      }
-    }
     const section = (title, list, render) => {
       if (!list.length) return;
       el("h3", null, title + " (" + list.length + ")", panel);
@@ -414,6 +436,15 @@
       el("span", { class: "rel" }, " \u2192 " + e.type, li);
       if (e.description) el("span", { class: "desc" }, e.description, li);
     });
+    if (n.type === "missing") {
+      el("p", { class: "note" }, "A relation points to this id, but no node with it is in the store (autology doctor lists dangling relations).", panel);
+    } else if (n.text) {
+      el("h3", null, "Content", panel);
+      el("pre", null, n.text, panel);
+      if (n.text.endsWith("\u2026") && n.text.length >= input.content_chars) {
+        el("p", { class: "note" }, "Shortened to " + input.content_chars + " characters: autology show " + n.id + " prints the whole node.", panel);
+      }
+    }
     panel.style.display = "block";
     panel.scrollTop = 0;
   }
@@ -477,7 +508,9 @@
     drag = null;
     canvas.classList.remove("dragging");
     if (wasDrag) return;
-    select(nodeAt(ev.offsetX, ev.offsetY));
+    const n = nodeAt(ev.offsetX, ev.offsetY);
+    select(n);
+    if (n) bringIntoView([...neighbourhood], false);
   });
   canvas.addEventListener("pointerleave", () => { if (hovered) { hovered = null; redraw(); } showTip(null); });
   canvas.addEventListener("wheel", (ev) => {
@@ -520,7 +553,7 @@
       if (!list.length) return;
       matchCursor = (matchCursor + (ev.shiftKey ? -1 : 1) + list.length) % list.length;
       select(list[matchCursor]);
-      centreOn(list[matchCursor]);
+      bringIntoView([...neighbourhood], true);
       hits.textContent = (matchCursor + 1) + " of " + list.length;
       redraw();
     } else if (ev.key === "Escape") {
@@ -548,6 +581,7 @@
         b.setAttribute("aria-pressed", String(!hidden.has(v)));
         tree = null;
         if (selected && !shown(selected)) select(null);
+        if (hovered && !shown(hovered)) { hovered = null; showTip(null); }
         redraw();
       });
     }
@@ -568,6 +602,7 @@
   window.autologyGraph = {
     settled: () => settled,
     view: () => ({ k: view.k, x: view.x, y: view.y, width: W, height: H }),
+    drawMs: () => drawMs,  // how long the last frame took to draw
     // the nodes shown now: on screen (CSS pixels from the canvas's top left corner) and in the layout
     positions: () => nodes.filter(shown).map((n) => ({ id: n.id, x: sx(n), y: sy(n), r: sr(n), wx: n.x, wy: n.y, wr: n.r })),
     // the labels drawn in the last frame: node id and the label's box on screen
