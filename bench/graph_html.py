@@ -14,7 +14,8 @@ in, a node clicked (its details panel) and a search at 500 nodes.
 graph"): d3-force, sigma.js 3 + graphology + ForceAtlas2, Cytoscape.js + fcose, vis-network, each
 in a minimal page (layout, then the library's own drawing), reporting page size, time to a settled
 layout and crowding (nodes whose nearest neighbour is closer than a tenth of the mean spacing).
-Prepare NPMDIR once (npm registry):
+With ``--networkx-python PY`` it also times ``networkx.spring_layout`` (the Python alternative) in
+an interpreter PY that has networkx, numpy and scipy. Prepare NPMDIR once (npm registry):
 
     npm install --prefix NPMDIR d3-force@3.0.1 sigma@3.0.3 graphology@0.26.0 \\
         graphology-layout-forceatlas2@0.10.1 cytoscape@3.34.4 cytoscape-fcose@2.2.0 vis-network@10.1.5 esbuild
@@ -188,7 +189,7 @@ new GL.Sigma(G, document.getElementById('box'), { renderLabels: false });
 done(t0, pos);
 """,
     ),
-    "cytoscape 3.34.4 + fcose 2.2.0 (quality draft)": (
+    "cytoscape 3.34.4 + fcose 2.2.0 (quality QUALITY)": (
         "cytoscape",
         """
 var t0 = performance.now();
@@ -259,7 +260,33 @@ def crowded(pos: list[list[float]]) -> int:
     return count
 
 
-def compare(npm: Path, sizes: list[int], shots: Path | None, fcose_quality: str, timeout: float) -> None:
+NETWORKX_LAYOUT = """
+import json, sys, time
+import networkx as nx
+data = json.load(open(sys.argv[1]))
+graph = nx.Graph()
+graph.add_nodes_from(n["id"] for n in data["nodes"])
+graph.add_edges_from((r["source"], r["target"]) for r in data["relations"] if r["source"] != r["target"])
+started = time.perf_counter()
+pos = nx.spring_layout(graph, seed=1)
+elapsed = time.perf_counter() - started
+json.dump({"seconds": elapsed, "pos": [list(map(float, pos[n["id"]])) for n in data["nodes"]],
+           "versions": [nx.__version__]}, open(sys.argv[2], "w"))
+"""
+
+
+def networkx_layout(python: str, data: dict, tmp: Path) -> str:
+    """networkx.spring_layout (numpy, and scipy above 500 nodes) in another interpreter that has them."""
+    source, out = tmp / "nx-graph.json", tmp / "nx-out.json"
+    source.write_text(json.dumps(data))
+    subprocess.run([python, "-c", NETWORKX_LAYOUT, str(source), str(out)], check=True)
+    result = json.loads(out.read_text())
+    n_crowded = crowded(result["pos"])
+    size = len(result["pos"])
+    return f"layout={result['seconds']:6.2f} s (Python, no page) crowded={n_crowded} ({100 * n_crowded / size:.1f}%)"
+
+
+def compare(npm: Path, sizes: list[int], shots: Path | None, fcose_quality: str, timeout: float, nx_python: str | None) -> None:
     from autology_mcp.knowledge.export import TYPE_COLOURS, graph_data
 
     libraries = candidate_libraries(npm)
@@ -283,7 +310,7 @@ def compare(npm: Path, sizes: list[int], shots: Path | None, fcose_quality: str,
                     f"<script id=d type=application/json>{slim}</script><script>{libraries[lib]}</script>"
                     f"<script>{CANDIDATE_COMMON % json.dumps(TYPE_COLOURS)}{js.replace('QUALITY', fcose_quality)}</script></body></html>"
                 )
-                line = f"{name:70} n={size:5} libraries={len(libraries[lib]) / 1e3:5.0f} kB"
+                line = f"{name.replace('QUALITY', fcose_quality):70} n={size:5} libraries={len(libraries[lib]) / 1e3:5.0f} kB"
                 try:
                     with Browser(WIDTH, HEIGHT) as browser:
                         started = time.monotonic()
@@ -300,6 +327,9 @@ def compare(npm: Path, sizes: list[int], shots: Path | None, fcose_quality: str,
                 except TimeoutError:
                     line += f" did not settle within {timeout:.0f} s"
                 print(line, flush=True)
+            if nx_python:
+                name = f"networkx spring_layout ({nx_python})"
+                print(f"{name:70} n={size:5} {networkx_layout(nx_python, data, Path(tmp))}", flush=True)
     print(f"# {uptime()}")
 
 
@@ -311,11 +341,12 @@ def main() -> None:
     parser.add_argument("--candidates", type=Path, metavar="NPMDIR", help="compare the candidate libraries instead")
     parser.add_argument("--fcose-quality", default="draft", choices=["draft", "default", "proof"])
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--networkx-python", help="with --candidates: also time networkx.spring_layout in this interpreter (needs networkx, numpy, scipy)")
     args = parser.parse_args()
     if CHROMIUM is None:
         sys.exit("chromium is not installed")
     if args.candidates:
-        compare(args.candidates, args.sizes, args.shots, args.fcose_quality, args.timeout)
+        compare(args.candidates, args.sizes, args.shots, args.fcose_quality, args.timeout, args.networkx_python)
     else:
         measure(args.sizes, args.runs, args.shots)
 

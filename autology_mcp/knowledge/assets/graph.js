@@ -263,9 +263,9 @@
 
   // Labels are placed greedily, most important first: the selected node, the hovered one, the
   // selected node's neighbours and the relation types on its edges, search hits, then the rest by
-  // number of relations. A label never covers a node or another label: it tries the right of its
-  // node, then the left, below and above, and is left out if none is free. So at a distance only
-  // the hubs are named, and zooming in names more nodes, never a pile of text.
+  // number of relations. A label never covers another label, nor a node of about its own node's size:
+  // it tries the places around its node and is left out if none is free. So at a distance only the
+  // hubs are named, and zooming in names more nodes, never a pile of text.
   const NODE_FONT = FONT, EDGE_FONT = '11px system-ui, -apple-system, "Segoe UI", sans-serif';
   const textWidth = new Map();
   let lastLabels = [];
@@ -298,17 +298,20 @@
       return false;
     };
     const occupy = (b) => cells(b, (key) => { (grid.get(key) || grid.set(key, []).get(key)).push(b); return false; });
-    const free = (b, self) => !cells(b, (key) => {
+    // b[5]: how big a node must be to keep this label off it (a placed label: nothing may cover it)
+    const free = (b, self, size) => !cells(b, (key) => {
       const list = grid.get(key);
-      return list && list.some((o) => o[4] !== self && o[0] < b[2] && b[0] < o[2] && o[1] < b[3] && b[1] < o[3]);
+      return list && list.some((o) => o[4] !== self && o[5] >= size && o[0] < b[2] && b[0] < o[2] && o[1] < b[3] && b[1] < o[3]);
     });
     const inside = (b) => b[0] >= 0 && b[2] <= W && b[1] >= 0 && b[3] <= H;
     const help = document.getElementById("help");  // nor does the help line at the bottom
-    if (help.offsetWidth) occupy([help.offsetLeft, help.offsetTop, help.offsetLeft + help.offsetWidth, help.offsetTop + help.offsetHeight, help]);
-    for (const n of drawn) {  // faded nodes do not block labels
-      if (dimmed(n) && n !== selected && n !== hovered) continue;
+    if (help.offsetWidth) occupy([help.offsetLeft, help.offsetTop, help.offsetLeft + help.offsetWidth, help.offsetTop + help.offsetHeight, help, Infinity]);
+    // A node blocks the labels of nodes less than 1.7 times its size (a hub's name may cover its
+    // small leaves, not its peers); faded nodes block nothing.
+    for (const n of drawn) {
+      if (n !== selected && n !== hovered && dimmed(n)) continue;
       const x = sx(n), y = sy(n), r = sr(n) + 1;
-      occupy([x - r, y - r, x + r, y + r, n]);
+      occupy([x - r, y - r, x + r, y + r, n, n === selected || n === hovered ? Infinity : r]);
     }
 
     let placed = 0;
@@ -318,16 +321,23 @@
       const r = sr(n);
       // a node too small on screen is only named when it matters (selected, hovered, a neighbour, a hit)
       if (!must && r < 3 && !(neighbourhood && neighbourhood.has(n)) && !(matches && matches.has(n))) return;
-      const w = measure(NODE_FONT, n.label), x = sx(n), y = sy(n), h = 16;
-      const spots = [[x + r + 4, y], [x - r - 4 - w, y], [x - w / 2, y + r + 2 + h / 2], [x - w / 2, y - r - 2 - h / 2]];
+      const w = measure(NODE_FONT, n.label), x = sx(n), y = sy(n), h = 18;  // 18: a little air between lines
+      // Right or left of the node; a node that matters now (selected, hovered, a neighbour, a search
+      // hit) may also go below, above or to a corner, where it is less plain whose label it is.
+      const d = r * 0.7 + 2;
+      const spots = [[x + r + 4, y], [x - r - 4 - w, y]];
+      if (must || (neighbourhood && neighbourhood.has(n)) || (matches && matches.has(n))) {
+        spots.push([x - w / 2, y + r + 2 + h / 2], [x - w / 2, y - r - 2 - h / 2],
+          [x + d, y - d - h / 2], [x + d, y + d + h / 2], [x - d - w, y - d - h / 2], [x - d - w, y + d + h / 2]);
+      }
       let spot = null;
       for (const [lx, ly] of spots) {
-        const b = [lx - 2, ly - h / 2, lx + w + 2, ly + h / 2, n];
-        if (inside(b) && free(b, n)) { spot = b; break; }
+        const b = [lx - 2, ly - h / 2, lx + w + 2, ly + h / 2, n, Infinity];
+        if (inside(b) && free(b, n, must ? Infinity : (r + 1) / 1.7)) { spot = b; break; }
       }
       if (!spot) {
         if (!must) return;
-        spot = [x + r + 2, y - h / 2, x + r + 6 + w, y + h / 2, n];
+        spot = [x + r + 2, y - h / 2, x + r + 6 + w, y + h / 2, n, Infinity];
       }
       occupy(spot);
       ctx.font = NODE_FONT;
@@ -341,8 +351,8 @@
       const x1 = sx(e.s), y1 = sy(e.s), x2 = sx(e.t), y2 = sy(e.t);
       if (Math.hypot(x2 - x1, y2 - y1) < 60) continue;
       const w = measure(EDGE_FONT, e.type), x = (x1 + x2) / 2, y = (y1 + y2) / 2;
-      const b = [x - w / 2 - 2, y - 7, x + w / 2 + 2, y + 7, e];
-      if (!inside(b) || !free(b, e)) continue;
+      const b = [x - w / 2 - 2, y - 7, x + w / 2 + 2, y + 7, e, Infinity];
+      if (!inside(b) || !free(b, e, 0)) continue;
       occupy(b);
       ctx.font = EDGE_FONT;
       halo(e.type, b[0] + 2, y, "#495057");
@@ -352,16 +362,30 @@
 
   // ---------------------------------------------------------------- layout
   const progress = document.getElementById("progress");
+  // Start from a scatter over a disc, the same for the same store (a seeded generator): d3's default
+  // spiral start leaves visible spiral arms among the nodes no relation pulls into place.
+  let seed = 20260208;
+  const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 4294967296;
+  const spread = 10 * Math.sqrt(nodes.length + 1);
+  for (const n of nodes) {
+    const angle = 2 * Math.PI * random(), distance = spread * Math.sqrt(random());
+    n.x = distance * Math.cos(angle);
+    n.y = distance * Math.sin(angle);
+  }
   const links = edges.filter((e) => e.s !== e.t).map((e) => ({ source: e.s, target: e.t }));
   const sim = d3.forceSimulation(nodes)
     .force("link", d3.forceLink(links).distance(40))
     .force("charge", d3.forceManyBody().strength(-70).theta(0.9).distanceMax(900))
-    .force("x", d3.forceX(0).strength(0.045))
-    .force("y", d3.forceY(0).strength(0.045))
+    // a pull to the centre, stronger for nodes without relations, which nothing else holds in place
+    .force("x", d3.forceX(0).strength((n) => (n.degree ? 0.045 : 0.12)))
+    .force("y", d3.forceY(0).strength((n) => (n.degree ? 0.045 : 0.12)))
     .force("collide", d3.forceCollide((n) => n.r + 4))
     .alphaDecay(nodes.length > 2000 ? 0.035 : 0.0228)
     .stop();
+  // The forces settle in ticksToSettle ticks; then a few ticks of collision alone push apart the
+  // nodes the other forces still squeeze together.
   const ticksToSettle = Math.ceil(Math.log(sim.alphaMin()) / Math.log(1 - sim.alphaDecay()));
+  const SEPARATE = 30;
   let ticks = 0;
   let settled = false;
   const started = performance.now();
@@ -369,12 +393,20 @@
 
   function step() {
     const until = performance.now() + 30;
-    while (ticks < ticksToSettle && performance.now() < until) { sim.tick(); ticks++; }
+    while (ticks < ticksToSettle + SEPARATE && performance.now() < until) {
+      if (ticks === ticksToSettle) {
+        for (const name of ["link", "charge", "x", "y"]) sim.force(name, null);
+        sim.force("collide").iterations(2);
+        for (const n of nodes) { n.vx = 0; n.vy = 0; }
+      }
+      sim.tick();
+      ticks++;
+    }
     tree = null;
     if (!userMoved) fit(visibleNodes());
     draw();
-    if (ticks < ticksToSettle) {
-      progress.textContent = "laying out\u2026 " + Math.round((100 * ticks) / ticksToSettle) + "%";
+    if (ticks < ticksToSettle + SEPARATE) {
+      progress.textContent = "laying out\u2026 " + Math.round((100 * ticks) / (ticksToSettle + SEPARATE)) + "%";
       schedule(step);
       return;
     }
