@@ -3,7 +3,8 @@
 For each size: a seeded store (bench/store_corpus.py, 1-2 relations per node), the export's time and
 the page's size, then the page opened in a fresh headless Chromium (tests/chromium_cdp.py) and timed
 from navigation to the layout settled (``data-settled``, which the page sets when d3-force's
-simulation has cooled; the page also reports its own milliseconds from its script's start).
+simulation has cooled; the page also reports its own milliseconds from its script's start), and
+the time to draw one frame while zooming in and out (ten wheel steps per run).
 
     python bench/graph_html.py [--sizes 50 500 5000] [--runs 3] [--shots DIR]
 
@@ -81,7 +82,7 @@ def measure(sizes: list[int], runs: int, shots: Path | None) -> None:
             root = make_store(Path(tmp) / f"store-{size}", size)
             page = Path(tmp) / f"graph-{size}.html"
             export_s, size_bytes = export_page(root, page)
-            walls, own = [], []
+            walls, own, frames = [], [], []
             for _ in range(runs):
                 with Browser(WIDTH, HEIGHT) as browser:
                     tab, wall = open_page(browser, page)
@@ -89,13 +90,18 @@ def measure(sizes: list[int], runs: int, shots: Path | None) -> None:
                     own.append(int(tab.evaluate("document.body.dataset.settled")) / 1000)
                     errors = tab.errors()
                     labels = len(tab.evaluate("autologyGraph.labelled()"))
+                    for i in range(10):  # frames while zooming in, then out
+                        tab.mouse("mouseWheel", WIDTH / 2, HEIGHT / 2, deltaX=0, deltaY=-120 if i < 5 else 120)
+                        time.sleep(0.1)
+                        frames.append(tab.evaluate("autologyGraph.drawMs()"))
             relations = json.loads(
                 page.read_text().split('type="application/json">', 1)[1].split("</script>", 1)[0]
             )["data"]["relations"]
             print(
                 f"nodes={size:5} relations={len(relations):5} page={size_bytes / 1e6:6.2f} MB export={export_s:5.2f} s "
                 f"open->settled median={statistics.median(walls):6.2f} s (runs {', '.join(f'{w:.2f}' for w in walls)}) "
-                f"layout(page's own clock) median={statistics.median(own):6.2f} s labels at fit={labels} console errors={len(errors)}",
+                f"layout(page's own clock) median={statistics.median(own):6.2f} s labels at fit={labels} "
+                f"frame while zooming median/max={statistics.median(frames):.1f}/{max(frames):.1f} ms console errors={len(errors)}",
                 flush=True,
             )
             if shots:
