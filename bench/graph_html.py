@@ -140,6 +140,7 @@ def screenshots(page: Path, size: int, shots: Path) -> None:
             tab.evaluate("{ const s = document.getElementById('search'); s.value = ''; s.dispatchEvent(new Event('input')); }")
             for kind in ("component", "concept", "pattern", "issue", "session", "convention"):
                 tab.evaluate(f"document.querySelector('#types .chip[data-value={kind}]').click()")
+            tab.evaluate("document.getElementById('fit').click()")
             time.sleep(0.3)
             tab.screenshot(shots / f"graph-{size}-decisions-only.png")
         assert not tab.errors(), tab.errors()
