@@ -49,3 +49,17 @@ def test_adr_sections():
     assert missing_adr_sections("**Context**: x\n**Options**: y") == ["Decision", "Consequences"]
     assert missing_adr_sections("context decision alternatives consequences in prose") == list(ADR_SECTIONS)
     assert missing_adr_sections(ADR_TEMPLATE) == []
+
+
+def test_a_stated_decision_outweighs_a_component_word_in_the_title():
+    """Issue 16: this text was stored as a component because its title names a client."""
+    text = "We decided that all clients default to Timeout(timeout=5.0) so that no request can hang forever."
+    result = classify("Client timeout default", text)
+    assert result.type.value == "decision" and result.clear
+    assert result.scores["decision"] > result.scores["component"]
+
+
+def test_strong_phrases_count_three_times():
+    assert classify("Note", "We opted for uv.").scores["decision"] == 1 + 3  # "opted", and the phrase
+    assert classify("Note", "The decision was made long ago.").scores["decision"] == 1 + 3  # "decision" and the phrase
+    assert classify("We decided", "").scores["decision"] == 2 + 6

@@ -87,6 +87,19 @@ def test_a_classified_decision_still_needs_all_four_sections(autology, root):
     assert snapshot(root) == before
 
 
+def test_a_stated_decision_without_its_sections_is_refused_with_the_template(autology, root):
+    """Issue 16: text that reads as a decision keeps the helpful refusal, whatever else its title names."""
+    before = snapshot(root)
+    for title, content in [
+        ("Client timeout default", "We decided that all clients default to Timeout(timeout=5.0)."),
+        ("Pick", "We decided on the module layout."),
+    ]:
+        with pytest.raises(ValidationError, match=r"must be written as an ADR") as info:
+            autology.capture(title, content)
+        assert "## Context" in str(info.value) and "## Consequences" in str(info.value)
+    assert snapshot(root) == before
+
+
 def test_a_hook_capture_without_type_is_an_automatic_inference(autology):
     result = autology.capture("Flaky upload test", "Bug: the upload test fails intermittently.", source="hook_pre_compact")
     assert (result.type, result.confidence) == ("issue", 0.7)
@@ -100,7 +113,7 @@ def test_an_unclear_capture_is_stored_as_a_concept_for_review(autology, root):
     assert len(result.warnings) == 1 and "status needs_review" in result.warnings[0]
     assert autology.get(result.id).status == "needs_review"
     assert file_of(root, "concept", result.id).is_file()
-    tied = autology.capture("Pick", "We decided on the module layout.")  # decision 1, component 1: a tie
+    tied = autology.capture("Pick", "The module has a bug.")  # component 1, issue 1: a tie
     assert tied.type == "concept" and autology.get(tied.id).status == "needs_review"
     chosen = autology.capture("Notes", "Some text.", status="active")  # an explicit status is kept
     assert autology.get(chosen.id).status == "active" and chosen.warnings

@@ -1,6 +1,10 @@
 """Deterministic heuristic classification of a node's type from its title and content.
 
-Each type has keyword patterns; a match in the title counts twice, one in the content once.
+Each type has keyword patterns; a match in the title counts twice, one in the content once. A few
+phrases say outright what a text is ("we decided", "decided to", "we chose", "we opted for") and
+count three times as much: "We decided that all clients default to Timeout(5.0)" is a decision
+even when its title names a client (issue 16), and a decision without its ADR sections is refused
+with the template rather than stored as something else.
 The best-scoring type wins when its signal is clear (score >= 2 and strictly ahead of the
 runner-up): that is an automatic inference, confidence 0.7. Otherwise the signal is unclear
 (``clear`` is false) and :func:`fallback_type` says what to store: the best type, or ``concept``
@@ -54,7 +58,15 @@ _PATTERNS: dict[NodeType, list[str]] = {
     ],
 }
 
+# Phrases that state the type outright: each match counts STRONG times what an ordinary pattern does.
+_STRONG_PATTERNS: dict[NodeType, list[str]] = {
+    NodeType.DECISION: [r"\bwe(?:'ve| have)? decided\b", r"\bdecided (?:to|that|on|against)\b",
+                        r"\bwe(?:'ve| have)? (?:chose|chosen)\b", r"\bwe opted\b", r"\bthe decision (?:is|was)\b"],
+}
+STRONG = 3
+
 _COMPILED = {t: [re.compile(p, re.IGNORECASE) for p in patterns] for t, patterns in _PATTERNS.items()}
+_COMPILED_STRONG = {t: [re.compile(p, re.IGNORECASE) for p in patterns] for t, patterns in _STRONG_PATTERNS.items()}
 UNCLEAR_CONFIDENCE = 0.4
 
 
@@ -88,6 +100,11 @@ def classify(title: str, content: str) -> Classification:
                 score += 2
             if pattern.search(content):
                 score += 1
+        for pattern in _COMPILED_STRONG.get(node_type, []):
+            if pattern.search(title):
+                score += 2 * STRONG
+            if pattern.search(content):
+                score += STRONG
         scores[node_type.value] = score
     if len(adr_sections_present(content)) >= 3:
         scores[NodeType.DECISION.value] += 6

@@ -231,8 +231,8 @@ class Autology:
                 top = ", ".join(f"{t} {s:g}" for t, s in sorted(guess.scores.items(), key=lambda kv: -kv[1])[:3])
                 warnings.append(
                     f"the type was unclear from the title and content (signals: {top}), so this node is stored as "
-                    f"{node_type.value} with status {node_status.value}: give `type` to choose, or fix it with "
-                    "autology_update"
+                    f"{node_type.value} with status {node_status.value}: give `type` to choose, or change it "
+                    "with autology_update (`autology update` on the command line)"
                 )
             default_confidence = CONFIDENCE_AUTOMATIC
         node_confidence = validate_confidence(
