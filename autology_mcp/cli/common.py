@@ -49,14 +49,14 @@ def command_group(
 def require_store(args: argparse.Namespace, command: str, nodes: bool = True) -> Path:
     """The project root, when it has a store; a read-only command in a folder without one says so and
     creates nothing (``nodes=False``: any ``.autology/`` will do, e.g. one holding only a code index)."""
-    from autology_mcp.common.errors import StorageError
+    from autology_mcp.common.errors import AutologyError
     from autology_mcp.common.paths import ProjectPaths
 
     root = root_of(args)
     paths = ProjectPaths(root)
     if not (paths.nodes.is_dir() if nodes else paths.base.is_dir()):
-        raise StorageError(
-            str(root), f"no autology store here, so `autology {command}` has nothing to read (nothing was created);"
+        raise AutologyError(
+            f"no autology store here ({root}), so `autology {command}` has nothing to read (nothing was created);"
             " run `autology init` to create one" + ("" if nodes else ", or `autology index build` for the code alone")
         )
     return root
