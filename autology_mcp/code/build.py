@@ -245,13 +245,17 @@ def build(
             git=gitstate,
             duration_s=round(duration, 3),
         )
+        # The database file's digest (verify checks it) costs a read of the whole file, ~1 s per GB:
+        # a search's quick refresh (fast) after an edit leaves it unrecorded; a build records it.
         record = read_json(loc.build_record) or {}
         if changed or not record:
             record = {
                 "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "db_sha256": file_sha256(loc.db),
+                "db_sha256": None if fast and not full else file_sha256(loc.db),
                 "db_bytes": loc.db.stat().st_size,
             }
+        elif record.get("db_sha256") is None and not fast:
+            record["db_sha256"] = file_sha256(loc.db)
         record["last_build"] = {k: v for k, v in summary.items() if k not in ("index_dir", "git")}
         write_json_atomic(loc.build_record, record)
     return summary

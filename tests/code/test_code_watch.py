@@ -127,3 +127,4 @@ def test_too_many_folders_for_the_watch_limit_falls_back(repo: Path, monkeypatch
     watch = IndexWatch(repo)
     search(repo, watch, "invoice total")
     assert search(repo, watch, "invoice total")[1]["mode"] == "incremental"
+
