@@ -277,17 +277,12 @@ def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Pro
             if fast and old[1] == f.size and old[2] == f.mtime_ns:
                 reused += 1
                 continue
-            if not fast or old[1] == f.size:
-                try:
-                    same = file_sha256(root / f.path) == old[0]
-                except OSError:
-                    same = False
-                if same:
-                    reused += 1
-                    if (old[1], old[2]) != (f.size, f.mtime_ns):
-                        db.touch_file(f.path, f.size, f.mtime_ns)
-                        touched += 1
-                    continue
+            if old[1] == f.size and _hash_or_none(root / f.path) == old[0]:  # another size is another content
+                reused += 1
+                if (old[1], old[2]) != (f.size, f.mtime_ns):
+                    db.touch_file(f.path, f.size, f.mtime_ns)
+                    touched += 1
+                continue
         todo.append(f)
     total = len(todo)
     added = sum(1 for f in todo if f.path not in known)
@@ -312,6 +307,13 @@ def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Pro
         "deleted_paths": deleted[:50],
         "touched": touched,
     }
+
+
+def _hash_or_none(path: Path) -> str | None:
+    try:
+        return file_sha256(path)
+    except OSError:
+        return None
 
 
 BATCH_FILES = 64  # files per task sent to a worker process ...
