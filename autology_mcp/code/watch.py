@@ -26,6 +26,7 @@ import os
 import struct
 import sys
 import threading
+import weakref
 from pathlib import Path
 
 from autology_mcp.code import git
@@ -94,6 +95,7 @@ class TreeWatch:
         if fd < 0:
             raise WatchFailed(f"inotify_init1: {os.strerror(ctypes.get_errno())}")
         self._fd = fd
+        self._closer = weakref.finalize(self, os.close, fd)  # a watch dropped without close() frees its fd
         self._dirs.clear()
         self._git.clear()
         try:
@@ -135,7 +137,7 @@ class TreeWatch:
 
     def _close_fd(self) -> None:
         if self._fd >= 0:
-            os.close(self._fd)
+            self._closer()  # closes the fd, once
             self._fd = -1
 
     def close(self) -> None:

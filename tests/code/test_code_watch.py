@@ -128,3 +128,24 @@ def test_too_many_folders_for_the_watch_limit_falls_back(repo: Path, monkeypatch
     search(repo, watch, "invoice total")
     assert search(repo, watch, "invoice total")[1]["mode"] == "incremental"
 
+
+
+def test_a_dropped_watch_frees_its_inotify_instance(repo: Path):
+    import gc
+
+    def inotify_fds() -> int:
+        count = 0
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                count += os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:inotify"
+            except OSError:  # the listing's own fd, closed already
+                pass
+        return count
+
+    before = inotify_fds()
+    for _ in range(5):
+        watch = IndexWatch(repo)
+        assert watch.tree(PRUNE) is not None
+        del watch
+    gc.collect()
+    assert inotify_fds() == before
