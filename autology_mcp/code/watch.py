@@ -191,7 +191,7 @@ class TreeWatch:
             if name in GIT_FILES or mask & (IN_DELETE_SELF | IN_MOVE_SELF):
                 self._generation += 1
             return False
-        if name in self.prune:  # e.g. __pycache__ or node_modules appearing: never indexed
+        if mask & IN_ISDIR and name in self.prune:  # e.g. __pycache__ or node_modules appearing: never indexed
             return False
         self._generation += 1
         if mask & IN_ISDIR:

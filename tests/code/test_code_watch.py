@@ -35,6 +35,10 @@ def test_generation_counts_changes_and_nothing_else(repo: Path):
         write(repo, "node_modules/pkg/index.js", "x = 1\n")  # a pruned folder: never indexed
         write(repo, "src/__pycache__/x.pyc", "junk")
         assert tree.generation() == g0
+        write(repo, "scripts/build", "#!/bin/bash\necho build\n")  # a file named like a pruned folder counts
+        g0b = tree.generation()
+        assert g0b > g0
+        g0 = g0b
         write(repo, "src/app/websocket.py", "def changed():\n    pass\n")  # in place
         g1 = tree.generation()
         assert g1 > g0
