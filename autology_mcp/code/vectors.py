@@ -75,9 +75,11 @@ def fnv1a_32_many(datas: list[bytes]) -> dict[bytes, int]:
 
 
 def _buckets(dimension: int) -> dict[str, int]:
-    cache = _bucket_caches.setdefault(dimension, {})
-    if len(cache) > BUCKET_CACHE:  # bound memory; it is only a cache
-        cache.clear()
+    """The bucket cache of ``dimension``. When it is full a new, empty one replaces it (never
+    cleared in place: a thread between filling it and reading it keeps the one it filled)."""
+    cache = _bucket_caches.get(dimension)
+    if cache is None or len(cache) > BUCKET_CACHE:  # bound memory; it is only a cache
+        cache = _bucket_caches[dimension] = {}
     return cache
 
 
@@ -116,7 +118,7 @@ def _with_buckets(chunks: list[Counter[str]], dimension: int) -> dict[str, int]:
     cache = _buckets(dimension)
     new = dict.fromkeys(chain.from_iterable(filterfalse(cache.__contains__, c) for c in chunks))
     if len(cache) + len(new) > BUCKET_CACHE:
-        cache.clear()
+        cache = _bucket_caches[dimension] = {}
         new = dict.fromkeys(chain.from_iterable(chunks))
     encoded = list(map(str.encode, new))
     hashes = fnv1a_32_many(encoded)

@@ -154,3 +154,21 @@ def test_fnv_in_lanes_equals_one_by_one(datas: list[bytes]):
 @given(st.lists(TRICKY, max_size=12))
 def test_vectors_in_a_batch_equal_one_by_one(texts: list[str]):
     assert vectors_f32_of_tokens([code_tokens(t) for t in texts], 64, 8) == [vector_f32(t, 64, 8) for t in texts]
+
+
+def test_vectors_from_threads_while_the_bucket_cache_turns_over(monkeypatch):
+    """Searches run in threads of one server: a full cache is replaced, never cleared under a
+    thread that filled it and is about to read it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from autology_mcp.code import vectors
+
+    monkeypatch.setattr(vectors, "BUCKET_CACHE", 30)  # turns over every few texts
+    texts = [f"def handler_{i}(request_{i}):\n    return route_{i % 7}(request_{i}, cache_{i % 3})" for i in range(400)]
+    expected = [vector_f32(t, 64, 8) for t in texts]
+    batches = [texts[i:i + 5] for i in range(0, 400, 5)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for _ in range(5):
+            assert list(pool.map(lambda t: vector_f32(t, 64, 8), texts)) == expected
+            got = pool.map(lambda b: vectors_f32_of_tokens([code_tokens(t) for t in b], 64, 8), batches)
+            assert [v for b in got for v in b] == expected
