@@ -109,6 +109,8 @@ def _verify(args, root: Path) -> int:
         print(f"index {report['namespace']}: {report['status']}")
         for err in report["integrity"]["errors"]:
             print(f"  integrity: {err}")
+        for note in report["integrity"].get("notes", []):
+            print(f"  note: {note}")
         sd = report.get("source_drift") or {}
         for key in ("changed", "missing", "added"):
             if sd.get(f"{key}_count"):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
@@ -22,16 +23,47 @@ from autology_mcp.code.chunking import chunk_file, language_of
 from autology_mcp.code.config import ENGINE_ID, ENGINE_VERSION, INDEX_FORMAT_VERSION, IndexConfig, load_index_config
 from autology_mcp.code.layout import IndexLocation, build_lock, file_sha256, read_json, write_json_atomic
 from autology_mcp.code.scan import ScannedFile, classify_content, scan
-from autology_mcp.code.store import ChunkRow, FileRecord, IndexDB, SymbolRow, sha256
-from autology_mcp.code.vectors import vector_f32
+from autology_mcp.code.store import ChunkRow, FileRecord, IndexDB, SymbolRow, files_row, fts_bodies_of, path_words, sha256
+from autology_mcp.code.vectors import vectors_f32_of_tokens
 from autology_mcp.common.errors import StorageError
+from autology_mcp.common.text import code_fts_text, code_tokens_of_fts
 
 Progress = Callable[[int, int, str], None]
+Processed = tuple[FileRecord, tuple]  # a processed file and its files-table row
 POOL_THRESHOLD = 64  # files to (re)process before worker processes pay off
 
 
-def process_file(root: str, path: str, size: int, mtime_ns: int, cfg: IndexConfig) -> FileRecord | None:
-    """Read, hash, classify, chunk and vectorize one file (runs in worker processes too)."""
+def process_file(root: str, path: str, size: int, mtime_ns: int, cfg: IndexConfig) -> Processed | None:
+    """Read, hash, classify, chunk and vectorize one file, and compute everything the writer stores
+    (FTS5 texts, digests), so that the writer only writes."""
+    return process_batch(root, [(path, size, mtime_ns)], cfg)[0]
+
+
+def process_batch(root: str, batch: list[tuple[str, int, int]], cfg: IndexConfig) -> list[Processed | None]:
+    """:func:`process_file` over a batch of (path, size, mtime_ns), in a worker process or not. The
+    vectors of all the batch's chunks are computed together (their new features hashed at once);
+    the result is the same as file by file."""
+    parsed = [_parse(root, path, size, mtime_ns, cfg) for path, size, mtime_ns in batch]
+    vectors = iter(vectors_f32_of_tokens([t for p in parsed if p is not None for t in p[2]], cfg.dimension,
+                                         cfg.max_bigrams))
+    out: list[Processed | None] = []
+    for p in parsed:
+        if p is None:
+            out.append(None)
+            continue
+        rec, chunks, _tokens, bodies, symbol_fts = p
+        if chunks:
+            rows = [ChunkRow(c.start_line, c.end_line, c.chunk_type, c.symbol_name, c.symbol_kind, c.text,
+                             sha256(c.text), next(vectors), body, symbol_fts[c.symbol_name or ""])
+                    for c, body in zip(chunks, bodies, strict=True)]
+            rec = rec._replace(chunks=rows)
+        out.append((rec, files_row(rec)))
+    return out
+
+
+def _parse(root: str, path: str, size: int, mtime_ns: int, cfg: IndexConfig) -> tuple | None:
+    """One file read, classified, chunked and normalised: (its record without chunk rows, its chunks,
+    each chunk's vector tokens, FTS5 bodies, symbol name -> FTS5 text); None if it cannot be read."""
     try:
         data = (Path(root) / path).read_bytes()
     except OSError:
@@ -40,28 +72,38 @@ def process_file(root: str, path: str, size: int, mtime_ns: int, cfg: IndexConfi
     language = language_of(path, data[:256])
     skipped = classify_content(data, cfg)
     if skipped:
-        return FileRecord(path, digest, size, mtime_ns, language, skipped, [], [])
+        return FileRecord(path, digest, size, mtime_ns, language, skipped, [], []), [], [], [], {}
     text = data.decode("utf-8")
     if text.startswith("\ufeff"):
         text = text[1:]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     chunks, symbols = chunk_file(path, text, cfg)
-    rows = [
-        ChunkRow(c.start_line, c.end_line, c.chunk_type, c.symbol_name, c.symbol_kind, c.text, sha256(c.text),
-                 vector_f32(_vector_text(path, c.symbol_name, c.text), cfg.dimension, cfg.max_bigrams))
-        for c in chunks
-    ]
+    # Each chunk's text is normalised once (code_fts_text), for its FTS5 body and for its vector: the
+    # vector's text is vector_text(path, symbol, text), whose tokens are the path's, the symbol's and
+    # the text's in turn (a newline ends every token), so they are computed apart and joined.
+    normalized = [code_fts_text(c.text) for c in chunks]
+    symbol_fts: dict[str, str] = {"": ""}
+    bodies = fts_bodies_of(normalized, [c.symbol_name for c in chunks], [c.chunk_type for c in chunks], symbol_fts)
+    path_tokens = code_tokens_of_fts(code_fts_text(path))
+    name_tokens: dict[str, list[str]] = {"": []}
+    tokens = []
+    for c, norm in zip(chunks, normalized):
+        name = c.symbol_name or ""
+        if name not in name_tokens:
+            fts = symbol_fts.get(name)
+            if fts is None:
+                fts = symbol_fts[name] = code_fts_text(name)
+            name_tokens[name] = code_tokens_of_fts(fts)
+        tokens.append(path_tokens + name_tokens[name] + code_tokens_of_fts(norm))
     syms = [SymbolRow(s.name, s.kind, s.start_line, s.end_line, s.signature) for s in symbols]
-    return FileRecord(path, digest, size, mtime_ns, language, None, rows, syms)
+    rec = FileRecord(path, digest, size, mtime_ns, language, None, [], syms, path_words(path))
+    return rec, chunks, tokens, bodies, symbol_fts
 
 
-def _vector_text(path: str, symbol: str | None, text: str) -> str:
-    """What a chunk's vector is computed from: its path and symbol name, then its text."""
+def vector_text(path: str, symbol: str | None, text: str) -> str:
+    """What a chunk's vector is computed from: its path and symbol name, then its text (the builder
+    computes the same vector from the parts: see _parse)."""
     return f"{path}\n{symbol or ''}\n{text}"
-
-
-def _process_star(args: tuple) -> FileRecord | None:
-    return process_file(*args)
 
 
 def manifest_is_compatible(manifest: dict | None, cfg: IndexConfig) -> str | None:
@@ -203,13 +245,17 @@ def build(
             git=gitstate,
             duration_s=round(duration, 3),
         )
+        # The database file's digest (verify checks it) costs a read of the whole file, ~1 s per GB:
+        # a search's quick refresh (fast) after an edit leaves it unrecorded; a build records it.
         record = read_json(loc.build_record) or {}
         if changed or not record:
             record = {
                 "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "db_sha256": file_sha256(loc.db),
+                "db_sha256": None if fast and not full else file_sha256(loc.db),
                 "db_bytes": loc.db.stat().st_size,
             }
+        elif record.get("db_sha256") is None and not fast:
+            record["db_sha256"] = file_sha256(loc.db)
         record["last_build"] = {k: v for k, v in summary.items() if k not in ("index_dir", "git")}
         write_json_atomic(loc.build_record, record)
     return summary
@@ -231,30 +277,26 @@ def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Pro
             if fast and old[1] == f.size and old[2] == f.mtime_ns:
                 reused += 1
                 continue
-            if not fast or old[1] == f.size:
-                try:
-                    same = file_sha256(root / f.path) == old[0]
-                except OSError:
-                    same = False
-                if same:
-                    reused += 1
-                    if (old[1], old[2]) != (f.size, f.mtime_ns):
-                        db.touch_file(f.path, f.size, f.mtime_ns)
-                        touched += 1
-                    continue
+            if old[1] == f.size and _hash_or_none(root / f.path) == old[0]:  # another size is another content
+                reused += 1
+                if (old[1], old[2]) != (f.size, f.mtime_ns):
+                    db.touch_file(f.path, f.size, f.mtime_ns)
+                    touched += 1
+                continue
         todo.append(f)
     total = len(todo)
     added = sum(1 for f in todo if f.path not in known)
     if progress:
         progress(0, total, "")
-    args = [(str(root), f.path, f.size, f.mtime_ns, cfg) for f in todo]
     workers = cfg.workers or min(os.cpu_count() or 1, 4)
     if workers > 1 and total >= POOL_THRESHOLD:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("forkserver")) as pool:
-            results = pool.map(_process_star, args, chunksize=8)
-            _store(db, todo, known, results, progress, total)
+        results = _in_workers(str(root), todo, cfg, workers)
     else:
-        _store(db, todo, known, map(_process_star, args), progress, total)
+        results = (process_file(str(root), f.path, f.size, f.mtime_ns, cfg) for f in todo)
+    try:
+        _store(db, todo, known, results, progress, total)
+    finally:
+        results.close()  # the worker pool (if any) is shut down here, also when writing failed
     db.commit()
     return {
         "files_scanned": len(files),
@@ -267,12 +309,63 @@ def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Pro
     }
 
 
-def _store(db, todo, known, results, progress, total) -> None:
-    for i, (f, rec) in enumerate(zip(todo, results), 1):
+def _hash_or_none(path: Path) -> str | None:
+    try:
+        return file_sha256(path)
+    except OSError:
+        return None
+
+
+BATCH_FILES = 64  # files per task sent to a worker process ...
+BATCH_BYTES = 1 << 20  # ... or fewer, once their sizes add up to this
+BATCHES_PER_WORKER = 3  # tasks in flight per worker: what bounds the memory of results not yet written
+
+
+def batches(todo: list[ScannedFile]) -> Iterator[list[tuple[str, int, int]]]:
+    """Consecutive runs of ``todo`` (in its order) of at most BATCH_FILES files or BATCH_BYTES bytes."""
+    batch: list[tuple[str, int, int]] = []
+    size = 0
+    for f in todo:
+        batch.append((f.path, f.size, f.mtime_ns))
+        size += f.size
+        if len(batch) >= BATCH_FILES or size >= BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _in_workers(root: str, todo: list[ScannedFile], cfg: IndexConfig, workers: int) -> Iterator[Processed | None]:
+    """The processed files in ``todo``'s order, from worker processes (this process is the one writer).
+
+    Batches are submitted as results are taken, at most BATCHES_PER_WORKER per worker ahead of the
+    writer, so a slow writer holds a bounded number of processed files, never the whole corpus."""
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("forkserver")) as pool:
+        pending: deque = deque()
+        todo_batches = batches(todo)
+        try:
+            for batch in todo_batches:
+                pending.append(pool.submit(process_batch, root, batch, cfg))
+                if len(pending) >= workers * BATCHES_PER_WORKER:
+                    break
+            while pending:
+                done = pending.popleft().result()
+                batch = next(todo_batches, None)
+                if batch is not None:
+                    pending.append(pool.submit(process_batch, root, batch, cfg))
+                yield from done
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def _store(db: IndexDB, todo: list[ScannedFile], known: dict, results: Iterable[Processed | None],
+           progress: Progress | None, total: int) -> None:
+    for i, (f, processed) in enumerate(zip(todo, results), 1):
         if f.path in known:
             db.delete_file(f.path)
-        if rec is not None:
-            db.insert_file(rec)
+        if processed is not None:
+            db.insert_file(*processed)
         if progress:
             progress(i, total, f.path)
 

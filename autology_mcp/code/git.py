@@ -32,6 +32,11 @@ def _git_dir(root: Path) -> Path | None:
     return None
 
 
+def git_dir(root: Path) -> Path | None:
+    """The git directory of the work tree whose top level is ``root`` (None outside git)."""
+    return _git_dir(root)
+
+
 def is_repo(root: Path) -> bool:
     """Whether ``root`` is the top level of a git work tree (checked on disk, no subprocess)."""
     return _git_dir(root) is not None
@@ -69,7 +74,10 @@ def branch(root: Path) -> str | None:
 
 def dirty(root: Path) -> bool | None:
     """Uncommitted changes outside ``.autology/`` (the index itself never makes a tree dirty)."""
-    out = _git(root, "status", "--porcelain", "--untracked-files=normal", "--", ".", ":(exclude).autology")
+    # --no-optional-locks: a read-only status that does not rewrite git's index (the server's file
+    # watch would take that write for a change, and a concurrent git command would meet the lock)
+    out = _git(root, "--no-optional-locks", "status", "--porcelain", "--untracked-files=normal", "--", ".",
+               ":(exclude).autology")
     if out is None:
         return None
     return bool(out.strip())

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from autology_mcp.code.config import load_index_config
 from autology_mcp.code.layout import IndexLocation, read_json
 from autology_mcp.code.store import IndexDB
+from autology_mcp.code.watch import IndexWatch
 from autology_mcp.common.errors import AutologyError, NotFoundError, ValidationError
 
 if TYPE_CHECKING:  # the builder (multiprocessing, every language's chunker) is imported when a build runs
@@ -88,21 +89,19 @@ def index_status(root: Path) -> dict:
 
 
 def code_search(root: Path, query: str, top: int = 10, refresh: bool = True, strict_fresh: bool = False,
-                progress: Progress | None = None) -> dict:
+                progress: Progress | None = None, watch: IndexWatch | None = None) -> dict:
     """Search the index. With ``refresh`` the index is first brought up to date cheaply (and built if
-    missing); with ``strict_fresh`` a stale index is refused instead."""
-    from autology_mcp.code import build as build_mod
+    missing); with ``strict_fresh`` a stale index is refused instead. ``watch`` (a long-lived
+    process's file watch, see :mod:`autology_mcp.code.watch`) lets ``refresh`` skip the check of
+    every file when no file changed since the last one."""
     from autology_mcp.code import query as query_mod
 
     root = Path(root).resolve()
     cfg = load_index_config(root)
     if not isinstance(top, int) or isinstance(top, bool) or not 1 <= top <= 200:
         raise ValidationError("top", f"must be an integer between 1 and 200, got {top!r}")
-    refreshed = None
-    if refresh:
-        s = build_mod.build(root, cfg, fast=True, progress=progress)
-        refreshed = {"rebuilt": s["rebuilt"], "deleted": s["deleted"], "mode": s["mode"], "duration_s": s["duration_s"]}
     loc = IndexLocation.of(root, cfg)
+    refreshed = _refresh(root, cfg, loc, progress, watch) if refresh else None
     if not loc.db.exists() or not loc.manifest.exists():
         raise NotFoundError(loc.namespace, "index")
     fresh = None
@@ -118,6 +117,27 @@ def code_search(root: Path, query: str, top: int = 10, refresh: bool = True, str
     if fresh is not None:
         result["trace"]["stale"] = fresh["stale"]
     return result
+
+
+def _refresh(root: Path, cfg, loc: IndexLocation, progress: Progress | None, watch: IndexWatch | None) -> dict:
+    """Bring the index up to date before a search: the quick size-and-mtime build, skipped when the
+    watch counted no change since the last one of the same namespace and settings."""
+    import time
+
+    from autology_mcp.code import build as build_mod
+
+    t0 = time.perf_counter()
+    tree = watch.tree(cfg.prune_dirs) if watch is not None else None
+    generation = tree.generation() if tree is not None else None
+    key = (loc.namespace, cfg.build_hash(), generation)
+    if generation is not None and tree.checked == key and loc.exists():
+        return {"rebuilt": 0, "deleted": 0, "mode": "unchanged", "checked": "no file event since the last check",
+                "duration_s": round(time.perf_counter() - t0, 3)}
+    s = build_mod.build(root, cfg, fast=True, progress=progress)
+    if generation is not None:
+        tree.checked = key  # the events read before this build; any later one makes the next search check
+    return {"rebuilt": s["rebuilt"], "deleted": s["deleted"], "mode": s["mode"], "checked": "size and mtime of every file",
+            "duration_s": s["duration_s"]}
 
 
 def export_index(root: Path, out_dir: Path | None = None) -> dict:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from autology_mcp.common.errors import StorageError
 from autology_mcp.common.text import CODE_FTS_TOKENIZER, code_fts_text
@@ -56,18 +56,38 @@ def fts_bodies(texts: list[str], symbols: list[str | None], types: list[str]) ->
     headings, not its context: doc and text chunks get their text alone.) (A chunk already carries its class in its symbol name,
     ``Class.method``, and its signature as its first line.) Measured against the bare text on three
     repositories' commit histories (issue 15): neutral within noise, ahead on the tuning split."""
+    return fts_bodies_of([code_fts_text(t) for t in texts], symbols, types)
+
+
+def fts_bodies_of(normalized: list[str], symbols: list[str | None], types: list[str],
+                  symbol_fts: dict[str, str] | None = None) -> list[str]:
+    """:func:`fts_bodies` from the chunks' texts already put through ``code_fts_text`` (the builder
+    normalises each text once, for its body and its vector). ``code_fts_text`` of ``text + "\n" +
+    " ".join(names)`` is the same string as ``code_fts_text(text) + "\n" + " ".join(code_fts_text(name)
+    ...)``: a newline or a space stops every rule it applies (camelCase, case folding with its final
+    sigma, accents, CJK runs), which tests/code/test_code_build_parallel.py checks on random text.
+    ``symbol_fts`` caches the names' normalised forms."""
+    cache = {} if symbol_fts is None else symbol_fts
     out = []
-    for i, t in enumerate(texts):
+    for i, t in enumerate(normalized):
         if types[i] in ("doc", "text"):
-            out.append(code_fts_text(t))
+            out.append(t)
             continue
         near = [symbols[j] for j in (i - 1, i + 1) if 0 <= j < len(symbols) and symbols[j] and symbols[j] != symbols[i]]
-        out.append(code_fts_text(t + ("\n" + " ".join(near) if near else "")))
+        if not near:
+            out.append(t)
+            continue
+        words = []
+        for name in near:
+            norm = cache.get(name)
+            if norm is None:
+                norm = cache[name] = code_fts_text(name)
+            words.append(norm)
+        out.append(t + "\n" + " ".join(words))
     return out
 
 
-@dataclass(frozen=True)
-class ChunkRow:
+class ChunkRow(NamedTuple):
     start_line: int
     end_line: int
     chunk_type: str
@@ -76,10 +96,11 @@ class ChunkRow:
     text: str
     text_hash: str
     vector: bytes
+    fts_body: str  # what chunks_fts indexes (fts_bodies), computed by the worker that chunked the file
+    fts_symbol: str  # code_fts_text(symbol_name or "")
 
 
-@dataclass(frozen=True)
-class SymbolRow:
+class SymbolRow(NamedTuple):
     name: str
     kind: str
     start_line: int
@@ -87,9 +108,8 @@ class SymbolRow:
     signature: str
 
 
-@dataclass(frozen=True)
-class FileRecord:
-    """One processed file, ready to be written."""
+class FileRecord(NamedTuple):
+    """One processed file, ready to be written (tuples: cheap to send from a worker process)."""
 
     path: str
     hash: str
@@ -99,6 +119,7 @@ class FileRecord:
     skipped: str | None
     chunks: list[ChunkRow]
     symbols: list[SymbolRow]
+    fts_path: str = ""  # path_words(path)
 
 
 def chunk_line(path, start_line, end_line, chunk_type, symbol_name, symbol_kind, text_hash, file_hash) -> bytes:
@@ -125,6 +146,12 @@ def digests(rec: FileRecord) -> tuple[str, str, str]:
     for s in rec.symbols:
         sy.update(symbol_line(rec.path, s.name, s.kind, s.start_line, s.end_line, s.signature, rec.hash))
     return ch.hexdigest(), sy.hexdigest(), vec.hexdigest()
+
+
+def files_row(rec: FileRecord) -> tuple:
+    """The ``files`` table's row of a processed file (its digests included)."""
+    return (rec.path, rec.hash, rec.size, rec.mtime_ns, rec.language, rec.skipped, len(rec.chunks), len(rec.symbols),
+            *digests(rec))
 
 
 class IndexDB:
@@ -191,34 +218,35 @@ class IndexDB:
     def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
         self.conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (size, mtime_ns, path))
 
-    def insert_file(self, rec: FileRecord) -> None:
-        cd, sd, vd = digests(rec)
+    def insert_file(self, rec: FileRecord, row: tuple | None = None) -> None:
+        """Write one processed file (``row``: its :func:`files_row`, when the worker computed it).
+        Chunk ids are given explicitly, as SQLite would have chosen them (the largest plus one), so
+        the three tables are each written with one ``executemany``."""
         self.conn.execute(
             "INSERT INTO files(path, hash, size, mtime_ns, language, skipped, chunk_count, symbol_count,"
             " chunks_digest, symbols_digest, vectors_digest) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-            (rec.path, rec.hash, rec.size, rec.mtime_ns, rec.language, rec.skipped, len(rec.chunks),
-             len(rec.symbols), cd, sd, vd),
+            row or files_row(rec),
         )
-        pw = path_words(rec.path)
-        bodies = fts_bodies([c.text for c in rec.chunks], [c.symbol_name for c in rec.chunks],
-                            [c.chunk_type for c in rec.chunks])
-        for c, body in zip(rec.chunks, bodies, strict=True):
-            cur = self.conn.execute(
-                "INSERT INTO chunks(path, start_line, end_line, chunk_type, symbol_name, symbol_kind, text,"
-                " text_hash, file_hash) VALUES(?,?,?,?,?,?,?,?,?)",
-                (rec.path, c.start_line, c.end_line, c.chunk_type, c.symbol_name, c.symbol_kind, c.text,
-                 c.text_hash, rec.hash),
+        if rec.chunks:
+            first = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
+            ids = range(first, first + len(rec.chunks))
+            path, fhash, fts_path = rec.path, rec.hash, rec.fts_path or path_words(rec.path)
+            self.conn.executemany(
+                "INSERT INTO chunks(id, path, start_line, end_line, chunk_type, symbol_name, symbol_kind, text,"
+                " text_hash, file_hash) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                [(i, path, c.start_line, c.end_line, c.chunk_type, c.symbol_name, c.symbol_kind, c.text, c.text_hash,
+                  fhash) for i, c in zip(ids, rec.chunks)],
             )
-            self.conn.execute("INSERT INTO vectors(chunk_id, vector) VALUES(?, ?)", (cur.lastrowid, c.vector))
-            self.conn.execute(
-                "INSERT INTO chunks_fts(rowid, body, symbol, path) VALUES(?, ?, ?, ?)",
-                (cur.lastrowid, body, code_fts_text(c.symbol_name or ""), pw),
+            self.conn.executemany("INSERT INTO vectors(chunk_id, vector) VALUES(?, ?)",
+                                  [(i, c.vector) for i, c in zip(ids, rec.chunks)])
+            self.conn.executemany("INSERT INTO chunks_fts(rowid, body, symbol, path) VALUES(?, ?, ?, ?)",
+                                  [(i, c.fts_body, c.fts_symbol, fts_path) for i, c in zip(ids, rec.chunks)])
+        if rec.symbols:
+            self.conn.executemany(
+                "INSERT INTO symbols(path, name, kind, start_line, end_line, signature, file_hash)"
+                " VALUES(?,?,?,?,?,?,?)",
+                [(rec.path, s.name, s.kind, s.start_line, s.end_line, s.signature, rec.hash) for s in rec.symbols],
             )
-        self.conn.executemany(
-            "INSERT INTO symbols(path, name, kind, start_line, end_line, signature, file_hash)"
-            " VALUES(?,?,?,?,?,?,?)",
-            [(rec.path, s.name, s.kind, s.start_line, s.end_line, s.signature, rec.hash) for s in rec.symbols],
-        )
 
     # ------------------------------------------------------------------ summaries
 

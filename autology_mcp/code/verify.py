@@ -25,7 +25,7 @@ from autology_mcp.code.store import TABLES, IndexDB, chunk_line, sha256, symbol_
 MAX_LISTED = 50
 
 
-def _integrity(loc: IndexLocation, cfg: IndexConfig) -> tuple[list[str], dict, IndexDB | None]:
+def _integrity(loc: IndexLocation, cfg: IndexConfig, notes: list[str]) -> tuple[list[str], dict, IndexDB | None]:
     errors: list[str] = []
     manifest = read_json(loc.manifest)
     record = read_json(loc.build_record)
@@ -36,7 +36,10 @@ def _integrity(loc: IndexLocation, cfg: IndexConfig) -> tuple[list[str], dict, I
     if not loc.db.exists():
         errors.append(f"index database missing: {loc.db}")
         return errors, manifest or {}, None
-    if record is not None and record.get("db_sha256") != file_sha256(loc.db):
+    if record is not None and record.get("db_sha256") is None:
+        notes.append("the database file's digest is not recorded: a search's quick refresh updated the index last "
+                     "(`autology index build` records it); the content checks ran")
+    elif record is not None and record.get("db_sha256") != file_sha256(loc.db):
         errors.append("index database changed since the last build (file checksum mismatch)")
     try:
         db = IndexDB(loc.db, create=False)
@@ -158,9 +161,10 @@ def verify(root: Path, cfg: IndexConfig, strict: bool = False) -> dict:
                 "integrity": {"ok": False, "errors": ["no index built for this namespace; run `autology index build`"]},
                 "strict": strict}
     with build_lock(loc):  # never look at an index while a build is writing it
-        errors, manifest, db = _integrity(loc, cfg)
+        notes: list[str] = []
+        errors, manifest, db = _integrity(loc, cfg, notes)
         report: dict = {"namespace": loc.namespace, "index_dir": str(loc.dir), "strict": strict,
-                        "integrity": {"ok": not errors, "errors": errors}}
+                        "integrity": {"ok": not errors, "errors": errors, "notes": notes}}
         try:
             config_reason = manifest_is_compatible(manifest or None, cfg)
             report["config_drift"] = {"drifted": config_reason is not None, "reason": config_reason}

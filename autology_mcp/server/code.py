@@ -19,6 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from autology_mcp.code import service as repo
+from autology_mcp.code.watch import IndexWatch
 from autology_mcp.knowledge.service import Autology
 from autology_mcp.server.common import READ_ONLY, UPSERTS, run
 
@@ -28,6 +29,7 @@ log = logging.getLogger("autology.server")
 def add_tools(app: MCPServer, autology: Autology) -> None:
     """Register ``autology_index`` and ``autology_code_search`` on ``app``."""
     root = autology.store.root
+    watch = IndexWatch(root)  # lets a search skip re-checking every file when none changed (code/watch.py)
 
     def reporter(ctx: Context) -> Callable[[int, int, str], None]:
         """A build progress callback (called from the worker thread) sending throttled notifications."""
@@ -76,11 +78,11 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
             int, Field(description="Number of hits (default 10, at most 50)", json_schema_extra={"minimum": 1, "maximum": 50})
         ] = 10,
     ) -> dict[str, Any]:
-        """Code and docs only, re-indexed before each call (so it sees edits made a moment ago): path:start-end,
+        """Code and docs only, re-indexed before each call when a file changed (so it sees edits made a moment ago): path:start-end,
         symbol, snippet and the index's score breakdown per hit. For questions, autology_search also covers decisions."""
         if not isinstance(top, int) or not 1 <= top <= 50:
             raise ToolError(f"Invalid top: must be between 1 and 50, got {top!r}")
         progress = reporter(ctx)
         return await anyio.to_thread.run_sync(
-            lambda: run(repo.code_search, root, query, top=top, refresh=True, progress=progress)
+            lambda: run(repo.code_search, root, query, top=top, refresh=True, progress=progress, watch=watch)
         )

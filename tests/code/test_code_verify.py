@@ -112,3 +112,20 @@ def test_query_strict_fresh_refuses_a_stale_index(repo: Path):
     r = service.code_search(repo, "changed", refresh=True, strict_fresh=True)
     assert r["trace"]["refresh"]["rebuilt"] == 1
     assert r["hits"][0]["path"] == "src/app/billing.py"
+
+
+def test_a_quick_refresh_leaves_the_database_digest_for_the_next_build(repo: Path):
+    """A search's refresh after an edit must not read the whole database file to digest it (~1 s a
+    GB); verify says so, and the next build records the digest again."""
+    service.build_index(repo)
+    record = IndexLocation.of(repo, IndexConfig()).build_record
+    assert json.loads(record.read_text())["db_sha256"]
+    write(repo, "src/app/billing.py", "def issue_credit_note(invoice):\n    return invoice\n")
+    assert service.code_search(repo, "credit note")["trace"]["refresh"]["rebuilt"] == 1
+    assert json.loads(record.read_text())["db_sha256"] is None
+    report = service.verify_index(repo)
+    assert report["integrity"]["ok"] and "not recorded" in report["integrity"]["notes"][0]
+    assert service.build_index(repo)["rebuilt"] == 0
+    assert json.loads(record.read_text())["db_sha256"]
+    report = service.verify_index(repo)
+    assert report["integrity"]["ok"] and report["integrity"]["notes"] == []
