@@ -24,22 +24,29 @@ def retry_backoff_{i}(call):
 '''
 
 
+def indexed_project(tmp_path_factory, name: str, files: dict[str, str]) -> Path:
+    """A git project holding ``files``, committed, with its repository index built."""
+    root = tmp_path_factory.mktemp(name) / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for path, text in files.items():
+        write(root, path, text)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", name)
+    code_index.build_index(root)
+    return root
+
+
 @pytest.fixture(scope="module")
 def flooded(tmp_path_factory) -> Path:
     """One module of 40 functions all about retry backoff, and 12 modules that mention a retry once
     in a long function: by fused rank alone, the big module's chunks fill the shortlist."""
-    root = tmp_path_factory.mktemp("code-results") / "project"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    write(root, "src/net/retrying.py", "".join(RETRY_FUNCTION.format(i=i) for i in range(40)))
     body = "\n".join(f"    value = value * {j} + {j}  # step {j}" for j in range(40))
+    files = {"src/net/retrying.py": "".join(RETRY_FUNCTION.format(i=i) for i in range(40))}
     for i in range(12):
-        write(root, f"src/jobs/job_{i:02d}.py",
-              f"def run_job_{i}(value):\n    # no retry here, a failed job fails\n{body}\n    return value\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "jobs")
-    code_index.build_index(root)
-    return root
+        files[f"src/jobs/job_{i:02d}.py"] = (
+            f"def run_job_{i}(value):\n    # no retry here, a failed job fails\n{body}\n    return value\n")
+    return indexed_project(tmp_path_factory, "code-results", files)
 
 
 def test_a_file_is_one_hit_and_limit_hits_are_limit_files(flooded: Path) -> None:
@@ -62,16 +69,11 @@ def test_the_floor_does_not_starve_the_list(flooded: Path) -> None:
 def stemmed(tmp_path_factory) -> Path:
     """Twelve modules that hold "generated" (FTS5's Porter stemmer: "gener", like "general") and
     never "general": the full-text index matches them, the keyword check's lighter stemming does not."""
-    root = tmp_path_factory.mktemp("code-stemmed") / "project"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    for i in range(12):
-        write(root, f"src/reports/report_{i:02d}.py",
-              f"def report_{i}(rows):\n    # the generated report of batch {i}\n    return [r * {i} for r in rows]\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "reports")
-    code_index.build_index(root)
-    return root
+    return indexed_project(tmp_path_factory, "code-stemmed", {
+        f"src/reports/report_{i:02d}.py":
+            f"def report_{i}(rows):\n    # the generated report of batch {i}\n    return [r * {i} for r in rows]\n"
+        for i in range(12)
+    })
 
 
 def test_what_the_full_text_index_matched_fills_the_list(stemmed: Path) -> None:
