@@ -66,6 +66,10 @@ class ReconcileReport:
 
 
 RACY_S = 2.0  # a folder changed more recently than this is not stamped: listed again next time
+# After a reconcile that indexed this many files (a rebuild, a first start, a large pull), the full-text
+# indexes are merged into one segment each: a query then walks one list per term instead of merging
+# dozens (1.5-1.8x faster walks at 100k nodes; about 1.5 s there).
+OPTIMIZE_FROM_FILES = 1000
 _STAMP_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 _STAMP_LINE = '  "lastUpdated": "2000-01-01T00:00:00Z",'
 _LAST_UPDATED = re.compile(r'^  "lastUpdated": "[^"\n]*",$', re.MULTILINE)
@@ -415,6 +419,8 @@ class NodeStore:
                         relations_changed |= rel_changed
                     if gone:
                         relations_changed |= self._recheck_duplicates(conn, on_disk)
+                if len(changed) + len(gone) >= OPTIMIZE_FROM_FILES:
+                    self.index.optimize()
             self._stamp_folders(folders, seen)
             report.malformed = self.index.errors()
             report.graph_index_rewritten = self._ensure_graph_index(force_check=True)
