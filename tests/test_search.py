@@ -109,7 +109,7 @@ def test_empty_query_lists_the_most_recently_modified_first(autology, root):
     for query in (None, "", "   "):
         hits = autology.query(query)
         assert ids(hits) == [made[0], made[2], made[1]]
-        assert all(h.score == 1.0 for h in hits)
+        assert all(h.score is None for h in hits)  # a listing: nothing ranked, no made-up score
     for query in ("?!", "🚀", "-- ..."):  # something asked, nothing searchable in it: no answer, not every node
         assert autology.query(query) == []
     autology.update(made[1], title="touched")  # now the most recent

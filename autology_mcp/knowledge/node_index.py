@@ -21,7 +21,7 @@ from typing import Any
 
 from autology_mcp.common.sqlite import connect_wal, create_schema, schema_version
 from autology_mcp.common.text import NODE_FTS_TOKENIZER, fts_text
-from autology_mcp.knowledge.models import KnowledgeNode, RelationRecord
+from autology_mcp.knowledge.models import KnowledgeNode, Relation, RelationRecord
 from autology_mcp.knowledge.references import reference_path
 
 SCHEMA_VERSION = "5"  # 2: the refs table; 3: titles and contents through text.fts_text (CJK bigrams); 4: nodes_title;
@@ -95,6 +95,19 @@ def node_to_json(node: KnowledgeNode) -> str:
 
 def node_from_json(text: str) -> KnowledgeNode:
     return KnowledgeNode.from_json_dict(json.loads(text))
+
+
+def json_with_relation(data: str, relation: Relation) -> str | None:
+    """``node_to_json`` of the node whose JSON is ``data`` with ``relation`` added at the end of its
+    relations, without decoding the rest: the item goes before the ``],"confidence":`` that closes the
+    relations list (``public_dict``'s key order; a quote inside a string is escaped, so that text
+    occurs nowhere else). None when ``data`` is not shaped so."""
+    start = data.find('"relations":[')
+    end = data.find('],"confidence":', start) if start >= 0 else -1
+    if end < 0:
+        return None
+    item = json.dumps(relation.to_dict(), ensure_ascii=False, default=str, separators=(",", ":"))
+    return data[:end] + ("," if data[end - 1] != "[" else "") + item + data[end:]
 
 
 def _bitmap(codes: dict[int, int]) -> bytes:
@@ -314,6 +327,17 @@ class NodeIndex:
             )
             self._bump_relations_generation(conn)
 
+    def add_relation(self, conn: sqlite3.Connection, source_id: str, relation: Relation, data: str) -> None:
+        """Record one more relation of ``source_id`` (not one it has: see :meth:`has_relation`), whose
+        node JSON is now ``data``: one row inserted, the node's data replaced, nothing else touched
+        (its title, content and tags, so its full-text rows, are as they were)."""
+        conn.execute(
+            "INSERT INTO relations (source, target, type, description, confidence) VALUES (?, ?, ?, ?, ?)",
+            (source_id, relation.target, relation.type.value, relation.description, relation.confidence),
+        )
+        conn.execute("UPDATE nodes SET data = ? WHERE id = ?", (data, source_id))
+        self._bump_relations_generation(conn)
+
     def delete_node(self, conn: sqlite3.Connection, node_id: str) -> None:
         row = conn.execute("SELECT rowid FROM nodes WHERE id = ?", (node_id,)).fetchone()
         if row is None:
@@ -419,6 +443,21 @@ class NodeIndex:
             return self.conn.execute(
                 "SELECT id, title FROM nodes WHERE title = ? COLLATE NOCASE ORDER BY id LIMIT ?", (title, limit)
             ).fetchall()
+
+    def node_data(self, node_id: str) -> str | None:
+        """The node's JSON as stored (:func:`node_to_json`), undecoded."""
+        with self._lock:
+            row = self.conn.execute("SELECT data FROM nodes WHERE id = ?", (node_id,)).fetchone()
+        return row[0] if row else None
+
+    def has_relation(self, source: str, target: str, type_: str | None = None) -> bool:
+        """Whether ``source`` relates to ``target`` (with that type, or with any)."""
+        with self._lock:
+            if type_ is None:
+                sql, params = "SELECT 1 FROM relations WHERE source = ? AND target = ? LIMIT 1", (source, target)
+            else:
+                sql, params = "SELECT 1 FROM relations WHERE source = ? AND target = ? AND type = ?", (source, target, type_)
+            return self.conn.execute(sql, params).fetchone() is not None
 
     def get_node(self, node_id: str) -> KnowledgeNode | None:
         with self._lock:

@@ -21,7 +21,8 @@ changelog entries of four projects that cite them) and on BrighterCommand/Bright
 (``0.45 * coverage + 0.3 * field + 0.25 * bm25 / ceiling``) ranked below plain BM25 there.
 
 Ties break by most recently modified, then id: the same store and query always give the same list.
-An empty query lists nodes, most recently modified first, each with score 1.0.
+An empty query lists nodes, most recently modified first, with no score (None): a listing ranks
+nothing, and a made-up 1.0 would read as "fully relevant".
 
 SQLite computes BM25 + label for every match and sorts; only the best rows come back to Python,
 which applies the status factor (it only lowers a score) and fetches more only if a row left
@@ -54,7 +55,7 @@ REQUIREMENT_EXACT_TERMS = 6  # up to this many terms, the smallest reaching sets
 @dataclass(frozen=True)
 class Hit:
     node: KnowledgeNode
-    score: float
+    score: float | None  # None: no search text, a listing of the most recent nodes
 
 
 def _quoted(term: str) -> str:
@@ -68,7 +69,7 @@ def search_nodes(
     if not terms:
         if (query or "").strip():  # something was asked, but nothing in it is searchable (only '🚀' or '?')
             return []
-        return [Hit(node, 1.0) for node in index.recent(node_type, tags, limit)]
+        return [Hit(node, None) for node in index.recent(node_type, tags, limit)]
     with index.snapshot():  # counts, candidates, term matches and node data from one state of the index
         return _ranked(index, terms, node_type, tags, limit)
 
