@@ -316,9 +316,9 @@ def _tags_from_file(value: Any) -> tuple[str, ...]:
         raise MalformedNodeError(f"tags must be a list, got {type(value).__name__}")
     tags: list[str] = []
     for item in value:
-        tag = re.sub(r"[^a-z0-9]+", "-", str(item).lower().lstrip("#")).strip("-")
-        if tag and tag not in tags:
-            tags.append(tag[:64])
+        tag = re.sub(r"[^a-z0-9]+", "-", str(item).lower().lstrip("#")).strip("-")[:64]
+        if tag and tag not in tags:  # compared once cut: two long tags may share their first 64 characters
+            tags.append(tag)
     return tuple(tags)
 
 

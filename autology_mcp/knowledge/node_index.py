@@ -140,6 +140,7 @@ class NodeIndex:
         self.last_generation = -1  # the generation the last transaction() of this object committed
         # The relations generation (bumped only when relations change) before and after that transaction.
         self.last_relations_generations = (-1, -1)
+        self._node_count_delta = 0  # nodes inserted minus deleted in the open transaction()
         self.conn = self._open()
 
     # ---------------------------------------------------------------- connection and schema
@@ -224,9 +225,15 @@ class NodeIndex:
         """One write transaction; bumps the shared generation counter so other processes notice."""
         with self._lock:
             self.conn.execute("BEGIN IMMEDIATE")
+            self._node_count_delta = 0
             try:
                 relations_before = self.relations_generation()
                 yield self.conn
+                if self._node_count_delta:  # nodes added and removed: once per transaction, not per node
+                    self.conn.execute(
+                        "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'node_count'",
+                        (self._node_count_delta,),
+                    )
                 self.conn.execute(
                     "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
                 )
@@ -294,7 +301,7 @@ class NodeIndex:
                 values,
             )
             rowid = cursor.lastrowid
-            conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'node_count'")
+            self._node_count_delta += 1
         else:
             rowid = row[0]
             conn.execute(
@@ -310,15 +317,20 @@ class NodeIndex:
             (rowid, title, fts_text(node.content), tags),
         )
         conn.execute("INSERT INTO nodes_labels (rowid, title, tags) VALUES (?, ?, ?)", (rowid, title, tags))
-        conn.execute("DELETE FROM tags WHERE node_id = ?", (node.id,))
-        conn.executemany("INSERT INTO tags (node_id, tag) VALUES (?, ?)", [(node.id, t) for t in node.tags])
-        conn.execute("DELETE FROM refs WHERE node_id = ?", (node.id,))
+        # A node not indexed yet has no tag, reference or relation rows (delete_node removes them all):
+        # nothing to delete or compare (a rebuild inserts every node so).
+        if row is not None:
+            conn.execute("DELETE FROM tags WHERE node_id = ?", (node.id,))
+            conn.execute("DELETE FROM refs WHERE node_id = ?", (node.id,))
+        if node.tags:
+            conn.executemany("INSERT INTO tags (node_id, tag) VALUES (?, ?)", [(node.id, t) for t in node.tags])
         paths = {reference_path(r) for r in node.references} - {""}
-        conn.executemany("INSERT INTO refs (path, node_id) VALUES (?, ?)", [(p, node.id) for p in paths])
+        if paths:
+            conn.executemany("INSERT INTO refs (path, node_id) VALUES (?, ?)", [(p, node.id) for p in paths])
         new_relations = [(node.id, r.target, r.type.value, r.description, r.confidence) for r in node.relations]
         old_relations = conn.execute(
             "SELECT source, target, type, description, confidence FROM relations WHERE source = ?", (node.id,)
-        ).fetchall()
+        ).fetchall() if row is not None else []
         if set(old_relations) != set(new_relations):
             conn.execute("DELETE FROM relations WHERE source = ?", (node.id,))
             conn.executemany(
@@ -345,7 +357,7 @@ class NodeIndex:
         conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (row[0],))
         conn.execute("DELETE FROM nodes_labels WHERE rowid = ?", (row[0],))
         conn.execute("DELETE FROM nodes WHERE rowid = ?", (row[0],))
-        conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) - 1 WHERE key = 'node_count'")
+        self._node_count_delta -= 1
         conn.execute("DELETE FROM tags WHERE node_id = ?", (node_id,))
         conn.execute("DELETE FROM refs WHERE node_id = ?", (node_id,))
         if conn.execute("DELETE FROM relations WHERE source = ?", (node_id,)).rowcount:
