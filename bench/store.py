@@ -310,8 +310,10 @@ def run_size(size: int, data_dir: Path, args: argparse.Namespace) -> dict:
 
 async def time_queries(python: str, root: Path, queries: list[str], warmup: int) -> dict:
     """``autology_query`` over stdio on an existing store (a server run by ``python``)."""
+    # cwd: "python -m" imports from the current folder first, which would be this checkout's code
     params = StdioServerParameters(
-        command=python, args=["-m", "autology_mcp", "--root", str(root), "serve"], env={"PYTHONUNBUFFERED": "1"}
+        command=python, args=["-m", "autology_mcp", "--root", str(root), "serve"], env={"PYTHONUNBUFFERED": "1"},
+        cwd=str(root),
     )
     async with Client(params) as client:
         for q in queries[:warmup]:
