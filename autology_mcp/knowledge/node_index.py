@@ -309,14 +309,17 @@ class NodeIndex:
                 " confidence = ?, data = ? WHERE rowid = ?",
                 (*values, rowid),
             )
-            conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (rowid,))
-            conn.execute("DELETE FROM nodes_labels WHERE rowid = ?", (rowid,))
-        title, tags = fts_text(node.title), " ".join(t.replace("-", " ") + " " + t for t in node.tags)
-        conn.execute(
-            "INSERT INTO nodes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?)",
-            (rowid, title, fts_text(node.content), tags),
-        )
-        conn.execute("INSERT INTO nodes_labels (rowid, title, tags) VALUES (?, ?, ?)", (rowid, title, tags))
+        texts = (fts_text(node.title), fts_text(node.content), " ".join(t.replace("-", " ") + " " + t for t in node.tags))
+        # The full-text rows change only with the title, content or tags (not with a relation or a
+        # status): replacing them means tokenizing the old text to take it out, then the new one.
+        if row is None or conn.execute(
+            "SELECT title, content, tags FROM nodes_fts WHERE rowid = ?", (rowid,)
+        ).fetchone() != texts:
+            if row is not None:
+                conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (rowid,))
+                conn.execute("DELETE FROM nodes_labels WHERE rowid = ?", (rowid,))
+            conn.execute("INSERT INTO nodes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?)", (rowid, *texts))
+            conn.execute("INSERT INTO nodes_labels (rowid, title, tags) VALUES (?, ?, ?)", (rowid, texts[0], texts[2]))
         # A node not indexed yet has no tag, reference or relation rows (delete_node removes them all):
         # nothing to delete or compare (a rebuild inserts every node so).
         if row is not None:

@@ -24,10 +24,12 @@ Ties break by most recently modified, then id: the same store and query always g
 An empty query lists nodes, most recently modified first, with no score (None): a listing ranks
 nothing, and a made-up 1.0 would read as "fully relevant".
 
-SQLite computes BM25 + label for every match and sorts; only the best rows come back to Python,
-which applies the status factor (it only lowers a score) and fetches more only if a row left
-behind could still enter the list. That is exactly the list scoring every match gives
-(tests/test_search.py checks it against a brute-force scorer).
+How: below PRUNE_FROM_MATCHES term matches, SQLite computes BM25 + label for every match and sorts;
+only the best rows come back to Python, which applies the status factor (it only lowers a score)
+and fetches more only if a row left behind could still enter the list. Above, only the nodes that
+can still enter the list are scored (:func:`_pruned`: exact bounds, see there and docs/retrieval.md).
+Either way the list is exactly the one scoring every match gives (tests/test_search.py checks both
+against a brute-force scorer and against each other).
 """
 
 from __future__ import annotations

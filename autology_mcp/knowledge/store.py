@@ -126,6 +126,7 @@ class NodeStore:
         # Each source's lines, parallel to _line_sources: joined, or for a hub (HUB_RELATIONS or more)
         # a list of (type, target, line) in order, so that one more relation is an insertion.
         self._line_chunks: list[str | list[tuple[str, str, str]]] = []
+        self._hub_lines = False  # whether some chunk may be a list (else all are strings, passed as they are)
         self._lines_generation = -1
         # node id -> (path, mtime_ns, size, text) of a hub's file as this process last wrote it
         self._renders: OrderedDict[str, tuple[str, int, int, str]] = OrderedDict()
@@ -533,6 +534,7 @@ class NodeStore:
             present = position < len(self._line_sources) and self._line_sources[position] == source_id
             if lines:
                 chunk = lines if len(lines) >= HUB_RELATIONS else ",\n".join(line for _, _, line in lines)
+                self._hub_lines |= chunk is lines
                 if present:
                     self._line_chunks[position] = chunk
                 else:
@@ -562,6 +564,8 @@ class NodeStore:
         """The relations part of graph/index.json, in the file's order (source, type, target): one
         string per source node, each holding that node's relation lines."""
         chunks = self._relation_chunks()
+        if not self._hub_lines:
+            return chunks  # type: ignore[return-value]  # all strings
         return [c if isinstance(c, str) else ",\n".join(line for _, _, line in c) for c in chunks]
 
     def _relation_chunks(self) -> list[str | list[tuple[str, str, str]]]:
@@ -580,6 +584,7 @@ class NodeStore:
                     else ",\n".join(line for _, _, line in sorted(by_source[s]))
                     for s in sources
                 ]
+                self._hub_lines = any(isinstance(c, list) for c in self._line_chunks)
                 self._line_sources = sources
                 self._lines_generation = generation
             return self._line_chunks
