@@ -9,7 +9,6 @@ import pytest
 from core_helpers import assert_graph_index_matches_files
 
 from autology_mcp.knowledge.markdown import parse_node, render_node
-from autology_mcp.knowledge.node_index import node_to_json
 from autology_mcp.knowledge.service import Autology
 from autology_mcp.knowledge.store import HUB_RELATIONS
 
@@ -57,8 +56,10 @@ def test_a_hubs_relate_is_spliced_and_equals_the_full_render(hub_store, monkeypa
     node = parse_node(text)
     assert len(node.relations) == len(targets) + 1
     assert text == render_node(node, service.store.index.titles_of([r.target for r in node.relations]))
-    assert service.store.index.node_data(hub) == node_to_json(node)
+    assert '"relations":null' in service.store.index.node_data(hub)  # a hub's relations: in their rows only
     assert service.store.index.get_node(hub) == node
+    assert service.store.index.nodes_by_rowid([1])  # decoding a batch works with a hub among them or not
+    assert [n for n in service.store.index.all_nodes() if n.id == hub] == [node]
     rows = {(r.source, r.target, r.type.value) for r in service.store.index.relations() if r.source == hub}
     assert rows == {(hub, r.target, r.type.value) for r in node.relations}
     service.store.flush_graph_index()
@@ -67,6 +68,21 @@ def test_a_hubs_relate_is_spliced_and_equals_the_full_render(hub_store, monkeypa
     expected = service.store._relation_lines()
     service.store._line_sources = None  # rebuilt from the index: the same lines
     assert service.store._relation_lines() == expected
+
+
+def test_a_hubs_relations_in_their_rows_keep_their_order(hub_store):
+    """The index keeps a hub's relations in their rows only (its JSON says null); a node read back
+    has them in the file's order, also after a full rewrite that reorders them."""
+    service, hub, targets = hub_store
+    node = service.store.get(hub)
+    assert [r.target for r in node.relations] == targets[:HUB_RELATIONS]
+    reordered = tuple(reversed(node.relations))
+    service.store.modify(hub, lambda n: n.replace(relations=reordered))
+    assert service.store.get(hub).relations == reordered
+    assert parse_node(_hub_file(service, hub).read_text(encoding="utf-8")).relations == reordered
+    service.store.modify(hub, lambda n: n.replace(relations=reordered[: HUB_RELATIONS - 1]))  # a leaf again
+    assert json.loads(service.store.index.node_data(hub))["relations"][0]["target"] == targets[HUB_RELATIONS - 1]
+    assert service.store.get(hub).relations == reordered[: HUB_RELATIONS - 1]
 
 
 def test_changing_a_relation_or_a_hand_edit_goes_the_full_way(hub_store, monkeypatch):
@@ -102,7 +118,7 @@ def test_a_leaf_and_a_fresh_process_go_the_full_way(hub_store, root, monkeypatch
         again.relate(hub, targets[-2], "uses")
         assert calls == [False, True]
         node = parse_node(_hub_file(again, hub).read_text(encoding="utf-8"))
-        assert json.loads(again.store.index.node_data(hub))["relations"][-1]["target"] == targets[-2]
-        assert node.relations[-1].target == targets[-2]
+        assert again.store.index.get_node(hub) == node and node.relations[-1].target == targets[-2]
+        assert json.loads(again.store.index.node_data(hub))["relations"] is None
     finally:
         again.close()

@@ -220,18 +220,23 @@ def related_line(target: str, title: str | None) -> str:
     return f"- [[{target}|{_link_text(title)}]]\n" if title else f"- [[{target}]]\n"
 
 
-def with_relation(text: str, relation: Relation, link: str | None) -> str | None:
+def with_relation(text: str, relation: Relation, link: str | None, at: int | None = None) -> tuple[str, int, int] | None:
     """The text :func:`render_node` gives a node with ``relation`` added at the end of its relations,
     from ``text``, what it gave before (with at least one relation): the relation's item put before
-    the ``references`` key that follows the relations list, and ``link`` (a :func:`related_line`, or
-    None when the target is linked already) at the end of ``## Related``, the file's last section.
-    The other links keep the titles they were written with. None when ``text`` is not shaped so."""
-    start = text.find("\nrelations:\n")
-    end = text.find("\nreferences:", start) if start >= 0 else -1
-    if end < 0 or not text.endswith("\n") or "\n## Related\n" not in text:
-        return None
+    the ``references`` key that follows the relations list (at ``at``, when a previous call said
+    where), and ``link`` (a :func:`related_line`, or None when the target is linked already) at the
+    end of ``## Related``, the file's last section. The other links keep the titles they were
+    written with. Returns (the text, where the next item goes, the bytes added); None when ``text``
+    is not shaped so."""
+    if at is None:
+        start = text.find("\nrelations:\n")
+        end = text.find("\nreferences:", start) if start >= 0 else -1
+        if end < 0 or not text.endswith("\n") or "\n## Related\n" not in text:
+            return None
+        at = end + 1
     item = _relation_yaml(relation.type.value, relation.target, relation.description, relation.confidence)
-    return text[: end + 1] + item + text[end + 1 :] + (link or "")
+    added = item + (link or "")
+    return text[:at] + item + text[at:] + (link or ""), at + len(item), len(added.encode("utf-8"))
 
 
 @lru_cache(maxsize=65_536)

@@ -25,7 +25,7 @@ from autology_mcp.knowledge.models import KnowledgeNode, Relation, RelationRecor
 from autology_mcp.knowledge.references import reference_path
 
 SCHEMA_VERSION = "5"  # 2: the refs table; 3: titles and contents through text.fts_text (CJK bigrams); 4: nodes_title;
-# 5: nodes_labels, meta node_count
+# 5: nodes_labels, meta node_count, relations.ord
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -60,6 +60,7 @@ CREATE TABLE IF NOT EXISTS relations (
     type TEXT NOT NULL,
     description TEXT,
     confidence REAL NOT NULL,
+    ord INTEGER NOT NULL DEFAULT 0,  -- its place among the source node's relations
     PRIMARY KEY (source, target, type)
 );
 CREATE INDEX IF NOT EXISTS relations_target ON relations (target);
@@ -89,25 +90,27 @@ def sort_key_time(value: datetime) -> str:
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
 
 
+# A node with this many relations or more (a hub) keeps them in the relations table only, in order
+# (``ord``): its JSON in ``nodes.data`` says ``"relations":null``. One more relation is then one row,
+# not a rewrite of a JSON that grows with them (1 MB at 10,000 relations).
+RELATIONS_APART = 64
+
+
 def node_to_json(node: KnowledgeNode) -> str:
     return json.dumps(node.to_json_dict(), ensure_ascii=False, default=str, separators=(",", ":"))
 
 
+def _stored_json(node: KnowledgeNode) -> str:
+    """What ``nodes.data`` holds: :func:`node_to_json`, without the relations of a hub."""
+    if len(node.relations) < RELATIONS_APART:
+        return node_to_json(node)
+    data = node.to_json_dict()
+    data["relations"] = None
+    return json.dumps(data, ensure_ascii=False, default=str, separators=(",", ":"))
+
+
 def node_from_json(text: str) -> KnowledgeNode:
     return KnowledgeNode.from_json_dict(json.loads(text))
-
-
-def json_with_relation(data: str, relation: Relation) -> str | None:
-    """``node_to_json`` of the node whose JSON is ``data`` with ``relation`` added at the end of its
-    relations, without decoding the rest: the item goes before the ``],"confidence":`` that closes the
-    relations list (``public_dict``'s key order; a quote inside a string is escaped, so that text
-    occurs nowhere else). None when ``data`` is not shaped so."""
-    start = data.find('"relations":[')
-    end = data.find('],"confidence":', start) if start >= 0 else -1
-    if end < 0:
-        return None
-    item = json.dumps(relation.to_dict(), ensure_ascii=False, default=str, separators=(",", ":"))
-    return data[:end] + ("," if data[end - 1] != "[" else "") + item + data[end:]
 
 
 def _bitmap(codes: dict[int, int]) -> bytes:
@@ -292,7 +295,7 @@ class NodeIndex:
             node.title,
             sort_key_time(node.modified),
             node.confidence,
-            node_to_json(node),
+            _stored_json(node),
         )
         if row is None:
             cursor = conn.execute(
@@ -332,25 +335,27 @@ class NodeIndex:
             conn.executemany("INSERT INTO refs (path, node_id) VALUES (?, ?)", [(p, node.id) for p in paths])
         new_relations = [(node.id, r.target, r.type.value, r.description, r.confidence) for r in node.relations]
         old_relations = conn.execute(
-            "SELECT source, target, type, description, confidence FROM relations WHERE source = ?", (node.id,)
+            "SELECT source, target, type, description, confidence FROM relations WHERE source = ? ORDER BY ord",
+            (node.id,),
         ).fetchall() if row is not None else []
-        if set(old_relations) != set(new_relations):
+        if old_relations != new_relations:  # in order: a hub's relations are read back from these rows
             conn.execute("DELETE FROM relations WHERE source = ?", (node.id,))
             conn.executemany(
-                "INSERT INTO relations (source, target, type, description, confidence) VALUES (?, ?, ?, ?, ?)",
-                new_relations,
+                "INSERT INTO relations (source, target, type, description, confidence, ord) VALUES (?, ?, ?, ?, ?, ?)",
+                [(*r, i) for i, r in enumerate(new_relations)],
             )
-            self._bump_relations_generation(conn)
+            if set(old_relations) != set(new_relations):
+                self._bump_relations_generation(conn)
 
-    def add_relation(self, conn: sqlite3.Connection, source_id: str, relation: Relation, data: str) -> None:
-        """Record one more relation of ``source_id`` (not one it has: see :meth:`has_relation`), whose
-        node JSON is now ``data``: one row inserted, the node's data replaced, nothing else touched
-        (its title, content and tags, so its full-text rows, are as they were)."""
+    def add_relation(self, conn: sqlite3.Connection, source_id: str, relation: Relation, position: int) -> None:
+        """Record one more relation of the hub ``source_id`` (whose relations are kept apart, see
+        :data:`RELATIONS_APART`; not one it has, see :meth:`has_relation`) at ``position``, after the
+        ``position`` it has: one row, nothing else touched (its title, content and tags, so its
+        full-text rows, are as they were)."""
         conn.execute(
-            "INSERT INTO relations (source, target, type, description, confidence) VALUES (?, ?, ?, ?, ?)",
-            (source_id, relation.target, relation.type.value, relation.description, relation.confidence),
+            "INSERT INTO relations (source, target, type, description, confidence, ord) VALUES (?, ?, ?, ?, ?, ?)",
+            (source_id, relation.target, relation.type.value, relation.description, relation.confidence, position),
         )
-        conn.execute("UPDATE nodes SET data = ? WHERE id = ?", (data, source_id))
         self._bump_relations_generation(conn)
 
     def delete_node(self, conn: sqlite3.Connection, node_id: str) -> None:
@@ -460,7 +465,7 @@ class NodeIndex:
             ).fetchall()
 
     def node_data(self, node_id: str) -> str | None:
-        """The node's JSON as stored (:func:`node_to_json`), undecoded."""
+        """The node's JSON as stored (:func:`_stored_json`), undecoded."""
         with self._lock:
             row = self.conn.execute("SELECT data FROM nodes WHERE id = ?", (node_id,)).fetchone()
         return row[0] if row else None
@@ -474,16 +479,37 @@ class NodeIndex:
                 sql, params = "SELECT 1 FROM relations WHERE source = ? AND target = ? AND type = ?", (source, target, type_)
             return self.conn.execute(sql, params).fetchone() is not None
 
+    def _decoded(self, datas: list[str]) -> list[KnowledgeNode]:
+        """The nodes whose stored JSON is ``datas``, a hub's relations read back from its rows."""
+        dicts = [json.loads(data) for data in datas]
+        apart = [d["id"] for d in dicts if d.get("relations") is None]
+        if apart:
+            kept: dict[str, list[dict[str, Any]]] = {}
+            with self._lock:
+                rows = self.conn.execute(
+                    "SELECT source, target, type, description, confidence FROM relations"
+                    " WHERE source IN (SELECT value FROM json_each(?)) ORDER BY source, ord",
+                    (json.dumps(apart),),
+                ).fetchall()
+            for source, target, type_, description, confidence in rows:
+                kept.setdefault(source, []).append(
+                    {"type": type_, "target": target, "description": description, "confidence": confidence}
+                )
+            for d in dicts:
+                if d.get("relations") is None:
+                    d["relations"] = kept.get(d["id"], [])
+        return [KnowledgeNode.from_json_dict(d) for d in dicts]
+
     def get_node(self, node_id: str) -> KnowledgeNode | None:
         with self._lock:
             row = self.conn.execute("SELECT data FROM nodes WHERE id = ?", (node_id,)).fetchone()
-        return node_from_json(row[0]) if row else None
+        return self._decoded([row[0]])[0] if row else None
 
     def all_nodes(self) -> Iterator[KnowledgeNode]:
         with self._lock:
             rows = self.conn.execute("SELECT data FROM nodes ORDER BY id").fetchall()
-        for (data,) in rows:
-            yield node_from_json(data)
+        for start in range(0, len(rows), 1000):
+            yield from self._decoded([data for (data,) in rows[start : start + 1000]])
 
     def referencing(self, files: list[str]) -> list[KnowledgeNode]:
         """The nodes with a reference to one of ``files`` or to a folder above one (by id), from the
@@ -497,7 +523,7 @@ class NodeIndex:
                 " (SELECT node_id FROM refs WHERE path IN (SELECT value FROM json_each(?))) ORDER BY id",
                 (json.dumps(sorted(paths)),),
             ).fetchall()
-        return [node_from_json(data) for (data,) in rows]
+        return self._decoded([data for (data,) in rows])
 
     def ranked_summaries(
         self, status: str, type_weight: dict[str, float], touched: list[str], limit: int
@@ -744,14 +770,14 @@ class NodeIndex:
         marks = ",".join("?" * len(rowids))
         with self._lock:
             rows = self.conn.execute(f"SELECT rowid, data FROM nodes WHERE rowid IN ({marks})", rowids).fetchall()
-        return {rowid: node_from_json(data) for rowid, data in rows}
+        return dict(zip([rowid for rowid, _ in rows], self._decoded([data for _, data in rows])))
 
     def recent(self, node_type: str | None, tags: tuple[str, ...], limit: int) -> list[KnowledgeNode]:
         where, params = self._filters(node_type, tags)
         sql = f"SELECT n.data FROM nodes n WHERE 1 = 1{where} ORDER BY n.modified DESC, n.id LIMIT ?"
         with self._lock:
             rows = self.conn.execute(sql, (*params, limit)).fetchall()
-        return [node_from_json(data) for (data,) in rows]
+        return self._decoded([data for (data,) in rows])
 
     def count(self) -> int:
         """The number of indexed nodes: a counter kept with every insert and delete (``count(*)`` reads a

@@ -46,7 +46,7 @@ from autology_mcp.knowledge.markdown import (
     with_relation,
 )
 from autology_mcp.knowledge.models import NODE_TYPES, KnowledgeNode, Relation, utc_now, validate_id
-from autology_mcp.knowledge.node_index import NodeIndex, json_with_relation
+from autology_mcp.knowledge.node_index import RELATIONS_APART, NodeIndex
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -81,7 +81,7 @@ OPTIMIZE_FROM_FILES = 1000
 # A node with this many relations (a hub) keeps, in memory, the text this process last wrote for it
 # (at most RENDERS_KEPT of them): one more relation is then spliced into that text, the index's JSON
 # and graph/index.json's lines, with no decode or render of the others (store.add_relation).
-HUB_RELATIONS = 64
+HUB_RELATIONS = RELATIONS_APART  # the index keeps a hub's relations in their rows only (node_index)
 RENDERS_KEPT = 8
 _STAMP_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 _STAMP_LINE = '  "lastUpdated": "2000-01-01T00:00:00Z",'
@@ -128,8 +128,9 @@ class NodeStore:
         self._line_chunks: list[str | list[tuple[str, str, str]]] = []
         self._hub_lines = False  # whether some chunk may be a list (else all are strings, passed as they are)
         self._lines_generation = -1
-        # node id -> (path, mtime_ns, size, text) of a hub's file as this process last wrote it
-        self._renders: OrderedDict[str, tuple[str, int, int, str]] = OrderedDict()
+        # node id -> (path, mtime_ns, size, text, relations, where the next relation's item goes or None)
+        # of a hub's file as this process last wrote it
+        self._renders: OrderedDict[str, tuple[str, int, int, str, int, int | None]] = OrderedDict()
         self.index = self._open_index(verify)
         self._db_id = self._db_identity()
 
@@ -792,10 +793,12 @@ class NodeStore:
         if relations_changed:
             self._graph_index_changed()
         if len(node.relations) >= HUB_RELATIONS:
-            self._keep_render(node.id, new_rel, stat, text)
+            self._keep_render(node.id, new_rel, stat, text, len(node.relations), None)
 
-    def _keep_render(self, node_id: str, rel_path: str, stat: os.stat_result, text: str) -> None:
-        self._renders[node_id] = (rel_path, stat.st_mtime_ns, stat.st_size, text)
+    def _keep_render(
+        self, node_id: str, rel_path: str, stat: os.stat_result, text: str, relations: int, at: int | None
+    ) -> None:
+        self._renders[node_id] = (rel_path, stat.st_mtime_ns, stat.st_size, text, relations, at)
         self._renders.move_to_end(node_id)
         while len(self._renders) > RENDERS_KEPT:
             self._renders.popitem(last=False)
@@ -807,12 +810,12 @@ class NodeStore:
 
         The relation's item is spliced into that text (:func:`markdown.with_relation`, the same text a
         full render gives, but for the titles of the other links, kept as written), one row into the
-        relations table and the item into the index's JSON (:func:`json_with_relation`), one line
-        into graph/index.json's lines. Call with the write lock held, the target checked."""
+        relations table (the index keeps a hub's relations there only: its JSON stays as it is), one
+        line into graph/index.json's lines. Call with the write lock held, the target checked."""
         kept = self._renders.get(source_id)
         if kept is None:
             return False
-        rel_path, mtime_ns, size, text = kept
+        rel_path, mtime_ns, size, text, count, at = kept
         try:
             stat = os.stat(self.abs(rel_path))
         except OSError:
@@ -825,22 +828,24 @@ class NodeStore:
         if self.index.has_relation(source_id, relation.target, relation.type.value):
             return False  # an update of that relation, in place: the full way
         data = self.index.node_data(source_id)
+        if data is None or '"relations":null' not in data:
+            return False  # the index holds its relations in its JSON: the full way
         link = None
         if not self.index.has_relation(source_id, relation.target):
             link = related_line(relation.target, self.index.titles_of([relation.target]).get(relation.target))
-        new_text = with_relation(text, relation, link)
-        new_data = json_with_relation(data, relation) if data is not None else None
-        if new_text is None or new_data is None or len(new_text.encode("utf-8")) > self.max_file_bytes:
+        spliced = with_relation(text, relation, link, at)
+        if spliced is None or size + spliced[2] > self.max_file_bytes:
             self._renders.pop(source_id, None)
             return False  # the full way (which also says why a file would be too big)
+        new_text, at, _ = spliced
         self._renders.pop(source_id, None)
         stat = atomic_write(self.abs(rel_path), new_text, durable=self.durable, tmp_dir=self.paths.cache)
         with self.index.transaction() as conn:
-            self.index.add_relation(conn, source_id, relation, new_data)
+            self.index.add_relation(conn, source_id, relation, count)
             self.index.put_file(conn, rel_path, stat.st_mtime_ns, stat.st_size, source_id, None)
         self._track_added_relation(source_id, relation)
         self._graph_index_changed()
-        self._keep_render(source_id, rel_path, stat, new_text)
+        self._keep_render(source_id, rel_path, stat, new_text, count + 1, at)
         return True
 
     def create(self, node: KnowledgeNode) -> KnowledgeNode:
