@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -28,6 +29,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edges", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--json", default=None)
+    parser.add_argument("--keep", action="store_true", help="keep the generated store (its folder is printed)")
     parser.add_argument("--graph-index-delay", type=float, default=GRAPH_INDEX_DELAY,
                         help=f"seconds before graph/index.json is rewritten after a relate (default {GRAPH_INDEX_DELAY}, the server's; 0 writes it in every relate)")
     args = parser.parse_args()
@@ -69,6 +71,10 @@ def main() -> int:
               f" ratio {row['ratio']}x (hub file {row['hub_file_kb']} KB); {time.perf_counter() - started:.0f} s so far")
     print(f"# load {os.getloadavg()}")
     service.close()
+    if args.keep:
+        print(f"# store kept in {root}")
+    else:
+        shutil.rmtree(root.parent, ignore_errors=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

@@ -16,6 +16,12 @@ For each size N:
 
 The floor is a trivial ``echo`` MCP server on the same SDK (bench/store_floor_server.py), timed
 the same way. Run:  python bench/store.py [--sizes 1000 10000] [--calls 200] [--json out.json]
+
+``--queries-on ROOT [ROOT ...]`` times only ``autology_query`` (over stdio, then in-process: wall and
+CPU) on stores already built, with the queries the full run draws for ``--sizes N`` (the first size),
+taking turns between the stores for ``--rounds`` rounds: before and after side by side on one
+machine state, e.g. a store built by the old code next to a copy built by the new (each server runs
+this interpreter: run it once per checkout, or point ``--python`` at the other checkout's).
 """
 
 from __future__ import annotations
@@ -302,6 +308,72 @@ def run_size(size: int, data_dir: Path, args: argparse.Namespace) -> dict:
     }
 
 
+async def time_queries(python: str, root: Path, queries: list[str], warmup: int) -> dict:
+    """``autology_query`` over stdio on an existing store (a server run by ``python``)."""
+    # cwd: "python -m" imports from the current folder first, which would be this checkout's code
+    params = StdioServerParameters(
+        command=python, args=["-m", "autology_mcp", "--root", str(root), "serve"], env={"PYTHONUNBUFFERED": "1"},
+        cwd=str(root),
+    )
+    async with Client(params) as client:
+        for q in queries[:warmup]:
+            await call(client, "autology_query", {"query": q})
+        samples = []
+        for q in queries[warmup:]:
+            started = time.perf_counter()
+            await call(client, "autology_query", {"query": q})
+            samples.append(time.perf_counter() - started)
+        memory = server_memory_mb(root)
+    return {"autology_query": summary(samples), "server_rss_mb": memory}
+
+
+def in_process_queries(python: str, root: Path, queries: list[str], warmup: int) -> dict:
+    """The same queries in a process of ``python`` (its own checkout's code): wall and CPU time."""
+    script = (
+        "import json, sys, time\n"
+        "from autology_mcp.knowledge.service import Autology\n"
+        "root, warmup, queries = sys.argv[1], int(sys.argv[2]), json.loads(sys.stdin.read())\n"
+        "a = Autology.open(root)\n"
+        "for q in queries[:warmup]: a.query(q)\n"
+        "wall, cpu = [], []\n"
+        "for q in queries[warmup:]:\n"
+        "    w, c = time.perf_counter(), time.thread_time(); a.query(q)\n"
+        "    wall.append(time.perf_counter() - w); cpu.append(time.thread_time() - c)\n"
+        "print(json.dumps([wall, cpu]))\n"
+    )
+    out = subprocess.run(
+        [python, "-c", script, str(root), str(warmup)], input=json.dumps(queries), capture_output=True, text=True,
+        check=True, cwd="/",
+    )
+    wall, cpu = json.loads(out.stdout)
+    return {"wall": summary(wall), "cpu": summary(cpu)}
+
+
+def queries_on(args: argparse.Namespace) -> int:
+    size = args.sizes[0]
+    gen = text_generator(args, args.seed + size) or CorpusGenerator(args.seed + size)
+    queries = [gen.query() for _ in range(args.calls + args.warmup)]
+    pythons = args.python or [sys.executable] * len(args.queries_on)
+    if len(pythons) != len(args.queries_on):
+        raise SystemExit("--python: one interpreter per store, or none")
+    runs: list[dict] = []
+    for round_ in range(args.rounds):
+        for python, root in zip(pythons, args.queries_on):
+            load = round(os.getloadavg()[0], 2)
+            stdio = asyncio.run(time_queries(python, root, queries, args.warmup))
+            local = in_process_queries(python, root, queries, args.warmup)
+            run = {"round": round_ + 1, "store": str(root), "python": python, "load_before": load, **stdio,
+                   "in_process": local, "load_after": round(os.getloadavg()[0], 2)}
+            runs.append(run)
+            q, w, c = stdio["autology_query"], local["wall"], local["cpu"]
+            print(f"round {round_ + 1}  {root}  ({python}), load {load} -> {run['load_after']}:"
+                  f" stdio p50 {q['p50_ms']:.2f} p95 {q['p95_ms']:.2f} ms; in-process wall p50 {w['p50_ms']:.2f},"
+                  f" CPU p50 {c['p50_ms']:.2f} ms; server RSS {stdio['server_rss_mb']}", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps({"machine": machine(), "command": " ".join(sys.argv), "runs": runs}, indent=2) + "\n")
+    return 0
+
+
 def verdict(ok: bool) -> str:
     return "met" if ok else "MISSED"
 
@@ -401,7 +473,14 @@ def main() -> int:
         help="take node text and queries from the docstrings of this git clone (sympy at e950d313, store_text.py) "
         "instead of the synthetic ~600-word vocabulary",
     )
+    parser.add_argument("--queries-on", type=Path, nargs="+", default=None, metavar="ROOT",
+                        help="only time autology_query on these existing stores, taking turns (see above)")
+    parser.add_argument("--python", nargs="+", default=None,
+                        help="with --queries-on: the interpreter serving each store (default: this one for all)")
+    parser.add_argument("--rounds", type=int, default=2, help="with --queries-on: turns per store")
     args = parser.parse_args()
+    if args.queries_on:
+        return queries_on(args)
 
     tmp = None
     data_dir = args.data

@@ -78,7 +78,9 @@ def show_hits(hits: list[dict]) -> None:
     for hit in hits:
         node = hit["node"]
         status = "" if node["status"] == "active" else f"  [{node['status']}]"
-        say(f"  {hit['score']:.2f}  {node['type']:<10}  {node['title']}{status}")
+        # no search text: a listing, most recent first, without a score (null): its date instead
+        first = f"{hit['score']:.2f}" if hit["score"] is not None else node["modified"][:10]
+        say(f"  {first}  {node['type']:<10}  {node['title']}{status}")
 
 
 # Node titles by id, so that messages naming ids can be printed with titles instead.

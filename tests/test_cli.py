@@ -53,6 +53,7 @@ def test_capture_query_show_status(cli, root):
     code, out, _ = cli("query", "sqlite")
     assert code == 0 and "Use SQLite FTS5" in out and node_id in out and "#search" in out
     assert run_json(cli, "query", "--type", "issue", "--limit", "5")[0]["node"]["type"] == "issue"
+    assert [h["score"] for h in run_json(cli, "query")] == [None, None]  # a listing: no made-up score
     assert cli("query", "zebra")[1].strip() == "no matching nodes"
 
     node = run_json(cli, "show", node_id)

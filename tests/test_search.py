@@ -109,7 +109,7 @@ def test_empty_query_lists_the_most_recently_modified_first(autology, root):
     for query in (None, "", "   "):
         hits = autology.query(query)
         assert ids(hits) == [made[0], made[2], made[1]]
-        assert all(h.score == 1.0 for h in hits)
+        assert all(h.score is None for h in hits)  # a listing: nothing ranked, no made-up score
     for query in ("?!", "🚀", "-- ..."):  # something asked, nothing searchable in it: no answer, not every node
         assert autology.query(query) == []
     autology.update(made[1], title="touched")  # now the most recent
@@ -338,3 +338,147 @@ def test_a_rare_term_in_content_beats_weak_title_matches_of_a_common_term(autolo
     hits = autology.query("alpha beta", limit=3)
     assert hits[0].node.id == rare
     assert [(h.node.id, h.score) for h in hits] == _brute_force(autology.store.index, "alpha beta", None, (), 3)
+
+
+# ------------------------------------------------------------------------------ the pruned search
+# Above PRUNE_FROM_MATCHES term matches, autology_query scores only the nodes that can still enter
+# the list (search._pruned). These tests lower the threshold to 0 so that small stores take that
+# path, and check it against the exhaustive path (every match scored) and the brute-force scorer.
+
+from contextlib import contextmanager  # noqa: E402
+from unittest import mock  # noqa: E402
+
+from autology_mcp.knowledge import search as search_module  # noqa: E402
+
+
+@contextmanager
+def _pruning_always():
+    with mock.patch.object(search_module, "PRUNE_FROM_MATCHES", 0):
+        yield
+
+
+def _exhaustive(service, query, **filters):
+    with mock.patch.object(search_module, "_pruned", lambda index, q: None):
+        return service.query(query, **filters)
+
+
+class _Spy:
+    """Records what the pruned path asked SQLite for: the candidate sets of its final statements."""
+
+    def __init__(self, index):
+        self.index, self.original, self.candidates = index, index.ranked_rows, []
+
+    def __call__(self, match, weights, bonus, node_type, tags, limit, among=None):
+        if among is not None:  # the last one of a query is its final statement
+            self.candidates.append(among)
+        return self.original(match, weights, bonus, node_type, tags, limit, among)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=_SLOW_OK)
+@given(
+    corpus=_corpus(40),
+    query=_query(4),
+    limit=st.integers(1, 12),
+    filters=st.sampled_from([{}, {"type": "issue"}, {"tags": ["auth"]}]),
+)
+def test_pruned_ranking_equals_scoring_every_match(tmp_path_factory, corpus, query, limit, filters):
+    service = _service_with(tmp_path_factory, corpus)
+    try:
+        with _pruning_always():
+            hits = [(h.node.id, h.score) for h in service.query(query, limit=limit, **filters)]
+        assert hits == [(h.node.id, h.score) for h in _exhaustive(service, query, limit=limit, **filters)]
+        expected = _brute_force(service.store.index, query, filters.get("type"), tuple(filters.get("tags", ())), limit)
+        assert hits == expected
+    finally:
+        service.close()
+
+
+_VOCAB = [f"w{i:02d}" for i in range(40)]
+
+
+def _skewed_store(root, nodes: int, seed: int):
+    """A store whose words follow a steep curve (w00 is in most nodes, w39 in few), with titles and
+    tags from the same words: many matches per query, labels of many values, as at 100k nodes."""
+    import random
+
+    from autology_mcp.knowledge.service import Autology
+    from autology_mcp.knowledge.store import NodeStore
+
+    rng = random.Random(seed)
+    weights = [1.0 / (i + 1) for i in range(len(_VOCAB))]
+    store = NodeStore(root, durable=False)
+    store.init()
+    service = Autology(store)
+    for i in range(nodes):
+        title = " ".join(rng.choices(_VOCAB, weights, k=rng.randint(1, 4)))
+        content = " ".join(rng.choices(_VOCAB, weights, k=rng.randint(5, 120)))
+        tags = sorted(set(rng.choices(_VOCAB[:12], k=rng.randint(0, 3))))
+        status = rng.choices(["active", "needs_review", "superseded"], [8, 1, 1])[0]
+        service.capture(f"{title} {i}", content, type=rng.choice(["concept", "issue"]), tags=tags, status=status)
+    return service
+
+
+def test_pruning_leaves_nodes_out_and_returns_the_exhaustive_list(tmp_path):
+    """On a store where most nodes match most queries, the pruned path scores a fraction of the
+    matches, and returns exactly the exhaustive list (ids, scores and order), whatever the filters,
+    limits and number of terms (one term: the labels' threshold; two to six: the smallest sets of
+    terms that can reach; seven and more: MaxScore's split)."""
+    import random
+
+    service = _skewed_store(tmp_path / "p", 400, seed=7)
+    rng = random.Random(11)
+    spy = _Spy(service.store.index)
+    service.store.index.ranked_rows = spy
+    left_out = 0
+    try:
+        with _pruning_always():
+            for n in range(200):
+                words = rng.sample(_VOCAB, rng.choice([1, 1, 2, 2, 3, 4, 6, 8]))
+                query = " ".join(words)
+                filters = rng.choice([{}, {}, {"type": "issue"}, {"tags": [rng.choice(_VOCAB[:12])]}])
+                limit = rng.choice([1, 3, 10, 10, 25])
+                spy.candidates.clear()
+                hits = [(h.node.id, h.score) for h in service.query(query, limit=limit, **filters)]
+                assert hits == [(h.node.id, h.score) for h in _exhaustive(service, query, limit=limit, **filters)], (query, filters, limit)
+                if spy.candidates:
+                    matches = service.store.index.rowids_for(" OR ".join(f'"{w}"' for w in words))
+                    rowids, requirement = spy.candidates[-1]
+                    scored = set(rowids) | (set(service.store.index.rowids_for(requirement)) if requirement else set())
+                    left_out += len(set(matches) - scored) > 0
+    finally:
+        service.close()
+    assert left_out >= 50  # the pruning really prunes on this store
+
+
+def test_the_requirement_expression():
+    """The smallest sets of terms whose bounds reach the threshold, as FTS5 sees them."""
+    quoted = ['"a"', '"b"', '"c"']
+    reach = lambda threshold: (lambda most: most >= threshold)  # noqa: E731
+    assert search_module._requirement(quoted, [1.0, 2.0, 3.0], reach(0.5)) is None  # any term alone can
+    assert search_module._requirement(quoted, [1.0, 2.0, 3.0], reach(7.0)) == ""  # not even all three
+    assert search_module._requirement(quoted, [1.0, 2.0, 3.0], reach(3.0)) == '("c") OR ("a" AND "b")'
+    assert search_module._requirement(quoted, [1.0, 2.0, 3.0], reach(5.0)) == '("b" AND "c")'
+    many = [f'"t{i}"' for i in range(8)]
+    bounds = [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 5.0]  # the four weakest together: 4.0
+    assert search_module._requirement(many, bounds, reach(4.5)) == '"t4" OR "t5" OR "t6" OR "t7"'
+
+
+def test_a_bonus_of_many_values_is_joined_and_gives_the_same_rows(tmp_path):
+    """More than 255 distinct label values (five or more terms) cannot be named by a byte: the bonus
+    is then joined as JSON; both ways give the same rows, to the bit."""
+    from autology_mcp.knowledge.node_index import _bonus_column
+
+    service = _skewed_store(tmp_path / "b", 300, seed=3)
+    try:
+        index = service.store.index
+        rowids = index.rowids_for('"w00" OR "w01"')
+        bonus = {r: 0.5 + i / 1000 for i, r in enumerate(rowids)}
+        assert len(set(bonus.values())) > 255 and _bonus_column(bonus) is None
+        few = {r: [0.25, 1.5, 3.125][r % 3] for r in rowids}
+        assert _bonus_column(few) is not None
+        for table in (bonus, few):
+            rows = index.ranked_rows('"w00" OR "w01"', search_module.COLUMN_WEIGHTS, table, None, (), -1)
+            assert {r[0]: r[5] for r in rows} == {r: table.get(r, 0.0) for r in rowids}
+            assert [r[4] + r[5] for r in rows] == sorted((r[4] + r[5] for r in rows), reverse=True)
+    finally:
+        service.close()

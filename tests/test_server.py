@@ -149,10 +149,31 @@ async def test_query(connect):
         assert 0 < hits[0]["score"] <= 1
         everything = ok(await client.call_tool("autology_query", {})).structured_content["result"]
         assert len(everything) == 2
+        assert [h["score"] for h in everything] == [None, None]  # a listing ranks nothing: no made-up score
         filtered = ok(await client.call_tool("autology_query", {"type": "concept", "tags": ["perf"], "limit": 5}))
         assert [h["node"]["id"] for h in filtered.structured_content["result"]] == [a]
         empty = ok(await client.call_tool("autology_query", {"query": "zebra"}))
         assert empty.structured_content == {"result": []}
+
+
+async def test_an_empty_query_is_a_listing_without_scores(connect):
+    """Issue 16: no search text lists the most recently modified nodes; the answer keeps seed 004's
+    ``[{node, score}]`` shape but says "not ranked" with score null (documented in the output
+    schema), where it used to give every node 1.0."""
+    async with connect() as client:
+        first = await new_node(client, "First", "one")
+        second = await new_node(client, "Second", "two")
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        score = tools["autology_query"].output_schema["properties"]["result"]["items"]["properties"]["score"]
+        assert score["type"] == ["number", "null"] and "null without search text" in score["description"]
+        for arguments in ({}, {"query": ""}, {"query": "   "}):
+            result = ok(await client.call_tool("autology_query", arguments))
+            hits = result.structured_content["result"]
+            assert [h["node"]["id"] for h in hits] == [second, first]
+            assert [h["score"] for h in hits] == [None, None]
+            assert json.loads(result.content[0].text) == hits
+        ranked = ok(await client.call_tool("autology_query", {"query": "second"})).structured_content["result"]
+        assert [h["node"]["id"] for h in ranked] == [second] and 0 < ranked[0]["score"] <= 1
 
 
 async def test_status(connect):

@@ -465,6 +465,20 @@ def _file_text(draw_value):
     return f"---\n{front}---\nbody\n"
 
 
+def test_two_long_tags_alike_in_their_first_64_characters_are_one_tag(root):
+    """Found by the fuzz test below: tags are cut at 64 characters, and two cut alike were kept twice
+    (the index refused the second row: the whole reconcile failed)."""
+    store = NodeStore(root, durable=False)
+    try:
+        store.init()
+        long = "x" * 70
+        node_id, _ = write_node_file(root, extra_frontmatter=f"tags: [{long}a, {long}b, short]\n")
+        assert store.reconcile().added == 1
+        assert store.get(node_id).tags == ("x" * 64, "short")
+    finally:
+        store.close()
+
+
 @settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "80")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(
     content=st.one_of(

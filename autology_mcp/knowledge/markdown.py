@@ -212,9 +212,31 @@ def related_section(node: KnowledgeNode, titles: Mapping[str, str] | None = None
     if not targets:
         return ""
     titles = titles or {}
-    return "## Related\n" + "".join(
-        f"- [[{t}|{_link_text(titles[t])}]]\n" if titles.get(t) else f"- [[{t}]]\n" for t in targets
-    )
+    return "## Related\n" + "".join(related_line(t, titles.get(t)) for t in targets)
+
+
+def related_line(target: str, title: str | None) -> str:
+    """One line of ``## Related``: the link to ``target``, with its title when known."""
+    return f"- [[{target}|{_link_text(title)}]]\n" if title else f"- [[{target}]]\n"
+
+
+def with_relation(text: str, relation: Relation, link: str | None, at: int | None = None) -> tuple[str, int, int] | None:
+    """The text :func:`render_node` gives a node with ``relation`` added at the end of its relations,
+    from ``text``, what it gave before (with at least one relation): the relation's item put before
+    the ``references`` key that follows the relations list (at ``at``, when a previous call said
+    where), and ``link`` (a :func:`related_line`, or None when the target is linked already) at the
+    end of ``## Related``, the file's last section. The other links keep the titles they were
+    written with. Returns (the text, where the next item goes, the bytes added); None when ``text``
+    is not shaped so."""
+    if at is None:
+        start = text.find("\nrelations:\n")
+        end = text.find("\nreferences:", start) if start >= 0 else -1
+        if end < 0 or not text.endswith("\n") or "\n## Related\n" not in text:
+            return None
+        at = end + 1
+    item = _relation_yaml(relation.type.value, relation.target, relation.description, relation.confidence)
+    added = item + (link or "")
+    return text[:at] + item + text[at:] + (link or ""), at + len(item), len(added.encode("utf-8"))
 
 
 @lru_cache(maxsize=65_536)
@@ -299,9 +321,9 @@ def _tags_from_file(value: Any) -> tuple[str, ...]:
         raise MalformedNodeError(f"tags must be a list, got {type(value).__name__}")
     tags: list[str] = []
     for item in value:
-        tag = re.sub(r"[^a-z0-9]+", "-", str(item).lower().lstrip("#")).strip("-")
-        if tag and tag not in tags:
-            tags.append(tag[:64])
+        tag = re.sub(r"[^a-z0-9]+", "-", str(item).lower().lstrip("#")).strip("-")[:64]
+        if tag and tag not in tags:  # compared once cut: two long tags may share their first 64 characters
+            tags.append(tag)
     return tuple(tags)
 
 

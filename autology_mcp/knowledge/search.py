@@ -21,16 +21,20 @@ changelog entries of four projects that cite them) and on BrighterCommand/Bright
 (``0.45 * coverage + 0.3 * field + 0.25 * bm25 / ceiling``) ranked below plain BM25 there.
 
 Ties break by most recently modified, then id: the same store and query always give the same list.
-An empty query lists nodes, most recently modified first, each with score 1.0.
+An empty query lists nodes, most recently modified first, with no score (None): a listing ranks
+nothing, and a made-up 1.0 would read as "fully relevant".
 
-SQLite computes BM25 + label for every match and sorts; only the best rows come back to Python,
-which applies the status factor (it only lowers a score) and fetches more only if a row left
-behind could still enter the list. That is exactly the list scoring every match gives
-(tests/test_search.py checks it against a brute-force scorer).
+How: below PRUNE_FROM_MATCHES term matches, SQLite computes BM25 + label for every match and sorts;
+only the best rows come back to Python, which applies the status factor (it only lowers a score)
+and fetches more only if a row left behind could still enter the list. Above, only the nodes that
+can still enter the list are scored (:func:`_pruned`: exact bounds, see there and docs/retrieval.md).
+Either way the list is exactly the one scoring every match gives (tests/test_search.py checks both
+against a brute-force scorer and against each other).
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass
 
@@ -42,12 +46,18 @@ COLUMN_WEIGHTS = (1.0, 1.0, 1.0)  # title, content, tags: BM25 over the node as 
 STATUS_FACTOR = {NodeStatus.ACTIVE: 1.0, NodeStatus.NEEDS_REVIEW: 0.9, NodeStatus.SUPERSEDED: 0.5}
 BM25_K1 = 1.2  # FTS5's constant (fts5_aux.c)
 LABEL_WEIGHTS = (1.0, 0.5)  # what a title term, a tag term adds, times its IDF among titles, tags
+PRUNE_FROM_MATCHES = 2000  # below this many term matches in all, scoring every match is as quick
+SEED_LABELLED = 200  # scored first to find the threshold: this many + 4 * limit of the best-labelled nodes,
+SEED_EXTRA = 20  # and the first limit + this many nodes holding every term
+SEED_ALL_HOLDING_EVERY = 300  # or all of those if the terms' counts make about this many likely
+BOUND_SLACK = 1e-9  # relative: FTS5's floating-point sum may round a BM25 a hair above its exact value
+REQUIREMENT_EXACT_TERMS = 6  # up to this many terms, the smallest reaching sets exactly; above, MaxScore's split
 
 
 @dataclass(frozen=True)
 class Hit:
     node: KnowledgeNode
-    score: float
+    score: float | None  # None: no search text, a listing of the most recent nodes
 
 
 def _quoted(term: str) -> str:
@@ -61,7 +71,7 @@ def search_nodes(
     if not terms:
         if (query or "").strip():  # something was asked, but nothing in it is searchable (only '🚀' or '?')
             return []
-        return [Hit(node, 1.0) for node in index.recent(node_type, tags, limit)]
+        return [Hit(node, None) for node in index.recent(node_type, tags, limit)]
     with index.snapshot():  # counts, candidates, term matches and node data from one state of the index
         return _ranked(index, terms, node_type, tags, limit)
 
@@ -81,52 +91,235 @@ def bm25_ceiling(idfs: list[float]) -> float:
     return (BM25_K1 + 1.0) * sum(idfs)
 
 
-def label_scores(index: NodeIndex, quoted: list[str], total: int) -> tuple[dict[int, float], float]:
+def label_scores(
+    index: NodeIndex, quoted: list[str], total: int, known: dict[int, int] | None = None
+) -> tuple[dict[int, float], float]:
     """What each node's title and tags add (rowid -> sum over the query terms it holds there of the
     term's IDF among titles, or among tags, times :data:`LABEL_WEIGHTS`), and the most any node
-    could get (the sum over the terms some title, some tag holds)."""
-    scores: dict[int, float] = {}
+    could get (the sum over the terms some title, some tag holds). ``known``, if given, gets for each
+    of those nodes the terms it holds there (bit i: ``quoted[i]``)."""
+    n = len(quoted)
+    found = [index.label_rowids("{" + field + "} : " + q) for field in ("title", "tags") for q in quoted]
+    pattern: dict[int, int] = {}  # rowid -> bit i: found[i] holds it (titles, then tags)
+    adds: list[float] = []  # what found[i] adds
     ceiling = 0.0
-    for field, weight in zip(("title", "tags"), LABEL_WEIGHTS):
-        rows = [index.rowids_for("{" + field + "} : " + q) for q in quoted]
-        for found, idf in zip(rows, term_idfs(total, [len(r) for r in rows])):
-            if found:
-                ceiling += weight * idf
-                for rowid in found:
-                    scores[rowid] = scores.get(rowid, 0.0) + weight * idf
-    return scores, ceiling
+    for i, (rowids, idf) in enumerate(zip(found, term_idfs(total, [len(r) for r in found]))):
+        adds.append(LABEL_WEIGHTS[i // n] * idf)
+        if rowids:
+            ceiling += adds[i]
+            bit = 1 << i
+            for rowid in rowids:
+                pattern[rowid] = pattern.get(rowid, 0) | bit
+    values: dict[int, float] = {}
+    for bits in set(pattern.values()):
+        value = 0.0  # summed in the order above (titles, then tags, in term order): the same float always
+        for i, add in enumerate(adds):
+            if bits >> i & 1:
+                value += add
+        values[bits] = value
+    if known is not None:
+        every = (1 << n) - 1
+        known.update((rowid, (bits | bits >> n) & every) for rowid, bits in pattern.items())
+    return {rowid: values[bits] for rowid, bits in pattern.items()}, ceiling
 
 
 def _ranked(index: NodeIndex, terms: list[str], node_type: str | None, tags: tuple[str, ...], limit: int) -> list[Hit]:
     quoted = [_quoted(t) for t in terms]
     total, hits = index.match_counts(quoted)
-    bonus, label_ceiling = label_scores(index, quoted, total)
-    ceiling = bm25_ceiling(term_idfs(total, hits)) + label_ceiling
+    idfs = term_idfs(total, hits)
+    known: dict[int, int] = {}
+    bonus, label_ceiling = label_scores(index, quoted, total, known)
+    ceiling = bm25_ceiling(idfs) + label_ceiling
     if ceiling <= 0.0:
         return []
-    # SQLite ranks by BM25 + label, the score before the status factor, which only lowers it: once
-    # the limit-th exact score beats the last row fetched, no row left behind can enter the list.
+    query = _Query(quoted, total, hits, idfs, bonus, known, ceiling, node_type, tags, limit)
+    top = _pruned(index, query) if sum(hits) >= PRUNE_FROM_MATCHES else None
+    if top is None:
+        top = _best(index, query, " OR ".join(quoted), bonus, None)
+    return _hits(index, top)
+
+
+_Row = tuple[int, str, str, float]  # rowid, id, modified, score as returned
+
+
+@dataclass(frozen=True)
+class _Query:
+    quoted: list[str]
+    total: int  # nodes indexed
+    hits: list[int]  # nodes holding each term
+    idfs: list[float]
+    bonus: dict[int, float]
+    known: dict[int, int]  # rowid -> the terms its title or tags hold (bit i: quoted[i])
+    ceiling: float
+    node_type: str | None
+    tags: tuple[str, ...]
+    limit: int
+
+    def score(self, bm25: float, label: float, status: str) -> float:
+        """The score a row gets (the formula in this module's docstring), rounded as returned."""
+        return round(min((max(bm25, 0.0) + label) / self.ceiling, 1.0) * STATUS_FACTOR[status], 4)
+
+    def reachable(self, most: float, theta: float) -> bool:
+        """Whether a node whose BM25 + label is below ``most`` can still score ``theta`` (rounded, best
+        status). The slack covers floating-point rounding in FTS5's own sum."""
+        return round(min(most * (1.0 + BOUND_SLACK) / self.ceiling, 1.0), 4) >= theta
+
+
+def _best(
+    index: NodeIndex,
+    query: _Query,
+    match: str,
+    bonus: dict[int, float],
+    among: tuple[list[int], str | None] | None,
+    scored: list[_Row] = (),  # type: ignore[assignment]
+) -> list[_Row]:
+    """The ``limit`` best of the nodes matching ``match`` (and ``among``) and of ``scored`` (rows
+    already scored, none of them left out here by ``among``), ordered as returned.
+
+    SQLite ranks by BM25 + label, the score before the status factor, which only lowers it: once the
+    limit-th exact score beats the last row fetched, no row left behind can enter the list."""
+    limit = query.limit
     fetch = limit + 10
     while True:
-        rows = index.ranked_rows(" OR ".join(quoted), COLUMN_WEIGHTS, bonus, node_type, tags, fetch)
-        scored = _ordered([
-            (rowid, node_id, modified, round(min((max(bm25, 0.0) + label) / ceiling, 1.0) * STATUS_FACTOR[status], 4))
-            for rowid, node_id, status, modified, bm25, label in rows
-        ])
-        if len(rows) < fetch:
-            return _hits(index, scored[:limit])
-        bound = round(min((max(rows[-1][4], 0.0) + rows[-1][5]) / ceiling, 1.0), 4)
-        if scored[limit - 1][3] > bound:
-            return _hits(index, scored[:limit])
-        fetch *= 4
+        rows = index.ranked_rows(match, COLUMN_WEIGHTS, bonus, query.node_type, query.tags, fetch, among)
+        found = {s[0]: s for s in scored}
+        for rowid, node_id, status, modified, bm25, label in rows:
+            if rowid not in found:  # a row scored already keeps its (exact) score
+                found[rowid] = (rowid, node_id, modified, query.score(bm25, label, status))
+        best = _ordered(list(found.values()))
+        if fetch < 0 or len(rows) < fetch:
+            return best[:limit]
+        bound = round(min((max(rows[-1][4], 0.0) + rows[-1][5]) / query.ceiling, 1.0), 4)
+        if best[limit - 1][3] > bound:
+            return best[:limit]
+        # Scores tied at the cut-off (4 decimals): with candidates, all of them at once (they are few).
+        fetch = fetch * 4 if among is None else -1
 
 
-def _hits(index: NodeIndex, top: list[tuple[int, str, str, float]]) -> list[Hit]:
+def _pruned(index: NodeIndex, query: _Query) -> list[_Row] | None:
+    """The same list as scoring every match, scoring only the nodes that can still enter it; None
+    when no node can be left out.
+
+    A node's BM25 is below ``(k1 + 1) * IDF`` summed over the query terms it holds (FTS5 sums a
+    share below ``k1 + 1`` per term), and its label is known. So once some nodes are scored exactly
+    and the limit-th best of them scores ``theta``, a node whose bound rounds below ``theta`` cannot
+    enter the list: not even by a tie. First, the nodes holding every term that have a label, and
+    the first few others holding every term, are scored in one walk over the nodes holding every
+    term (``"a" AND "b"`` keeps the phrases of ``"a" OR "b"`` in the same order, so FTS5 gives each
+    of those nodes the same BM25, to the bit); a one-term query takes the best labels alone as its
+    threshold (BM25 is never negative). Then the walk over all matches scores only the nodes that
+    can still reach ``theta``: a labelled node lacking some term (it was not among the first) whose
+    label plus the bounds of all but its weakest possibly missing term can, and a node without a
+    label holding a set of terms whose bounds can (an FTS5 expression: the smallest such sets)."""
+    quoted, limit, bonus = query.quoted, query.limit, query.bonus
+    bounds = [(BM25_K1 + 1.0) * idf for idf in query.idfs]
+    most_bm25 = sum(bounds)
+    seeded: list[_Row] = []
+    holding_every: set[int] = set()
+    all_of_them = False
+    if len(quoted) == 1:
+        # One term: the walk over every node holding every term is the walk over all matches, as
+        # dear as the final one; the labels alone give a threshold.
+        best_labelled = heapq.nlargest(4 * limit + SEED_LABELLED, bonus, key=bonus.__getitem__)
+        statuses = index.statuses(best_labelled, query.node_type, query.tags)
+        scores = sorted((query.score(0.0, bonus[r], s) for r, s in statuses.items()), reverse=True)
+    else:
+        every_term = " AND ".join(quoted)
+        # Likely few nodes hold every term (as if the terms were independent): score them all here.
+        all_of_them = query.total * math.prod(h / query.total for h in query.hits) <= SEED_ALL_HOLDING_EVERY
+        among = None if all_of_them else (list(bonus) + index.rowids_for(every_term, limit + SEED_EXTRA), None)
+        rows = index.scored_rows(every_term, COLUMN_WEIGHTS, bonus, query.node_type, query.tags, among)
+        holding_every = {r[0] for r in rows}
+        seeded = _top(index, query, rows)
+        scores = [s[3] for s in seeded]
+    if len(scores) < limit or scores[limit - 1] <= 0.0:
+        return None
+    theta = scores[limit - 1]
+    requirement = _requirement(quoted, bounds, lambda most: query.reachable(most, theta))
+    if requirement is None:
+        return None
+    if len(quoted) > 1 and all_of_them and requirement == "(" + " AND ".join(quoted) + ")":
+        requirement = ""  # only nodes holding every term could, and those were all scored
+    can: dict[tuple[float, int], bool] = {}
+    labelled = []
+    for rowid, label in bonus.items():
+        if rowid in holding_every:
+            continue  # scored exactly already
+        key = (label, query.known[rowid])
+        if key not in can:
+            missing = [b for i, b in enumerate(bounds) if not key[1] >> i & 1]
+            # Not among those holding every term (all scored above), so one of the terms its title
+            # and tags lack is missing: at least the weakest of them. (One term: none is missing.)
+            can[key] = query.reachable(label + most_bm25 - (min(missing) if missing else 0.0), theta)
+        if can[key]:
+            labelled.append(rowid)
+    if not labelled and not requirement:
+        return _ordered(seeded)[:limit]
+    # A labelled node not in ``labelled`` but holding the requirement is scored here without its
+    # label: if it was scored in the first walk, that exact score stands; if not, it could not reach
+    # theta even with its label, so it is never among those returned.
+    final_bonus = {r: bonus[r] for r in labelled}
+    return _best(index, query, " OR ".join(quoted), final_bonus, (labelled, requirement or None), seeded)
+
+
+def _top(index: NodeIndex, query: _Query, rows: list[tuple[int, float, float]]) -> list[_Row]:
+    """The ``limit`` best of ``rows`` (rowid, BM25, bonus; highest BM25 + bonus first), ordered as
+    returned: node details are read for the first rows only, more while a row not read yet could
+    still enter (the status factor only lowers a score)."""
+    limit = query.limit
+    details: dict[int, tuple[str, str, str]] = {}
+    read, batch = 0, limit + 10
+    while True:
+        details.update(index.row_details([r[0] for r in rows[read : read + batch]]))
+        read += batch
+        best = _ordered([
+            (rowid, details[rowid][0], details[rowid][2], query.score(bm25, label, details[rowid][1]))
+            for rowid, bm25, label in rows[:read] if rowid in details
+        ])[:limit]
+        if read >= len(rows):
+            return best
+        bound = round(min((max(rows[read][1], 0.0) + rows[read][2]) / query.ceiling, 1.0), 4)
+        if len(best) == limit and best[-1][3] > bound:
+            return best
+        batch *= 4
+
+
+def _requirement(quoted: list[str], bounds: list[float], reachable) -> str | None:
+    """An FTS5 expression matching every node whose query terms' bounds can together reach the
+    threshold (``reachable(sum)``): the OR of the smallest such sets of terms, each an AND. "" when no
+    set can; None when every single term can (no node can be left out by its terms)."""
+    n = len(quoted)
+    if all(reachable(b) for b in bounds):
+        return None
+    if not reachable(sum(bounds)):
+        return ""
+    if n <= REQUIREMENT_EXACT_TERMS:
+        smallest: list[int] = []
+        for mask in sorted(range(1, 1 << n), key=lambda m: bin(m).count("1")):
+            if any(mask & s == s for s in smallest):
+                continue  # holds a smaller set that already reaches
+            if reachable(sum(b for i, b in enumerate(bounds) if mask >> i & 1)):
+                smallest.append(mask)
+        return " OR ".join(
+            "(" + " AND ".join(q for i, q in enumerate(quoted) if mask >> i & 1) + ")" for mask in smallest
+        )
+    # Many terms: leave out only the nodes holding none but the weakest terms, whose bounds together
+    # cannot reach (MaxScore's split); the others must hold one of the stronger terms.
+    order = sorted(range(n), key=lambda i: bounds[i])
+    weak = 0.0
+    for k, i in enumerate(order):
+        if reachable(weak + bounds[i]):
+            return " OR ".join(quoted[j] for j in sorted(order[k:]))
+        weak += bounds[i]
+    return ""
+
+
+def _hits(index: NodeIndex, top: list[_Row]) -> list[Hit]:
     nodes = index.nodes_by_rowid([s[0] for s in top])
     return [Hit(nodes[s[0]], s[3]) for s in top if s[0] in nodes]
 
 
-def _ordered(scored: list[tuple[int, str, str, float]]) -> list[tuple[int, str, str, float]]:
+def _ordered(scored: list[_Row]) -> list[_Row]:
     """Best score first; ties by most recently modified (the index's fixed-width UTC text), then id."""
     scored.sort(key=lambda s: s[1])
     scored.sort(key=lambda s: s[2], reverse=True)

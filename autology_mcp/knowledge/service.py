@@ -141,7 +141,10 @@ def fit_contents(contents: list[tuple[str, str]], max_chars: int) -> list[str]:
 
 class QueryHit(BaseModel):
     node: NodeOut
-    score: float = Field(description="Relevance from 0 to 1")
+    score: float | None = Field(
+        description="Relevance from 0 to 1; null without search text: the nodes are then the most recently "
+        "modified first (node.modified), a listing that ranks nothing"
+    )
 
 
 class StatusResult(BaseModel):
@@ -387,6 +390,8 @@ class Autology:
         with self.store.lock.hold():
             if not self.store.exists(proposed.target):
                 raise NotFoundError(proposed.target, "target node")
+            if self.store.add_relation(source_id, proposed):  # a hub: no cost per relation it has
+                return f"✓ Related: {source_id} —[{proposed.type.value}]→ {proposed.target}"
 
             def upsert(node: KnowledgeNode) -> KnowledgeNode:
                 relations: list[Relation] = []

@@ -66,8 +66,9 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
             ),
         ] = None,
     ) -> list[QueryHit]:
-        """Knowledge nodes only, ranked (score 0-1), with exact type and tag filters; empty query: most recent first.
-        To list nodes or find a node's id. For questions about the project, autology_search covers code and sessions too."""
+        """Knowledge nodes only, ranked (score 0-1), with exact type and tag filters; empty query: the most recently
+        modified first, with score null (nothing is ranked). To list nodes or find a node's id. For questions about
+        the project, autology_search covers code and sessions too."""
         hits = [
             hit.model_dump(mode="json")
             for hit in run(autology.query, query, type=type, tags=tags, limit=limit, max_chars=max_chars)
