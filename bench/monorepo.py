@@ -223,7 +223,8 @@ def grep_ms(cmd: list[str], work: Path, words: list[str]) -> float:
 async def stdio_queries(work: Path) -> dict:
     """``autology_code_search`` over MCP stdio, as users get it (the server brings the index up to
     date before a search: with its file watch, only after a change). Then a file is written and
-    searched for at once, and deleted and searched for at once: it must be found, then gone."""
+    searched for at once (staged with ``git add -N``: the index covers tracked files), and deleted and
+    searched for at once: it must be found, then gone."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -249,10 +250,12 @@ async def stdio_queries(work: Path) -> dict:
             modes.append(data["trace"].get("refresh", {}).get("mode"))
         try:
             fresh_file.write_text("def quokka_marmalade_dispatch():\n    return 'fresh'\n")
+            run(["git", "add", "-N", fresh_file.name], cwd=work)  # the index covers tracked files
             write_ms, data = await call("quokka marmalade dispatch")
             found = bool(data["hits"]) and data["hits"][0]["path"] == fresh_file.name
         finally:
             fresh_file.unlink(missing_ok=True)
+            run(["git", "rm", "-q", "--cached", "--ignore-unmatch", fresh_file.name], cwd=work)
         delete_ms, data = await call("quokka marmalade dispatch")
         gone = all(h["path"] != fresh_file.name for h in data["hits"])
         after_ms, _ = await call(QUERIES[0])

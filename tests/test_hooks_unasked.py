@@ -364,6 +364,7 @@ def test_code_evidence_changed_since_indexing_is_not_injected(repo: Path, memory
     (repo / "src" / "ws.py").write_text(
         "def reconnect_websocket(attempt):\n    # websocket reconnect with exponential backoff\n    return 2 ** attempt\n"
     )
+    git(repo, "add", "src/ws.py")  # the index covers tracked files
     code_index.build_index(repo)
     prompt = "How do we reconnect the websocket with backoff?"
     answer = search(repo, prompt_query(prompt), refresh_code=False, detail="brief")

@@ -64,7 +64,7 @@ class IndexConfig:
     max_file_bytes: int = 1_000_000
     skip_generated: bool = True
     use_git: bool = True
-    include_untracked: bool = True  # in a git work tree: also the files git does not track and .gitignore does not exclude
+    include_untracked: bool = False  # in a git work tree: true adds the files git does not track and .gitignore does not exclude
     # chunking
     code_max_lines: int = 80
     code_overlap_lines: int = 10

@@ -1,7 +1,7 @@
 """Which files the index covers: include roots, pruned directories, exclude globs, extensions, size.
 
-In a git work tree the candidate list is ``git ls-files``: the tracked files and, unless
-``include_untracked = false``, the untracked ones .gitignore does not exclude (a file an agent has
+In a git work tree the candidate list is ``git ls-files``: the tracked files (and, with
+``include_untracked = true``, the untracked ones .gitignore does not exclude, so a file an agent has
 just written is found before anyone runs ``git add``); elsewhere a directory walk. A file is wanted by its extension or name, or, without an extension, when it starts with a
 ``#!`` line naming a language we chunk (``scripts/check`` with ``#!/usr/bin/env bash``).
 Binaries and generated files are skipped when the file is read (see :func:`classify_content`).

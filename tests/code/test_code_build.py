@@ -41,15 +41,21 @@ def test_full_build_scans_what_it_should(repo: Path):
     assert "built_at" not in json.dumps(m)
 
 
-def test_untracked_files_are_indexed_unless_excluded_and_walk_outside_git(repo: Path, plain_dir: Path):
-    """In a git work tree the index covers what git tracks and the untracked files .gitignore does not
-    exclude (a file just written is found before `git add`); ``include_untracked = false`` leaves them out."""
+def test_tracked_files_only_unless_untracked_included_and_walk_outside_git(repo: Path, plain_dir: Path):
+    """In a git work tree the index covers what git tracks (staged counts, even ``git add -N``);
+    ``include_untracked = true`` adds the untracked files .gitignore does not exclude."""
     write(repo, "src/app/new_module.py", "def fresh():\n    return 1\n")
+    write(repo, "g.html", "<html><body>a stray export</body></html>\n")
     build(repo)
-    assert "src/app/new_module.py" in indexed_paths(repo) and "debug.log" not in indexed_paths(repo)
-    write(repo, "pyproject.toml", "[tool.autology.index]\ninclude_untracked = false\n")
+    files = indexed_paths(repo)
+    assert "src/app/new_module.py" not in files and "g.html" not in files and "src/app/websocket.py" in files
+    git(repo, "add", "-N", "src/app/new_module.py")
     build(repo)
-    assert "src/app/new_module.py" not in indexed_paths(repo) and "src/app/websocket.py" in indexed_paths(repo)
+    assert "src/app/new_module.py" in indexed_paths(repo) and "g.html" not in indexed_paths(repo)
+    write(repo, "pyproject.toml", "[tool.autology.index]\ninclude_untracked = true\n")
+    build(repo)
+    files = indexed_paths(repo)
+    assert "g.html" in files and "src/app/new_module.py" in files
     build(plain_dir)
     files = indexed_paths(plain_dir)
     assert IndexLocation.of(plain_dir, IndexConfig()).namespace == "default"

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from code_fixtures import write
+from code_fixtures import git, write
 from mcp import Client
 
 from autology_mcp.knowledge.service import Autology
@@ -97,6 +97,7 @@ async def test_over_stdio_with_worker_processes(repo: Path):
     for i in range(70):
         topic = "zq" + chr(97 + i // 26) + chr(97 + i % 26)  # zqaa, zqab, ...: one distinct word per file
         write(repo, f"pkg/handlers_{i:02d}.py", f"def handle_{topic}(event):\n    return event.kind == '{topic}'\n")
+    git(repo, "add", "pkg")  # the index covers tracked files
     params = StdioServerParameters(command=sys.executable, args=["-m", "autology_mcp", "--root", str(repo), "serve"])
     progress = []
 

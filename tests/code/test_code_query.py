@@ -1,7 +1,7 @@
 from pathlib import Path
 
 import pytest
-from code_fixtures import write
+from code_fixtures import git, write
 
 from autology_mcp.code import service
 from autology_mcp.code.build import build
@@ -50,6 +50,7 @@ def test_ranking_is_deterministic_and_top_is_respected(repo: Path):
 
 def test_max_hits_per_file(repo: Path):
     write(repo, "big.py", "\n\n".join(f"def socket_fn_{i}():\n    return 'socket'" for i in range(10)) + "\n")
+    git(repo, "add", "big.py")
     build(repo)
     hits = service.code_search(repo, "socket", top=10, refresh=False)["hits"]
     assert sum(1 for h in hits if h["path"] == "big.py") == 2
@@ -90,6 +91,7 @@ def test_common_words_are_left_out_of_the_bm25_pass_only_above_the_budget(repo: 
 
     for i in range(20):
         write(repo, f"pkg/m{i}.py", f"def common_{i}():\n    return 'shared word'\n")
+    git(repo, "add", "pkg")
     build(repo)
     cfg = config_from_dict({"lexical_budget": 5, "common_word_ratio": 0.3})
     with IndexDB(IndexLocation.of(repo, cfg).db, create=False) as db:
@@ -107,6 +109,7 @@ def test_ties_at_the_candidate_cut_do_not_depend_on_build_history(repo: Path):
     body = "def twin():\n    return 'identical twin body'\n"
     for i in range(30):
         write(repo, f"pkg/t{i:02d}.py", body)
+    git(repo, "add", "pkg")
     build(repo)
     for i in range(0, 30, 3):  # re-create some files: their chunks get new, higher rowids
         (repo / f"pkg/t{i:02d}.py").unlink()

@@ -31,6 +31,7 @@ def test_source_drift_changed_missing_added(repo: Path):
     write(repo, "src/app/billing.py", "def other():\n    pass\n")
     (repo / "docs/api.rst").unlink()
     write(repo, "src/app/brand_new.py", "X = 1\n")
+    git(repo, "add", "-N", "src/app/brand_new.py")  # tracked: the index covers tracked files
     r = service.verify_index(repo)
     sd = r["source_drift"]
     assert sd["changed"] == ["src/app/billing.py"]

@@ -68,15 +68,19 @@ def test_a_search_checks_the_files_only_after_a_change(repo: Path):
         assert search(repo, watch, "credit note")[1]["mode"] == "unchanged"
 
         write(repo, "lib/new/zeppelin.py", "def zeppelin_surcharge():\n    return 7\n")  # in a new folder
+        git(repo, "add", "lib/new/zeppelin.py")  # the index covers tracked files
         hits, refresh = search(repo, watch, "zeppelin surcharge")
         assert refresh["rebuilt"] == 1 and hits[0] == "lib/new/zeppelin.py"
         write(repo, "lib/new/airship.py", "def airship_levy():\n    return 8\n")  # that folder is watched now
+        git(repo, "add", "lib/new/airship.py")
         assert search(repo, watch, "airship levy")[0][0] == "lib/new/airship.py"
 
         os.rename(repo / "lib", repo / "moved")  # a moved folder: watched afresh under its new name
+        git(repo, "add", "-A", "lib", "moved")  # and the move staged
         hits, refresh = search(repo, watch, "zeppelin surcharge")
         assert refresh["deleted"] == 2 and hits[0] == "moved/new/zeppelin.py"
         write(repo, "moved/new/balloon.py", "def balloon_tariff():\n    return 9\n")
+        git(repo, "add", "moved/new/balloon.py")
         assert search(repo, watch, "balloon tariff")[0][0] == "moved/new/balloon.py"
 
         shutil.rmtree(repo / "moved")

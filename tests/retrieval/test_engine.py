@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 from retrieval_fixtures import make_project, project  # noqa: F401
@@ -174,12 +175,14 @@ def test_a_file_changed_after_the_build_is_found_after_the_refresh(project, monk
 
     path = project.root / "src/net/heartbeat.py"
     path.write_text('def send_heartbeat_ping():\n    """Keep the zeppelin link alive."""\n')
+    subprocess.run(["git", "add", "-N", "src/net/heartbeat.py"], cwd=project.root, check=True)  # the index covers tracked files
     try:
         channels._refreshed.clear()  # the refresh interval starts again
         answer = run(project, "zeppelin heartbeat", scope=["code"])
         assert answer["hits"][0]["path"] == "src/net/heartbeat.py"
         assert answer["trace"]["freshness"]["code_index"]["checked"] == "refreshed"
     finally:
+        subprocess.run(["git", "rm", "-q", "--cached", "--ignore-unmatch", "src/net/heartbeat.py"], cwd=project.root, check=True)
         path.unlink()
         channels._refreshed.clear()
 
@@ -197,6 +200,7 @@ def test_later_refreshes_run_in_the_background(project):
         first = run(project, "websocket", scope=["code"])
         assert first["trace"]["freshness"]["code_index"]["checked"] == "refreshed"  # inline, first of the process
         path.write_text('def blimp_keepalive():\n    """Keep the blimp link alive."""\n')
+        subprocess.run(["git", "add", "-N", "src/net/keepalive.py"], cwd=project.root, check=True)
         second = run(project, "blimp keepalive", scope=["code"])
         assert second["trace"]["freshness"]["code_index"]["checked"] in ("background", "in_progress")
         deadline = time.monotonic() + 30
@@ -206,6 +210,8 @@ def test_later_refreshes_run_in_the_background(project):
         assert third["hits"] and third["hits"][0]["path"] == "src/net/keepalive.py"
     finally:
         cfg_file.unlink()
+        subprocess.run(["git", "rm", "-q", "--cached", "--ignore-unmatch", "src/net/keepalive.py"], cwd=project.root,
+                       check=True)
         path.unlink()
         channels._refreshed.clear()
         run(project, "websocket", scope=["code"])  # the index forgets the file again (inline refresh)

@@ -3,6 +3,7 @@ splitting every indexed path again, and it is made anew when the indexed files c
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,7 @@ def test_the_vocabulary_is_saved_reused_and_renewed(tmp_path: Path, monkeypatch:
     assert [h["ref"] for h in again["hits"]] == [h["ref"] for h in first["hits"]]
 
     write(project.root, "src/net/reconnect_policy.py", "def policy():\n    return 'websocket reconnect'\n")
+    subprocess.run(["git", "add", "src/net/reconnect_policy.py"], cwd=project.root, check=True)
     code_index.build_index(project.root)
     channels._path_vocab.clear()
     before = saved.read_text()
