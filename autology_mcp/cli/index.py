@@ -151,8 +151,11 @@ def _status(args, root: Path) -> int:
     from autology_mcp.code.layout import describe_namespace
 
     about = describe_namespace(root, load_index_config(root), st["namespace"])
+    left_out = st.get("untracked_left_out")
+    untracked = (f"\n  {left_out['count']} untracked file(s) not indexed ({', '.join(left_out['first'])}"
+                 f"{', ...' if left_out['count'] > len(left_out['first']) else ''}): {left_out['hint']}") if left_out else ""
     if not st["exists"]:
-        print(f"index {st['namespace']}: none ({st['hint']})\n  {about}")
+        print(f"index {st['namespace']}: none ({st['hint']})\n  {about}{untracked}")
         return 0
     s = st["stats"]
     fresh = st["freshness"]
@@ -161,4 +164,6 @@ def _status(args, root: Path) -> int:
     print(f"  {s['files']} files ({s['files_skipped']} skipped), {s['chunks']} chunks, {s['symbols']} symbols, "
           f"{(st.get('db_bytes') or 0) / 1e6:.1f} MB; built {st.get('built_at')} at {(st['git'] or {}).get('head')}")
     print("  fresh" if not fresh["stale"] else f"  stale: {'; '.join(fresh['reasons'])}")
+    if untracked:
+        print(untracked.lstrip("\n"))
     return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase, translate
 from functools import lru_cache
 from pathlib import Path
@@ -136,6 +136,14 @@ def candidate_paths(root: Path, cfg: IndexConfig) -> list[str]:
 
 
 _verdicts: dict[tuple, dict[str, bool]] = {}
+
+
+def untracked_left_out(root: Path, cfg: IndexConfig) -> list[str]:
+    """The untracked files (not excluded by .gitignore) the index would take with ``include_untracked =
+    true``, and leaves out now; empty outside git or when they are already included."""
+    if cfg.include_untracked or not cfg.use_git or not git.is_repo(root):
+        return []
+    return sorted(set(candidate_paths(root, replace(cfg, include_untracked=True))) - set(candidate_paths(root, cfg)))
 
 
 def scan(root: Path, cfg: IndexConfig) -> list[ScannedFile]:

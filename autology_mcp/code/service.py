@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from autology_mcp.code.config import load_index_config
 from autology_mcp.code.layout import IndexLocation, read_json
+from autology_mcp.code.scan import untracked_left_out
 from autology_mcp.code.store import IndexDB
 from autology_mcp.code.watch import IndexWatch
 from autology_mcp.common.errors import AutologyError, NotFoundError, ValidationError
@@ -73,6 +74,11 @@ def index_status(root: Path) -> dict:
     manifest = read_json(loc.manifest)
     record = read_json(loc.build_record) or {}
     out = {"namespace": loc.namespace, "index_dir": str(loc.dir), "exists": manifest is not None and loc.db.exists()}
+    left_out = untracked_left_out(root, cfg)
+    if left_out:
+        out["untracked_left_out"] = {"count": len(left_out), "first": left_out[:5],
+                                     "hint": "the index covers the files git tracks: `git add` them (or `git add -N`),"
+                                             " or set include_untracked = true under [index] in .autology/config.toml"}
     if not out["exists"]:
         out["hint"] = "no index yet; run `autology index build`"
         return out

@@ -63,6 +63,18 @@ def test_tracked_files_only_unless_untracked_included_and_walk_outside_git(repo:
     assert "debug.log" not in files  # .log is not an indexed extension
 
 
+def test_index_status_names_the_untracked_files_it_leaves_out(repo: Path):
+    build(repo)
+    assert "untracked_left_out" not in service.index_status(repo)
+    write(repo, "src/app/draft.py", "def draft():\n    return 0\n")
+    write(repo, "notes.bin", "not a file the index takes\n")
+    left_out = service.index_status(repo)["untracked_left_out"]
+    assert left_out["count"] == 1 and left_out["first"] == ["src/app/draft.py"]
+    assert "git add" in left_out["hint"] and "include_untracked = true" in left_out["hint"]
+    git(repo, "add", "-N", "src/app/draft.py")
+    assert "untracked_left_out" not in service.index_status(repo)
+
+
 def test_scripts_without_an_extension_are_indexed_by_their_shebang(repo: Path):
     write(repo, "scripts/check", "#!/usr/bin/env bash\nset -e\nrun_linters() {\n  ruff check .\n}\n")
     write(repo, "scripts/serve", "#!/usr/bin/python3 -u\ndef serve_forever():\n    pass\n")
