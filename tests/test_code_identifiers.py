@@ -17,7 +17,7 @@ def test_which_query_words_are_identifiers():
     assert code_identifiers("Drop unneccessary `binascii` import") == ["binascii"]
     assert code_identifiers("where is _preparse called, and getFooBar?") == ["_preparse", "getfoobar"]
     assert code_identifiers("Fix the timeout in the client") == []  # plain words: the stemmed channels' job
-    assert code_identifiers("URL API HTTP `ab` a_ 2to3_fix") == []  # capitals alone, under 3 characters, a digit first
+    assert code_identifiers("URL APIs HTTP `ab` a_ 2to3_fix") == []  # capitals alone, under 3 characters, a digit first
     assert code_identifiers("x_y") == ["x_y"]
 
 
