@@ -41,7 +41,7 @@ DEFAULT_EXCLUDE = [
     "**/package-lock.json", "**/yarn.lock", "**/pnpm-lock.yaml", "**/poetry.lock", "**/uv.lock",
     "**/Cargo.lock", "**/go.sum", "**/*.egg-info/**",
 ]
-DEFAULT_WEIGHTS = {"bm25": 1.0, "symbol": 0.35, "path": 0.25, "vector": 0.5, "recency": 0.0}
+DEFAULT_WEIGHTS = {"bm25": 1.0, "symbol": 0.35, "path": 0.25, "vector": 0.5, "exact": 1.0, "recency": 0.0}
 DEFAULT_AREA_WEIGHTS = {
     "**/tests/**": 0.6, "**/test/**": 0.6, "tests/**": 0.6, "test/**": 0.6, "**/test_*.py": 0.6,
     "docs/**": 0.7, "doc/**": 0.7, "examples/**": 0.7, "**/CHANGES*": 0.5, "**/CHANGELOG*": 0.5,

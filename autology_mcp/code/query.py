@@ -5,7 +5,8 @@ words; columns text / symbol / path weighted 1 / 3 / 2; when the words match mor
 ``lexical_budget`` chunks, words found in more than ``common_word_ratio`` of all chunks are left
 out of this pass). Each candidate is then scored:
 
-    score = (w.bm25·bm25 + w.symbol·symbol + w.path·path + w.vector·vector + w.recency·recency) × area
+    score = (w.bm25·bm25 + w.symbol·symbol + w.path·path + w.vector·vector + w.exact·exact
+             + w.recency·recency) × area
 
 - bm25    the FTS5 score divided by the best candidate's (0..1);
 - symbol  set cosine between the query words and the words of the chunk's symbol name;
@@ -13,6 +14,12 @@ out of this pass). Each candidate is then scored:
           and misspelled names count);
 - vector  cosine of the deterministic hashed vectors (a chunk sharing no feature with the query
           has cosine 0, so scoring the lexical candidates loses nothing);
+- exact   the share of the query's identifiers (``pytest_addopts``, ``iterBytes``, `` `binascii` ``:
+          :func:`autology_mcp.common.text.code_identifiers`) found whole, unstemmed, in the chunk's
+          text, symbol or path; 0 when the query has none. BM25's stemming makes ``addopts`` and
+          ``addoption`` one word; this makes the chunk holding ``PYTEST_ADDOPTS`` outrank the ten
+          ``pytest_addoption`` hooks. The chunks holding an identifier whole are candidates even
+          outside BM25's best (found by an FTS5 phrase of the identifier's words, then checked);
 - recency the file's mtime scaled over the candidates (weight 0 by default: mtimes are not
           reproducible across clones);
 - area    the path prior from ``area_weights`` (the lowest matching glob wins; 1 otherwise).
@@ -31,7 +38,7 @@ from autology_mcp.code.scan import glob_match
 from autology_mcp.code.store import IndexDB
 from autology_mcp.code.vectors import cosine_sparse_dense, sparse_vector
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.common.text import code_query_words, name_words
+from autology_mcp.common.text import code_identifiers, code_query_words, identifier_pattern, identifier_phrase, name_words
 
 BM25_COLUMN_WEIGHTS = (1.0, 3.0, 2.0)  # body, symbol, path
 SNIPPET_LINES = 6
@@ -179,6 +186,55 @@ def bm25_candidates(conn, expression: str, limit: int) -> list[tuple[int, float]
     return above + tied[: limit - len(above)]
 
 
+IDENTIFIER_CANDIDATES = 1000  # chunks the identifier phrases may add (best by their own BM25)
+
+
+def identifier_candidates(conn, identifiers: list[str], expression: str, known: dict) -> list[tuple[int, float]]:
+    """(rowid, bm25 under ``expression``) of chunks outside ``known`` that may hold an identifier whole:
+    an FTS5 phrase of its words matches them (and its stem-alikes, which the exact check drops)."""
+    phrases = [identifier_phrase(i) for i in identifiers]
+    phrase_expr = " OR ".join('"' + " ".join(words) + '"' for words in phrases if words)
+    if not phrase_expr:
+        return []
+    rows = conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?",
+                        (phrase_expr, IDENTIFIER_CANDIDATES)).fetchall()
+    new = [r[0] for r in rows if r[0] not in known]
+    if not new:
+        return []
+    bw = ", ".join(str(w) for w in BM25_COLUMN_WEIGHTS)
+    marks = ",".join("?" * len(new))
+    scored = dict(conn.execute(f"SELECT rowid, bm25(chunks_fts, {bw}) FROM chunks_fts WHERE chunks_fts MATCH ?"
+                               f" AND rowid IN ({marks})", [expression, *new]))
+    return [(rid, scored.get(rid, 0.0)) for rid in new]
+
+
+def _fill(conn, cands: dict[int, _Cand], with_text: bool) -> None:
+    """Load each candidate's location, symbol and vector (and text, when asked) from the index."""
+    if not cands:
+        return
+    marks = ",".join("?" * len(cands))
+    text_col = "c.text" if with_text else "''"
+    for rid, path, s, e, ctype, sym, kind, vec, text in conn.execute(
+        "SELECT c.id, c.path, c.start_line, c.end_line, c.chunk_type, c.symbol_name, c.symbol_kind,"
+        f" v.vector, {text_col} FROM chunks c JOIN vectors v ON v.chunk_id = c.id WHERE c.id IN ({marks})",
+        list(cands),
+    ):
+        c = cands[rid]
+        c.path, c.start, c.end, c.chunk_type, c.symbol, c.kind, c.vector, c.text = path, s, e, ctype, sym, kind, vec, text
+
+
+def _exact_shares(cands, exact_re, identifiers: list[str], out: dict[int, float]) -> set[str]:
+    """Each candidate's share of the identifiers found whole in its symbol, path or text, into ``out``;
+    returns the identifiers found in any of them."""
+    found_any: set[str] = set()
+    for c in cands:
+        if c.path:
+            found = {m.lower() for m in exact_re.findall(f"{c.symbol or ''}\n{c.path}\n{c.text}")}
+            out[c.id] = len(found) / len(identifiers)
+            found_any |= found
+    return found_any
+
+
 def score_candidates(db: IndexDB, cfg: IndexConfig, qwords: list[str], query: str) -> tuple[list, dict]:
     """Every BM25 candidate scored, best first, as ``(score, candidate, parts)``, and the pass's facts
     (``lexical_words``, ``fts_s`` seconds). Read-only; :func:`search` cuts and decorates this list."""
@@ -188,16 +244,21 @@ def score_candidates(db: IndexDB, cfg: IndexConfig, qwords: list[str], query: st
     lexical = lexical_words(conn, qwords, cfg.common_word_ratio, cfg.lexical_budget)
     rows = bm25_candidates(conn, fts_expression(lexical), cfg.candidates)
     t_fts = time.perf_counter()
+    identifiers = code_identifiers(query)
+    exact_re = identifier_pattern(identifiers)
     cands = {rid: _Cand(rid, -score) for rid, score in rows}
-    if cands:
-        marks = ",".join("?" * len(cands))
-        for rid, path, s, e, ctype, sym, kind, vec in conn.execute(
-            "SELECT c.id, c.path, c.start_line, c.end_line, c.chunk_type, c.symbol_name, c.symbol_kind,"
-            f" v.vector FROM chunks c JOIN vectors v ON v.chunk_id = c.id WHERE c.id IN ({marks})",
-            list(cands),
-        ):
-            c = cands[rid]
-            c.path, c.start, c.end, c.chunk_type, c.symbol, c.kind, c.vector = path, s, e, ctype, sym, kind, vec
+    _fill(conn, cands, with_text=bool(identifiers))
+    exact: dict[int, float] = {}
+    if exact_re is not None:
+        found = _exact_shares(cands.values(), exact_re, identifiers, exact)
+        missing = [i for i in identifiers if i not in found]
+        if missing:  # an identifier no BM25 candidate holds whole: look for the chunks that do
+            added = {rid: _Cand(rid, -score)
+                     for rid, score in identifier_candidates(conn, missing, fts_expression(lexical), cands)}
+            _fill(conn, added, with_text=True)
+            _exact_shares(added.values(), exact_re, identifiers, exact)
+            # an added chunk stays only if it holds an identifier whole (the phrase also matched its stem-alikes)
+            cands.update((rid, c) for rid, c in added.items() if exact.get(rid))
     live = [c for c in cands.values() if c.path]
     mtimes: dict[str, int] = {}
     if live and weights.get("recency"):
@@ -222,6 +283,7 @@ def score_candidates(db: IndexDB, cfg: IndexConfig, qwords: list[str], query: st
             "symbol": symbol_score(qset, c.symbol),
             "path": pscore,
             "vector": vscore,
+            "exact": exact.get(c.id, 0.0),
             "recency": ((mtimes.get(c.path, lo) - lo) / (hi - lo)) if hi > lo else 0.0,
         }
         raw = sum(weights.get(k, 0.0) * v for k, v in parts.items())

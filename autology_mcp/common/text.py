@@ -179,6 +179,43 @@ def code_query_words(query: str) -> list[str]:
     return list(seen)
 
 
+_IDENT_WORD = re.compile(r"[A-Za-z0-9_]+")  # an identifier is one of these not starting with a digit
+_BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
+_INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]{2}")
+
+
+def code_identifiers(query: str) -> list[str]:
+    """The query's identifier-shaped words, lowercased, to be matched whole and unstemmed: an inner
+    or leading ``_`` (``pytest_addopts``, ``PYTEST_ADDOPTS``, ``_preparse``), an inner capital
+    (``iterBytes``, ``HTTPError``; not a plural like ``URLs``), or any word of 3+ characters written in backticks (`` `binascii` ``). Plain words are left to
+    the stemmed channels."""
+    found: dict[str, None] = {}
+    for m in _BACKTICKED.finditer(query):
+        for w in _IDENT_WORD.findall(m.group(1)):
+            if len(w.strip("_")) >= 3 and not w[0].isdigit():
+                found.setdefault(w.lower(), None)
+    for w in _IDENT_WORD.findall(query):
+        core = w.strip("_")
+        if w[0].isdigit():
+            continue
+        if len(core) >= 3 and ("_" in core or w.startswith("_") or _INNER_CAPITAL.search(core)):
+            found.setdefault(w.lower(), None)
+    return list(found)
+
+
+def identifier_pattern(identifiers: list[str]) -> re.Pattern[str] | None:
+    """Finds any of ``identifiers`` whole (not inside a longer name), ignoring case."""
+    if not identifiers:
+        return None
+    alternatives = "|".join(re.escape(i) for i in sorted(identifiers, key=len, reverse=True))
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])", re.IGNORECASE)
+
+
+def identifier_phrase(identifier: str) -> list[str]:
+    """The words FTS5 sees for one identifier, in order (``pytest_addopts`` -> pytest, addopts)."""
+    return _CODE_WORD.findall(fts_text(split_camel(identifier)))
+
+
 @lru_cache(maxsize=65536)
 def name_words(text: str) -> frozenset[str]:
     """The set of lowercase words in a symbol name or path (camelCase, snake_case and separators split)."""

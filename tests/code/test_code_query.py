@@ -17,7 +17,7 @@ def test_natural_question_finds_the_method(repo: Path):
     assert top["symbol"] == "WebSocketClient" or top["symbol"].startswith("WebSocketClient")
     assert top["start_line"] <= 20 <= top["end_line"]  # reconnect_after_timeout's body
     assert top["location"] == f"src/app/websocket.py:{top['start_line']}-{top['end_line']}"
-    assert set(top["scores"]) == {"bm25", "symbol", "path", "vector", "recency", "area"}
+    assert set(top["scores"]) == {"bm25", "symbol", "path", "vector", "exact", "recency", "area"}
     assert "reconnect" in top["snippet"].lower()
     assert r["trace"]["words"] == ["reconnect", "websocket", "after", "timeout"]
 
@@ -179,3 +179,37 @@ def test_a_chunk_is_found_by_its_neighbours_names_and_an_edit_leaves_no_stale_te
         conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES('integrity-check')")
     finally:
         conn.close()
+
+
+def _hooks_and_one_env_reader(repo: Path, hooks: int) -> None:
+    """``hooks`` plugin files whose ``pytest_addoption`` stems like ``addopts``, and the one file that
+    reads ``PYTEST_ADDOPTS`` (issue 15's error analysis, on a small scale)."""
+    for i in range(hooks):
+        write(repo, f"plugins/p{i:02d}.py",
+              f"def pytest_addoption(parser):\n    parser.addoption('--opt{i}', help='pytest addoption {i}')\n")
+    write(repo, "config/env.py", "import os\n\n\ndef read_env(args):\n"
+          "    extra = os.environ.get('PYTEST_ADDOPTS', '')\n    return extra.split() + args\n")
+    git(repo, "add", "plugins", "config")
+
+
+def test_an_identifier_found_whole_outranks_its_stem_alikes(repo: Path):
+    _hooks_and_one_env_reader(repo, 10)
+    build(repo)
+    for query in ("PYTEST_ADDOPTS", "pytest_addopts", "where is PYTEST_ADDOPTS read"):
+        hits = service.code_search(repo, query, top=5, refresh=False)["hits"]
+        assert hits[0]["path"] == "config/env.py", query
+        assert hits[0]["scores"]["exact"] == 1.0 and all(h["scores"]["exact"] == 0.0 for h in hits[1:])
+    # a plain word is left to the stemmed channels: no exact part
+    assert all(h["scores"]["exact"] == 0.0 for h in service.code_search(repo, "addopts", top=5, refresh=False)["hits"])
+
+
+def test_an_identifier_outside_the_bm25_candidates_is_still_found(repo: Path):
+    """With room for 10 BM25 candidates the 30 hooks fill it; the chunk holding the identifier whole
+    comes in through the identifier's phrase, and a stem-alike the phrase also matched does not."""
+    (repo / ".autology").mkdir(exist_ok=True)
+    (repo / ".autology" / "config.toml").write_text("[index]\ncandidates = 10\n")
+    _hooks_and_one_env_reader(repo, 30)
+    build(repo)
+    hits = service.code_search(repo, "pytest_addopts", top=20, refresh=False)["hits"]
+    assert hits[0]["path"] == "config/env.py" and hits[0]["scores"]["exact"] == 1.0
+    assert len(hits) == 10 + 1  # the BM25 candidates and the one chunk the phrase added after its check

@@ -1,0 +1,48 @@
+"""Identifier-shaped query words (issue 15): which words are matched whole and unstemmed by the
+code index, and the pattern that finds them."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from autology_mcp.common.text import code_identifiers, identifier_pattern, identifier_phrase
+
+
+def test_which_query_words_are_identifiers():
+    assert code_identifiers("PYTEST_ADDOPTS") == ["pytest_addopts"]
+    assert code_identifiers("Fix Response.iter_bytes() when HTTPError is raised") == ["iter_bytes", "httperror"]
+    assert code_identifiers("Drop unneccessary `binascii` import") == ["binascii"]
+    assert code_identifiers("where is _preparse called, and getFooBar?") == ["_preparse", "getfoobar"]
+    assert code_identifiers("Fix the timeout in the client") == []  # plain words: the stemmed channels' job
+    assert code_identifiers("URL APIs HTTP `ab` a_ 2to3_fix") == []  # capitals alone, under 3 characters, a digit first
+    assert code_identifiers("x_y") == ["x_y"]
+
+
+def test_the_pattern_finds_an_identifier_whole_only():
+    pattern = identifier_pattern(["pytest_addopts"])
+    assert pattern.findall("os.environ.get('PYTEST_ADDOPTS')") == ["PYTEST_ADDOPTS"]
+    assert pattern.findall("def pytest_addoption(parser): pass") == []
+    assert pattern.findall("MY_PYTEST_ADDOPTS = 1; pytest_addopts_extra()") == []
+    assert identifier_pattern([]) is None
+    assert identifier_phrase("pytest_addopts") == ["pytest", "addopts"]
+    assert identifier_phrase("HTTPError") == ["http", "error"]
+
+
+words = st.text(alphabet=st.sampled_from("abcXYZ_09 .`()é"), max_size=40)
+
+
+@given(words)
+def test_every_identifier_is_found_whole_in_its_query(query: str):
+    found = code_identifiers(query)
+    assert len(found) == len(set(found))
+    pattern = identifier_pattern(found)
+    if pattern is None:
+        assert found == []
+        return
+    seen = {m.lower() for m in pattern.findall(query)}
+    assert seen == set(found)
+    for ident in found:
+        assert ident == ident.lower() and re.fullmatch(r"[a-z_][a-z0-9_]*", ident)
