@@ -28,6 +28,7 @@ from mcp import Client
 from autology_mcp.knowledge.markdown import parse_node
 from autology_mcp.knowledge.models import (
     CONTENT_MAX,
+    NodeType,
     TAGS_MAX,
     TITLE_MAX,
     validate_content,
@@ -341,6 +342,30 @@ def test_adversarial_case(session, tool, arguments, expected):
         assert snapshot(session.root) == before  # an error changes nothing
     assert outside_autology(session.tmp) == outside  # nothing written outside .autology/
     session.alive()  # and the server keeps serving
+
+
+UNTYPED_CAPTURES = [  # issue 16: over MCP, 8 of 8 ordinary captures without a type used to be refused
+    ("T" * 100, "A title of the longest length allowed."),
+    ("key: [unclosed & *alias", "YAML-special characters in the title."),
+    ("123", "A title that is a number."),
+    ("2026-01-01", "A title that is a date."),
+    ("Ünïcödé ñ 日本語", "Unicode in the title and the content: naïve café."),
+    ("Release 🎉 party 🚀", "Emoji in the title."),
+    ("HTTP/2 is opt-in", "Clients pass http2=True to enable it."),
+    ("Timeout defaults", "All clients default to a five second timeout."),
+]
+
+
+@pytest.mark.parametrize(("title", "content"), UNTYPED_CAPTURES, ids=[str(i) for i in range(len(UNTYPED_CAPTURES))])
+def test_a_capture_without_a_type_is_stored(session, title, content):
+    result = session.call("autology_capture", {"title": title, "content": content})
+    assert not result.is_error, text_of(result)
+    data = result.structured_content
+    assert data["confidence"] == 0.7 and data["type"] in {t.value for t in NodeType}
+    stored = parse_node(next(session.root.glob(f".autology/nodes/*/{data['id']}.md")).read_text(encoding="utf-8"))
+    assert stored.title == validate_title(title) and stored.type.value == data["type"]
+    if stored.status.value == "needs_review":  # unsure: stored, and the result says so
+        assert "needs_review" in text_of(result)
 
 
 JSON_LOOKING = ["null", "true", "false", "[1, 2]", '{"a": 1}', "[]", "{}", '"quoted"', "42", "-1.5e3"]
