@@ -88,16 +88,29 @@ class IndexConfig:
     common_word_ratio: float = 0.2  # "very common": found in more than this share of all chunks
 
     def build_hash(self) -> str:
-        """Hash of the settings that decide the index's contents (rule 2 of incremental reuse)."""
-        keep = {
-            k: v
-            for k, v in asdict(self).items()
-            if k not in {"weights", "area_weights", "max_hits_per_file", "candidates", "common_word_ratio", "lexical_budget",
-                         "workers", "isolation", "worktree_hash_length"}
-        }
+        """Hash of the settings that decide what a file's chunks, symbols and vectors are (rule 2 of
+        incremental reuse: when it changes, every file is processed again). The settings that only
+        choose which files are indexed (SCAN_SETTINGS) are not in it: changing them adds and removes
+        files in an incremental build, and the files kept are reused."""
+        keep = {k: v for k, v in asdict(self).items() if k not in RUNTIME_SETTINGS | SCAN_SETTINGS}
         keep["format_version"] = INDEX_FORMAT_VERSION
-        blob = json.dumps(keep, sort_keys=True, separators=(",", ":")).encode()
-        return hashlib.sha256(blob).hexdigest()
+        return _digest(keep)
+
+    def settings_hash(self) -> str:
+        """Hash of every setting a build reads (the content settings and the file selection)."""
+        return _digest({k: v for k, v in asdict(self).items() if k not in RUNTIME_SETTINGS} | {"format": INDEX_FORMAT_VERSION})
+
+
+# how a build or a query runs (workers, weights, ...), not what the index stores
+RUNTIME_SETTINGS = frozenset({"weights", "area_weights", "max_hits_per_file", "candidates", "common_word_ratio",
+                            "lexical_budget", "workers", "isolation", "worktree_hash_length"})
+# which files are indexed, not what a file's chunks are
+SCAN_SETTINGS = frozenset({"include_roots", "exclude_globs", "prune_dirs", "extensions", "filenames", "max_file_bytes",
+                           "use_git", "include_untracked"})
+
+
+def _digest(settings: dict) -> str:
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 _INT_MIN = {

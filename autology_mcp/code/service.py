@@ -135,7 +135,7 @@ def _refresh(root: Path, cfg, loc: IndexLocation, progress: Progress | None, wat
     t0 = time.perf_counter()
     tree = watch.tree(cfg.prune_dirs) if watch is not None else None
     generation = tree.generation() if tree is not None else None
-    key = (loc.namespace, cfg.build_hash(), generation)
+    key = (loc.namespace, cfg.settings_hash(), generation)
     if generation is not None and tree.checked == key and loc.exists():
         return {"rebuilt": 0, "deleted": 0, "mode": "unchanged", "checked": "no file event since the last check",
                 "duration_s": round(time.perf_counter() - t0, 3)}

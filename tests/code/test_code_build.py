@@ -206,3 +206,20 @@ def test_a_new_branch_reindexes_only_what_differs_and_finds_it(repo: Path):
     build(repo)
     hits = service.code_search(repo, "zeppelin surcharge", top=3, refresh=False)["hits"]
     assert all(h["symbol"] != "compute_zeppelin_surcharge" for h in hits)  # main's index never saw the branch
+
+
+def test_changing_which_files_are_indexed_reuses_the_rest(repo: Path):
+    """The file-selection settings are not in the config hash: changing them adds and removes files in
+    an incremental build; a setting that changes what a file's chunks are still reprocesses every file."""
+    first = build(repo)
+    total = first["files_scanned"]
+    write(repo, "g.html", "<html><body>a stray export</body></html>\n")
+    write(repo, "pyproject.toml", "[tool.autology.index]\ninclude_untracked = true\n")
+    s = build(repo)
+    assert s["mode"] == "incremental" and s["added"] == 2 and s["reused"] == total  # g.html and pyproject.toml
+    write(repo, "pyproject.toml", '[tool.autology.index]\ninclude_untracked = true\nexclude_globs = ["**/*.html"]\n')
+    s = build(repo)
+    assert s["mode"] == "incremental" and s["deleted"] == 1 and "g.html" not in indexed_paths(repo)
+    write(repo, "pyproject.toml", "[tool.autology.index]\ncode_max_lines = 30\n")
+    s = build(repo)
+    assert s["mode"] == "full" and s["rebuilt"] == s["files_scanned"]
