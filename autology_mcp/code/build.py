@@ -14,7 +14,9 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+import sys
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -289,7 +291,7 @@ def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Pro
     if progress:
         progress(0, total, "")
     workers = cfg.workers or min(os.cpu_count() or 1, 4)
-    if workers > 1 and total >= POOL_THRESHOLD:
+    if workers > 1 and total >= POOL_THRESHOLD and workers_can_start():
         results = _in_workers(str(root), todo, cfg, workers)
     else:
         results = (process_file(str(root), f.path, f.size, f.mtime_ns, cfg) for f in todo)
@@ -335,27 +337,45 @@ def batches(todo: list[ScannedFile]) -> Iterator[list[tuple[str, int, int]]]:
         yield batch
 
 
+def workers_can_start() -> bool:
+    """Whether worker processes can start here. A worker re-imports the parent's ``__main__`` from its
+    file; when that file does not exist (code piped to ``python -``, some embedders), every worker
+    dies at start, so the build runs in this process instead."""
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    main_spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return main_spec is not None or main_file is None or os.path.isfile(main_file)
+
+
 def _in_workers(root: str, todo: list[ScannedFile], cfg: IndexConfig, workers: int) -> Iterator[Processed | None]:
     """The processed files in ``todo``'s order, from worker processes (this process is the one writer).
 
     Batches are submitted as results are taken, at most BATCHES_PER_WORKER per worker ahead of the
-    writer, so a slow writer holds a bounded number of processed files, never the whole corpus."""
+    writer, so a slow writer holds a bounded number of processed files, never the whole corpus. If
+    the pool breaks (a worker killed, or unable to start), the batches not yet done are processed
+    here, in order: the build finishes the same, only slower."""
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("forkserver")) as pool:
         pending: deque = deque()
         todo_batches = batches(todo)
         try:
             for batch in todo_batches:
-                pending.append(pool.submit(process_batch, root, batch, cfg))
+                pending.append((batch, pool.submit(process_batch, root, batch, cfg)))
                 if len(pending) >= workers * BATCHES_PER_WORKER:
                     break
             while pending:
-                done = pending.popleft().result()
-                batch = next(todo_batches, None)
-                if batch is not None:
-                    pending.append(pool.submit(process_batch, root, batch, cfg))
+                batch, future = pending.popleft()
+                try:
+                    done = future.result()
+                except BrokenProcessPool:
+                    for rest in (batch, *(b for b, _ in pending), *todo_batches):
+                        yield from process_batch(root, rest, cfg)
+                    pending.clear()
+                    return
+                following = next(todo_batches, None)
+                if following is not None:
+                    pending.append((following, pool.submit(process_batch, root, following, cfg)))
                 yield from done
         finally:
-            for future in pending:
+            for _, future in pending:
                 future.cancel()
 
 

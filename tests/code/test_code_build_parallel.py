@@ -92,6 +92,63 @@ def test_a_parallel_incremental_build_equals_a_fresh_one(many: Path):
     assert incremental["manifest"] == fresh["manifest"]
 
 
+def test_a_pool_that_breaks_is_finished_in_process(many: Path, monkeypatch):
+    """Workers killed or unable to start (BrokenProcessPool): the build processes the batches not yet
+    done itself and writes the same index."""
+    serial = config_from_dict({"workers": 1, "use_git": False, "isolation": "none"})
+    build_mod.build(many, serial)
+    expected = index_content(many, serial)
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    class BreaksAfterTwo:  # the first two batches come back, then the pool is broken
+        def __init__(self, *args, **kwargs):
+            self.submitted = 0
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def submit(self, fn, *args):
+            self.submitted += 1
+            future = Future()
+            if self.submitted <= 2:
+                future.set_result(fn(*args))
+            else:
+                future.set_exception(BrokenProcessPool("a worker died"))
+            return future
+
+    monkeypatch.setattr(build_mod, "ProcessPoolExecutor", BreaksAfterTwo)
+    pooled = config_from_dict({"workers": 2, "use_git": False, "isolation": "none"})
+    s = build_mod.build(many, pooled, rebuild=True)
+    assert s["files"] > build_mod.POOL_THRESHOLD
+    assert index_content(many, pooled) == expected
+
+
+def test_no_workers_when_main_cannot_be_imported_by_them(many: Path, monkeypatch):
+    """Code piped to ``python -`` has a ``__main__`` whose file is "<stdin>": a worker would die
+    re-importing it, so the build runs in this process."""
+    import sys
+    import types
+
+    fake_main = types.ModuleType("__main__")
+    fake_main.__file__ = "<stdin>"
+    fake_main.__spec__ = None
+    monkeypatch.setitem(sys.modules, "__main__", fake_main)
+    assert not build_mod.workers_can_start()
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("no worker pool should be started")
+
+    monkeypatch.setattr(build_mod, "ProcessPoolExecutor", no_pool)
+    s = build_mod.build(many, config_from_dict({"workers": 2, "use_git": False, "isolation": "none"}))
+    assert s["rebuilt"] > build_mod.POOL_THRESHOLD
+    fake_main.__file__ = __file__
+    assert build_mod.workers_can_start()
+
+
 def test_the_stored_rows_equal_the_plain_definitions(many: Path):
     """Each chunk's vector is vector_f32 of its vector text, and its FTS5 body is fts_bodies' (the
     builder computes both from one normalised text)."""
