@@ -24,7 +24,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -347,6 +347,9 @@ def index_location(root: Path, cfg):
     return cfg, loc
 
 
+SCOPE_WIDENING = 4  # when the scope leaves too few of the index's candidates, take this many times more
+
+
 def with_more_files(ranked: list[tuple], size: int) -> list[tuple]:
     """The first ``size`` of ``ranked`` (chunk, parts), then the best chunk of each file not among them,
     up to ``size`` more: one long module whose every function matches must not leave the other
@@ -390,8 +393,11 @@ def with_file_evidence(kept: list[tuple], share: float) -> list[tuple]:
 
 def code_channels(
     root: Path, query: str, pool: Pool, size: int, refresh_interval: float | None, want_code: bool, want_docs: bool,
-    where=None, file_share: float = 0.0,
+    where=None, file_share: float = 0.0, want_files: int = 10,
 ) -> tuple[list[ChannelRun], CodeFreshness]:
+    """The four code channels over one pass of the index's ranking. ``want_files``: the files the
+    answer may list; when the scope (code without docs, or docs alone) leaves fewer of them among
+    the index's candidates, a wider pass is taken so that the list is not short."""
     names = ("code_bm25", "symbols", "paths", "vectors")
     runs = {n: ChannelRun(n) for n in names}
     cfg, loc = where
@@ -410,17 +416,23 @@ def code_channels(
             run.status = "empty"
         return list(runs.values()), fresh
     t0 = time.perf_counter()
+
+    def keep(path: str) -> bool:
+        return want_docs if is_doc_path(path) else want_code
+
     try:
         conn = _db(loc.db)
         st = os.stat(loc.db)
         scored, facts = repo_query.score_candidates(_DBView(conn), cfg, qwords, query)
+        in_scope = [x for x in scored if keep(x[1].path)]
+        if len(scored) >= cfg.candidates and len(in_scope) < len(scored) and len({x[1].path for x in in_scope}) < want_files:
+            # the scope left out most of BM25's best (docs, when only code is wanted): look further
+            wider = replace(cfg, candidates=cfg.candidates * SCOPE_WIDENING)
+            scored, facts = repo_query.score_candidates(_DBView(conn), wider, qwords, query)
     except (sqlite3.Error, OSError) as exc:
         for run in runs.values():
             run.status, run.note = "error", f"{type(exc).__name__}: {exc}"
         return list(runs.values()), fresh
-
-    def keep(path: str) -> bool:
-        return want_docs if is_doc_path(path) else want_code
 
     def chunk_cand(rid: int, path: str, start: int, end: int, symbol: str | None, kind: str | None,
                    ctype: str, cosine: float | None, area: float) -> Candidate:

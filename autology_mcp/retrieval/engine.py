@@ -214,7 +214,7 @@ def run_channels(s: Search, index_cfg) -> None:
         code_runs, code_fresh = ch.code_channels(
             s.root, s.text_query, code_pool, cfg.pool, cfg.refresh_interval_s if s.refresh_code else None,
             "code" in s.scopes, "docs" in s.scopes,
-            s.code_index, cfg.file_share,
+            s.code_index, cfg.file_share, want_files=max(s.limit, 10),
         )
         s.freshness["code_index"] = code_fresh.as_dict()
     else:

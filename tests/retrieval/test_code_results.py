@@ -83,3 +83,20 @@ def test_what_the_full_text_index_matched_fills_the_list(stemmed: Path) -> None:
     paths = [h["path"] for h in answer["hits"]]
     assert len(paths) == len(set(paths)) == 10  # ... and unified search lists ten of them
     assert set(paths) <= index_paths
+
+
+def test_docs_filling_the_index_candidates_do_not_shorten_a_code_list(tmp_path_factory) -> None:
+    """The index scores its best ``candidates`` chunks (10 here); when docs take all of them and the
+    scope wants code, a wider pass finds the code files: 10 asked, 10 listed (issue 15: a pytest
+    subject about docs and a changelog listed 9 files where 96 matched)."""
+    files = {f"docs/guide_{i:02d}.md": f"# Frobnicate widgets {i}\n\n" + "Frobnicate the widget. " * 30 + "\n"
+             for i in range(30)}
+    for i in range(12):
+        files[f"src/parts/p_{i:02d}.py"] = f"def build_{i}(widget):\n    # frobnicate once\n    return widget\n"
+    files[".autology/config.toml"] = "[index]\ncandidates = 10\n"
+    root = indexed_project(tmp_path_factory, "docs-flood", files)
+    answer = search(root, "frobnicate widget", scope=["code"], limit=10, max_tokens=100_000)
+    paths = [h["path"] for h in answer["hits"]]
+    assert len(paths) == len(set(paths)) == 10 and all(p.startswith("src/parts/") for p in paths)
+    with_docs = search(root, "frobnicate widget", scope=["code", "docs"], limit=10, max_tokens=100_000)
+    assert [h["path"] for h in with_docs["hits"]][0].startswith("docs/")
