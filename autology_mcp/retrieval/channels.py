@@ -350,6 +350,27 @@ def index_location(root: Path, cfg):
 SCOPE_WIDENING = 4  # when the scope leaves too few of the index's candidates, take this many times more
 
 
+def _further_files(conn, cfg, qwords: list[str], query: str, scored: list, keep, want_files: int) -> list:
+    """When the scope took most of the index's candidates (docs, and only code is wanted) and left
+    fewer files than the answer may list: the best chunk of each further file of a pass
+    SCOPE_WIDENING times wider, best first, up to ``want_files`` files in all. They go after the
+    candidates, so the ranks already there do not change; otherwise nothing (no second pass)."""
+    in_scope = [x for x in scored if keep(x[1].path)]
+    seen = {x[1].path for x in in_scope}
+    if len(scored) < cfg.candidates or 2 * len(in_scope) >= len(scored) or len(seen) >= want_files:
+        return []
+    wider, _ = repo_query.score_candidates(_DBView(conn), replace(cfg, candidates=cfg.candidates * SCOPE_WIDENING),
+                                           qwords, query)
+    further = []
+    for x in wider:
+        if len(seen) >= want_files:
+            break
+        if keep(x[1].path) and x[1].path not in seen:
+            seen.add(x[1].path)
+            further.append(x)
+    return further
+
+
 def with_more_files(ranked: list[tuple], size: int) -> list[tuple]:
     """The first ``size`` of ``ranked`` (chunk, parts), then the best chunk of each file not among them,
     up to ``size`` more: one long module whose every function matches must not leave the other
@@ -424,11 +445,7 @@ def code_channels(
         conn = _db(loc.db)
         st = os.stat(loc.db)
         scored, facts = repo_query.score_candidates(_DBView(conn), cfg, qwords, query)
-        in_scope = [x for x in scored if keep(x[1].path)]
-        if len(scored) >= cfg.candidates and len(in_scope) < len(scored) and len({x[1].path for x in in_scope}) < want_files:
-            # the scope left out most of BM25's best (docs, when only code is wanted): look further
-            wider = replace(cfg, candidates=cfg.candidates * SCOPE_WIDENING)
-            scored, facts = repo_query.score_candidates(_DBView(conn), wider, qwords, query)
+        further = _further_files(conn, cfg, qwords, query, scored, keep, want_files)
     except (sqlite3.Error, OSError) as exc:
         for run in runs.values():
             run.status, run.note = "error", f"{type(exc).__name__}: {exc}"
@@ -450,7 +467,7 @@ def code_channels(
         )
 
     best = scored[0][0] if scored and scored[0][0] > 0 else 1.0  # scores relative to the best (scoring.similarity)
-    kept = [(c, {**parts, "relative": score / best}) for score, c, parts in scored if keep(c.path)]  # the index's own order
+    kept = [(c, {**parts, "relative": score / best}) for score, c, parts in (*scored, *further) if keep(c.path)]  # the index's own order
     kept = with_file_evidence(kept, file_share)
     where_key = lambda x: (x[0].path, x[0].start)  # noqa: E731  ties: by place, never by rowid
     ranked = {
