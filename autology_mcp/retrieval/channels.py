@@ -353,8 +353,9 @@ SCOPE_WIDENING = 4  # when the scope leaves too few of the index's candidates, t
 def _further_files(conn, cfg, qwords: list[str], query: str, scored: list, keep, want_files: int) -> list:
     """When the scope took most of the index's candidates (docs, and only code is wanted) and left
     fewer files than the answer may list: the best chunk of each further file of a pass
-    SCOPE_WIDENING times wider, best first, up to ``want_files`` files in all. They go after the
-    candidates, so the ranks already there do not change; otherwise nothing (no second pass)."""
+    SCOPE_WIDENING times wider, best first, up to ``want_files`` files in all. They go at the end of
+    the ``code_bm25`` ranking only, so the ranks already there do not change; otherwise nothing (no
+    second pass)."""
     in_scope = [x for x in scored if keep(x[1].path)]
     seen = {x[1].path for x in in_scope}
     if len(scored) < cfg.candidates or 2 * len(in_scope) >= len(scored) or len(seen) >= want_files:
@@ -467,11 +468,11 @@ def code_channels(
         )
 
     best = scored[0][0] if scored and scored[0][0] > 0 else 1.0  # scores relative to the best (scoring.similarity)
-    kept = [(c, {**parts, "relative": score / best}) for score, c, parts in (*scored, *further) if keep(c.path)]  # the index's own order
+    kept = [(c, {**parts, "relative": score / best}) for score, c, parts in scored if keep(c.path)]  # the index's own order
     kept = with_file_evidence(kept, file_share)
     where_key = lambda x: (x[0].path, x[0].start)  # noqa: E731  ties: by place, never by rowid
     ranked = {
-        "code_bm25": with_more_files(kept, size),
+        "code_bm25": with_more_files(kept, size) + [(c, {**parts, "relative": score / best}) for score, c, parts in further],
         "vectors": sorted((x for x in kept if x[1]["vector"] > 0), key=lambda x: (-x[1]["vector"], *where_key(x)))[:size],
         "symbols": sorted((x for x in kept if x[1]["symbol"] > 0), key=lambda x: (-x[1]["symbol"], *where_key(x)))[:size],
     }
