@@ -303,12 +303,15 @@ _porter_cache: dict[str, str] = {}
 def porter_stems(words: list[str]) -> list[str]:
     """The Porter stem FTS5 gives each word (``retries`` → ``retri``, ``parsing`` → ``pars``); the
     words not met before are stemmed together, in one statement."""
-    new = [w for w in dict.fromkeys(words) if w not in _porter_cache]
+    known = {w: _porter_cache.get(w) for w in dict.fromkeys(words)}  # read once: another thread may clear it
+    new = [w for w, stem in known.items() if stem is None]
     if new:
+        stems = dict(zip(new, _porter.stems(new)))
+        known.update(stems)
         if len(_porter_cache) + len(new) > 200_000:  # bound memory; it is only a cache
             _porter_cache.clear()
-        _porter_cache.update(zip(new, _porter.stems(new)))
-    return [_porter_cache[w] for w in words]
+        _porter_cache.update(stems)
+    return [known[w] for w in words]
 
 
 def porter_stem(word: str) -> str:
