@@ -46,3 +46,25 @@ def test_every_identifier_is_found_whole_in_its_query(query: str):
     assert seen == set(found)
     for ident in found:
         assert ident == ident.lower() and re.fullmatch(r"[a-z_][a-z0-9_]*", ident)
+
+
+# ------------------------------------------------------------------------------ Porter stems
+
+
+def test_porter_stems_are_fts5s():
+    from autology_mcp.common.text import claim_normal, porter_stem
+
+    assert [porter_stem(w) for w in ("retries", "retry", "parsing", "connection", "naïve")] == [
+        "retri", "retri", "pars", "connect", "naiv"]  # fmt: skip
+    assert porter_stem("a-b") == "a-b" and porter_stem("") == ""  # split or dropped: the word itself
+    assert claim_normal("params") == claim_normal("parameters") and claim_normal("ctx") == claim_normal("context")
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from("abcdefgisnotre-é日 "), max_size=12), max_size=30))
+def test_porter_stems_in_a_batch_equal_one_by_one(words: list[str]):
+    from autology_mcp.common import text
+
+    text._porter_cache.clear()
+    together = text.porter_stems(words)
+    text._porter_cache.clear()
+    assert together == [text.porter_stem(w) for w in words]

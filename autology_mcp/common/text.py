@@ -23,6 +23,8 @@ changing one, or :func:`fts_text`, means rebuilding that index (bump its schema 
 from __future__ import annotations
 
 import re
+import sqlite3
+import threading
 import unicodedata
 from functools import lru_cache
 from itertools import chain
@@ -268,6 +270,54 @@ def keyword_coverage(term_stems: list[str], text: str) -> tuple[float, list[str]
     return len(matched) / len(term_stems), matched
 
 
+# ------------------------------------------------------------------------------ Porter stems
+
+
+class _PorterStemmer:
+    """FTS5's own Porter stemmer (``NODE_FTS_TOKENIZER``), read back through ``fts5vocab`` from a
+    private in-memory table, so a stem here is exactly the one the full-text indexes store."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def stems(self, words: list[str]) -> list[str]:
+        with self._lock:
+            if self._db is None:
+                self._db = sqlite3.connect(":memory:", check_same_thread=False)
+                self._db.execute(f"CREATE VIRTUAL TABLE s USING fts5(w, tokenize='{NODE_FTS_TOKENIZER}')")
+                self._db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(s, 'instance')")
+            self._db.execute("DELETE FROM s")
+            self._db.executemany("INSERT INTO s(rowid, w) VALUES (?, ?)", enumerate(words))
+            found: dict[int, list[str]] = {}
+            for doc, term in self._db.execute("SELECT doc, term FROM v ORDER BY doc, offset"):
+                found.setdefault(doc, []).append(term)
+        # a word the tokenizer splits or drops (punctuation) is kept as it is, lowercased
+        return [found[i][0] if len(found.get(i, ())) == 1 else w.lower() for i, w in enumerate(words)]
+
+
+_porter = _PorterStemmer()
+_porter_cache: dict[str, str] = {}
+
+
+def porter_stems(words: list[str]) -> list[str]:
+    """The Porter stem FTS5 gives each word (``retries`` → ``retri``, ``parsing`` → ``pars``); the
+    words not met before are stemmed together, in one statement."""
+    known = {w: _porter_cache.get(w) for w in dict.fromkeys(words)}  # read once: another thread may clear it
+    new = [w for w, stem in known.items() if stem is None]
+    if new:
+        stems = dict(zip(new, _porter.stems(new)))
+        known.update(stems)
+        if len(_porter_cache) + len(new) > 200_000:  # bound memory; it is only a cache
+            _porter_cache.clear()
+        _porter_cache.update(stems)
+    return [known[w] for w in words]
+
+
+def porter_stem(word: str) -> str:
+    return porter_stems([word])[0]
+
+
 # ------------------------------------------------------------------------------ the claim check
 
 CLAIM_FILLER_WORDS = frozenset(
@@ -276,48 +326,32 @@ CLAIM_FILLER_WORDS = frozenset(
     should must can could would need needs over about through only other more most both same own again
     once given specified provided optionally whether otherwise certain various etc""".split()
 )
-# Abbreviations code uses for words prose spells out: both sides map to the same stem.
+# Abbreviations code uses for words prose spells out: both map to the same stem.
 CLAIM_ALIASES = dict(
     pair.split(":")
-    for pair in """ctx:context cmd:command msg:messag env:environment arg:argument argv:argument param:paramet
-    attr:attribut info:informat cfg:configurat conf:configurat dir:directory err:error exc:exception obj:object
-    opt:option val:valu num:numb str:string len:length idx:index cb:callback req:request resp:respons
-    tmp:temporary temp:temporary prev:previous src:sourc dst:destinat dest:destinat ref:referenc doc:document
-    pkg:packag db:databas auth:authenticat repo:repository app:applicat spec:specificat util:utility
-    fn:function func:function""".split()
+    for pair in """ctx:context cmd:command msg:message env:environment arg:argument argv:argument param:parameter
+    attr:attribute info:information cfg:configuration conf:configuration dir:directory err:error exc:exception
+    obj:object opt:option val:value num:number str:string len:length idx:index cb:callback req:request
+    resp:response tmp:temporary temp:temporary prev:previous src:source dst:destination dest:destination
+    ref:reference doc:document pkg:package db:database auth:authentication repo:repository app:application
+    spec:specification util:utility fn:function func:function""".split()
 )
 CLAIM_STOP_WORDS = (CODE_STOP_WORDS | NODE_STOP_WORDS | CLAIM_FILLER_WORDS) - {"return", "none", "true", "false"}
 
 _CLAIM_WORD = re.compile(r"[A-Za-z0-9]+")
-_VOWELS = set("aeiouy")
 
 
-def claim_stem(word: str) -> str:
-    """A light suffix stemmer (plural, -ing, -ed, -er, -ation, final e); the same rule on both sides."""
-    w = word
-    if len(w) > 4 and w.endswith("ies"):
-        w = w[:-3] + "y"
-    elif len(w) > 4 and w.endswith("ied"):
-        w = w[:-3] + "y"
-    elif w.endswith("sses"):
-        w = w[:-2]
-    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    for suffix in ("ation", "ing", "ed", "er"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and _VOWELS & set(w[: -len(suffix)]):
-            w = w[: -len(suffix)] + ("at" if suffix == "ation" else "")
-            if suffix != "ation" and len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
-                w = w[:-1]  # running -> run, stopped -> stop (but install, pass, buzz stay)
-            break
-    if len(w) > 3 and w.endswith("e"):
-        w = w[:-1]
-    return w
+def claim_normals(words: list[str]) -> list[str]:
+    """Each word's stem (FTS5's Porter stem, as the full-text indexes store it), with a code
+    abbreviation (``ctx``, ``params``) mapped to the stem of the word it stands for."""
+    stems = porter_stems(words)
+    fulls = {s: CLAIM_ALIASES[s] for s in stems if s in CLAIM_ALIASES}
+    full_stems = dict(zip(fulls, porter_stems(list(fulls.values()))))
+    return [full_stems.get(s, s) for s in stems]
 
 
 def claim_normal(word: str) -> str:
-    """A word's stem, with a code abbreviation mapped to the stem of the word it stands for."""
-    s = claim_stem(word)
-    return CLAIM_ALIASES.get(s, s)
+    return claim_normals([word])[0]
 
 
 def claim_words(text: str) -> list[str]:

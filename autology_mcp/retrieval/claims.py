@@ -49,7 +49,7 @@ from typing import Any
 
 from autology_mcp.common.errors import AutologyError, ValidationError
 from autology_mcp.common.paths import ProjectPaths
-from autology_mcp.common.text import CLAIM_STOP_WORDS, claim_normal, claim_words
+from autology_mcp.common.text import CLAIM_STOP_WORDS, claim_normal, claim_normals, claim_words
 
 MAX_CLAIMS = 50
 MAX_REFS = 20
@@ -96,7 +96,7 @@ def key_terms(text: str) -> list[str]:
 
 
 def span_terms(text: str) -> frozenset[str]:
-    return frozenset(claim_normal(w) for w in claim_words(text) if len(w) >= 2)
+    return frozenset(claim_normals([w for w in claim_words(text) if len(w) >= 2]))
 
 
 def _matches(term: str, terms: frozenset[str]) -> bool:
