@@ -189,8 +189,8 @@ _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]{2}")
 def code_identifiers(query: str) -> list[str]:
     """The query's identifier-shaped words, lowercased, to be matched whole and unstemmed: an inner
     or leading ``_`` (``pytest_addopts``, ``PYTEST_ADDOPTS``, ``_preparse``), an inner capital
-    (``iterBytes``, ``HTTPError``; not a plural like ``URLs``), or any word of 3+ characters written in backticks (`` `binascii` ``). Plain words are left to
-    the stemmed channels."""
+    (``iterBytes``, ``HTTPError``; not a plural like ``URLs``), or any word of 3+ characters written
+    in backticks (`` `binascii` ``). Plain words are left to the stemmed channels."""
     found: dict[str, None] = {}
     for m in _BACKTICKED.finditer(query):
         for w in _IDENT_WORD.findall(m.group(1)):

@@ -159,6 +159,10 @@ class _Query:
         """The score a row gets (the formula in this module's docstring), rounded as returned."""
         return round(min((max(bm25, 0.0) + label) / self.ceiling, 1.0) * STATUS_FACTOR[status], 4)
 
+    def best_case(self, bm25: float, label: float) -> float:
+        """The score of a row at the best status (factor 1.0): the most a row not yet read can get."""
+        return self.score(bm25, label, NodeStatus.ACTIVE)
+
     def reachable(self, most: float, theta: float) -> bool:
         """Whether a node whose BM25 + label is below ``most`` can still score ``theta`` (rounded, best
         status). The slack covers floating-point rounding in FTS5's own sum."""
@@ -189,7 +193,7 @@ def _best(
         best = _ordered(list(found.values()))
         if fetch < 0 or len(rows) < fetch:
             return best[:limit]
-        bound = round(min((max(rows[-1][4], 0.0) + rows[-1][5]) / query.ceiling, 1.0), 4)
+        bound = query.best_case(rows[-1][4], rows[-1][5])
         if best[limit - 1][3] > bound:
             return best[:limit]
         # Scores tied at the cut-off (4 decimals): with candidates, all of them at once (they are few).
@@ -278,7 +282,7 @@ def _top(index: NodeIndex, query: _Query, rows: list[tuple[int, float, float]]) 
         ])[:limit]
         if read >= len(rows):
             return best
-        bound = round(min((max(rows[read][1], 0.0) + rows[read][2]) / query.ceiling, 1.0), 4)
+        bound = query.best_case(rows[read][1], rows[read][2])
         if len(best) == limit and best[-1][3] > bound:
             return best
         batch *= 4

@@ -418,8 +418,8 @@ def code_channels(
     where=None, file_share: float = 0.0, want_files: int = 10,
 ) -> tuple[list[ChannelRun], CodeFreshness]:
     """The four code channels over one pass of the index's ranking. ``want_files``: the files the
-    answer may list; when the scope (code without docs, or docs alone) leaves fewer of them among
-    the index's candidates, a wider pass is taken so that the list is not short."""
+    answer may list; when the scope (code without docs, or docs alone) took most of the index's
+    candidates and left fewer files, a wider pass adds further files (:func:`_further_files`)."""
     names = ("code_bm25", "symbols", "paths", "vectors")
     runs = {n: ChannelRun(n) for n in names}
     cfg, loc = where
@@ -468,11 +468,15 @@ def code_channels(
         )
 
     best = scored[0][0] if scored and scored[0][0] > 0 else 1.0  # scores relative to the best (scoring.similarity)
-    kept = [(c, {**parts, "relative": score / best}) for score, c, parts in scored if keep(c.path)]  # the index's own order
-    kept = with_file_evidence(kept, file_share)
+
+    def relative(rows: list) -> list[tuple]:
+        """(chunk, parts with its score relative to the best) of the rows in scope, in their order."""
+        return [(c, {**parts, "relative": score / best}) for score, c, parts in rows if keep(c.path)]
+
+    kept = with_file_evidence(relative(scored), file_share)  # the index's own order
     where_key = lambda x: (x[0].path, x[0].start)  # noqa: E731  ties: by place, never by rowid
     ranked = {
-        "code_bm25": with_more_files(kept, size) + [(c, {**parts, "relative": score / best}) for score, c, parts in further],
+        "code_bm25": with_more_files(kept, size) + relative(further),
         "vectors": sorted((x for x in kept if x[1]["vector"] > 0), key=lambda x: (-x[1]["vector"], *where_key(x)))[:size],
         "symbols": sorted((x for x in kept if x[1]["symbol"] > 0), key=lambda x: (-x[1]["symbol"], *where_key(x)))[:size],
     }

@@ -49,7 +49,7 @@ from typing import Any
 
 from autology_mcp.common.errors import AutologyError, ValidationError
 from autology_mcp.common.paths import ProjectPaths
-from autology_mcp.common.text import CLAIM_STOP_WORDS, claim_normal, claim_normals, claim_words
+from autology_mcp.common.text import CLAIM_STOP_WORDS, claim_normals, claim_words
 
 MAX_CLAIMS = 50
 MAX_REFS = 20
@@ -85,14 +85,8 @@ REF_FORMS = (
 
 def key_terms(text: str) -> list[str]:
     """The claim's distinct key terms (stems), in order of first appearance."""
-    out: dict[str, None] = {}
-    for w in claim_words(text):
-        if len(w) < 2 or w in CLAIM_STOP_WORDS:
-            continue
-        s = claim_normal(w)
-        if s not in CLAIM_STOP_WORDS:
-            out.setdefault(s, None)
-    return list(out)
+    words = [w for w in claim_words(text) if len(w) >= 2 and w not in CLAIM_STOP_WORDS]
+    return list(dict.fromkeys(s for s in claim_normals(words) if s not in CLAIM_STOP_WORDS))
 
 
 def span_terms(text: str) -> frozenset[str]:
