@@ -122,6 +122,16 @@ def manifest_is_compatible(manifest: dict | None, cfg: IndexConfig) -> str | Non
     return None
 
 
+def full_rebuild_reason(loc: IndexLocation, cfg: IndexConfig) -> str | None:
+    """Why the next build of an existing index will start from scratch (its format, engine or build
+    settings changed: after an upgrade, or an edit of ``[index]``), or None when it will be incremental
+    or there is no index yet. Reads the manifest only: cheap enough to ask before every refresh."""
+    manifest = read_json(loc.manifest)
+    if manifest is None or not loc.db.exists():
+        return None
+    return manifest_is_compatible(manifest, cfg)
+
+
 def seed_from_sibling(loc: IndexLocation, cfg: IndexConfig) -> str | None:
     """Copy the newest compatible index of another branch of this work tree into ``loc`` (which has
     none): the first build on a new branch then re-indexes only the files that differ (their size,

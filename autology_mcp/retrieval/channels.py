@@ -223,11 +223,13 @@ class CodeFreshness:
     exists: bool
     namespace: str | None = None
     checked: str = "skipped"  # refreshed (now, inline) | background (started now) | in_progress | recent | failed
+    #                           | rebuilding (a full rebuild runs in the background: see rebuild_in_background)
     age_s: float | None = None
     refresh_ms: float | None = None
     rebuilt: int = 0
     deleted: int = 0
     note: str | None = None
+    previous_build: bool | None = None  # while rebuilding: True if the hits come from the previous build
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None}
@@ -242,6 +244,16 @@ def _refresh(root: Path, cfg, loc, interval: float) -> CodeFreshness:
     build (SQLite readers see the last committed index)."""
     fresh = CodeFreshness(exists=True, namespace=loc.namespace)
     key = str(loc.db)
+    with _refresh_lock:
+        rebuilding = _rebuilding.get(key)
+    if rebuilding is not None:
+        fresh.checked, fresh.note, fresh.previous_build = "rebuilding", rebuilding[0], rebuilding[1]
+        return fresh
+    from autology_mcp.code import build as build_mod
+
+    reason = build_mod.full_rebuild_reason(loc, cfg)
+    if reason is not None:
+        return _full_rebuild(root, cfg, loc, reason, fresh)
     now = time.monotonic()
     with _refresh_lock:
         last = _refreshed.get(key)
@@ -281,6 +293,57 @@ def _refresh_now(root: Path, cfg, fresh: CodeFreshness) -> CodeFreshness:
 
 _refreshing: set[str] = set()
 _refresher = None
+_background_rebuilds = False
+_rebuilding: dict[str, tuple[str, bool]] = {}  # index db path -> (note, hits from the previous build?)
+
+
+def rebuild_in_background(enabled: bool = True) -> None:
+    """For a long-lived process (the MCP server): a search that finds the code index due for a full
+    rebuild (its format, engine or build settings changed: after an upgrade, or an edit of ``[index]``)
+    starts the rebuild in the background and answers at once, from the previous build when this
+    version can read it, instead of waiting for the rebuild (a minute on a monorepo). Otherwise (a
+    CLI run, which ends with its answer) the search rebuilds inline, saying why on stderr."""
+    global _background_rebuilds
+    _background_rebuilds = enabled
+
+
+def _full_rebuild(root: Path, cfg, loc, reason: str, fresh: CodeFreshness) -> CodeFreshness:
+    from autology_mcp.code.config import INDEX_FORMAT_VERSION
+    from autology_mcp.code.layout import read_json
+
+    what = f"the code index is being rebuilt from scratch ({reason})"
+    if not _background_rebuilds:
+        log.warning("%s; this happens once after an upgrade or a change of the [index] settings, and takes a"
+                    " while on a large tree", what)
+        return _refresh_now(root, cfg, fresh)
+    readable = (read_json(loc.manifest) or {}).get("format_version") == INDEX_FORMAT_VERSION
+    note = what + ("; until it is done, code and doc hits come from the previous build" if readable
+                   else "; until it is done, code and docs are not searched")
+    key = str(loc.db)
+    with _refresh_lock:
+        start = key not in _rebuilding
+        if start:
+            _rebuilding[key] = (note, readable)
+            _refreshing.add(key)
+    if start:
+        log.info("%s, in the background", what)
+        _background().submit(_rebuild_in_background, root, cfg, key)
+    fresh.checked, fresh.note, fresh.previous_build = "rebuilding", note, readable
+    return fresh
+
+
+def _rebuild_in_background(root: Path, cfg, key: str) -> None:
+    try:
+        result = _refresh_now(root, cfg, CodeFreshness(exists=True))
+        if result.note:
+            log.warning("background rebuild of the code index failed: %s", result.note)
+        else:
+            log.info("the code index was rebuilt in %.1f s", (result.refresh_ms or 0) / 1000)
+    finally:
+        with _refresh_lock:
+            _rebuilding.pop(key, None)
+            _refreshing.discard(key)
+            _refreshed[key] = time.monotonic()
 
 
 def _background():
@@ -432,6 +495,10 @@ def code_channels(
         fresh = CodeFreshness(exists=True, namespace=loc.namespace, checked="skipped")
     else:
         fresh = _refresh(root, cfg, loc, refresh_interval)
+        if fresh.checked == "rebuilding" and not fresh.previous_build:
+            for run in runs.values():
+                run.status, run.note = "rebuilding", fresh.note
+            return list(runs.values()), fresh
     qwords = code_query_words(query)
     if not qwords:
         for run in runs.values():

@@ -1,0 +1,144 @@
+"""A code index due for a full rebuild (its format, engine or build settings changed: after an
+upgrade) is rebuilt in the background by a long-lived process, which answers at once; a CLI run
+rebuilds inline and says why on stderr."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+
+import pytest
+from retrieval_fixtures import make_project
+
+from autology_mcp.code.build import full_rebuild_reason
+from autology_mcp.code.config import INDEX_FORMAT_VERSION, load_index_config
+from autology_mcp.code.layout import IndexLocation
+from autology_mcp.retrieval import channels
+from autology_mcp.retrieval.engine import search
+
+
+@pytest.fixture
+def proj(tmp_path):
+    p = make_project(tmp_path / "proj")
+    channels._refreshed.clear()
+    yield p
+    p.autology.close()
+    channels.rebuild_in_background(False)
+    _wait_for_rebuilds()
+    channels._refreshed.clear()
+
+
+def _wait_for_rebuilds(timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while channels._rebuilding and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not channels._rebuilding
+
+
+def _location(root):
+    cfg = load_index_config(root)
+    return IndexLocation.of(root, cfg), cfg
+
+
+def _age_manifest(root, **changes) -> None:
+    """Make the index look built by an older version (another engine or index format)."""
+    loc, _ = _location(root)
+    manifest = json.loads(loc.manifest.read_text())
+    for key, value in changes.items():
+        if key == "engine_version":
+            manifest["engine"]["version"] = value
+        else:
+            manifest[key] = value
+    loc.manifest.write_text(json.dumps(manifest))
+
+
+def _search(proj, query="websocket reconnect backoff"):
+    return search(proj.root, query, scope=["code"], store=proj.autology.store)
+
+
+def test_full_rebuild_reason_reads_the_manifest(proj):
+    loc, cfg = _location(proj.root)
+    assert full_rebuild_reason(loc, cfg) is None
+    _age_manifest(proj.root, engine_version=0)
+    assert full_rebuild_reason(loc, cfg) == "engine changed"
+    _age_manifest(proj.root, format_version=INDEX_FORMAT_VERSION - 1)
+    assert full_rebuild_reason(loc, cfg) == "index format changed"
+
+
+def test_a_server_answers_from_the_previous_build_while_it_rebuilds(proj, monkeypatch):
+    from autology_mcp.code import build as build_mod
+
+    channels.rebuild_in_background(True)
+    _age_manifest(proj.root, engine_version=0)
+    release = threading.Event()
+    real_build = build_mod.build
+
+    def slow_build(*args, **kwargs):  # the rebuild takes until the test lets it finish
+        assert release.wait(30)
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(build_mod, "build", slow_build)
+    first = _search(proj)
+    fresh = first["trace"]["freshness"]["code_index"]
+    assert fresh["checked"] == "rebuilding" and fresh["previous_build"] is True
+    assert "engine changed" in fresh["note"]
+    assert first["hits"] and first["hits"][0]["path"] == "src/net/websocket.py"  # read from the previous build
+    assert "being rebuilt" in first["guidance"]
+    second = _search(proj)  # one rebuild at a time
+    assert second["trace"]["freshness"]["code_index"]["checked"] == "rebuilding"
+    assert len(channels._rebuilding) == 1
+    release.set()
+    _wait_for_rebuilds()
+    loc, cfg = _location(proj.root)
+    assert full_rebuild_reason(loc, cfg) is None  # rebuilt, with this version's engine
+    after = _search(proj)
+    assert after["trace"]["freshness"]["code_index"]["checked"] != "rebuilding"
+    assert after["guidance"] is None and after["hits"][0]["path"] == "src/net/websocket.py"
+
+
+def test_an_index_of_another_format_is_not_read_while_it_rebuilds(proj, monkeypatch):
+    from autology_mcp.code import build as build_mod
+
+    channels.rebuild_in_background(True)
+    _age_manifest(proj.root, format_version=INDEX_FORMAT_VERSION - 1)
+    release = threading.Event()
+    real_build = build_mod.build
+    monkeypatch.setattr(build_mod, "build", lambda *a, **k: (release.wait(30), real_build(*a, **k))[1])
+    answer = search(proj.root, "websocket reconnect backoff", store=proj.autology.store)
+    fresh = answer["trace"]["freshness"]["code_index"]
+    assert fresh["checked"] == "rebuilding" and fresh["previous_build"] is False
+    assert {h["kind"] for h in answer["hits"]} == {"node"}  # nodes still answer
+    code_runs = {c["name"]: c["status"] for c in answer["trace"]["channels"] if c["name"] in ("code_bm25", "paths")}
+    assert set(code_runs.values()) == {"rebuilding"}
+    assert "code and docs are not searched" in answer["guidance"]
+    release.set()
+    _wait_for_rebuilds()
+    after = _search(proj)
+    assert after["hits"][0]["path"] == "src/net/websocket.py"
+
+
+def test_a_cli_run_rebuilds_inline_and_says_why(proj, caplog):
+    _age_manifest(proj.root, engine_version=0)
+    with caplog.at_level(logging.WARNING, logger="autology.retrieval"):
+        answer = _search(proj)
+    assert answer["trace"]["freshness"]["code_index"]["checked"] == "refreshed"
+    assert answer["hits"][0]["path"] == "src/net/websocket.py"
+    assert any("rebuilt from scratch (engine changed)" in r.getMessage() for r in caplog.records)
+    loc, cfg = _location(proj.root)
+    assert full_rebuild_reason(loc, cfg) is None
+
+
+async def test_the_mcp_server_rebuilds_in_the_background(proj):
+    from mcp import Client
+
+    from autology_mcp.server.app import build_server
+
+    _age_manifest(proj.root, engine_version=0)
+    async with Client(build_server(proj.autology)) as client:
+        result = await client.call_tool("autology_search", {"query": "websocket reconnect backoff", "scope": ["code"]})
+    assert not result.is_error
+    fresh = result.structured_content["trace"]["freshness"]["code_index"]
+    assert fresh["checked"] == "rebuilding"
+    _wait_for_rebuilds()
