@@ -132,6 +132,15 @@ def full_rebuild_reason(loc: IndexLocation, cfg: IndexConfig) -> str | None:
     return manifest_is_compatible(manifest, cfg)
 
 
+def compatible_sibling(loc: IndexLocation, cfg: IndexConfig) -> IndexLocation | None:
+    """The most recently built index of another branch of this work tree that this version and these
+    settings can reuse (the one a first build of ``loc`` would start from), or None."""
+    for other in loc.siblings():
+        if manifest_is_compatible(read_json(other.manifest), cfg) is None:
+            return other
+    return None
+
+
 def seed_from_sibling(loc: IndexLocation, cfg: IndexConfig) -> str | None:
     """Copy the newest compatible index of another branch of this work tree into ``loc`` (which has
     none): the first build on a new branch then re-indexes only the files that differ (their size,

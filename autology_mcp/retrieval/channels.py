@@ -223,16 +223,19 @@ class CodeFreshness:
     exists: bool
     namespace: str | None = None
     checked: str = "skipped"  # refreshed (now, inline) | background (started now) | in_progress | recent | failed
-    #                           | rebuilding (a full rebuild runs in the background: see rebuild_in_background)
+    #   | rebuilding (a full rebuild runs in the background: see rebuild_in_background)
+    #   | building (a new branch's first build runs in the background: _first_build)
     age_s: float | None = None
     refresh_ms: float | None = None
     rebuilt: int = 0
     deleted: int = 0
     note: str | None = None
     previous_build: bool | None = None  # while rebuilding: True if the hits come from the previous build
+    read_from: str | None = None  # the namespace whose index was read, when not this one's (a new branch's)
+    read_location: Any = field(default=None, repr=False)  # its IndexLocation (not in the trace)
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
+        return {k: v for k, v in self.__dict__.items() if v is not None and k != "read_location"}
 
 
 def _refresh(root: Path, cfg, loc, interval: float) -> CodeFreshness:
@@ -332,13 +335,45 @@ def _full_rebuild(root: Path, cfg, loc, reason: str, fresh: CodeFreshness) -> Co
     return fresh
 
 
+def _sibling(loc, cfg):
+    from autology_mcp.code import build as build_mod
+
+    return build_mod.compatible_sibling(loc, cfg)
+
+
+def _first_build(root: Path, cfg, loc, other) -> CodeFreshness:
+    """The first build of a branch's index, starting from another branch's (only the files that differ
+    are indexed again): inline in a CLI run, in the background in a server, whose searches read the
+    other branch's index meanwhile (hits in files that differ from it say ``stale``)."""
+    fresh = CodeFreshness(exists=True, namespace=loc.namespace)
+    what = f"this branch's code index is being built, starting from {other.namespace}'s"
+    key = str(loc.db)
+    if not _background_rebuilds:
+        log.warning("%s (only the files that differ are indexed again)", what)
+        fresh = _refresh_now(root, cfg, fresh)
+        with _refresh_lock:
+            _refreshed[key] = time.monotonic()
+        return fresh
+    note = what + "; until it is done, code and doc hits come from that index (hits in files that differ say stale)"
+    with _refresh_lock:
+        start = key not in _rebuilding
+        if start:
+            _rebuilding[key] = (note, True)
+            _refreshing.add(key)
+    if start:
+        log.info("%s, in the background", what)
+        _background().submit(_rebuild_in_background, root, cfg, key)
+    fresh.checked, fresh.note = "building", _rebuilding.get(key, (note,))[0]
+    return fresh
+
+
 def _rebuild_in_background(root: Path, cfg, key: str) -> None:
     try:
         result = _refresh_now(root, cfg, CodeFreshness(exists=True))
         if result.note:
             log.warning("background rebuild of the code index failed: %s", result.note)
         else:
-            log.info("the code index was rebuilt in %.1f s", (result.refresh_ms or 0) / 1000)
+            log.info("the code index is built: %d files indexed in %.1f s", result.rebuilt, (result.refresh_ms or 0) / 1000)
     finally:
         with _refresh_lock:
             _rebuilding.pop(key, None)
@@ -486,12 +521,22 @@ def code_channels(
     names = ("code_bm25", "symbols", "paths", "vectors")
     runs = {n: ChannelRun(n) for n in names}
     cfg, loc = where
-    if not loc.exists():
+    other = None if loc.exists() else _sibling(loc, cfg)
+    if not loc.exists() and other is None:
         for run in runs.values():
             run.status, run.note = "no_index", "no repository index: run `autology index build`"
         return list(runs.values()), CodeFreshness(exists=False, namespace=loc.namespace,
                                                   note="no repository index: run `autology index build`")
-    if refresh_interval is None:  # the caller takes the index as it is (and checks its hits: stale_paths)
+    if other is not None:  # a branch without an index yet, in a work tree that has one for another branch
+        if refresh_interval is None:  # the caller takes what exists (and checks its hits: stale_paths)
+            fresh = CodeFreshness(exists=True, namespace=loc.namespace, checked="skipped",
+                                  note=f"this branch has no code index yet; {other.namespace}'s was read")
+        else:
+            fresh = _first_build(root, cfg, loc, other)
+        if not loc.exists():
+            fresh.read_from, fresh.read_location = other.namespace, other
+            loc = other
+    elif refresh_interval is None:  # the caller takes the index as it is (and checks its hits: stale_paths)
         fresh = CodeFreshness(exists=True, namespace=loc.namespace, checked="skipped")
     else:
         fresh = _refresh(root, cfg, loc, refresh_interval)

@@ -142,3 +142,59 @@ async def test_the_mcp_server_rebuilds_in_the_background(proj):
     fresh = result.structured_content["trace"]["freshness"]["code_index"]
     assert fresh["checked"] == "rebuilding"
     _wait_for_rebuilds()
+
+
+def _new_branch(proj, name="feature"):
+    import subprocess
+
+    subprocess.run(["git", "checkout", "-q", "-b", name], cwd=proj.root, check=True)
+    path = proj.root / "src/net/websocket.py"
+    path.write_text(path.read_text() + "\n# edited on the branch\n")  # differs from the other branch's index
+    channels._locations.clear()  # the namespace is read from git at most once a second
+
+
+def test_a_new_branch_is_indexed_from_another_branch_inline_in_a_cli_run(proj, caplog):
+    _new_branch(proj)
+    loc, cfg = _location(proj.root)
+    assert not loc.exists()
+    with caplog.at_level(logging.WARNING, logger="autology.retrieval"):
+        answer = _search(proj)
+    assert loc.exists() and "feature" in loc.namespace
+    fresh = answer["trace"]["freshness"]["code_index"]
+    assert fresh["checked"] == "refreshed" and "read_from" not in fresh
+    assert answer["hits"][0]["path"] == "src/net/websocket.py" and not answer["hits"][0].get("stale")
+    assert any("starting from br-main" in r.getMessage() for r in caplog.records)
+
+
+def test_a_server_reads_another_branchs_index_while_it_builds_the_new_one(proj, monkeypatch):
+    from autology_mcp.code import build as build_mod
+
+    channels.rebuild_in_background(True)
+    _new_branch(proj)
+    release = threading.Event()
+    real_build = build_mod.build
+    monkeypatch.setattr(build_mod, "build", lambda *a, **k: (release.wait(30), real_build(*a, **k))[1])
+    first = _search(proj)
+    fresh = first["trace"]["freshness"]["code_index"]
+    assert fresh["checked"] == "building" and fresh["read_from"].startswith("br-main--")
+    hit = first["hits"][0]
+    assert hit["path"] == "src/net/websocket.py" and hit["stale"] is True  # the file differs from that index
+    assert "being built" in first["guidance"]
+    release.set()
+    _wait_for_rebuilds()
+    loc, _ = _location(proj.root)
+    assert loc.exists()
+    after = _search(proj)
+    assert "read_from" not in after["trace"]["freshness"]["code_index"]
+    assert after["hits"][0]["path"] == "src/net/websocket.py" and not after["hits"][0].get("stale")
+
+
+def test_a_hook_reads_another_branchs_index_and_builds_nothing(proj):
+    _new_branch(proj)
+    answer = search(proj.root, "websocket reconnect backoff", scope=["code"], store=proj.autology.store,
+                    refresh_code=False)
+    fresh = answer["trace"]["freshness"]["code_index"]
+    assert fresh["checked"] == "skipped" and fresh["read_from"].startswith("br-main--")
+    assert answer["hits"][0]["stale"] is True
+    loc, _ = _location(proj.root)
+    assert not loc.exists()
