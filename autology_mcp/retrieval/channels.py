@@ -322,17 +322,24 @@ def _full_rebuild(root: Path, cfg, loc, reason: str, fresh: CodeFreshness) -> Co
     readable = (read_json(loc.manifest) or {}).get("format_version") == INDEX_FORMAT_VERSION
     note = what + ("; until it is done, code and doc hits come from the previous build" if readable
                    else "; until it is done, code and docs are not searched")
-    key = str(loc.db)
-    with _refresh_lock:
-        start = key not in _rebuilding
-        if start:
-            _rebuilding[key] = (note, readable)
-            _refreshing.add(key)
-    if start:
-        log.info("%s, in the background", what)
-        _background().submit(_rebuild_in_background, root, cfg, key)
-    fresh.checked, fresh.note, fresh.previous_build = "rebuilding", note, readable
+    fresh.note, fresh.previous_build = _build_in_background(root, cfg, str(loc.db), what, note, readable)
+    fresh.checked = "rebuilding"
     return fresh
+
+
+def _build_in_background(root: Path, cfg, key: str, what: str, note: str, readable: bool) -> tuple[str, bool]:
+    """Start the build of ``key``'s index in the background thread unless one runs already; the
+    (note, hits from the previous or another index?) of the one running."""
+    with _refresh_lock:
+        running = _rebuilding.get(key)
+        start = running is None
+        if start:
+            running = _rebuilding[key] = (note, readable)
+            _refreshing.add(key)
+    if start:  # outside the lock: _background() takes it
+        log.info("%s, in the background", what)
+        _background().submit(_refresh_in_background, root, cfg, key)
+    return running
 
 
 def _sibling(loc, cfg):
@@ -355,30 +362,9 @@ def _first_build(root: Path, cfg, loc, other) -> CodeFreshness:
             _refreshed[key] = time.monotonic()
         return fresh
     note = what + "; until it is done, code and doc hits come from that index (hits in files that differ say stale)"
-    with _refresh_lock:
-        start = key not in _rebuilding
-        if start:
-            _rebuilding[key] = (note, True)
-            _refreshing.add(key)
-    if start:
-        log.info("%s, in the background", what)
-        _background().submit(_rebuild_in_background, root, cfg, key)
-    fresh.checked, fresh.note = "building", _rebuilding.get(key, (note,))[0]
+    fresh.note = _build_in_background(root, cfg, key, what, note, True)[0]
+    fresh.checked = "building"
     return fresh
-
-
-def _rebuild_in_background(root: Path, cfg, key: str) -> None:
-    try:
-        result = _refresh_now(root, cfg, CodeFreshness(exists=True))
-        if result.note:
-            log.warning("background rebuild of the code index failed: %s", result.note)
-        else:
-            log.info("the code index is built: %d files indexed in %.1f s", result.rebuilt, (result.refresh_ms or 0) / 1000)
-    finally:
-        with _refresh_lock:
-            _rebuilding.pop(key, None)
-            _refreshing.discard(key)
-            _refreshed[key] = time.monotonic()
 
 
 def _background():
@@ -392,13 +378,19 @@ def _background():
 
 
 def _refresh_in_background(root: Path, cfg, key: str) -> None:
+    """A refresh, or a build started by _build_in_background (then the searches waiting for it read
+    the new index next, and its end counts as the last check)."""
     try:
         result = _refresh_now(root, cfg, CodeFreshness(exists=True))
         if result.note:
             log.warning("background index refresh failed: %s", result.note)
+        elif key in _rebuilding:
+            log.info("the code index is built: %d files indexed in %.1f s", result.rebuilt, (result.refresh_ms or 0) / 1000)
     finally:
         with _refresh_lock:
             _refreshing.discard(key)
+            if _rebuilding.pop(key, None) is not None:
+                _refreshed[key] = time.monotonic()
 
 
 def stale_paths(where, paths: list[str]) -> set[str]:
