@@ -9,6 +9,9 @@ runs it) and as a CLI run (``autology search``), on a clone of a real repository
 - **new branch**: ``git checkout -b`` and ``--changed`` files edited and committed. The server reads
   the other branch's index meanwhile and builds the branch's own from it in the background; the CLI
   builds it inline.
+- **many changed files**: ``--changed`` files edited in the work tree of an indexed branch (as after
+  a ``git pull``). Over 200 (``channels.DEFER_OVER``) the server indexes them in the background and
+  answers from the index as it is, with hits in them marked stale; the CLI indexes them inline.
 
 For the server it prints the first answer's latency, its freshness state, and how long until a
 search reads a finished index (polling every 0.25 s); for the CLI, the wall time of the run.
@@ -33,7 +36,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 QUERY = "parse a string into an expression"
-WAITING = ("rebuilding", "building")
+WAITING = ("rebuilding", "building", "updating")
 
 
 def uptime() -> str:
@@ -61,13 +64,19 @@ def age_index(root: Path) -> None:
     path.write_text(json.dumps(manifest))
 
 
-def new_branch(root: Path, name: str, changed: int, skip: int = 0) -> None:
-    """A new branch from HEAD with ``changed`` Python files edited (after the first ``skip``)."""
-    git(root, "checkout", "-q", "-B", name, "HEAD")
+def edit(root: Path, changed: int, skip: int = 0) -> list[str]:
+    """Append a comment to ``changed`` Python files (after the first ``skip``)."""
     files = [p for p in git(root, "ls-files", "*.py").split("\n") if p][skip : skip + changed]
     for p in files:
         with open(root / p, "a", encoding="utf-8") as f:
             f.write("\n# edited on the branch\n")
+    return files
+
+
+def new_branch(root: Path, name: str, changed: int, skip: int = 0) -> None:
+    """A new branch from HEAD with ``changed`` Python files edited (after the first ``skip``)."""
+    git(root, "checkout", "-q", "-B", name, "HEAD")
+    files = edit(root, changed, skip)
     git(root, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qam", f"edit {len(files)} files")
 
 
@@ -79,12 +88,13 @@ async def server_case(root: Path) -> dict:
         first_ms = (time.perf_counter() - t0) * 1000
         fresh = first.structured_content["trace"]["freshness"]["code_index"]
         hits = len(first.structured_content["hits"])
+        stale = sum(1 for h in first.structured_content["hits"] if h.get("stale"))
         state = fresh.get("checked")
         while state in WAITING and time.perf_counter() - t0 < 600:
             await asyncio.sleep(0.25)
             answer = await client.call_tool("autology_search", {"query": QUERY, "scope": ["code"], "limit": 5})
             state = answer.structured_content["trace"]["freshness"]["code_index"].get("checked")
-        return {"first_ms": round(first_ms, 1), "first_state": fresh.get("checked"), "first_hits": hits,
+        return {"first_ms": round(first_ms, 1), "first_state": fresh.get("checked"), "first_hits": hits, "first_stale": stale,
                 "read_from": fresh.get("read_from"), "ready_s": round(time.perf_counter() - t0, 2)}
 
 
@@ -124,6 +134,16 @@ def main() -> int:
     out["branch_cli"] = cli_case(root)
     print("new branch, CLI:   ", out["branch_cli"])
     git(root, "checkout", "-q", base)
+
+    autology(root, "index", "build")
+    edit(root, args.changed, skip=2 * args.changed)
+    out["changed_server"] = asyncio.run(server_case(root))
+    print("many changed files, server:", out["changed_server"])
+    git(root, "checkout", "-q", "--", ".")
+    edit(root, args.changed, skip=3 * args.changed)
+    out["changed_cli"] = cli_case(root)
+    print("many changed files, CLI:   ", out["changed_cli"])
+    git(root, "checkout", "-q", "--", ".")
 
     out["uptime_end"] = uptime()
     print(f"# {out['uptime_end']}")

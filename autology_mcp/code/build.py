@@ -194,8 +194,13 @@ def build(
     rebuild: bool = False,
     fast: bool = False,
     progress: Progress | None = None,
+    defer_over: int | None = None,
 ) -> dict:
-    """Build or update the index of ``root``; returns a summary (see docs/repo-index.md)."""
+    """Build or update the index of ``root``; returns a summary (see docs/repo-index.md).
+
+    ``defer_over``: when an incremental update would index more than this many files again (or
+    delete them), change nothing and return ``mode: "deferred"`` with their count (``pending``), for
+    a caller that would rather run that update in the background than wait for it."""
     root = Path(root).resolve()
     cfg = cfg or load_index_config(root)
     loc = IndexLocation.of(root, cfg)
@@ -228,7 +233,13 @@ def build(
             db.conn.execute("PRAGMA synchronous=OFF")
         assert db is not None
         try:
-            summary = _update(root, cfg, db, fast, progress)
+            summary = _update(root, cfg, db, fast, progress, None if full else defer_over)
+            if summary.get("pending"):
+                db.close()
+                summary.update(namespace=loc.namespace, index_dir=str(loc.dir), mode="deferred",
+                               reason=f"{summary['pending']} files to index again or delete",
+                               duration_s=round(time.perf_counter() - started, 3))
+                return summary
             if fast and not full and not summary["rebuilt"] and not summary["deleted"] and not summary["touched"] \
                     and manifest:
                 db.close()  # the quick pre-search check found nothing to do: leave everything as it is
@@ -282,16 +293,15 @@ def build(
     return summary
 
 
-def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Progress | None) -> dict:
+def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Progress | None,
+            defer_over: int | None = None) -> dict:
     files = scan(root, cfg)
     known = db.file_states()
     present = {f.path for f in files}
     deleted = sorted(p for p in known if p not in present)
     todo: list[ScannedFile] = []
-    reused = touched = 0
-    db.begin()
-    for path in deleted:
-        db.delete_file(path)
+    touches: list[ScannedFile] = []
+    reused = 0
     for f in files:
         old = known.get(f.path)
         if old is not None:
@@ -301,10 +311,17 @@ def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Pro
             if old[1] == f.size and _hash_or_none(root / f.path) == old[0]:  # another size is another content
                 reused += 1
                 if (old[1], old[2]) != (f.size, f.mtime_ns):
-                    db.touch_file(f.path, f.size, f.mtime_ns)
-                    touched += 1
+                    touches.append(f)
                 continue
         todo.append(f)
+    if defer_over is not None and len(todo) + len(deleted) > defer_over:
+        return {"files_scanned": len(files), "pending": len(todo) + len(deleted), "rebuilt": 0, "deleted": 0}
+    db.begin()
+    for path in deleted:
+        db.delete_file(path)
+    for f in touches:
+        db.touch_file(f.path, f.size, f.mtime_ns)
+    touched = len(touches)
     total = len(todo)
     added = sum(1 for f in todo if f.path not in known)
     if progress:

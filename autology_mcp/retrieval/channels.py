@@ -225,12 +225,14 @@ class CodeFreshness:
     checked: str = "skipped"  # refreshed (now, inline) | background (started now) | in_progress | recent | failed
     #   | rebuilding (a full rebuild runs in the background: see rebuild_in_background)
     #   | building (a new branch's first build runs in the background: _first_build)
+    #   | updating (more than DEFER_OVER files changed: they are indexed again in the background)
     age_s: float | None = None
     refresh_ms: float | None = None
     rebuilt: int = 0
     deleted: int = 0
     note: str | None = None
     previous_build: bool | None = None  # while rebuilding: True if the hits come from the previous build
+    pending: int | None = None  # updating: the files waiting to be indexed again (or deleted)
     read_from: str | None = None  # the namespace whose index was read, when not this one's (a new branch's)
     read_location: Any = field(default=None, repr=False)  # its IndexLocation (not in the trace)
 
@@ -250,7 +252,7 @@ def _refresh(root: Path, cfg, loc, interval: float) -> CodeFreshness:
     with _refresh_lock:
         rebuilding = _rebuilding.get(key)
     if rebuilding is not None:
-        fresh.checked, fresh.note, fresh.previous_build = "rebuilding", rebuilding[0], rebuilding[1]
+        fresh.checked, fresh.note, fresh.previous_build = rebuilding
         return fresh
     from autology_mcp.code import build as build_mod
 
@@ -267,7 +269,12 @@ def _refresh(root: Path, cfg, loc, interval: float) -> CodeFreshness:
         if due and last is not None and not running:
             _refreshing.add(key)
     if last is None:
-        return _refresh_now(root, cfg, fresh)
+        fresh = _refresh_now(root, cfg, fresh, DEFER_OVER if _background_rebuilds else None)
+        if fresh.pending:
+            what = f"{fresh.pending} files changed since the code index was built are being indexed again"
+            fresh.checked, fresh.note, _ = _build_in_background(
+                root, cfg, key, what, "updating", what + "; until it is done, hits in them say stale", True)
+        return fresh
     fresh.age_s = round(now - last, 2)
     if not due:
         fresh.checked = "recent"
@@ -279,14 +286,19 @@ def _refresh(root: Path, cfg, loc, interval: float) -> CodeFreshness:
     return fresh
 
 
-def _refresh_now(root: Path, cfg, fresh: CodeFreshness) -> CodeFreshness:
+def _refresh_now(root: Path, cfg, fresh: CodeFreshness, defer_over: int | None = None) -> CodeFreshness:
+    """The quick build, inline. With ``defer_over``, more changed files than that are left for the
+    caller to index in the background (``fresh.pending``)."""
     from autology_mcp.code import build as build_mod
 
     t0 = time.perf_counter()
     try:
-        summary = build_mod.build(root, cfg, fast=True)
+        summary = build_mod.build(root, cfg, fast=True, defer_over=defer_over)
     except Exception as exc:  # a failed refresh must not fail the search: the index is still usable
         fresh.checked, fresh.note = "failed", f"{type(exc).__name__}: {exc}"
+        return fresh
+    if summary.get("mode") == "deferred":
+        fresh.pending = int(summary["pending"])
         return fresh
     fresh.checked, fresh.age_s = "refreshed", 0.0
     fresh.refresh_ms = round((time.perf_counter() - t0) * 1000, 2)
@@ -297,7 +309,8 @@ def _refresh_now(root: Path, cfg, fresh: CodeFreshness) -> CodeFreshness:
 _refreshing: set[str] = set()
 _refresher = None
 _background_rebuilds = False
-_rebuilding: dict[str, tuple[str, bool]] = {}  # index db path -> (note, hits from the previous build?)
+_rebuilding: dict[str, tuple[str, str, bool]] = {}  # index db path -> (state, note, hits from the previous build?)
+DEFER_OVER = 200  # a server's first search re-indexes at most this many changed files inline (~2 s)
 
 
 def rebuild_in_background(enabled: bool = True) -> None:
@@ -322,19 +335,20 @@ def _full_rebuild(root: Path, cfg, loc, reason: str, fresh: CodeFreshness) -> Co
     readable = (read_json(loc.manifest) or {}).get("format_version") == INDEX_FORMAT_VERSION
     note = what + ("; until it is done, code and doc hits come from the previous build" if readable
                    else "; until it is done, code and docs are not searched")
-    fresh.note, fresh.previous_build = _build_in_background(root, cfg, str(loc.db), what, note, readable)
-    fresh.checked = "rebuilding"
+    fresh.checked, fresh.note, fresh.previous_build = _build_in_background(
+        root, cfg, str(loc.db), what, "rebuilding", note, readable)
     return fresh
 
 
-def _build_in_background(root: Path, cfg, key: str, what: str, note: str, readable: bool) -> tuple[str, bool]:
+def _build_in_background(root: Path, cfg, key: str, what: str, state: str, note: str,
+                         readable: bool) -> tuple[str, str, bool]:
     """Start the build of ``key``'s index in the background thread unless one runs already; the
-    (note, hits from the previous or another index?) of the one running."""
+    (state, note, hits from the previous or another index?) of the one running."""
     with _refresh_lock:
         running = _rebuilding.get(key)
         start = running is None
         if start:
-            running = _rebuilding[key] = (note, readable)
+            running = _rebuilding[key] = (state, note, readable)
             _refreshing.add(key)
     if start:  # outside the lock: _background() takes it
         log.info("%s, in the background", what)
@@ -362,8 +376,7 @@ def _first_build(root: Path, cfg, loc, other) -> CodeFreshness:
             _refreshed[key] = time.monotonic()
         return fresh
     note = what + "; until it is done, code and doc hits come from that index (hits in files that differ say stale)"
-    fresh.note = _build_in_background(root, cfg, key, what, note, True)[0]
-    fresh.checked = "building"
+    fresh.checked, fresh.note, _ = _build_in_background(root, cfg, key, what, "building", note, True)
     return fresh
 
 

@@ -83,7 +83,7 @@ def decide(
     if code_index is not None and not code_index.get("exists", True):
         notes.append("The repository index does not exist yet, so code and docs were not searched: run "
                      "`autology index build` (or the autology_index tool with action \"build\").")
-    elif code_index is not None and (code_index.get("checked") in ("rebuilding", "building") or code_index.get("read_from")):
+    elif code_index is not None and (code_index.get("checked") in ("rebuilding", "building", "updating") or code_index.get("read_from")):
         note = code_index.get("note") or "the code index is being rebuilt"
         notes.append(note[0].upper() + note[1:] + ".")
     direct = [(h, c, k) for h, c, k in zip(hits, cands, scored_keys) if scored[k]["keyword"] > 0]

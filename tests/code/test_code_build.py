@@ -112,6 +112,21 @@ def test_incremental_reuses_unchanged_and_handles_deletion(repo: Path):
             db.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
 
 
+def test_a_deferred_update_changes_nothing_and_counts_what_waits(repo: Path):
+    build(repo)
+    loc = IndexLocation.of(repo, IndexConfig())
+    before = (manifest(repo), loc.db.read_bytes())
+    write(repo, "src/app/billing.py", "def compute_invoice_total(lines):\n    return 0\n")
+    (repo / "notes.txt").unlink()
+    s = build(repo, fast=True, defer_over=1)
+    assert s["mode"] == "deferred" and s["pending"] == 2 and s["rebuilt"] == 0
+    assert (manifest(repo), loc.db.read_bytes()) == before  # nothing written
+    s = build(repo, fast=True, defer_over=2)  # not more than the bound: done now
+    assert s["mode"] == "incremental" and (s["rebuilt"], s["deleted"]) == (1, 1)
+    write(repo, "web/client.ts", "export const x = 1;\n")
+    assert build(repo, rebuild=True, defer_over=0)["mode"] == "full"  # a full build is never deferred
+
+
 def test_touch_without_content_change_is_reused(repo: Path):
     build(repo)
     p = repo / "src/app/billing.py"

@@ -198,3 +198,29 @@ def test_a_hook_reads_another_branchs_index_and_builds_nothing(proj):
     assert answer["hits"][0]["stale"] is True
     loc, _ = _location(proj.root)
     assert not loc.exists()
+
+
+def test_a_server_indexes_many_changed_files_in_the_background(proj, monkeypatch):
+    channels.rebuild_in_background(True)
+    monkeypatch.setattr(channels, "DEFER_OVER", 0)  # any change counts as many
+    path = proj.root / "src/net/websocket.py"
+    path.write_text(path.read_text() + "\n# edited\n")
+    first = _search(proj)
+    fresh = first["trace"]["freshness"]["code_index"]
+    assert fresh["checked"] == "updating" and fresh["pending"] == 1
+    assert first["hits"][0]["path"] == "src/net/websocket.py" and first["hits"][0]["stale"] is True
+    assert "indexed again" in first["guidance"]
+    _wait_for_rebuilds()
+    after = _search(proj)
+    assert after["trace"]["freshness"]["code_index"]["checked"] == "recent"
+    assert after["hits"][0]["path"] == "src/net/websocket.py" and not after["hits"][0].get("stale")
+
+
+def test_a_cli_run_indexes_changed_files_inline_whatever_their_number(proj, monkeypatch):
+    monkeypatch.setattr(channels, "DEFER_OVER", 0)
+    path = proj.root / "src/net/websocket.py"
+    path.write_text(path.read_text() + "\n# edited\n")
+    answer = _search(proj)
+    fresh = answer["trace"]["freshness"]["code_index"]
+    assert fresh["checked"] == "refreshed" and fresh["rebuilt"] == 1 and "pending" not in fresh
+    assert not answer["hits"][0].get("stale")
