@@ -132,13 +132,10 @@ def full_rebuild_reason(loc: IndexLocation, cfg: IndexConfig) -> str | None:
     return manifest_is_compatible(manifest, cfg)
 
 
-def compatible_sibling(loc: IndexLocation, cfg: IndexConfig) -> IndexLocation | None:
-    """The most recently built index of another branch of this work tree that this version and these
-    settings can reuse (the one a first build of ``loc`` would start from), or None."""
-    for other in loc.siblings():
-        if manifest_is_compatible(read_json(other.manifest), cfg) is None:
-            return other
-    return None
+def compatible_siblings(loc: IndexLocation, cfg: IndexConfig) -> Iterator[IndexLocation]:
+    """The indexes of other branches of this work tree that this version and these settings can
+    reuse, most recently built first: the first is the one a first build of ``loc`` starts from."""
+    return (other for other in loc.siblings() if manifest_is_compatible(read_json(other.manifest), cfg) is None)
 
 
 def seed_from_sibling(loc: IndexLocation, cfg: IndexConfig) -> str | None:
@@ -147,9 +144,7 @@ def seed_from_sibling(loc: IndexLocation, cfg: IndexConfig) -> str | None:
     mtime or content), not the whole tree. Returns the namespace copied from, or None."""
     import shutil
 
-    for other in loc.siblings():
-        if manifest_is_compatible(read_json(other.manifest), cfg) is not None:
-            continue
+    for other in compatible_siblings(loc, cfg):
         loc.dir.mkdir(parents=True, exist_ok=True)
         partial = loc.db.with_name("index.sqlite.seed")
         try:

@@ -356,12 +356,6 @@ def _build_in_background(root: Path, cfg, key: str, what: str, state: str, note:
     return running
 
 
-def _sibling(loc, cfg):
-    from autology_mcp.code import build as build_mod
-
-    return build_mod.compatible_sibling(loc, cfg)
-
-
 def _first_build(root: Path, cfg, loc, other) -> CodeFreshness:
     """The first build of a branch's index, starting from another branch's (only the files that differ
     are indexed again): inline in a CLI run, in the background in a server, whose searches read the
@@ -526,8 +520,12 @@ def code_channels(
     names = ("code_bm25", "symbols", "paths", "vectors")
     runs = {n: ChannelRun(n) for n in names}
     cfg, loc = where
-    other = None if loc.exists() else _sibling(loc, cfg)
-    if not loc.exists() and other is None:
+    exists, other = loc.exists(), None
+    if not exists:  # another branch's index, if this branch has none yet
+        from autology_mcp.code.build import compatible_siblings
+
+        other = next(compatible_siblings(loc, cfg), None)
+    if not exists and other is None:
         for run in runs.values():
             run.status, run.note = "no_index", "no repository index: run `autology index build`"
         return list(runs.values()), CodeFreshness(exists=False, namespace=loc.namespace,

@@ -146,7 +146,6 @@ class Search:
     term_stems: list[str]
     weights: dict[str, float]
     refresh_code: bool = True
-    check_stale: bool = False  # mark code hits whose file changed since it was indexed (unless refreshed just now)
     timings: dict[str, float] = field(default_factory=dict)
     # channels
     pool: ch.Pool = field(default_factory=ch.Pool)
@@ -220,7 +219,6 @@ def run_channels(s: Search, index_cfg) -> None:
         s.freshness["code_index"] = code_fresh.as_dict()
         if code_fresh.read_location is not None:  # a new branch: another branch's index was read
             s.code_index = (s.code_index[0], code_fresh.read_location)
-        s.check_stale = code_fresh.checked != "refreshed"  # the index may lag the files: say which hits do
     else:
         code_runs = [ch.ChannelRun(n, "out_of_scope") for n in ("code_bm25", "symbols", "paths", "vectors")]
     if node_job is not None:
@@ -428,7 +426,8 @@ def one_per_file(keys: list[str], pool: ch.Pool, taken: set[str | None] | None =
 def cards_and_verdict(s: Search):
     """Each chosen hit as an evidence card on its proof lines, and the verdict on them."""
     hits = [card(s.pool.items[k], s.scored[k], s.term_stems, s.detail, s.store, s.root) for k in s.order]
-    if s.check_stale:
+    code_index = s.freshness.get("code_index")
+    if code_index is not None and code_index.get("checked") != "refreshed":  # the index may lag the files
         stale = ch.stale_paths(s.code_index, [h["path"] for h in hits if h["kind"] in ("code", "doc")])
         for hit in hits:
             if hit["kind"] in ("code", "doc") and hit["path"] in stale:

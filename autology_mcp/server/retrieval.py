@@ -41,16 +41,14 @@ def _result(data: dict[str, Any]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=compact_json(data))], structured_content=data)
 
 
-def _retrieval(name: str) -> Any:
-    """A retrieval module, imported on the first search (not at start-up). A server outlives each
-    answer, so a search that finds the code index due for a full rebuild (after an upgrade) starts it
-    in the background and answers at once instead of stalling for a minute on a large tree."""
-    import importlib
-
+def _build_code_index_in_background() -> None:
+    """Called on each search (the retrieval modules are imported on the first, not at start-up). A
+    server outlives each answer, so a search that finds the code index due for a full rebuild (after an
+    upgrade) starts it in the background and answers at once instead of stalling for a minute on a
+    large tree."""
     from autology_mcp.retrieval import channels
 
     channels.rebuild_in_background()
-    return importlib.import_module(f"autology_mcp.retrieval.{name}")
 
 
 def add_tools(app: MCPServer, autology: Autology) -> None:
@@ -94,7 +92,9 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
         knowledge, its code and docs, and past sessions. Each hit: node id or path:lines, the lines that prove it, a
         score. The verdict: grounded, weak, ambiguous (with a question to ask) or no_evidence (with how to record
         the missing decision)."""
-        engine = _retrieval("engine")
+        from autology_mcp.retrieval import engine  # imported on the first search, not at start-up
+
+        _build_code_index_in_background()
 
         answer = run(
             engine.search, root, query, scope=scope, limit=limit, max_tokens=max_tokens, detail=detail, store=autology.store
@@ -115,7 +115,9 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
     ) -> dict[str, Any]:
         """Before starting a task: the decisions, conventions and components that govern it, the code and doc spans
         involved and related past sessions, as one autology_bundle_v1 within a token budget."""
-        bundle_mod = _retrieval("bundle")
+        from autology_mcp.retrieval import bundle as bundle_mod
+
+        _build_code_index_in_background()
 
         bundle = run(bundle_mod.context, root, task, module_hint=module_hint, max_tokens=max_tokens, store=autology.store)
         ledger.record_answer(root, bundle["verdict"])
