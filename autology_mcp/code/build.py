@@ -26,7 +26,6 @@ from autology_mcp.code.config import ENGINE_ID, ENGINE_VERSION, INDEX_FORMAT_VER
 from autology_mcp.code.layout import IndexLocation, build_lock, file_sha256, read_json, write_json_atomic
 from autology_mcp.code.scan import ScannedFile, classify_content, scan
 from autology_mcp.code.store import ChunkRow, FileRecord, IndexDB, SymbolRow, files_row, fts_bodies_of, path_words, sha256
-from autology_mcp.code.vectors import vectors_f32_of_tokens
 from autology_mcp.common.errors import StorageError
 from autology_mcp.common.text import code_fts_text, code_tokens_of_fts
 
@@ -45,6 +44,8 @@ def process_batch(root: str, batch: list[tuple[str, int, int]], cfg: IndexConfig
     """:func:`process_file` over a batch of (path, size, mtime_ns), in a worker process or not. The
     vectors of all the batch's chunks are computed together (their new features hashed at once);
     the result is the same as file by file."""
+    from autology_mcp.code.vectors_batch import vectors_f32_of_tokens  # numpy: imported by builds only
+
     parsed = [_parse(root, path, size, mtime_ns, cfg) for path, size, mtime_ns in batch]
     vectors = iter(vectors_f32_of_tokens([t for p in parsed if p is not None for t in p[2]], cfg.dimension,
                                          cfg.max_bigrams))

@@ -4,20 +4,18 @@ normalize → tokenize → add bounded bigrams → FNV-1a (32 bit) of each featu
 → weight ``1 + log(tf)`` → L2-normalize → float32. No model, no network: the same text always gives
 the same bytes.
 
-Two ways in, the same bytes out: :func:`sparse_vector` / :func:`vector_f32` for one text (queries),
-and :func:`vectors_f32_of_tokens` for many chunks at once (the index builder: the features no
-chunk has met before are hashed together, :func:`fnv1a_32_many`).
+This module is the plain-Python path, for one text at a time (queries): :func:`sparse_vector`,
+:func:`vector_f32`. The index builder computes the same bytes for many chunks at once with numpy
+(:mod:`autology_mcp.code.vectors_batch`), so searches and hooks never import numpy.
 """
 
 from __future__ import annotations
 
 import math
-import sys
 from array import array
-from bisect import bisect_right
 from collections import Counter
-from itertools import chain, filterfalse
-from operator import mul
+from functools import reduce
+from operator import add, mul
 
 from autology_mcp.common.text import code_tokens
 
@@ -33,45 +31,6 @@ def fnv1a_32(data: bytes) -> int:
     for byte in data:
         h = ((h ^ byte) * FNV_PRIME) & 0xFFFFFFFF
     return h
-
-
-_LANE_MASK = b"\xff\xff\xff\xff\x00\x00\x00\x00"  # a 32-bit value in a 64-bit lane, little-endian
-LANES_FROM = 32  # fewer byte strings than this are hashed one by one
-
-
-def fnv1a_32_many(datas: list[bytes]) -> dict[bytes, int]:
-    """``{data: fnv1a_32(data)}`` for many distinct byte strings at once (twice as fast as one by one).
-
-    Each string gets a 64-bit lane of one Python integer, and a step of FNV-1a (XOR a byte, multiply
-    by the prime, keep 32 bits) runs on every lane at once, in C: a lane's value stays below 2**32
-    and the prime below 2**25, so a product never spills into the next lane. The strings are taken
-    shortest first, so the lanes that have taken all their bytes are always the lowest ones, and
-    they are moved out before the next step."""
-    if len(datas) < LANES_FROM:
-        return {d: fnv1a_32(d) for d in datas}
-    datas = sorted(datas, key=len)
-    lens = list(map(len, datas))
-    n, width = len(datas), lens[-1]
-    blob = b"".join([d.ljust(width, b"\0") for d in datas])  # byte p of string j is at j * width + p
-    out = array("Q")
-    h = int.from_bytes(FNV_OFFSET.to_bytes(8, "little") * n, "little")
-    start = 0  # the lanes below start are finished and moved out of h
-    for p in range(width + 1):
-        done = bisect_right(lens, p)
-        if done > start:
-            k = done - start
-            out.frombytes((h & ((1 << 64 * k) - 1)).to_bytes(8 * k, "little"))
-            h >>= 64 * k
-            start = done
-        if p == width:
-            break
-        active = n - start
-        column = bytearray(8 * active)
-        column[::8] = blob[start * width + p :: width]
-        h = ((h ^ int.from_bytes(column, "little")) * FNV_PRIME) & int.from_bytes(_LANE_MASK * active, "little")
-    if sys.byteorder == "big":  # array("Q") holds native-order values; the lanes were written little-endian
-        out.byteswap()
-    return dict(zip(datas, out))
 
 
 def _buckets(dimension: int) -> dict[str, int]:
@@ -110,38 +69,30 @@ class _Weights(dict):
         return w
 
 
-_weights = _Weights()
+tf_weights = _Weights()
 
 
-def _with_buckets(chunks: list[Counter[str]], dimension: int) -> dict[str, int]:
-    """The bucket cache, now holding every feature of ``chunks`` (the new ones hashed together)."""
-    cache = _buckets(dimension)
-    new = dict.fromkeys(chain.from_iterable(filterfalse(cache.__contains__, c) for c in chunks))
-    if len(cache) + len(new) > BUCKET_CACHE:
-        cache = _bucket_caches[dimension] = {}
-        new = dict.fromkeys(chain.from_iterable(chunks))
-    encoded = list(map(str.encode, new))
-    hashes = fnv1a_32_many(encoded)
-    cache.update(zip(new, (hashes[e] % dimension for e in encoded)))
-    return cache
-
-
-def _accumulate(counts: Counter[str], buckets: dict[str, int]) -> dict[int, float]:
+def _accumulate(counts: Counter[str], dimension: int) -> dict[int, float]:
     """Bucket -> summed weight of its features. The weights of a bucket are added in the order of the
     features' first appearance, and the buckets keep the order they were first met in, so the floats
     are the same bits on every run."""
     acc: dict[int, float] = {}
     get = acc.get
-    for i, w in zip(map(buckets.__getitem__, counts), map(_weights.__getitem__, counts.values())):
-        acc[i] = get(i, 0.0) + w  # 0.0 + w is w exactly
+    for feature, tf in counts.items():
+        i = bucket(feature, dimension)
+        acc[i] = get(i, 0.0) + tf_weights[tf]  # 0.0 + w is w exactly
     return acc
+
+
+def _sum_in_order(values) -> float:
+    """Left to right, one rounding per addition (``sum`` of floats compensates since Python 3.12)."""
+    return reduce(add, values, 0.0)
 
 
 def sparse_vector(text: str, dimension: int, max_bigrams: int) -> dict[int, float]:
     """The L2-normalized vector as ``{dimension index: weight}`` (only non-zero entries)."""
-    counts = features(text, max_bigrams)
-    acc = _accumulate(counts, _with_buckets([counts], dimension))
-    norm = math.sqrt(sum(v * v for v in acc.values()))
+    acc = _accumulate(features(text, max_bigrams), dimension)
+    norm = math.sqrt(_sum_in_order(map(mul, acc.values(), acc.values())))
     if norm == 0:
         return {}
     return {i: v / norm for i, v in sorted(acc.items())}
@@ -157,24 +108,6 @@ def to_f32(sparse: dict[int, float], dimension: int) -> bytes:
 
 def vector_f32(text: str, dimension: int, max_bigrams: int) -> bytes:
     return to_f32(sparse_vector(text, dimension, max_bigrams), dimension)
-
-
-def vectors_f32_of_tokens(chunks: list[list[str]], dimension: int, max_bigrams: int) -> list[bytes]:
-    """``vector_f32`` of many texts, given as their :func:`code_tokens` (the index builder's path):
-    the same bytes, computed together."""
-    counts = [features_of_tokens(tokens, max_bigrams) for tokens in chunks]
-    buckets = _with_buckets(counts, dimension)
-    out = []
-    for c in counts:
-        acc = _accumulate(c, buckets)
-        row = array("f", bytes(4 * dimension))
-        values = acc.values()
-        norm = math.sqrt(sum(map(mul, values, values)))  # the additions of sparse_vector's norm, in its order
-        if norm:
-            for i, v in acc.items():
-                row[i] = v / norm
-        out.append(row.tobytes())
-    return out
 
 
 def cosine_sparse_dense(query: dict[int, float], row: bytes) -> float:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import sqlite3
+from array import array
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,8 @@ from autology_mcp.code import build as build_mod
 from autology_mcp.code.config import IndexConfig, config_from_dict
 from autology_mcp.code.layout import IndexLocation
 from autology_mcp.code.store import IndexDB, fts_bodies, fts_bodies_of
-from autology_mcp.code.vectors import fnv1a_32, fnv1a_32_many, vector_f32, vectors_f32_of_tokens
+from autology_mcp.code.vectors import fnv1a_32, vector_f32
+from autology_mcp.code.vectors_batch import _fnv1a_continue, vectors_f32_of_tokens
 from autology_mcp.common.text import code_fts_text, code_tokens, code_tokens_of_fts, split_camel
 
 # text that exercises every rule of the normalisation: camelCase, Greek capital sigma (its lower case
@@ -202,9 +205,36 @@ def test_fts_bodies_from_normalised_texts_equal_the_definition(chunks):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.binary(max_size=40), max_size=120, unique=True))
-def test_fnv_in_lanes_equals_one_by_one(datas: list[bytes]):
-    assert fnv1a_32_many(datas) == {d: fnv1a_32(d) for d in datas}
+@given(st.lists(st.binary(max_size=40), min_size=1, max_size=120))
+def test_fnv_of_many_strings_at_once_equals_one_by_one(datas: list[bytes]):
+    import numpy as np
+
+    width = max(map(len, datas)) or 1
+    rows = np.frombuffer(b"".join(d.ljust(width, b"\0") for d in datas), dtype=np.uint8).reshape(len(datas), width)
+    lengths = np.array([len(d) for d in datas], dtype=np.int64)
+    start = np.full(len(datas), 0x811C9DC5, dtype=np.uint32)
+    assert _fnv1a_continue(start, rows, lengths).tolist() == [fnv1a_32(d) for d in datas]
+
+
+# Tokens as the tokenizer never makes them too: long non-ASCII ones, repeats, empty chunks.
+TOKENS = st.lists(st.lists(st.sampled_from(["a", "b", "ab", "é" * 64, "x_y", "日本", "k" * 70, "zz"]) | st.text(min_size=1, max_size=8),
+                           max_size=40), max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(TOKENS, st.sampled_from([0, 1, 3, 256]), st.sampled_from([7, 64, 384]))
+def test_vectors_of_a_batch_equal_the_plain_python_path(chunks, max_bigrams, dimension):
+    from autology_mcp.code.vectors import _accumulate, _sum_in_order, features_of_tokens
+
+    expected = []
+    for tokens in chunks:  # vector_f32 of a text whose code_tokens are these tokens
+        acc = _accumulate(features_of_tokens(tokens, max_bigrams), dimension)
+        norm = math.sqrt(_sum_in_order(v * v for v in acc.values()))
+        row = array("f", bytes(4 * dimension))
+        for i, v in acc.items():
+            row[i] = v / norm
+        expected.append(row.tobytes())
+    assert vectors_f32_of_tokens(chunks, dimension, max_bigrams) == expected
 
 
 @settings(max_examples=100, deadline=None)
