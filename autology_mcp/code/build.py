@@ -326,7 +326,7 @@ def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Pro
     if workers > 1 and total >= POOL_THRESHOLD and workers_can_start():
         results = _in_workers(str(root), todo, cfg, workers)
     else:
-        results = (process_file(str(root), f.path, f.size, f.mtime_ns, cfg) for f in todo)
+        results = (r for batch in batches(todo) for r in process_batch(str(root), batch, cfg))
     try:
         _store(db, todo, known, results, progress, total)
     finally:
