@@ -48,14 +48,23 @@ def git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout
 
 
+# What counts as source in the relevant sets: code in a programming language, not tests, docs or
+# examples by the usual conventions of Python, Go, JavaScript/TypeScript and Ruby.
+SOURCE_EXTENSIONS = (".py", ".go", ".js", ".jsx", ".mjs", ".ts", ".tsx", ".rb", ".rs", ".java", ".kt", ".scala",
+                     ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".php")
+NOT_SOURCE_DIRS = {"tests", "test", "testing", "testdata", "spec", "__tests__", "docs", "doc", "examples", "example"}
+
+
 def is_source(path: str) -> bool:
-    if not path.endswith(".py"):
+    if not path.endswith(SOURCE_EXTENSIONS):
         return False
     parts = path.split("/")
     name = parts[-1]
-    if any(p in ("tests", "test", "testing", "docs", "doc", "examples", "example") for p in parts[:-1]):
+    if any(p in NOT_SOURCE_DIRS for p in parts[:-1]):
         return False
-    return not (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
+    stem = name.rsplit(".", 1)[0]
+    return not (name.startswith("test_") or stem.endswith(("_test", "_spec")) or ".test." in name
+                or ".spec." in name or name == "conftest.py")
 
 
 def clean_subject(subject: str) -> str:

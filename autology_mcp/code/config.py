@@ -43,7 +43,10 @@ DEFAULT_EXCLUDE = [
 ]
 DEFAULT_WEIGHTS = {"bm25": 1.0, "symbol": 0.35, "path": 0.25, "vector": 0.5, "exact": 1.0, "recency": 0.0}
 DEFAULT_AREA_WEIGHTS = {
+    # tests, by the conventions of Python, Go, JavaScript/TypeScript and Ruby
     "**/tests/**": 0.6, "**/test/**": 0.6, "tests/**": 0.6, "test/**": 0.6, "**/test_*.py": 0.6,
+    "**/*_test.py": 0.6, "**/conftest.py": 0.6, "**/*_test.go": 0.6, "**/testdata/**": 0.6,
+    "**/*.test.*": 0.6, "**/*.spec.*": 0.6, "**/__tests__/**": 0.6, "**/spec/**": 0.6, "**/*_spec.rb": 0.6,
     "docs/**": 0.7, "doc/**": 0.7, "examples/**": 0.7, "**/CHANGES*": 0.5, "**/CHANGELOG*": 0.5,
     "**/HISTORY*": 0.5, ".github/**": 0.75, "**/*.yaml": 0.85, "**/*.yml": 0.85, "**/*.toml": 0.85,
     "**/*.cfg": 0.85, "**/*.ini": 0.85,

@@ -104,7 +104,8 @@ def symbol_score(qwords: set[str], symbol: str | None) -> float:
 
 # Words that ask for an area the default weights rank low, and how to recognise that area's patterns.
 ASKED_AREAS = (
-    (frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures"}), lambda p: "test" in p),
+    (frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures", "spec", "specs"}),
+     lambda p: "test" in p or "spec" in p),
     (frozenset({"doc", "docs", "documentation", "readme", "example", "examples", "tutorial"}),
      lambda p: p.startswith(("docs/", "doc/", "examples/"))),
     (frozenset({"changelog", "changes", "history", "news"}), lambda p: any(n in p for n in ("CHANGES", "CHANGELOG", "HISTORY"))),

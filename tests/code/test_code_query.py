@@ -144,6 +144,22 @@ def test_tests_docs_and_changelogs_rank_below_source_unless_asked_for():
     assert area_weight("tests/test_retry.py", asked) == 0.6
 
 
+@pytest.mark.parametrize("path", ["src/retry_test.go", "retry_test.go", "pkg/testdata/retry.txt", "src/retry.test.ts",
+                                  "lib/retry.spec.js", "src/__tests__/retry.tsx", "spec/retry_spec.rb",
+                                  "lib/retry_spec.rb", "pkg/retry_test.py", "src/conftest.py"])
+def test_tests_of_other_languages_rank_below_source(path):
+    """Go's ``_test.go`` and ``testdata/``, JavaScript's ``.test.``/``.spec.`` and ``__tests__/``, Ruby's
+    ``spec/``: on a Go repository (fzf) a ``_test.go`` file was among the top three hits for 40 of 150
+    commit subjects while weighing as much as source."""
+    from autology_mcp.code.config import DEFAULT_AREA_WEIGHTS
+    from autology_mcp.code.query import area_weight, area_weights_for
+
+    assert area_weight(path, DEFAULT_AREA_WEIGHTS) == 0.6
+    for word in ("test", "spec"):
+        assert area_weight(path, area_weights_for(DEFAULT_AREA_WEIGHTS, ["retry", word])) == 0.8
+    for source in ("src/retry.go", "lib/retry.ts", "lib/specification.rb", "src/contest.py", "src/latest.go"):
+        assert area_weight(source, DEFAULT_AREA_WEIGHTS) == 1.0
+
 
 def test_a_chunk_is_found_by_its_neighbours_names_and_an_edit_leaves_no_stale_terms(tmp_path: Path):
     """Context-aware chunks (issue 15): a chunk's FTS body carries the names of the definitions
