@@ -10,6 +10,7 @@ fresh database beside the old one and swaps it in, so readers never see a half-b
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -32,6 +33,7 @@ from autology_mcp.common.text import code_fts_text, code_tokens_of_fts
 Progress = Callable[[int, int, str], None]
 Processed = tuple[FileRecord, tuple]  # a processed file and its files-table row
 POOL_THRESHOLD = 64  # files to (re)process before worker processes pay off
+log = logging.getLogger("autology.code.build")
 
 
 def process_file(root: str, path: str, size: int, mtime_ns: int, cfg: IndexConfig) -> Processed | None:
@@ -44,8 +46,7 @@ def process_batch(root: str, batch: list[tuple[str, int, int]], cfg: IndexConfig
     """:func:`process_file` over a batch of (path, size, mtime_ns), in a worker process or not. The
     vectors of all the batch's chunks are computed together (their new features hashed at once);
     the result is the same as file by file."""
-    from autology_mcp.code.vectors_batch import vectors_f32_of_tokens  # numpy: imported by builds only
-
+    vectors_f32_of_tokens = _vectorizer()
     parsed = [_parse(root, path, size, mtime_ns, cfg) for path, size, mtime_ns in batch]
     vectors = iter(vectors_f32_of_tokens([t for p in parsed if p is not None for t in p[2]], cfg.dimension,
                                          cfg.max_bigrams))
@@ -62,6 +63,26 @@ def process_batch(root: str, batch: list[tuple[str, int, int]], cfg: IndexConfig
             rec = rec._replace(chunks=rows)
         out.append((rec, files_row(rec)))
     return out
+
+
+def _vectorizer():
+    """The builder's vector function: numpy's (imported by builds only), or the plain-Python one, with
+    the same bytes ~2.5x slower, when numpy is missing (an editable install from before it was a
+    dependency: ``pip install -e .`` again installs it)."""
+    global _numpy_missing_said
+    try:
+        from autology_mcp.code.vectors_batch import vectors_f32_of_tokens
+    except ImportError:
+        from autology_mcp.code.vectors import vectors_f32_of_tokens
+
+        if not _numpy_missing_said:
+            _numpy_missing_said = True
+            log.warning("numpy is not installed: the code index computes its vectors in plain Python, the same "
+                        "but ~2.5x slower (reinstall autology-mcp, e.g. pip install -e ., to get it)")
+    return vectors_f32_of_tokens
+
+
+_numpy_missing_said = False
 
 
 def _parse(root: str, path: str, size: int, mtime_ns: int, cfg: IndexConfig) -> tuple | None:

@@ -110,6 +110,18 @@ def vector_f32(text: str, dimension: int, max_bigrams: int) -> bytes:
     return to_f32(sparse_vector(text, dimension, max_bigrams), dimension)
 
 
+def vectors_f32_of_tokens(chunks: list[list[str]], dimension: int, max_bigrams: int) -> list[bytes]:
+    """:func:`vector_f32` of texts given as their :func:`code_tokens`, one at a time in plain Python: the
+    reference the builder's numpy path (:mod:`autology_mcp.code.vectors_batch`) is tested against, and
+    what a build uses when numpy is missing (an editable install from before it was a dependency)."""
+    out = []
+    for tokens in chunks:
+        acc = _accumulate(features_of_tokens(tokens, max_bigrams), dimension)
+        norm = math.sqrt(_sum_in_order(map(mul, acc.values(), acc.values())))
+        out.append(to_f32({i: v / norm for i, v in acc.items()} if norm else {}, dimension))
+    return out
+
+
 def cosine_sparse_dense(query: dict[int, float], row: bytes) -> float:
     """Cosine of a sparse query vector with a stored float32 row (both L2-normalized)."""
     if not query:

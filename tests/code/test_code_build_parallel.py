@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import sqlite3
-from array import array
 from pathlib import Path
 
 import pytest
@@ -224,16 +222,9 @@ TOKENS = st.lists(st.lists(st.sampled_from(["a", "b", "ab", "Ã©" * 64, "x_y", "æ
 @settings(max_examples=200, deadline=None)
 @given(TOKENS, st.sampled_from([0, 1, 3, 256]), st.sampled_from([7, 64, 384]))
 def test_vectors_of_a_batch_equal_the_plain_python_path(chunks, max_bigrams, dimension):
-    from autology_mcp.code.vectors import _accumulate, _sum_in_order, features_of_tokens
+    from autology_mcp.code.vectors import vectors_f32_of_tokens as plain
 
-    expected = []
-    for tokens in chunks:  # vector_f32 of a text whose code_tokens are these tokens
-        acc = _accumulate(features_of_tokens(tokens, max_bigrams), dimension)
-        norm = math.sqrt(_sum_in_order(v * v for v in acc.values()))
-        row = array("f", bytes(4 * dimension))
-        for i, v in acc.items():
-            row[i] = v / norm
-        expected.append(row.tobytes())
+    expected = plain(chunks, dimension, max_bigrams)
     assert vectors_f32_of_tokens(chunks, dimension, max_bigrams) == expected
 
 
@@ -241,6 +232,26 @@ def test_vectors_of_a_batch_equal_the_plain_python_path(chunks, max_bigrams, dim
 @given(st.lists(TRICKY, max_size=12))
 def test_vectors_in_a_batch_equal_one_by_one(texts: list[str]):
     assert vectors_f32_of_tokens([code_tokens(t) for t in texts], 64, 8) == [vector_f32(t, 64, 8) for t in texts]
+
+
+def test_without_numpy_a_build_writes_the_same_index(tmp_path: Path, monkeypatch, caplog):
+    """An editable install from before numpy was a dependency: the build computes its vectors in
+    plain Python, says so once, and writes the same index."""
+    import sys
+
+    cfg = config_from_dict({"workers": 1, "use_git": False, "isolation": "none"})
+    with_numpy, without = tmp_path / "with", tmp_path / "without"
+    mixed_tree(with_numpy)
+    mixed_tree(without)
+    build_mod.build(with_numpy, cfg)
+    monkeypatch.setitem(sys.modules, "autology_mcp.code.vectors_batch", None)  # its import fails
+    monkeypatch.setattr(build_mod, "_numpy_missing_said", False)
+    with caplog.at_level("WARNING", logger="autology.code.build"):
+        build_mod.build(without, cfg)
+        build_mod.build(without, cfg, rebuild=True)
+    said = [r.message for r in caplog.records if r.name == "autology.code.build"]
+    assert len(said) == 1 and "numpy is not installed" in said[0]
+    assert index_content(without, cfg)["manifest"]["checksums"] == index_content(with_numpy, cfg)["manifest"]["checksums"]
 
 
 def test_vectors_from_threads_while_the_bucket_cache_turns_over(monkeypatch):
