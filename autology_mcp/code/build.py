@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import get_context
+from multiprocessing import get_context, parent_process
 from pathlib import Path
 
 from autology_mcp.code import git
@@ -75,7 +75,7 @@ def _vectorizer():
     except ImportError:
         from autology_mcp.code.vectors import vectors_f32_of_tokens
 
-        if not _numpy_missing_said:
+        if not _numpy_missing_said and parent_process() is None:  # the builder says it, not each worker
             _numpy_missing_said = True
             log.warning("numpy is not installed: the code index computes its vectors in plain Python, the same "
                         "but ~2.5x slower (reinstall autology-mcp, e.g. pip install -e ., to get it)")
@@ -344,6 +344,8 @@ def _update(root: Path, cfg: IndexConfig, db: IndexDB, fast: bool, progress: Pro
     if progress:
         progress(0, total, "")
     workers = cfg.workers or min(os.cpu_count() or 1, 4)
+    if todo:
+        _vectorizer()  # says here if numpy is missing, also when the workers do all the work
     if workers > 1 and total >= POOL_THRESHOLD and workers_can_start():
         results = _in_workers(str(root), todo, cfg, workers)
     else:
