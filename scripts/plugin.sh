@@ -46,7 +46,7 @@ rm -rf "$out"
 mv "$out.new" "$out"
 
 if [ -n "$python" ]; then
-    echo "plugin: $out (hooks and server run $python)" >&2
+    echo "plugin: $out (hooks and server run ${python#"$PWD/"})" >&2  # the checkout's own .venv, shortly
 else
     echo "plugin: $out (no interpreter recorded: hooks and server use \$AUTOLOGY_PYTHON or \`autology\` on PATH)" >&2
 fi
