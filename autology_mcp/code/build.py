@@ -66,8 +66,8 @@ def process_batch(root: str, batch: list[tuple[str, int, int]], cfg: IndexConfig
 
 
 def _vectorizer():
-    """The builder's vector function: numpy's (imported by builds only), or the plain-Python one, with
-    the same bytes ~2.5x slower, when numpy is missing (an editable install from before it was a
+    """The builder's vector function: numpy's (imported by builds only), or the plain-Python one, the
+    same bytes about 3x slower, when numpy is missing (an editable install from before it was a
     dependency: ``pip install -e .`` again installs it)."""
     global _numpy_missing_said
     try:
@@ -77,8 +77,8 @@ def _vectorizer():
 
         if not _numpy_missing_said and parent_process() is None:  # the builder says it, not each worker
             _numpy_missing_said = True
-            log.warning("numpy is not installed: the code index computes its vectors in plain Python, the same "
-                        "but ~2.5x slower (reinstall autology-mcp, e.g. pip install -e ., to get it)")
+            log.warning("numpy is not installed: the code index computes its vectors in plain Python (the same "
+                        "vectors, a slower build); reinstall autology-mcp (e.g. pip install -e .) to get it")
     return vectors_f32_of_tokens
 
 
