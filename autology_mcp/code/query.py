@@ -106,6 +106,7 @@ def symbol_score(qwords: set[str], symbol: str | None) -> float:
 ASKED_AREAS = (
     (frozenset({"test", "tests", "testing", "pytest", "unittest", "fixture", "fixtures", "spec", "specs"}),
      lambda p: "test" in p or "spec" in p),
+    (frozenset({"bench", "benches", "benchmark", "benchmarks"}), lambda p: "bench" in p),
     (frozenset({"doc", "docs", "documentation", "readme", "example", "examples", "tutorial"}),
      lambda p: p.startswith(("docs/", "doc/", "examples/"))),
     (frozenset({"changelog", "changes", "history", "news"}), lambda p: any(n in p for n in ("CHANGES", "CHANGELOG", "HISTORY"))),

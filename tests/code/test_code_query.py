@@ -161,6 +161,17 @@ def test_tests_of_other_languages_rank_below_source(path):
         assert area_weight(source, DEFAULT_AREA_WEIGHTS) == 1.0
 
 
+@pytest.mark.parametrize("path", ["bench/retry.py", "packages/bench/retry.ts", "benches/retry.rs", "benchmarks/bench_retry.py"])
+def test_benchmarks_rank_below_source_unless_asked_for(path):
+    """zod's packages/bench/ files came first for "how does z.discriminatedUnion pick the option"."""
+    from autology_mcp.code.config import DEFAULT_AREA_WEIGHTS
+    from autology_mcp.code.query import area_weight, area_weights_for
+
+    assert area_weight(path, DEFAULT_AREA_WEIGHTS) == 0.6
+    assert area_weight(path, area_weights_for(DEFAULT_AREA_WEIGHTS, ["retry", "benchmark"])) == 0.8
+    assert area_weight("src/benchmarking_utils.py", DEFAULT_AREA_WEIGHTS) == 1.0
+
+
 def test_a_chunk_is_found_by_its_neighbours_names_and_an_edit_leaves_no_stale_terms(tmp_path: Path):
     """Context-aware chunks (issue 15): a chunk's FTS body carries the names of the definitions
     before and after it, and rewriting the file removes exactly what was indexed (contentless FTS5
