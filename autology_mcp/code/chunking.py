@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from autology_mcp.code.config import IndexConfig
 
@@ -203,6 +203,10 @@ def _python(lines: list[str], text: str, cfg: IndexConfig) -> tuple[list[Region]
 # ---------------------------------------------------------------- regex heuristics (seed 003)
 
 _ID = r"[A-Za-z_$][\w$]*"
+# An indented "if (ready) {" has a method's shape, but these words never name one: such a line is a
+# "block", which starts a new chunk of the definition it is in (long methods stay in several chunks)
+# without being a symbol.
+_JS_KEYWORDS = r"(?:if|for|while|switch|catch|with|function|return|do|else|try|typeof|await|yield|new|delete|void)"
 _HEURISTICS: dict[str, list[tuple[str, re.Pattern[str]]]] = {
     "python": [
         ("class", re.compile(rf"^\s*class\s+({_ID})")),
@@ -217,7 +221,8 @@ _HEURISTICS: dict[str, list[tuple[str, re.Pattern[str]]]] = {
         ("enum", re.compile(rf"^\s*(?:export\s+)?(?:const\s+)?enum\s+({_ID})")),
         ("constant", re.compile(r"^\s*(?:export\s+)?const\s+([A-Z][A-Z0-9_]+)\s*=")),
         ("route", re.compile(r"""^\s*(?:\w+)\.(?:get|post|put|patch|delete|all|use|route)\(\s*['"`](/[^'"`]*)""")),
-        ("method", re.compile(rf"^\s+(?:public\s+|private\s+|protected\s+|static\s+|async\s+|readonly\s+)*({_ID})\s*\([^)]*\)\s*(?::\s*[^={{]+)?\{{\s*$")),
+        ("block", re.compile(rf"^\s+(?:public\s+|private\s+|protected\s+|static\s+|async\s+|readonly\s+)*({_JS_KEYWORDS})\s*\([^)]*\)\s*(?::\s*[^={{]+)?\{{\s*$")),
+        ("method", re.compile(rf"^\s+(?:public\s+|private\s+|protected\s+|static\s+|async\s+|readonly\s+)*(?!{_JS_KEYWORDS}\b)({_ID})\s*\([^)]*\)\s*(?::\s*[^={{]+)?\{{\s*$")),
     ],
     "go": [
         ("function", re.compile(r"^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)")),
@@ -283,6 +288,12 @@ def _heuristic(lines: list[str], language: str) -> tuple[list[Region], list[Symb
         end = found[i + 1][0] - 1 if i + 1 < len(found) else len(lines)
         span = _trim(lines, no, end)
         end = span[1] if span else no
+        if kind == "block":  # a chunk of the definition it is in; that symbol now ends here
+            owner = symbols[-1] if symbols else None
+            if owner is not None:
+                symbols[-1] = replace(owner, end_line=end)
+            regions.append(Region(no, end, owner and owner.name, owner and owner.kind, "symbol"))
+            continue
         symbols.append(Symbol(name, kind, no, end, _signature(lines[no - 1])))
         regions.append(Region(no, end, name, kind, "symbol"))
     return regions, symbols

@@ -68,6 +68,19 @@ def test_typescript_heuristics():
     assert chunks[0].chunk_type == "preamble" and "EventEmitter" in chunks[0].text
 
 
+def test_typescript_control_flow_is_not_a_method():
+    """zod's index had 1,523 "methods" named if, for, switch, while or catch, each cutting a chunk."""
+    src = ("export class Parser {\n  parse(input: string): Result {\n    if (input.length > 0) {\n      return ok(input);\n"
+           "    }\n    for (const c of input) {\n      switch (c) {\n      }\n    }\n    try {\n    } catch (e) {\n    }\n"
+           "    while (more()) {\n    }\n    return fail();\n  }\n\n  static async reset(): Promise<void> {\n  }\n}\n")
+    chunks, symbols = chunk_file("src/parser.ts", src, CFG)
+    assert [(s.name, s.kind, s.start_line, s.end_line) for s in symbols] == [
+        ("Parser", "class", 1, 1), ("parse", "method", 2, 16), ("reset", "method", 18, 20)]
+    # a control-flow line still starts a chunk (long methods stay in several), of the method it is in
+    assert [(c.symbol_name, c.start_line, c.end_line) for c in chunks] == [
+        ("Parser", 1, 1), ("parse", 2, 2), ("parse", 3, 5), ("parse", 6, 6), ("parse", 7, 16), ("reset", 18, 20)]
+
+
 def test_go_heuristics():
     chunks, symbols = chunk_file("server/main.go", GO_SERVER, CFG)
     assert [(s.name, s.kind) for s in symbols] == [("Server", "type"), ("ServeHealth", "function"), ("main", "function")]
