@@ -89,13 +89,18 @@ def _sum_in_order(values) -> float:
     return reduce(add, values, 0.0)
 
 
-def sparse_vector(text: str, dimension: int, max_bigrams: int) -> dict[int, float]:
-    """The L2-normalized vector as ``{dimension index: weight}`` (only non-zero entries)."""
-    acc = _accumulate(features(text, max_bigrams), dimension)
+def _normalized(counts: Counter[str], dimension: int) -> dict[int, float]:
+    """The L2-normalized vector of ``counts`` as ``{dimension index: weight}`` (only non-zero entries)."""
+    acc = _accumulate(counts, dimension)
     norm = math.sqrt(_sum_in_order(map(mul, acc.values(), acc.values())))
     if norm == 0:
         return {}
     return {i: v / norm for i, v in sorted(acc.items())}
+
+
+def sparse_vector(text: str, dimension: int, max_bigrams: int) -> dict[int, float]:
+    """The L2-normalized vector as ``{dimension index: weight}`` (only non-zero entries)."""
+    return _normalized(features(text, max_bigrams), dimension)
 
 
 def to_f32(sparse: dict[int, float], dimension: int) -> bytes:
@@ -114,12 +119,7 @@ def vectors_f32_of_tokens(chunks: list[list[str]], dimension: int, max_bigrams: 
     """:func:`vector_f32` of texts given as their :func:`code_tokens`, one at a time in plain Python: the
     reference the builder's numpy path (:mod:`autology_mcp.code.vectors_batch`) is tested against, and
     what a build uses when numpy is missing (an editable install from before it was a dependency)."""
-    out = []
-    for tokens in chunks:
-        acc = _accumulate(features_of_tokens(tokens, max_bigrams), dimension)
-        norm = math.sqrt(_sum_in_order(map(mul, acc.values(), acc.values())))
-        out.append(to_f32({i: v / norm for i, v in acc.items()} if norm else {}, dimension))
-    return out
+    return [to_f32(_normalized(features_of_tokens(tokens, max_bigrams), dimension), dimension) for tokens in chunks]
 
 
 def cosine_sparse_dense(query: dict[int, float], row: bytes) -> float:
