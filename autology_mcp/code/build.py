@@ -36,16 +36,11 @@ POOL_THRESHOLD = 64  # files to (re)process before worker processes pay off
 log = logging.getLogger("autology.code.build")
 
 
-def process_file(root: str, path: str, size: int, mtime_ns: int, cfg: IndexConfig) -> Processed | None:
-    """Read, hash, classify, chunk and vectorize one file, and compute everything the writer stores
-    (FTS5 texts, digests), so that the writer only writes."""
-    return process_batch(root, [(path, size, mtime_ns)], cfg)[0]
-
-
 def process_batch(root: str, batch: list[tuple[str, int, int]], cfg: IndexConfig) -> list[Processed | None]:
-    """:func:`process_file` over a batch of (path, size, mtime_ns), in a worker process or not. The
-    vectors of all the batch's chunks are computed together (their new features hashed at once);
-    the result is the same as file by file."""
+    """Read, hash, classify, chunk and vectorize each file of a batch of (path, size, mtime_ns), and
+    compute everything the writer stores (FTS5 texts, digests), so that the writer only writes; in a
+    worker process or not. The vectors of all the batch's chunks are computed together; the result
+    is the same as file by file (None for a file that cannot be read)."""
     vectors_f32_of_tokens = _vectorizer()
     parsed = [_parse(root, path, size, mtime_ns, cfg) for path, size, mtime_ns in batch]
     vectors = iter(vectors_f32_of_tokens([t for p in parsed if p is not None for t in p[2]], cfg.dimension,

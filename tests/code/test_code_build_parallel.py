@@ -161,7 +161,7 @@ def test_the_stored_rows_equal_the_plain_definitions(many: Path):
             assert rows
             for start, end, ctype, symbol, kind, text, text_hash, file_hash, vector in rows:
                 assert vector == vector_f32(build_mod.vector_text(path, symbol, text), cfg.dimension, cfg.max_bigrams)
-    rec, _row = build_mod.process_file(str(many), "pkg/mod_07.py", 0, 0, cfg)
+    [(rec, _row)] = build_mod.process_batch(str(many), [("pkg/mod_07.py", 0, 0)], cfg)
     expected = fts_bodies([c.text for c in rec.chunks], [c.symbol_name for c in rec.chunks],
                           [c.chunk_type for c in rec.chunks])
     assert [c.fts_body for c in rec.chunks] == expected
