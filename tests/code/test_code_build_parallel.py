@@ -20,6 +20,7 @@ from autology_mcp.code.layout import IndexLocation
 from autology_mcp.code.store import IndexDB, fts_bodies, fts_bodies_of
 from autology_mcp.code.vectors import fnv1a_32, vector_f32
 from autology_mcp.code.vectors_batch import _fnv1a_continue, vectors_f32_of_tokens
+from autology_mcp.common import text as text_mod
 from autology_mcp.common.text import code_fts_text, code_tokens, code_tokens_of_fts, split_camel
 
 # text that exercises every rule of the normalisation: camelCase, Greek capital sigma (its lower case
@@ -187,6 +188,26 @@ def test_a_vector_texts_tokens_are_its_parts_tokens(path: str, symbol: str, text
     whole = code_tokens(f"{path}\n{symbol}\n{text}")
     parts = [code_tokens_of_fts(code_fts_text(x)) for x in (path, symbol, text)]
     assert whole == parts[0] + parts[1] + parts[2]
+
+
+def _code_tokens_by_regex(normalized: str) -> list[str]:
+    """code_tokens_of_fts as defined: every _CODE_TOKEN match, expanded."""
+    return [t for raw in text_mod._CODE_TOKEN.findall(normalized) for t in text_mod._code_expand(raw)]
+
+
+# ASCII punctuation, runs longer than the 64-character token limit, single characters, and non-ASCII
+ASCII_TOKENS = st.lists(
+    st.sampled_from(list("ab9_/-  \n\t.:'\"(){}#@\x00\x7f\x1c") + ["x" * 63, "y" * 64, "z" * 65, "q" * 130, "de_f", "a-b/c",
+                                                                     "__", "_a_", "é"]),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(ASCII_TOKENS, TRICKY))
+def test_code_tokens_split_by_translate_equal_the_regex_definition(text: str):
+    assert code_tokens_of_fts(text) == _code_tokens_by_regex(text)
+    assert code_tokens_of_fts(code_fts_text(text)) == _code_tokens_by_regex(code_fts_text(text))
 
 
 @settings(max_examples=300, deadline=None)
