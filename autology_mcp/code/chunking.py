@@ -1,7 +1,8 @@
 """Split a file into retrieval chunks and extract its symbols.
 
-- Python: ``ast`` gives functions, classes, methods, module constants and routes (decorated
-  handlers); a file that does not parse falls back to the regex heuristics.
+- Python: its outline (:mod:`autology_mcp.code.python_outline`) gives functions, classes, methods,
+  module constants and routes (decorated handlers); a file whose strings or brackets never close
+  falls back to the regex heuristics.
 - Other code: per-language regex heuristics (seed 003) find symbol starts; a region runs to the
   next symbol.
 - Code chunks are symbol-bounded regions, a preamble before the first symbol, and the code between
@@ -11,11 +12,11 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass, replace
 
 from autology_mcp.code.config import IndexConfig
+from autology_mcp.code.python_outline import outline
 
 
 @dataclass(frozen=True)
@@ -145,58 +146,31 @@ def _fill(lines: list[str], regions: list[Region], first: int, last: int, gap_na
     return out
 
 
-# ---------------------------------------------------------------- Python (ast)
-
-_ROUTE_ATTRS = {"route", "get", "post", "put", "patch", "delete", "websocket", "api_route", "head", "options"}
-
-
-def _is_route(node: ast.AST) -> bool:
-    for dec in getattr(node, "decorator_list", []):
-        target = dec.func if isinstance(dec, ast.Call) else dec
-        if isinstance(target, ast.Attribute) and target.attr in _ROUTE_ATTRS:
-            return True
-    return False
-
-
-def _start(node: ast.AST) -> int:
-    decs = getattr(node, "decorator_list", [])
-    return min([node.lineno] + [d.lineno for d in decs])
+# ---------------------------------------------------------------- Python (its outline)
 
 
 def _python(lines: list[str], text: str, cfg: IndexConfig) -> tuple[list[Region], list[Symbol]] | None:
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    """Regions and symbols from the file's outline: a function or a class is one region, a class longer
+    than ``code_max_lines`` one region per method and the code between them; None if it does not parse."""
+    definitions = outline(text)
+    if definitions is None:
         return None
     regions: list[Region] = []
     symbols: list[Symbol] = []
-    defs = (ast.FunctionDef, ast.AsyncFunctionDef)
-    for node in tree.body:
-        if isinstance(node, defs):
-            kind = "route" if _is_route(node) else "function"
-            start, end = _start(node), node.end_lineno or node.lineno
-            symbols.append(Symbol(node.name, kind, start, end, _signature(lines[node.lineno - 1])))
-            regions.append(Region(start, end, node.name, kind, "symbol"))
-        elif isinstance(node, ast.ClassDef):
-            start, end = _start(node), node.end_lineno or node.lineno
-            symbols.append(Symbol(node.name, "class", start, end, _signature(lines[node.lineno - 1])))
-            methods = [n for n in node.body if isinstance(n, defs)]
-            for m in methods:
-                kind = "route" if _is_route(m) else "method"
-                symbols.append(Symbol(f"{node.name}.{m.name}", kind, _start(m), m.end_lineno or m.lineno,
-                                      _signature(lines[m.lineno - 1])))
-            if end - start + 1 <= cfg.code_max_lines or not methods:
-                regions.append(Region(start, end, node.name, "class", "symbol"))
-                continue
-            inner = [Region(_start(m), m.end_lineno or m.lineno, f"{node.name}.{m.name}",
-                            "route" if _is_route(m) else "method", "symbol") for m in methods]
-            regions.extend(_fill(lines, inner, start, end, node.name, "class", "symbol", "symbol"))
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for t in targets:
-                if isinstance(t, ast.Name) and t.id.isupper() and len(t.id) > 1:
-                    symbols.append(Symbol(t.id, "constant", node.lineno, node.end_lineno or node.lineno,
-                                          _signature(lines[node.lineno - 1])))
+    for d in definitions:
+        symbols.append(Symbol(d.name, d.kind, d.start, d.end, _signature(lines[d.line - 1])))
+        if d.kind == "constant":
+            continue
+        if d.kind != "class":
+            regions.append(Region(d.start, d.end, d.name, d.kind, "symbol"))
+            continue
+        methods = [m._replace(name=f"{d.name}.{m.name}") for m in d.methods]
+        symbols.extend(Symbol(m.name, m.kind, m.start, m.end, _signature(lines[m.line - 1])) for m in methods)
+        if d.end - d.start + 1 <= cfg.code_max_lines or not methods:
+            regions.append(Region(d.start, d.end, d.name, "class", "symbol"))
+            continue
+        inner = [Region(m.start, m.end, m.name, m.kind, "symbol") for m in methods]
+        regions.extend(_fill(lines, inner, d.start, d.end, d.name, "class", "symbol", "symbol"))
     return regions, symbols
 
 

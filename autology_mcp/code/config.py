@@ -15,7 +15,7 @@ from typing import Any
 from autology_mcp.common.config import section
 from autology_mcp.common.errors import ValidationError
 
-INDEX_FORMAT_VERSION = 6  # 2: stricter generated-file markers; 3: one normalisation (text.fts_text); 4: neighbours in the FTS body; 5: code chunks only; 6: JS/TS control flow is not a method
+INDEX_FORMAT_VERSION = 7  # 2: stricter generated-file markers; 3: one normalisation (text.fts_text); 4: neighbours in the FTS body; 5: code chunks only; 6: JS/TS control flow is not a method; 7: Python outlined without ast
 ENGINE_ID = "deterministic-hash-tf"
 ENGINE_VERSION = 1
 
