@@ -241,7 +241,7 @@ def build(
         target = loc.db.with_name("index.sqlite.new") if full else loc.db
         if full:
             target.unlink(missing_ok=True)
-            db = IndexDB(target)
+            db = IndexDB(target, without_indexes=True)
             db.conn.execute("PRAGMA synchronous=OFF")
         assert db is not None
         try:
@@ -261,6 +261,8 @@ def build(
                                files_skipped=manifest["stats"]["files_skipped"], git=manifest.get("git"),
                                duration_s=round(time.perf_counter() - started, 3))
                 return summary
+            if full:
+                db.create_indexes()
             gitstate = git.state(root)
             new_manifest = make_manifest(db, cfg, loc, gitstate)
             db.conn.execute("PRAGMA optimize")

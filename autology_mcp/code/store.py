@@ -28,17 +28,20 @@ CREATE TABLE IF NOT EXISTS chunks(
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
     chunk_type TEXT NOT NULL, symbol_name TEXT, symbol_kind TEXT, text TEXT NOT NULL,
     text_hash TEXT NOT NULL, file_hash TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS chunks_by_path ON chunks(path, start_line);
 CREATE TABLE IF NOT EXISTS vectors(chunk_id INTEGER PRIMARY KEY, vector BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS symbols(
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, signature TEXT NOT NULL, file_hash TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS symbols_by_path ON symbols(path);
-CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name COLLATE NOCASE);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     body, symbol, path, content='', tokenize='{CODE_FTS_TOKENIZER}');
 """
 TABLES = ("files", "chunks", "vectors", "symbols", "chunks_fts")
+# A full build creates these after writing every row (one sort each, instead of growing them row by row).
+INDEXES = {
+    "chunks_by_path": "CREATE INDEX IF NOT EXISTS chunks_by_path ON chunks(path, start_line)",
+    "symbols_by_path": "CREATE INDEX IF NOT EXISTS symbols_by_path ON symbols(path)",
+    "symbols_by_name": "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name COLLATE NOCASE)",
+}
 
 
 def sha256(data: bytes | str) -> str:
@@ -157,7 +160,9 @@ def files_row(rec: FileRecord) -> tuple:
 class IndexDB:
     """A connection to one namespace's ``index.sqlite``."""
 
-    def __init__(self, path: Path, create: bool = True):
+    def __init__(self, path: Path, create: bool = True, without_indexes: bool = False):
+        """``without_indexes``: create the tables but not :data:`INDEXES` (a full build's new database,
+        which calls :meth:`create_indexes` once its rows are written)."""
         self.path = Path(path)
         if not create and not self.path.exists():
             raise StorageError(str(path), "index database does not exist")
@@ -167,11 +172,17 @@ class IndexDB:
             self.conn.execute("PRAGMA synchronous=NORMAL")
             if create:
                 self.conn.executescript(SCHEMA)
+                if not without_indexes:
+                    self.create_indexes()
         except sqlite3.Error as exc:
             raise StorageError(str(path), f"cannot open index database: {exc}") from exc
 
     def close(self) -> None:
         self.conn.close()
+
+    def create_indexes(self) -> None:
+        for sql in INDEXES.values():
+            self.conn.execute(sql)
 
     def __enter__(self) -> "IndexDB":
         return self
