@@ -82,9 +82,12 @@ def vectors_f32_of_tokens(chunks: list[list[str]], dimension: int, max_bigrams: 
     # _accumulate: a bucket's weights added in feature order (bincount adds in input order, from 0.0).
     sums = np.bincount(cells, weights=weights[tf], minlength=n * dimension)
     # The norm: the squares of a chunk's buckets added left to right in the order the buckets were first
-    # met, for all chunks at once (one column per position; a padding 0.0 changes no sum).
-    met, first = np.unique(cells, return_index=True)
-    met = met[np.argsort(first)]
+    # met, for all chunks at once (one column per position; a padding 0.0 changes no sum). A bucket is
+    # first met where its smallest position is (no sort: cells < n * dimension, a small dense array).
+    position = np.arange(len(cells))
+    first = np.full(n * dimension, len(cells))
+    np.minimum.at(first, cells, position)
+    met = cells[first[cells] == position]
     met_chunk = met // dimension
     per_chunk = np.bincount(met_chunk, minlength=n)
     column = np.arange(len(met)) - (np.cumsum(per_chunk) - per_chunk)[met_chunk]
