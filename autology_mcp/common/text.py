@@ -140,9 +140,10 @@ class _Expansions(dict):
     def __missing__(self, word: str) -> tuple[str, ...]:
         if len(self) > 300_000:  # bound memory; it is only a cache
             self.clear()
-        found = _CODE_TOKEN.findall(word)
-        exp = self[word] = _code_expand(found[0]) if len(found) == 1 else tuple(
-            chain.from_iterable(map(_code_expand, found)))
+        if 2 <= len(word) <= 64:  # a run of token characters: itself the one token _CODE_TOKEN finds
+            exp = self[word] = _code_expand(word)
+        else:
+            exp = self[word] = tuple(chain.from_iterable(map(_code_expand, _CODE_TOKEN.findall(word))))
         return exp
 
 
@@ -151,11 +152,13 @@ _code_expansions = _Expansions()
 
 def _code_expand(raw: str) -> tuple[str, ...]:
     tok = raw.strip("_/-")
-    if len(tok) < 2 or not _code_keep(tok):
+    if len(tok) < 2 or tok in CODE_STOP_WORDS:
         return ()
-    if _CODE_SPLIT.search(tok):
-        return (tok, *(p for p in _CODE_SPLIT.split(tok) if len(p) >= 2 and _code_keep(p)))
-    return (tok,)
+    if "_" not in tok and "-" not in tok and "/" not in tok:  # one part (the common case, tested)
+        return () if tok.isdigit() else (tok,)
+    if not _code_keep(tok):
+        return ()
+    return (tok, *(p for p in _CODE_SPLIT.split(tok) if len(p) >= 2 and _code_keep(p)))
 
 
 def code_tokens(text: str) -> list[str]:

@@ -20,8 +20,7 @@ from autology_mcp.code.layout import IndexLocation
 from autology_mcp.code.store import IndexDB, fts_bodies, fts_bodies_of
 from autology_mcp.code.vectors import fnv1a_32, vector_f32
 from autology_mcp.code.vectors_batch import _fnv1a_continue, vectors_f32_of_tokens
-from autology_mcp.common import text as text_mod
-from autology_mcp.common.text import code_fts_text, code_tokens, code_tokens_of_fts, split_camel
+from autology_mcp.common.text import CODE_STOP_WORDS, code_fts_text, code_tokens, code_tokens_of_fts, split_camel
 
 # text that exercises every rule of the normalisation: camelCase, Greek capital sigma (its lower case
 # depends on the neighbours), accents and combining marks, full-width forms, CJK runs, newlines
@@ -191,14 +190,25 @@ def test_a_vector_texts_tokens_are_its_parts_tokens(path: str, symbol: str, text
 
 
 def _code_tokens_by_regex(normalized: str) -> list[str]:
-    """code_tokens_of_fts as defined: every _CODE_TOKEN match, expanded."""
-    return [t for raw in text_mod._CODE_TOKEN.findall(normalized) for t in text_mod._code_expand(raw)]
+    """code_tokens_of_fts as defined (seed 003): every ``[\\w/-]{2,64}`` match, its ``_/-`` ends stripped,
+    kept unless a stop word or only digits and separators; a compound also yields its parts."""
+    def keep(t: str) -> bool:
+        return len(t) >= 2 and t not in CODE_STOP_WORDS and not re.sub(r"[_/-]", "", t).isdigit()
+
+    out = []
+    for raw in re.findall(r"[\w/\-]{2,64}", normalized):
+        tok = raw.strip("_/-")
+        if keep(tok):
+            out.append(tok)
+            if re.search(r"[_/-]", tok):
+                out.extend(p for p in re.split(r"[_/-]+", tok) if keep(p))
+    return out
 
 
 # ASCII punctuation, runs longer than the 64-character token limit, single characters, and non-ASCII
 ASCII_TOKENS = st.lists(
-    st.sampled_from(list("ab9_/-  \n\t.:'\"(){}#@\x00\x7f\x1c") + ["x" * 63, "y" * 64, "z" * 65, "q" * 130, "de_f", "a-b/c",
-                                                                     "__", "_a_", "é"]),
+    st.sampled_from(list("ab9_/-  \n\t.:'\"(){}#@\x00\x7f\x1c²") + ["x" * 63, "y" * 64, "z" * 65, "q" * 130, "de_f", "a-b/c",
+                                                                      "__", "_a_", "é", "12", "1_2", "self", "if_x"]),
     max_size=30,
 ).map("".join)
 
