@@ -16,7 +16,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context, parent_process
 from pathlib import Path
@@ -24,7 +24,8 @@ from pathlib import Path
 from autology_mcp.code import git
 from autology_mcp.code.chunking import chunk_file, language_of
 from autology_mcp.code.config import ENGINE_ID, ENGINE_VERSION, INDEX_FORMAT_VERSION, IndexConfig, load_index_config
-from autology_mcp.code.layout import IndexLocation, build_lock, file_sha256, read_json, write_json_atomic
+from autology_mcp.code.layout import (IndexLocation, build_lock, file_sha256, open_file_sha256, read_json,
+                                      write_json_atomic)
 from autology_mcp.code.scan import ScannedFile, classify_content, scan
 from autology_mcp.code.store import ChunkRow, FileRecord, IndexDB, SymbolRow, files_row, fts_bodies_of, path_words, sha256
 from autology_mcp.common.errors import StorageError
@@ -261,9 +262,11 @@ def build(
                                files_skipped=manifest["stats"]["files_skipped"], git=manifest.get("git"),
                                duration_s=round(time.perf_counter() - started, 3))
                 return summary
-            if full:
-                db.create_indexes()
-            gitstate = git.state(root)
+            with ThreadPoolExecutor(1) as beside:  # git reads the tree while SQLite sorts the indexes
+                asked_git = beside.submit(git.state, root)
+                if full:
+                    db.create_indexes()
+                gitstate = asked_git.result()
             new_manifest = make_manifest(db, cfg, loc, gitstate)
             db.conn.execute("PRAGMA optimize")
         except BaseException:
@@ -273,8 +276,12 @@ def build(
                 target.unlink(missing_ok=True)
             raise
         db.close()
-        if full:
-            os.replace(target, loc.db)
+        new_digest = None
+        if full:  # the new file's digest is read while the old file's blocks are freed (~0.5 s per GB)
+            with open(target, "rb") as new_file, ThreadPoolExecutor(1) as beside:
+                digesting = beside.submit(open_file_sha256, new_file)
+                os.replace(target, loc.db)
+                new_digest = digesting.result()
         changed = full or summary["rebuilt"] or summary["deleted"] or summary["touched"] or manifest != new_manifest
         if changed:
             write_json_atomic(loc.manifest, new_manifest)
@@ -297,7 +304,7 @@ def build(
         if changed or not record:
             record = {
                 "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "db_sha256": None if fast and not full else file_sha256(loc.db),
+                "db_sha256": new_digest or (None if fast else file_sha256(loc.db)),
                 "db_bytes": loc.db.stat().st_size,
             }
         elif record.get("db_sha256") is None and not fast:

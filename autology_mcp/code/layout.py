@@ -19,7 +19,7 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, BinaryIO, Iterator
 
 from autology_mcp.code import git
 from autology_mcp.code.config import IndexConfig
@@ -125,8 +125,13 @@ def build_lock(loc: IndexLocation) -> Iterator[None]:
 
 
 def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
+        return open_file_sha256(fh)
+
+
+def open_file_sha256(fh: BinaryIO) -> str:
+    """The SHA-256 of an open file from where it is to its end (it may be renamed meanwhile)."""
+    h = hashlib.sha256()
+    for block in iter(lambda: fh.read(1 << 20), b""):
+        h.update(block)
     return h.hexdigest()
