@@ -52,7 +52,7 @@ def git(repo: Path, *args: str) -> str:
 # examples by the usual conventions of Python, Go, JavaScript/TypeScript and Ruby.
 SOURCE_EXTENSIONS = (".py", ".go", ".js", ".jsx", ".mjs", ".ts", ".tsx", ".rb", ".rs", ".java", ".kt", ".scala",
                      ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".php")
-NOT_SOURCE_DIRS = {"tests", "test", "testing", "testdata", "spec", "__tests__", "docs", "doc", "examples", "example"}
+NOT_SOURCE_DIRS = {"tests", "test", "testing", "testdata", "spec", "__tests__", "docs", "doc", "docs_src", "examples", "example"}
 
 
 def is_source(path: str) -> bool:

@@ -48,7 +48,7 @@ DEFAULT_AREA_WEIGHTS = {
     "**/*_test.py": 0.6, "**/conftest.py": 0.6, "**/*_test.go": 0.6, "**/testdata/**": 0.6,
     "**/*.test.*": 0.6, "**/*.spec.*": 0.6, "**/__tests__/**": 0.6, "**/spec/**": 0.6, "**/*_spec.rb": 0.6,
     "**/bench/**": 0.6, "**/benches/**": 0.6, "**/benchmarks/**": 0.6, "**/benchmark/**": 0.6,  # benchmarks
-    "docs/**": 0.7, "doc/**": 0.7, "examples/**": 0.7, "**/CHANGES*": 0.5, "**/CHANGELOG*": 0.5,
+    "docs/**": 0.7, "doc/**": 0.7, "docs_src/**": 0.7, "examples/**": 0.7, "**/CHANGES*": 0.5, "**/CHANGELOG*": 0.5,
     "**/HISTORY*": 0.5, ".github/**": 0.75, "**/*.yaml": 0.85, "**/*.yml": 0.85, "**/*.toml": 0.85,
     "**/*.cfg": 0.85, "**/*.ini": 0.85,
 }

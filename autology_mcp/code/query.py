@@ -108,7 +108,7 @@ ASKED_AREAS = (
      lambda p: "test" in p or "spec" in p),
     (frozenset({"bench", "benches", "benchmark", "benchmarks"}), lambda p: "bench" in p),
     (frozenset({"doc", "docs", "documentation", "readme", "example", "examples", "tutorial"}),
-     lambda p: p.startswith(("docs/", "doc/", "examples/"))),
+     lambda p: p.startswith(("docs/", "doc/", "docs_src/", "examples/"))),
     (frozenset({"changelog", "changes", "history", "news"}), lambda p: any(n in p for n in ("CHANGES", "CHANGELOG", "HISTORY"))),
 )
 
