@@ -19,6 +19,11 @@ def test_which_query_words_are_identifiers():
     assert code_identifiers("Fix the timeout in the client") == []  # plain words: the stemmed channels' job
     assert code_identifiers("URL APIs HTTP `ab` a_ 2to3_fix") == []  # capitals alone, under 3 characters, a digit first
     assert code_identifiers("x_y") == ["x_y"]
+    # a version number's first two parts (the index's words leave numbers out)
+    assert code_identifiers("🔖 Release version 0.12.2") == ["0.12"]
+    assert code_identifiers("Add support for Python 3.10.") == ["3.10"]
+    assert code_identifiers("v2.31.0: fix `merge_setting`") == ["merge_setting", "2.31"]
+    assert code_identifiers("Fix #4945 in 2to3 and x1.2") == []
 
 
 def test_the_pattern_finds_an_identifier_whole_only():
@@ -31,7 +36,14 @@ def test_the_pattern_finds_an_identifier_whole_only():
     assert identifier_phrase("HTTPError") == ["http", "error"]
 
 
-words = st.text(alphabet=st.sampled_from("abcXYZ_09 .`()é"), max_size=40)
+def test_the_pattern_finds_a_version_number_whole_only():
+    pattern = identifier_pattern(["0.12", "3.10"])
+    text = '__version__ = "0.12.1"  # 10.12, 1.0.12, 0.120; Python 3.10 (3.10.4) v3.10 but not xv3.10 or 13.10'
+    assert pattern.findall(text) == ["0.12", "3.10", "3.10", "3.10"]
+    assert identifier_phrase("0.12") == ["0", "12"]  # the FTS5 phrase that finds 0.12.1
+
+
+words = st.text(alphabet=st.sampled_from("abcXYZ_09 .`()év"), max_size=40)
 
 
 @given(words)
@@ -45,7 +57,7 @@ def test_every_identifier_is_found_whole_in_its_query(query: str):
     seen = {m.lower() for m in pattern.findall(query)}
     assert seen == set(found)
     for ident in found:
-        assert ident == ident.lower() and re.fullmatch(r"[a-z_][a-z0-9_]*", ident)
+        assert ident == ident.lower() and re.fullmatch(r"[a-z_][a-z0-9_]*|\d+\.\d+", ident)
 
 
 # ------------------------------------------------------------------------------ Porter stems

@@ -204,6 +204,11 @@ def code_query_words(query: str) -> list[str]:
 
 
 _IDENT_WORD = re.compile(r"[A-Za-z0-9_]+")  # an identifier is one of these not starting with a digit
+# A version number: two or more numbers joined by dots, not inside a longer word or number; its first
+# two are matched (``0.12.2`` -> ``0.12``, which ``0.12.1`` and ``__version__ = "0.12.0"`` hold).
+_VERSION = re.compile(r"(?<![\w.])[vV]?(\d{1,4}\.\d{1,4})(?:\.\d+)*(?!\w)")
+# Where a version number may start: not after a word character or a dot, or after a lone "v" (v2.31.0).
+_VERSION_START = r"(?:(?<![\w.])|(?<=[vV])(?<![\w.][vV]))"
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]{2}")
 
@@ -211,8 +216,10 @@ _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]{2}")
 def code_identifiers(query: str) -> list[str]:
     """The query's identifier-shaped words, lowercased, to be matched whole and unstemmed: an inner
     or leading ``_`` (``pytest_addopts``, ``PYTEST_ADDOPTS``, ``_preparse``), an inner capital
-    (``iterBytes``, ``HTTPError``; not a plural like ``URLs``), or any word of 3+ characters written
-    in backticks (`` `binascii` ``). Plain words are left to the stemmed channels."""
+    (``iterBytes``, ``HTTPError``; not a plural like ``URLs``), any word of 3+ characters written
+    in backticks (`` `binascii` ``), or a version number's first two parts (``Python 3.10`` -> ``3.10``,
+    ``Release 0.12.2`` -> ``0.12``: the code index's words leave numbers out). Plain words are left
+    to the stemmed channels."""
     found: dict[str, None] = {}
     for m in _BACKTICKED.finditer(query):
         for w in _IDENT_WORD.findall(m.group(1)):
@@ -224,15 +231,21 @@ def code_identifiers(query: str) -> list[str]:
             continue
         if len(core) >= 3 and ("_" in core or w.startswith("_") or _INNER_CAPITAL.search(core)):
             found.setdefault(w.lower(), None)
+    for m in _VERSION.finditer(query):
+        found.setdefault(m.group(1), None)
     return list(found)
 
 
 def identifier_pattern(identifiers: list[str]) -> re.Pattern[str] | None:
-    """Finds any of ``identifiers`` whole (not inside a longer name), ignoring case."""
+    """Finds any of ``identifiers`` whole (not inside a longer name, nor a version number after a dot:
+    ``3.10`` is not in ``13.10`` or ``1.3.10``), ignoring case."""
     if not identifiers:
         return None
-    alternatives = "|".join(re.escape(i) for i in sorted(identifiers, key=len, reverse=True))
-    return re.compile(rf"(?<![A-Za-z0-9_])(?:{alternatives})(?![A-Za-z0-9_])", re.IGNORECASE)
+    ordered = sorted(identifiers, key=len, reverse=True)
+    names = "|".join(re.escape(i) for i in ordered if not i[0].isdigit())
+    versions = "|".join(re.escape(i) for i in ordered if i[0].isdigit())
+    starts = ([rf"(?<![A-Za-z0-9_])(?:{names})"] if names else []) + ([rf"{_VERSION_START}(?:{versions})"] if versions else [])
+    return re.compile(rf"(?:{'|'.join(starts)})(?![A-Za-z0-9_])", re.IGNORECASE)
 
 
 def identifier_phrase(identifier: str) -> list[str]:

@@ -230,6 +230,22 @@ def test_an_identifier_found_whole_outranks_its_stem_alikes(repo: Path):
     assert all(h["scores"]["exact"] == 0.0 for h in service.code_search(repo, "addopts", top=5, refresh=False)["hits"])
 
 
+def test_a_release_subject_finds_the_file_holding_the_version(repo: Path):
+    """The index keeps no number-only words, so only the ``exact`` part can meet ``0.12.1`` for a
+    query naming ``0.12.2``; a ``--version`` option, a newer release's ``10.12`` and a ``1.0.12``
+    match "version" but not the number."""
+    write(repo, "pkg/__init__.py", '"""The package."""\n\n__version__ = "0.12.1"\n')
+    write(repo, "pkg/cli.py", "def show_version(version: bool = False):\n"
+          "    '''Print the version and exit: --version.'''\n    return version\n")
+    write(repo, "pkg/compat.py", "# version checks: 10.12 and 1.0.12 are other versions\nVERSION_MIN = (3, 9)\n")
+    git(repo, "add", "pkg")
+    build(repo)
+    hits = service.code_search(repo, "Release version 0.12.2", top=5, refresh=False)["hits"]
+    assert hits[0]["path"] == "pkg/__init__.py" and hits[0]["scores"]["exact"] == 1.0
+    assert all(h["scores"]["exact"] == 0.0 for h in hits[1:])
+    assert {h["path"] for h in hits} == {"pkg/__init__.py", "pkg/cli.py", "pkg/compat.py"}
+
+
 def test_an_identifier_outside_the_bm25_candidates_is_still_found(repo: Path):
     """With room for 10 BM25 candidates the 30 hooks fill it; the chunk holding the identifier whole
     comes in through the identifier's phrase, and a stem-alike the phrase also matched does not."""
