@@ -65,3 +65,27 @@ async def test_the_server_sees_a_file_written_by_hand_while_it_runs(root):
                 if not hits:
                     await anyio.sleep(0.05)
         assert hits[0]["node"]["id"] == node_id
+
+
+async def test_a_server_started_in_a_git_work_tree_without_a_code_index_builds_one(tmp_path):
+    """Nobody runs `autology index build`: the server builds the index in the background at start,
+    and a search a moment later finds the code."""
+    import subprocess
+
+    import anyio
+
+    project = tmp_path / "repo"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "backoff.py").write_text("def reconnect_with_backoff(attempts):\n    return [2**n for n in range(attempts)]\n")
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one"]):
+        subprocess.run(["git", *args], cwd=project, check=True)
+    async with Client(server_params(project)) as client:
+        paths: list[str] = []
+        for _ in range(300):  # the first build of one file takes well under a second; allow 30
+            answer = (await client.call_tool("autology_search", {"query": "reconnect backoff", "scope": ["code"]})).structured_content
+            paths = [h["path"] for h in answer["hits"]]
+            if paths:
+                break
+            await anyio.sleep(0.1)
+    assert paths == ["src/backoff.py"]
+    assert list((project / ".autology" / "cache" / "index").glob("*/manifest.json"))

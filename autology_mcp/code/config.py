@@ -83,6 +83,7 @@ class IndexConfig:
     isolation: str = "branch-worktree"
     worktree_hash_length: int = 8
     workers: int = 0  # 0 = one per CPU (at most 4); 1 = no worker processes
+    auto_build: bool = True  # a server builds a git work tree's missing index in the background when it starts
     # query
     weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     area_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_AREA_WEIGHTS))
@@ -107,7 +108,7 @@ class IndexConfig:
 
 # how a build or a query runs (workers, weights, ...), not what the index stores
 RUNTIME_SETTINGS = frozenset({"weights", "area_weights", "max_hits_per_file", "candidates", "common_word_ratio",
-                            "lexical_budget", "workers", "isolation", "worktree_hash_length"})
+                            "lexical_budget", "workers", "isolation", "worktree_hash_length", "auto_build"})
 # which files are indexed, not what a file's chunks are
 SCAN_SETTINGS = frozenset({"include_roots", "exclude_globs", "prune_dirs", "extensions", "filenames", "max_file_bytes",
                            "use_git", "include_untracked"})

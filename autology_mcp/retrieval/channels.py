@@ -356,6 +356,30 @@ def _build_in_background(root: Path, cfg, key: str, what: str, state: str, note:
     return running
 
 
+def build_missing_index(root: Path) -> str | None:
+    """For a server, at start-up: when ``root`` is a git work tree whose code index was never built
+    (no branch of it has one a build could start from) and ``[index] auto_build`` is on (the
+    default), build it in the background, so that searches and hooks have code and docs a little
+    later without anyone running ``autology index build``; meanwhile searches say ``building``. A
+    folder that is not a git work tree (a home directory, say) is never indexed unasked. Returns what
+    was started, or None."""
+    from autology_mcp.code import git
+    from autology_mcp.code.build import compatible_siblings
+    from autology_mcp.code.config import load_index_config
+
+    root = Path(root)
+    cfg = load_index_config(root)
+    if not cfg.auto_build or not git.is_repo(root):
+        return None
+    cfg, loc = index_location(root, cfg)
+    if loc.exists() or next(compatible_siblings(loc, cfg), None) is not None:
+        return None  # up to date, or the first search brings it up to date (_refresh, _first_build)
+    what = "the code index is being built for the first time"
+    note = what + "; until it is done, code and docs are not searched"
+    rebuild_in_background()
+    return _build_in_background(root, cfg, str(loc.db), what, "building", note, False)[1]
+
+
 def _first_build(root: Path, cfg, loc, other) -> CodeFreshness:
     """The first build of a branch's index, starting from another branch's (only the files that differ
     are indexed again): inline in a CLI run, in the background in a server, whose searches read the
@@ -526,6 +550,13 @@ def code_channels(
 
         other = next(compatible_siblings(loc, cfg), None)
     if not exists and other is None:
+        with _refresh_lock:
+            building = _rebuilding.get(str(loc.db))
+        if building is not None:  # the server's first build of this work tree (build_missing_index)
+            for run in runs.values():
+                run.status, run.note = "building", building[1]
+            return list(runs.values()), CodeFreshness(exists=False, namespace=loc.namespace, checked=building[0],
+                                                      note=building[1])
         for run in runs.values():
             run.status, run.note = "no_index", "no repository index: run `autology index build`"
         return list(runs.values()), CodeFreshness(exists=False, namespace=loc.namespace,

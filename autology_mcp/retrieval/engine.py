@@ -519,7 +519,8 @@ def compact_trace(trace: dict[str, Any], level: str) -> dict[str, Any]:
         out["intent"] = {"name": out.get("intent", {}).get("name")}
         fresh = out.get("freshness", {})
         code = fresh.get("code_index")
-        out["freshness"] = {"code_index": (code.get("checked") if code.get("exists") else "missing")} if isinstance(code, dict) else {}
+        out["freshness"] = {"code_index": (code.get("checked") if code.get("exists") or code.get("checked") == "building"
+                                           else "missing")} if isinstance(code, dict) else {}
         out["timings_ms"] = {"total": out.get("timings_ms", {}).get("total", 0.0)}
         for key in ("tokenizer", "scope", "floor"):
             out.pop(key, None)

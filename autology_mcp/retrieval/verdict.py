@@ -64,6 +64,15 @@ def _capture_hint(subject: str) -> str:
     )
 
 
+def code_unsearched(code_index: dict[str, Any] | None, scopes: set[str]) -> bool:
+    """Whether code or docs were asked for and not searched: no index yet (missing, or its first
+    build running), or a rebuild with no previous build to read."""
+    if code_index is None or not scopes & {"code", "docs"}:
+        return False
+    return not code_index.get("exists", True) or (code_index.get("checked") == "rebuilding"
+                                                  and code_index.get("previous_build") is False)
+
+
 def decide(
     query: str,
     intent: Intent,
@@ -80,7 +89,7 @@ def decide(
     term_stems = list(dict.fromkeys(keyword_stem(t) for t in keyword_terms(query)))
     notes = []
     code_index = freshness.get("code_index")
-    if code_index is not None and not code_index.get("exists", True):
+    if code_index is not None and not code_index.get("exists", True) and code_index.get("checked") != "building":
         notes.append("The repository index does not exist yet, so code and docs were not searched: run "
                      "`autology index build` (or the autology_index tool with action \"build\").")
     elif code_index is not None and (code_index.get("checked") in ("rebuilding", "building", "updating") or code_index.get("read_from")):
@@ -92,6 +101,10 @@ def decide(
                     "looking for (a component, a file, a symbol, a decision).")
         return Verdict("weak", None, " ".join([guidance] + notes))
     if not direct:
+        if code_unsearched(code_index, scopes):  # the answer may be in the code: no push to record one yet
+            guidance = (f'Nothing in the knowledge or past sessions mentions "{subject}", and the code and docs '
+                        "were not searched; search again once the code index is ready, before recording anything.")
+            return Verdict("no_evidence", None, " ".join([guidance] + notes))
         what = "decision" if intent.name in ("research", "general", "doc_lookup") else "knowledge"
         guidance = f'No {what} is recorded about "{subject}" and nothing in the searched sources mentions it; ' \
                    f"{_capture_hint(subject)}."

@@ -2,8 +2,9 @@
 
 Before the session starts: open the store, start the watcher, reconcile every node file (what
 changed while no server watched must be seen before the first answer). Then, in a thread, while the
-session runs: the watcher lease, the hook service, and SQLite's integrity check of the cache (a
-damaged database is rebuilt under the store's lock). Measured at 10,000 nodes, doing the reconcile
+session runs: the watcher lease, the hook service, SQLite's integrity check of the cache (a
+damaged database is rebuilt under the store's lock), and, in a git work tree that has no code index
+yet, its first build in the background (``[index] auto_build``). Measured at 10,000 nodes, doing the reconcile
 in a thread too was slower to the first answer: it competed with tool registration for the GIL.
 """
 
@@ -61,10 +62,25 @@ def _start_up(startup: Startup) -> None:
             if socket_path is not None:
                 startup.watcher.lease.advertise(str(socket_path))  # how the hooks find it (hooks/client.py)
         store.verify_cache()  # a damaged cache database is rebuilt from the files (under the store's lock)
+        _build_missing_code_index(store.root)
     except Exception:
         log.exception("start-up in the background failed; serving without what did not start")
     finally:
         startup.done.set()
+
+
+def _build_missing_code_index(root: Path) -> None:
+    """A git work tree whose code index was never built gets one, in the background: the first
+    searches and hooks answer from the knowledge and sessions meanwhile, then with code and docs too.
+    (Checked on disk first, so a project that has an index imports no retrieval module here.)"""
+    from autology_mcp.code import git
+    from autology_mcp.common.paths import ProjectPaths
+
+    if not git.is_repo(root) or any((ProjectPaths(root).cache / "index").glob("*/manifest.json")):
+        return
+    from autology_mcp.retrieval import channels
+
+    channels.build_missing_index(root)  # it says on stderr what it started, and when it is done
 
 
 def finish(startup: Startup) -> None:

@@ -98,6 +98,8 @@ async def test_over_stdio_with_worker_processes(repo: Path):
         topic = "zq" + chr(97 + i // 26) + chr(97 + i % 26)  # zqaa, zqab, ...: one distinct word per file
         write(repo, f"pkg/handlers_{i:02d}.py", f"def handle_{topic}(event):\n    return event.kind == '{topic}'\n")
     git(repo, "add", "pkg")  # the index covers tracked files
+    (repo / ".autology").mkdir(exist_ok=True)  # this test builds it: no first build of the server's own
+    (repo / ".autology" / "config.toml").write_text("[index]\nauto_build = false\n")
     params = StdioServerParameters(command=sys.executable, args=["-m", "autology_mcp", "--root", str(repo), "serve"])
     progress = []
 

@@ -224,3 +224,69 @@ def test_a_cli_run_indexes_changed_files_inline_whatever_their_number(proj, monk
     fresh = answer["trace"]["freshness"]["code_index"]
     assert fresh["checked"] == "refreshed" and fresh["rebuilt"] == 1 and "pending" not in fresh
     assert not answer["hits"][0].get("stale")
+
+
+def _without_index(tmp_path):
+    p = make_project(tmp_path / "fresh", with_index=False)
+    channels._locations.clear()
+    return p
+
+
+def test_a_server_builds_a_missing_index_in_the_background_and_says_so_meanwhile(tmp_path, monkeypatch):
+    from autology_mcp.code import build as build_mod
+
+    proj = _without_index(tmp_path)
+    try:
+        loc, _ = _location(proj.root)
+        assert not loc.exists()
+        release = threading.Event()
+        real_build = build_mod.build
+        monkeypatch.setattr(build_mod, "build", lambda *a, **k: (release.wait(30), real_build(*a, **k))[1])
+        started = channels.build_missing_index(proj.root)
+        assert started and "built for the first time" in started
+        assert channels.build_missing_index(proj.root) == started  # one build at a time
+        answer = search(proj.root, "websocket reconnect backoff", store=proj.autology.store)
+        fresh = answer["trace"]["freshness"]["code_index"]
+        assert fresh["exists"] is False and fresh["checked"] == "building"
+        assert {c["status"] for c in answer["trace"]["channels"] if c["name"] in ("code_bm25", "paths")} == {"building"}
+        assert {h["kind"] for h in answer["hits"]} == {"node"}  # the knowledge answers meanwhile
+        assert "built for the first time" in answer["guidance"] and "autology index build" not in answer["guidance"]
+        hook = search(proj.root, "websocket reconnect backoff", store=proj.autology.store, refresh_code=False)
+        assert hook["trace"]["freshness"]["code_index"]["checked"] == "building"
+        release.set()
+        _wait_for_rebuilds()
+        assert loc.exists()
+        after = _search(proj)
+        assert after["trace"]["freshness"]["code_index"]["exists"] is True
+        assert after["hits"][0]["path"] == "src/net/websocket.py"
+        assert channels.build_missing_index(proj.root) is None  # built: nothing more to start
+    finally:
+        proj.autology.close()
+        channels.rebuild_in_background(False)
+        _wait_for_rebuilds()
+        channels._refreshed.clear()
+
+
+def test_no_index_is_built_unasked_outside_git_or_when_auto_build_is_off(tmp_path):
+    proj = _without_index(tmp_path)
+    try:
+        (proj.root / ".autology" / "config.toml").write_text("[index]\nauto_build = false\n")
+        assert channels.build_missing_index(proj.root) is None
+        plain = tmp_path / "not-a-repo"
+        (plain / "src").mkdir(parents=True)
+        (plain / "src" / "a.py").write_text("def f():\n    return 1\n")
+        assert channels.build_missing_index(plain) is None
+        assert not channels._rebuilding
+        answer = search(proj.root, "websocket reconnect backoff", store=proj.autology.store)
+        assert answer["trace"]["freshness"]["code_index"]["exists"] is False
+        assert "autology index build" in answer["guidance"]
+        # nothing found, but the code was not searched: no push to record a decision yet
+        nothing = search(proj.root, "kubernetes autoscaling", store=proj.autology.store)
+        assert nothing["verdict"] == "no_evidence" and "autology capture" not in nothing["guidance"]
+        assert "code and docs were not searched" in nothing["guidance"] and "autology index build" in nothing["guidance"]
+        nodes_only = search(proj.root, "kubernetes autoscaling", scope=["nodes"], store=proj.autology.store)
+        assert nodes_only["verdict"] == "no_evidence" and "autology capture" in nodes_only["guidance"]
+        loc, _ = _location(proj.root)
+        assert not loc.exists()
+    finally:
+        proj.autology.close()
