@@ -4,7 +4,7 @@
   ``grounded_min_keyword`` (default half) of the query's terms, and has a proof span (its snippet
   lines contain a query term);
 - ``ambiguous``: the grounded hits of the best hit's family (nodes, or files) form clusters in
-  different areas (node tags, or folder trees), the best hit of the second cluster scores within
+  different areas (a node's tags, or its type when one of two is untagged; folder trees), the best hit of the second cluster scores within
   ``ambiguity_margin`` of the first, and the second cluster weighs at least ``ambiguity_mass`` of
   the first (sum of its hits' scores): two competing bodies of evidence, not one answer and a
   stray hit. The answer carries a clarifying question naming both areas;
@@ -43,10 +43,12 @@ def _family(c: Candidate) -> str:
 
 
 def _same_area(a: Candidate, b: Candidate) -> bool:
+    """Two nodes are in one area when they share a tag or, unless both are tagged, are of one type
+    (an untagged decision and a tagged one are not two areas: no tag tells them apart)."""
     if a.node is not None and b.node is not None:
         if a.node.tags and b.node.tags:
             return bool(set(a.node.tags) & set(b.node.tags))
-        return a.area_label == b.area_label
+        return a.node.type == b.node.type
     return a.area_label == b.area_label
 
 

@@ -85,6 +85,28 @@ def test_ambiguous_names_both_areas(project):
     assert "Cache eviction in the browser" in question and "Cache eviction in the database" in question
 
 
+def test_a_tagged_and_an_untagged_node_of_one_type_are_not_two_areas(tmp_path):
+    """Decisions imported with and without tags: no tag tells them apart, so their type is their area
+    (the question "tag archive or decisions?" would ask nothing the user can answer)."""
+    from retrieval_fixtures import ADR
+
+    from autology_mcp.knowledge.service import Autology
+
+    service = Autology.open(tmp_path)
+    try:
+        service.capture("Replay outbox messages on duplicates", ADR("Outbox messages are lost.", "Replay outbox messages."),
+                        type="decision")
+        service.capture("Archive outbox messages in the sweeper", ADR("Outbox messages pile up.", "Archive outbox messages."),
+                        type="decision", tags=["archive"])
+        both = search(tmp_path, "outbox messages", scope=["nodes"], store=service.store)
+        assert len(both["hits"]) == 2 and both["verdict"] == "grounded" and both["clarifying_question"] is None
+        service.capture("Outbox messages", "The outbox stores messages until they are sent.", type="concept")
+        answer = search(tmp_path, "outbox messages", scope=["nodes"], store=service.store)
+        assert answer["verdict"] == "ambiguous" and "concepts" in answer["clarifying_question"]  # another type is
+    finally:
+        service.close()
+
+
 def test_a_clear_winner_is_not_ambiguous(project):
     answer = run(project, "browser cache eviction quota", scope=["nodes"])
     assert answer["verdict"] == "grounded"
