@@ -4,10 +4,11 @@
   ``grounded_min_keyword`` (default half) of the query's terms, and has a proof span (its snippet
   lines contain a query term);
 - ``ambiguous``: the grounded hits of the best hit's family (nodes, or files) form clusters in
-  different areas (a node's tags, or its type when one of two is untagged; folder trees), the best hit of the second cluster scores within
-  ``ambiguity_margin`` of the first, and the second cluster weighs at least ``ambiguity_mass`` of
-  the first (sum of its hits' scores): two competing bodies of evidence, not one answer and a
-  stray hit. The answer carries a clarifying question naming both areas;
+  different areas (a node's tags, or its type when one of two is untagged; folder trees), the best
+  hit of the second cluster scores within ``ambiguity_margin`` of the first, and the second cluster
+  weighs at least ``ambiguity_mass`` of the first (sum of its hits' scores): two competing bodies
+  of evidence, not one answer and a stray hit. The answer carries a clarifying question naming
+  both areas;
 - ``weak``: there are hits with query terms in them, but none is grounded (or the query has only
   stop words, which match by accident);
 - ``no_evidence``: nothing of the query was found; the answer says so and tells how to record it.
