@@ -356,13 +356,17 @@ def _build_in_background(root: Path, cfg, key: str, what: str, state: str, note:
     return running
 
 
+AUTO_BUILD_MAX_FILES = 60_000  # a larger tree's first build takes minutes and gigabytes: only when asked
+
+
 def build_missing_index(root: Path) -> str | None:
     """For a server, at start-up: when ``root`` is a git work tree whose code index was never built
     (no branch of it has one a build could start from) and ``[index] auto_build`` is on (the
     default), build it in the background, so that searches and hooks have code and docs a little
     later without anyone running ``autology index build``; meanwhile searches say ``building``. A
-    folder that is not a git work tree (a home directory, say) is never indexed unasked. Returns what
-    was started, or None."""
+    folder that is not a git work tree (a home directory, say), or a work tree of more than
+    AUTO_BUILD_MAX_FILES files (a first build of minutes and gigabytes), is never indexed unasked.
+    Returns what was started, or None."""
     from autology_mcp.code import git
     from autology_mcp.code.build import compatible_siblings
     from autology_mcp.code.config import load_index_config
@@ -374,6 +378,11 @@ def build_missing_index(root: Path) -> str | None:
     cfg, loc = index_location(root, cfg)
     if loc.exists() or next(compatible_siblings(loc, cfg), None) is not None:
         return None  # up to date, or the first search brings it up to date (_refresh, _first_build)
+    files = git.list_files(root, untracked=cfg.include_untracked) or []
+    if len(files) > AUTO_BUILD_MAX_FILES:
+        log.warning("this work tree has %d files: its code index is not built unasked (over %d); run "
+                    "`autology index build` to build it", len(files), AUTO_BUILD_MAX_FILES)
+        return None
     what = "the code index is being built for the first time"
     note = what + "; until it is done, code and docs are not searched"
     rebuild_in_background()

@@ -267,9 +267,14 @@ def test_a_server_builds_a_missing_index_in_the_background_and_says_so_meanwhile
         channels._refreshed.clear()
 
 
-def test_no_index_is_built_unasked_outside_git_or_when_auto_build_is_off(tmp_path):
+def test_no_index_is_built_unasked_outside_git_or_when_auto_build_is_off(tmp_path, monkeypatch, caplog):
     proj = _without_index(tmp_path)
     try:
+        monkeypatch.setattr(channels, "AUTO_BUILD_MAX_FILES", 2)  # a tree too large to index unasked
+        with caplog.at_level(logging.WARNING, logger="autology.retrieval"):
+            assert channels.build_missing_index(proj.root) is None
+        assert any("is not built unasked" in r.getMessage() for r in caplog.records)
+        monkeypatch.undo()
         (proj.root / ".autology" / "config.toml").write_text("[index]\nauto_build = false\n")
         assert channels.build_missing_index(proj.root) is None
         plain = tmp_path / "not-a-repo"
