@@ -241,6 +241,27 @@ def test_update_with_the_current_values_changes_nothing(autology, root, capture)
     assert snapshot(root) == before
 
 
+def test_content_edited_from_a_shown_node_keeps_one_related_list(autology, root, capture):
+    """`autology show` prints the file with its generated ``## Related`` list; content edited from it
+    and given back to update must not end up with the list twice."""
+    target = capture("Target concept")
+    source = capture("Source concept", "First text.")
+    autology.relate(source, target, "relates_to")
+    path = root / ".autology" / "nodes" / "concepts" / f"{source}.md"
+    shown = path.read_text(encoding="utf-8").split("\n---\n", 1)[1]  # the body, as show prints it
+    assert "## Related" in shown
+    edited = shown.replace("First text.", "Second text.").split("\n", 2)[2]  # without the "# Title" line
+    assert autology.update(source, content=edited).endswith("Fields changed: content")
+    text = path.read_text(encoding="utf-8")
+    assert text.count("## Related") == 1 and autology.store.get(source).content == "Second text."
+    # a "## Related" list of the author's own (links to nodes it is not related to) is content
+    other = capture("Unrelated concept")
+    own = f"Third text.\n\n## Related\n- [[{other}]]"
+    autology.update(source, content=own)
+    assert autology.store.get(source).content == own
+    assert path.read_text(encoding="utf-8").count("## Related") == 2
+
+
 def test_update_of_a_missing_node(autology, root):
     missing = new_id()
     with pytest.raises(NotFoundError, match=f"Node not found: {missing}"):

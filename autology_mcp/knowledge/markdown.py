@@ -294,8 +294,20 @@ def _body_content(body: str, title: str, relation_targets: set[str]) -> str:
     lines = text.split("\n")
     if lines and lines[0].startswith("# ") and " ".join(lines[0][2:].split()) == title:
         lines = lines[1:]
-    # A trailing "## Related" section made only of wikilinks to this node's relation targets is
-    # generated: drop it. Links to anything else were written by the author: they are content.
+    return "\n".join(line.rstrip() for line in _without_generated_related(lines, relation_targets)).strip("\n")
+
+
+def without_generated_related(content: str, relation_targets: set[str]) -> str:
+    """``content`` without a trailing ``## Related`` list the file format generates (as ``autology
+    show`` prints it): content edited from a shown node keeps one list, not two."""
+    lines = content.split("\n")
+    kept = _without_generated_related(lines, relation_targets)
+    return content if len(kept) == len(lines) else "\n".join(kept).rstrip()
+
+
+def _without_generated_related(lines: list[str], relation_targets: set[str]) -> list[str]:
+    """A trailing "## Related" section made only of wikilinks to this node's relation targets is
+    generated: drop it. Links to anything else were written by the author: they are content."""
     for index in range(len(lines) - 1, -1, -1):
         if lines[index].strip() == "## Related":
             tail = [line for line in lines[index + 1 :] if line.strip()]
@@ -304,11 +316,11 @@ def _body_content(body: str, title: str, relation_targets: set[str]) -> str:
                 m and _UUID_LIKE.match(m.group(1).strip()) and m.group(1).strip().lower() in relation_targets
                 for m in links
             ):
-                lines = lines[:index]
+                return lines[:index]
             break
         if lines[index].strip() and not _WIKILINK_LINE.match(lines[index].strip()):
             break
-    return "\n".join(line.rstrip() for line in lines).strip("\n")
+    return lines
 
 
 def _tags_from_file(value: Any) -> tuple[str, ...]:

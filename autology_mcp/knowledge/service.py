@@ -41,6 +41,7 @@ from autology_mcp.knowledge.models import (
     validate_title,
     validate_type,
 )
+from autology_mcp.knowledge.markdown import without_generated_related
 from autology_mcp.knowledge.references import reference_path
 from autology_mcp.knowledge.search import search_nodes
 from autology_mcp.knowledge.store import NodeStore
@@ -357,15 +358,18 @@ class Autology:
         changed: list[str] = []
 
         def apply(node: KnowledgeNode) -> KnowledgeNode:
+            wanted = dict(changes)
+            if "content" in wanted:  # edited from `autology show`: the generated Related list is not content
+                wanted["content"] = without_generated_related(wanted["content"], {r.target for r in node.relations})
             changed.clear()
-            changed.extend(key for key, value in changes.items() if getattr(node, key) != value)
+            changed.extend(key for key, value in wanted.items() if getattr(node, key) != value)
             if not changed:
                 return node
             if node.type is NodeType.DECISION and "content" in changed:
-                missing = missing_adr_sections(changes["content"])
+                missing = missing_adr_sections(wanted["content"])
                 if missing:
                     raise _adr_error(missing)
-            return node.replace(**{k: changes[k] for k in changed}, modified=utc_now())
+            return node.replace(**{k: wanted[k] for k in changed}, modified=utc_now())
 
         _, after = self.store.modify(node_id, apply)
         fields = ", ".join(changed) if changed else "none (the values were already current)"
