@@ -164,6 +164,8 @@ def _status(args, root: Path) -> int:
     print(f"  {s['files']} files ({s['files_skipped']} skipped), {s['chunks']} chunks, {s['symbols']} symbols, "
           f"{(st.get('db_bytes') or 0) / 1e6:.1f} MB; built {st.get('built_at')} at {(st['git'] or {}).get('head')}")
     print("  fresh" if not fresh["stale"] else f"  stale: {'; '.join(fresh['reasons'])}")
+    if st.get("building"):
+        print("  a build is running now (a server's, or another `autology index build`)")
     if untracked:
         print(untracked.lstrip("\n"))
     return 0

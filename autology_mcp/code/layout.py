@@ -124,6 +124,25 @@ def build_lock(loc: IndexLocation) -> Iterator[None]:
         fh.close()
 
 
+def build_running(loc: IndexLocation) -> bool:
+    """Whether a builder (this process or another) holds the namespace's build lock now."""
+    try:
+        fh = open(loc.lock, "r")
+    except OSError:
+        return False  # never built here
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    else:
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        return False
+    finally:
+        fh.close()
+
+
 def file_sha256(path: Path) -> str:
     with open(path, "rb") as fh:
         return open_file_sha256(fh)

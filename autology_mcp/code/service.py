@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autology_mcp.code.config import load_index_config
-from autology_mcp.code.layout import IndexLocation, read_json
+from autology_mcp.code.layout import IndexLocation, build_running, read_json
 from autology_mcp.code.scan import untracked_left_out
 from autology_mcp.code.store import IndexDB
 from autology_mcp.code.watch import IndexWatch
@@ -79,8 +79,11 @@ def index_status(root: Path) -> dict:
         out["untracked_left_out"] = {"count": len(left_out), "first": left_out[:5],
                                      "hint": "the index covers the files git tracks: `git add` them (or `git add -N`),"
                                              " or set include_untracked = true under [index] in .autology/config.toml"}
+    if build_running(loc):
+        out["building"] = True  # a server's first build or update, or another `autology index build`
     if not out["exists"]:
-        out["hint"] = "no index yet; run `autology index build`"
+        out["hint"] = ("no index yet; it is being built (searches use it once it is done)" if out.get("building")
+                       else "no index yet; run `autology index build`")
         return out
     out.update(
         engine=manifest.get("engine"),

@@ -75,6 +75,23 @@ def test_index_status_names_the_untracked_files_it_leaves_out(repo: Path):
     assert "untracked_left_out" not in service.index_status(repo)
 
 
+def test_index_status_says_when_a_build_is_running(repo: Path):
+    """While a builder holds the namespace's lock (a server's first build, another `index build`),
+    status says so instead of asking for a build that would only wait for it."""
+    from autology_mcp.code.layout import build_lock
+
+    loc = IndexLocation.of(repo, IndexConfig())
+    assert service.index_status(repo)["hint"] == "no index yet; run `autology index build`"
+    with build_lock(loc):
+        status = service.index_status(repo)
+        assert status["building"] is True and "being built" in status["hint"]
+    assert "building" not in service.index_status(repo)
+    build(repo)
+    with build_lock(loc):
+        assert service.index_status(repo)["building"] is True  # an update of an existing index
+    assert "building" not in service.index_status(repo)
+
+
 def test_scripts_without_an_extension_are_indexed_by_their_shebang(repo: Path):
     write(repo, "scripts/check", "#!/usr/bin/env bash\nset -e\nrun_linters() {\n  ruff check .\n}\n")
     write(repo, "scripts/serve", "#!/usr/bin/python3 -u\ndef serve_forever():\n    pass\n")
