@@ -73,3 +73,39 @@ def test_a_second_run_changes_only_what_changed(project: Path, capsys):
         assert len(nodes["Use Postgres for sessions"].relations) == 1  # the relation is not added twice
     finally:
         service.close()
+
+
+def test_a_record_citing_another_is_related_to_it(tmp_path: Path, capsys):
+    """Brighter's ADRs cite each other ("see ADR 0020", links to the other files): 44 of its 94 do.
+    Each citation of a record in the folder becomes a relates_to relation; a pair a supersedes link
+    already joins, a record citing itself and a number not in the folder do not."""
+    root = tmp_path / "project"
+    adr = root / "docs" / "adr"
+    adr.mkdir(parents=True)
+    sections = "## Context\n\nC.\n\n## Decision\n\nD.\n\n## Consequences\n\nE.\n"
+    (adr / "0001-use-an-outbox.md").write_text(f"# 1. Use an outbox\n\n## Status\n\nAccepted\n\n{sections}")
+    (adr / "0002-sweep-the-outbox.md").write_text(
+        "# 2. Sweep the outbox\n\n## Status\n\nSuperseded by [3. Archive](0003-archive-the-outbox.md)\n\n"
+        f"{sections}\nThis builds on ADR 0001 (and is ADR 2 itself).\n")
+    (adr / "0003-archive-the-outbox.md").write_text(
+        "# 3. Archive the outbox\n\n## Status\n\nAccepted\n\nSupersedes [2. Sweep](./0002-sweep-the-outbox.md)\n\n"
+        f"{sections}\nSee [the outbox](../adr/0001-use-an-outbox.md#decision), ADR-9 and adr #0001.\n")
+    dry = run(capsys, root)
+    assert sorted((c["from"], c["to"]) for c in dry["cites"]) == [
+        ("Archive the outbox", "Use an outbox"), ("Sweep the outbox", "Use an outbox")]
+    run(capsys, root, "--apply")
+    again = run(capsys, root, "--apply")  # a second run adds nothing
+    assert again["counts"] == {"unchanged": 3}
+    service = Autology.open(root)
+    try:
+        nodes = {n.title: n for n in service.store.index.all_nodes()}
+        outbox = nodes["Use an outbox"].id
+        rels = {(title, r.target, r.type.value, r.description) for title, n in nodes.items() for r in n.relations}
+        assert rels == {
+            ("Sweep the outbox", outbox, "relates_to", "cites ADR 1"),
+            ("Archive the outbox", outbox, "relates_to", "cites ADR 1"),
+            ("Archive the outbox", nodes["Sweep the outbox"].id, "supersedes", None),
+        }
+        assert diagnose(service.store).ok
+    finally:
+        service.close()

@@ -71,9 +71,11 @@ def cmd_import_adr(args: argparse.Namespace) -> int:
         "records": [{"path": str(p.record.path), "title": p.record.title, "action": p.action, "status": p.record.status,
                      "id": p.node_id} for p in records],
         "supersedes": [{"newer": a, "older": b} for a, b in report.relations],
+        "cites": [{"from": a, "to": b} for a, b in report.citations],
     }
     rows = [f"  {p.action:9} {p.record.path.name}: {p.record.title} [{p.record.status}]" for p in records]
     rows += [f"  supersedes: {a} → {b}" for a, b in report.relations]
+    rows += [f"  cites:      {a} → {b}" for a, b in report.citations]
     skipped = [f"{p.record.path.name}: {p.reason}" for p in report.planned if p.action == "skip"]
     return _emit(args, data, folder, f"{len(report.planned)} ADR file(s)", rows, skipped)
 

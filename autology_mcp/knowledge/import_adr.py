@@ -8,8 +8,9 @@ links in the status) and MADR's (``## Context and Problem Statement``, ``## Cons
 Each record becomes one ``decision`` node whose content has the four ADR sections autology requires
 (a section the record does not have says so, never invented) and keeps the record's other sections
 after them. Its status maps to the node's (accepted → active, proposed → needs_review, superseded,
-deprecated and rejected → superseded), "Superseded by N" to a ``supersedes`` relation from N, and
-its front-matter tags to tags. Provenance: ``source: import_adr``, the record's path as a
+deprecated and rejected → superseded), "Superseded by N" to a ``supersedes`` relation from N, a
+citation of another record of the folder (a Markdown link to its file, or "ADR 12" / "ADR-0012")
+to a ``relates_to`` relation from the citing record, and its front-matter tags to tags. Provenance: ``source: import_adr``, the record's path as a
 reference when it is inside the project, and ``imported_from`` / ``imported_sha256`` in the
 frontmatter, so a second run changes only what changed in the records (idempotent) and a node a
 person edited since is left alone unless its record changed too.
@@ -49,6 +50,9 @@ _SUBHEADING = re.compile(r"^###\s+(.+?)\s*$", re.MULTILINE)
 _TITLE = re.compile(r"^#\s+(?:\d+\.\s*)?(.+?)\s*$", re.MULTILINE)
 _SUPERSEDED_BY = re.compile(r"superseded by\s*\[?\s*(?:ADR[- ]?)?0*(\d+)", re.IGNORECASE)
 _STATUS_LINE = re.compile(r"^\s*[*-]\s*status:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+# another record cited: a Markdown link to its file (any folder before it), or "ADR 12" / "ADR-0012" / "ADR #12"
+_LINKED_RECORD = re.compile(r"\]\((?:[^)\s]*/)?(\d{1,5})[-_][^)\s/]*\.md(?:#[^)\s]*)?\)", re.IGNORECASE)
+_ADR_MENTION = re.compile(r"\bADR[- ]?#?0*(\d{1,5})\b", re.IGNORECASE)
 
 SECTION_NAMES = {
     "Context": ("context", "context and problem statement", "problem statement", "background", "context and problem"),
@@ -71,6 +75,7 @@ class Record:
     tags: tuple[str, ...]
     superseded_by: int | None
     sha256: str
+    cites: tuple[int, ...] = ()  # the numbers of the other records it cites
 
 
 @dataclass
@@ -85,6 +90,7 @@ class Planned:
 class ImportReport:
     planned: list[Planned] = field(default_factory=list)
     relations: list[tuple[str, str]] = field(default_factory=list)  # (newer title, older title) supersedes
+    citations: list[tuple[str, str]] = field(default_factory=list)  # (citing title, cited title) relates_to
 
     def counts(self) -> dict[str, int]:
         return counts([p.action for p in self.planned])
@@ -154,9 +160,11 @@ def parse_record(path: Path, text: str) -> Record:
     date = front.get("created") or front.get("date")
     source_line = f"_Imported from `{path.name}`" + (f", dated {date}" if date else "") + f"; status: {status_text.strip().splitlines()[0] if status_text.strip() else 'not stated'}._"
     content = "\n\n".join([*parts, *others, source_line])
-    return Record(path, int(number_match.group(1)) if number_match else None, title[:100], status, content,
+    number = int(number_match.group(1)) if number_match else None
+    cited = {int(m.group(1)) for pattern in (_LINKED_RECORD, _ADR_MENTION) for m in pattern.finditer(text)}
+    return Record(path, number, title[:100], status, content,
                   tag_slugs(front.get("tags")), int(superseded.group(1)) if superseded else None,
-                  hashlib.sha256(text.encode("utf-8")).hexdigest())
+                  hashlib.sha256(text.encode("utf-8")).hexdigest(), tuple(sorted(cited - {number})))
 
 
 def plan(store: Any, folder: Path) -> ImportReport:
@@ -178,11 +186,23 @@ def plan(store: Any, folder: Path) -> ImportReport:
         newer = by_number.get(p.record.superseded_by) if p.record.superseded_by is not None else None
         if newer is not None and newer is not p:
             report.relations.append((newer.record.title, p.record.title))
+    for p, cited in citations(report.planned):
+        report.citations.append((p.record.title, cited.record.title))
     return report
 
 
+def citations(planned: list[Planned]) -> list[tuple[Planned, Planned]]:
+    """(citing, cited) for each record of the import another one cites, but for a pair a ``supersedes``
+    relation already joins (its status links to the other)."""
+    by_number = {p.record.number: p for p in planned if p.action != "skip" and p.record.number is not None}
+    superseding = {frozenset((p.record.number, p.record.superseded_by)) for p in planned
+                   if p.action != "skip" and p.record.superseded_by is not None}
+    return [(p, by_number[n]) for p in planned if p.action != "skip" for n in p.record.cites
+            if n in by_number and frozenset((p.record.number, n)) not in superseding]
+
+
 def apply(store: Any, report: ImportReport) -> ImportReport:
-    """Write the plan: create and update decision nodes, then the ``supersedes`` relations."""
+    """Write the plan: create and update decision nodes, then the ``supersedes`` and ``relates_to`` relations."""
     ids: dict[int | None, str] = {}
     for p in report.planned:
         if p.action == "skip":
@@ -211,4 +231,8 @@ def apply(store: Any, report: ImportReport) -> ImportReport:
         newer = ids.get(p.record.superseded_by) if p.record.superseded_by is not None else None
         if newer and p.node_id and newer != p.node_id:
             add_relation(store, newer, Relation(target=p.node_id, type="supersedes"))
+    for p, cited in citations(report.planned):
+        if p.node_id and cited.node_id:
+            add_relation(store, p.node_id, Relation(target=cited.node_id, type="relates_to",
+                                                    description=f"cites ADR {cited.record.number}"))
     return report
