@@ -109,3 +109,23 @@ def test_a_record_citing_another_is_related_to_it(tmp_path: Path, capsys):
         assert diagnose(service.store).ok
     finally:
         service.close()
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from autology_mcp.knowledge.import_adr import parse_record  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(own=st.integers(1, 99), cited=st.lists(st.integers(0, 120), max_size=6),
+       forms=st.lists(st.sampled_from(["ADR {n}", "ADR-{n:04d}", "adr #{n}", "[x]({n:04d}-a-b.md)", "[x](../d/{n:04d}_c.md#s)"]),
+                      min_size=6, max_size=6),
+       noise=st.text(alphabet="AD 0123456789-#().md/x", max_size=30))  # numbers and marks, never a citation
+def test_citations_are_the_numbers_cited_other_than_its_own(own, cited, forms, noise):
+    """Whatever the form a citation takes, the record cites exactly those numbers (its own left out),
+    and text around them that cites nothing adds none."""
+    text = f"# {own}. Title\n\n## Context\n\nx{noise}x\n\n" + " and ".join(
+        form.format(n=n) for form, n in zip(forms, cited))
+    record = parse_record(Path(f"{own:04d}-title.md"), text)
+    assert set(record.cites) == set(cited) - {own}
