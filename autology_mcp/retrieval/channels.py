@@ -357,36 +357,70 @@ def _build_in_background(root: Path, cfg, key: str, what: str, state: str, note:
 
 
 AUTO_BUILD_MAX_FILES = 60_000  # a larger tree's first build takes minutes and gigabytes: only when asked
+FIRST_BUILD_NOTE = "the code index is being built for the first time; until it is done, code and docs are not searched"
+_first_builds: dict[str, Any] = {}  # index db path -> the Popen of the first build this process started
+_first_build_lock = threading.Lock()
+_too_large: set[str] = set()  # index db paths of work trees over AUTO_BUILD_MAX_FILES (not built unasked)
 
 
 def build_missing_index(root: Path) -> str | None:
-    """For a server, at start-up: when ``root`` is a git work tree whose code index was never built
-    (no branch of it has one a build could start from) and ``[index] auto_build`` is on (the
-    default), build it in the background, so that searches and hooks have code and docs a little
-    later without anyone running ``autology index build``; meanwhile searches say ``building``. A
-    folder that is not a git work tree (a home directory, say), or a work tree of more than
+    """For a server, at start-up (or its first search, if that comes first): when ``root`` is a git
+    work tree whose code index was never built (no branch of it has one a build could start from)
+    and ``[index] auto_build`` is on (the default), start ``autology index build`` as a process of
+    its own, so that searches and hooks have code and docs a little later without anyone running it;
+    meanwhile searches say ``building``. The build outlives the server: a client that ends its
+    session (``claude -p`` stops the server after one prompt) must not cut every first build short.
+    A folder that is not a git work tree (a home directory, say), or a work tree of more than
     AUTO_BUILD_MAX_FILES files (a first build of minutes and gigabytes), is never indexed unasked.
-    Returns what was started, or None."""
+    Returns the note searches give while it runs, or None when nothing was started or is running."""
     from autology_mcp.code import git
-    from autology_mcp.code.build import compatible_siblings
     from autology_mcp.code.config import load_index_config
 
     root = Path(root)
     cfg = load_index_config(root)
     if not cfg.auto_build or not git.is_repo(root):
         return None
+    with _first_build_lock:  # the server's start-up thread and its first search may both ask
+        return _start_first_build(root, cfg)
+
+
+def _start_first_build(root: Path, cfg) -> str | None:
+    import subprocess
+    import sys
+
+    from autology_mcp.code import git
+    from autology_mcp.code.build import compatible_siblings
+
     cfg, loc = index_location(root, cfg)
-    if loc.exists() or next(compatible_siblings(loc, cfg), None) is not None:
-        return None  # up to date, or the first search brings it up to date (_refresh, _first_build)
+    key = str(loc.db)
+    if key in _too_large or loc.exists() or next(compatible_siblings(loc, cfg), None) is not None:
+        return None  # not unasked; or up to date, or the first search brings it up to date (_refresh, _first_build)
+    if first_build_running(loc):
+        return FIRST_BUILD_NOTE
     files = git.list_files(root, untracked=cfg.include_untracked) or []
     if len(files) > AUTO_BUILD_MAX_FILES:
+        _too_large.add(key)  # said once per process
         log.warning("this work tree has %d files: its code index is not built unasked (over %d); run "
                     "`autology index build` to build it", len(files), AUTO_BUILD_MAX_FILES)
         return None
-    what = "the code index is being built for the first time"
-    note = what + "; until it is done, code and docs are not searched"
-    rebuild_in_background()
-    return _build_in_background(root, cfg, str(loc.db), what, "building", note, False)[1]
+    loc.dir.mkdir(parents=True, exist_ok=True)
+    with open(loc.dir / "first-build.log", "wb") as errors:  # what the build says on stderr, kept beside the index
+        _first_builds[key] = subprocess.Popen(
+            [sys.executable, "-m", "autology_mcp", "--root", str(root), "index", "build"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True)
+    log.info("the code index is being built for the first time, in a process of its own (%d files)", len(files))
+    return FIRST_BUILD_NOTE
+
+
+def first_build_running(loc) -> bool:
+    """Whether the index of ``loc`` is being built now: by the process this one started, or by any
+    other builder holding its lock (another server's first build, an `autology index build`)."""
+    from autology_mcp.code.layout import build_running
+
+    proc = _first_builds.get(str(loc.db))
+    if proc is not None and proc.poll() is None:
+        return True
+    return build_running(loc)
 
 
 def _first_build(root: Path, cfg, loc, other) -> CodeFreshness:
@@ -559,13 +593,14 @@ def code_channels(
 
         other = next(compatible_siblings(loc, cfg), None)
     if not exists and other is None:
-        with _refresh_lock:
-            building = _rebuilding.get(str(loc.db))
-        if building is not None:  # the server's first build of this work tree (build_missing_index)
+        # a build running (a server's first build, build_missing_index, or any other), or, in a server whose
+        # start-up has not got to it yet, the first build started now: never waited for
+        if first_build_running(loc) or (_background_rebuilds and refresh_interval is not None
+                                        and build_missing_index(root) is not None):
             for run in runs.values():
-                run.status, run.note = "building", building[1]
-            return list(runs.values()), CodeFreshness(exists=False, namespace=loc.namespace, checked=building[0],
-                                                      note=building[1])
+                run.status, run.note = "building", FIRST_BUILD_NOTE
+            return list(runs.values()), CodeFreshness(exists=False, namespace=loc.namespace, checked="building",
+                                                      note=FIRST_BUILD_NOTE)
         for run in runs.values():
             run.status, run.note = "no_index", "no repository index: run `autology index build`"
         return list(runs.values()), CodeFreshness(exists=False, namespace=loc.namespace,

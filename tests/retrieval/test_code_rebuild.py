@@ -232,39 +232,74 @@ def _without_index(tmp_path):
     return p
 
 
-def test_a_server_builds_a_missing_index_in_the_background_and_says_so_meanwhile(tmp_path, monkeypatch):
-    from autology_mcp.code import build as build_mod
+def _wait_for_index(loc, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not loc.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert loc.exists()
 
+
+def test_a_server_starts_a_missing_index_build_of_its_own_and_says_so_meanwhile(tmp_path):
     proj = _without_index(tmp_path)
     try:
         loc, _ = _location(proj.root)
         assert not loc.exists()
-        release = threading.Event()
-        real_build = build_mod.build
-        monkeypatch.setattr(build_mod, "build", lambda *a, **k: (release.wait(30), real_build(*a, **k))[1])
         started = channels.build_missing_index(proj.root)
         assert started and "built for the first time" in started
+        proc = channels._first_builds[str(loc.db)]
         assert channels.build_missing_index(proj.root) == started  # one build at a time
+        assert channels._first_builds[str(loc.db)] is proc
         answer = search(proj.root, "websocket reconnect backoff", store=proj.autology.store)
         fresh = answer["trace"]["freshness"]["code_index"]
-        assert fresh["exists"] is False and fresh["checked"] == "building"
+        assert fresh["exists"] is False and fresh["checked"] == "building"  # a process starts in far more than this took
         assert {c["status"] for c in answer["trace"]["channels"] if c["name"] in ("code_bm25", "paths")} == {"building"}
         assert {h["kind"] for h in answer["hits"]} == {"node"}  # the knowledge answers meanwhile
         assert "built for the first time" in answer["guidance"] and "autology index build" not in answer["guidance"]
-        hook = search(proj.root, "websocket reconnect backoff", store=proj.autology.store, refresh_code=False)
-        assert hook["trace"]["freshness"]["code_index"]["checked"] == "building"
-        release.set()
-        _wait_for_rebuilds()
-        assert loc.exists()
+        assert proc.wait(60) == 0
+        _wait_for_index(loc)
         after = _search(proj)
         assert after["trace"]["freshness"]["code_index"]["exists"] is True
         assert after["hits"][0]["path"] == "src/net/websocket.py"
         assert channels.build_missing_index(proj.root) is None  # built: nothing more to start
     finally:
         proj.autology.close()
-        channels.rebuild_in_background(False)
-        _wait_for_rebuilds()
         channels._refreshed.clear()
+
+
+def test_a_servers_first_search_starts_the_first_build_if_start_up_has_not(tmp_path):
+    proj = _without_index(tmp_path)
+    try:
+        loc, _ = _location(proj.root)
+        cli = _search(proj)  # a CLI run (no background builds) starts nothing
+        assert cli["trace"]["freshness"]["code_index"]["exists"] is False and str(loc.db) not in channels._first_builds
+        channels.rebuild_in_background(True)  # what a server's searches do
+        first = _search(proj)
+        assert first["trace"]["freshness"]["code_index"]["checked"] == "building"
+        assert channels._first_builds[str(loc.db)].wait(60) == 0
+        _wait_for_index(loc)
+        assert _search(proj)["hits"][0]["path"] == "src/net/websocket.py"
+    finally:
+        proj.autology.close()
+        channels.rebuild_in_background(False)
+        channels._refreshed.clear()
+
+
+def test_a_build_another_process_runs_counts_as_building(tmp_path):
+    """A hook, or a second server, sees the first build another process runs (it holds the build lock),
+    and starts none of its own."""
+    from autology_mcp.code.layout import build_lock
+
+    proj = _without_index(tmp_path)
+    try:
+        loc, _ = _location(proj.root)
+        with build_lock(loc):
+            hook = search(proj.root, "websocket reconnect backoff", store=proj.autology.store, refresh_code=False)
+            assert hook["trace"]["freshness"]["code_index"]["checked"] == "building"
+            assert channels.build_missing_index(proj.root) is not None and str(loc.db) not in channels._first_builds
+        after = search(proj.root, "websocket reconnect backoff", store=proj.autology.store, refresh_code=False)
+        assert after["trace"]["freshness"]["code_index"]["checked"] != "building"  # the lock is free: no build
+    finally:
+        proj.autology.close()
 
 
 def test_no_index_is_built_unasked_outside_git_or_when_auto_build_is_off(tmp_path, monkeypatch, caplog):
@@ -295,3 +330,4 @@ def test_no_index_is_built_unasked_outside_git_or_when_auto_build_is_off(tmp_pat
         assert not loc.exists()
     finally:
         proj.autology.close()
+        channels._too_large.clear()
