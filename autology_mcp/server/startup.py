@@ -4,8 +4,9 @@ Before the session starts: open the store, start the watcher, reconcile every no
 changed while no server watched must be seen before the first answer). Then, in a thread, while the
 session runs: the watcher lease, the hook service, SQLite's integrity check of the cache (a
 damaged database is rebuilt under the store's lock), and, in a git work tree that has no code index
-yet, its first build in the background (``[index] auto_build``). Measured at 10,000 nodes, doing the reconcile
-in a thread too was slower to the first answer: it competed with tool registration for the GIL.
+yet, the start of its first build, a process of its own (``[index] auto_build``). Measured at 10,000
+nodes, doing the reconcile in a thread too was slower to the first answer: it competed with tool
+registration for the GIL.
 """
 
 from __future__ import annotations
@@ -70,8 +71,8 @@ def _start_up(startup: Startup) -> None:
 
 
 def _build_missing_code_index(root: Path) -> None:
-    """A git work tree whose code index was never built gets one, in the background: the first
-    searches and hooks answer from the knowledge and sessions meanwhile, then with code and docs too.
+    """A git work tree whose code index was never built gets one, built by a process of its own: the
+    first searches and hooks answer from the knowledge and sessions meanwhile, then with code and docs.
     (Checked on disk first, so a project that has an index imports no retrieval module here.)"""
     from autology_mcp.code import git
     from autology_mcp.common.paths import ProjectPaths
