@@ -109,6 +109,18 @@ def test_prompt_with_grounded_evidence_gets_a_compact_block(repo: Path, memory: 
     assert governing == list(range(len(governing)))
 
 
+def test_why_an_item_matched_names_no_one_letter_term() -> None:
+    """"websocket's" gives the terms websocket and s; only the first says why an item is there (the
+    lone s would match "sets", "so" and most short words starting with s)."""
+    from autology_mcp.common.text import keyword_terms
+    from autology_mcp.hooks.prompt import _matched_words
+
+    terms = keyword_terms("How do we reconnect the websocket's client?")
+    assert "s" in terms
+    assert _matched_words(terms, "The websocket client sets a short timeout so it reconnects.") == [
+        "reconnect", "websocket", "client"]
+
+
 def test_no_item_is_injected_twice_in_a_session(repo: Path, memory: dict[str, str]) -> None:
     first = context_of(user_prompt_submit(prompt_payload(repo, "websocket reconnect backoff")))
     assert memory["decision"] in first

@@ -72,8 +72,10 @@ def _key(hit: dict[str, Any]) -> str:
 
 
 def _matched_words(terms: list[str], text: str) -> list[str]:
+    """The query's terms found in ``text``, to show why a hit is there; a one-letter term (the ``s``
+    of "option's") tells the model nothing and is not listed."""
     hay = keyword_text(text)
-    return [t for t in terms if keyword_pattern(keyword_stem(t)).search(hay)]
+    return [t for t in terms if len(t) > 1 and keyword_pattern(keyword_stem(t)).search(hay)]
 
 
 def _item(hit: dict[str, Any], terms: list[str], proof_chars: int = PROOF_CHARS) -> str:
