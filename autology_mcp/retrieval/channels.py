@@ -360,7 +360,7 @@ AUTO_BUILD_MAX_FILES = 60_000  # a larger tree's first build takes minutes and g
 FIRST_BUILD_NOTE = "the code index is being built for the first time; until it is done, code and docs are not searched"
 _first_builds: dict[str, Any] = {}  # index db path -> the Popen of the first build this process started
 _first_build_lock = threading.Lock()
-_too_large: set[str] = set()  # index db paths of work trees over AUTO_BUILD_MAX_FILES (not built unasked)
+_too_large: set[str] = set()  # index db paths not built unasked: over AUTO_BUILD_MAX_FILES, or the start failed
 
 
 def build_missing_index(root: Path) -> str | None:
@@ -403,11 +403,16 @@ def _start_first_build(root: Path, cfg) -> str | None:
         log.warning("this work tree has %d files: its code index is not built unasked (over %d); run "
                     "`autology index build` to build it", len(files), AUTO_BUILD_MAX_FILES)
         return None
-    loc.dir.mkdir(parents=True, exist_ok=True)
-    with open(loc.dir / "first-build.log", "wb") as errors:  # what the build says on stderr, kept beside the index
-        _first_builds[key] = subprocess.Popen(
-            [sys.executable, "-m", "autology_mcp", "--root", str(root), "index", "build"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True)
+    try:
+        loc.dir.mkdir(parents=True, exist_ok=True)
+        with open(loc.dir / "first-build.log", "wb") as errors:  # what the build says on stderr, kept beside the index
+            _first_builds[key] = subprocess.Popen(
+                [sys.executable, "-m", "autology_mcp", "--root", str(root), "index", "build"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True)
+    except OSError as exc:  # a read-only cache, no process to be had: the searches go on without code
+        _too_large.add(key)  # tried once per process
+        log.warning("could not start the code index's first build: %s", exc)
+        return None
     log.info("the code index is being built for the first time, in a process of its own (%d files)", len(files))
     return FIRST_BUILD_NOTE
 

@@ -284,6 +284,26 @@ def test_a_servers_first_search_starts_the_first_build_if_start_up_has_not(tmp_p
         channels._refreshed.clear()
 
 
+def test_a_first_build_that_cannot_start_leaves_the_search_answering(tmp_path, monkeypatch):
+    import subprocess
+
+    proj = _without_index(tmp_path)
+
+    def no_process(*args, **kwargs):
+        raise OSError(11, "Resource temporarily unavailable")
+
+    try:
+        monkeypatch.setattr(subprocess, "Popen", no_process)
+        channels.rebuild_in_background(True)
+        answer = search(proj.root, "websocket reconnect backoff", store=proj.autology.store)
+        assert answer["trace"]["freshness"]["code_index"]["exists"] is False and answer["hits"]  # nodes still answer
+        assert "autology index build" in answer["guidance"]
+    finally:
+        proj.autology.close()
+        channels.rebuild_in_background(False)
+        channels._too_large.clear()
+
+
 def test_a_build_another_process_runs_counts_as_building(tmp_path):
     """A hook, or a second server, sees the first build another process runs (it holds the build lock),
     and starts none of its own."""
