@@ -360,7 +360,7 @@ AUTO_BUILD_MAX_FILES = 60_000  # a larger tree's first build takes minutes and g
 FIRST_BUILD_NOTE = "the code index is being built for the first time; until it is done, code and docs are not searched"
 _first_builds: dict[str, Any] = {}  # index db path -> the Popen of the first build this process started
 _first_build_lock = threading.Lock()
-_too_large: set[str] = set()  # index db paths not built unasked: over AUTO_BUILD_MAX_FILES, or the start failed
+_not_built_unasked: set[str] = set()  # index db paths not built unasked: over AUTO_BUILD_MAX_FILES, or the start failed
 
 
 def build_missing_index(root: Path) -> str | None:
@@ -393,13 +393,19 @@ def _start_first_build(root: Path, cfg) -> str | None:
 
     cfg, loc = index_location(root, cfg)
     key = str(loc.db)
-    if key in _too_large or loc.exists() or next(compatible_siblings(loc, cfg), None) is not None:
+    if key in _not_built_unasked or loc.exists() or next(compatible_siblings(loc, cfg), None) is not None:
         return None  # not unasked; or up to date, or the first search brings it up to date (_refresh, _first_build)
     if first_build_running(loc):
         return FIRST_BUILD_NOTE
+    started = _first_builds.get(key)
+    if started is not None and started.returncode != 0:  # it ended without an index: failed; not again and again
+        _not_built_unasked.add(key)
+        log.warning("the code index's first build failed (exit status %s; its messages are in %s); run "
+                    "`autology index build` to see why", started.returncode, loc.dir / "first-build.log")
+        return None
     files = git.list_files(root, untracked=cfg.include_untracked) or []
     if len(files) > AUTO_BUILD_MAX_FILES:
-        _too_large.add(key)  # said once per process
+        _not_built_unasked.add(key)  # said once per process
         log.warning("this work tree has %d files: its code index is not built unasked (over %d); run "
                     "`autology index build` to build it", len(files), AUTO_BUILD_MAX_FILES)
         return None
@@ -410,7 +416,7 @@ def _start_first_build(root: Path, cfg) -> str | None:
                 [sys.executable, "-m", "autology_mcp", "--root", str(root), "index", "build"],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True)
     except OSError as exc:  # a read-only cache, no process to be had: the searches go on without code
-        _too_large.add(key)  # tried once per process
+        _not_built_unasked.add(key)  # tried once per process
         log.warning("could not start the code index's first build: %s", exc)
         return None
     log.info("the code index is being built for the first time, in a process of its own (%d files)", len(files))

@@ -301,7 +301,37 @@ def test_a_first_build_that_cannot_start_leaves_the_search_answering(tmp_path, m
     finally:
         proj.autology.close()
         channels.rebuild_in_background(False)
-        channels._too_large.clear()
+        channels._not_built_unasked.clear()
+
+
+def test_a_failed_first_build_is_said_once_and_not_started_again(tmp_path, monkeypatch, caplog):
+    import subprocess
+    import sys
+
+    proj = _without_index(tmp_path)
+    real_popen = subprocess.Popen
+    started = []
+
+    def failing_build(args, **kwargs):  # the build as a process that fails at once (git runs as it is)
+        if "autology_mcp" not in args:
+            return real_popen(args, **kwargs)
+        started.append(args)
+        return real_popen([sys.executable, "-c", "import sys; sys.exit(3)"], **kwargs)
+
+    try:
+        monkeypatch.setattr(subprocess, "Popen", failing_build)
+        loc, _ = _location(proj.root)
+        assert channels.build_missing_index(proj.root) is not None
+        assert channels._first_builds[str(loc.db)].wait(30) == 3
+        with caplog.at_level(logging.WARNING, logger="autology.retrieval"):
+            assert channels.build_missing_index(proj.root) is None
+            assert channels.build_missing_index(proj.root) is None
+        assert len(started) == 1
+        assert [r.getMessage() for r in caplog.records if "first build failed" in r.getMessage()][0].count("exit status 3") == 1
+        assert len([r for r in caplog.records if "first build failed" in r.getMessage()]) == 1
+    finally:
+        proj.autology.close()
+        channels._not_built_unasked.clear()
 
 
 def test_a_build_another_process_runs_counts_as_building(tmp_path):
@@ -350,4 +380,4 @@ def test_no_index_is_built_unasked_outside_git_or_when_auto_build_is_off(tmp_pat
         assert not loc.exists()
     finally:
         proj.autology.close()
-        channels._too_large.clear()
+        channels._not_built_unasked.clear()
