@@ -10,10 +10,11 @@ Each record becomes one ``decision`` node whose content has the four ADR section
 after them. Its status maps to the node's (accepted → active, proposed → needs_review, superseded,
 deprecated and rejected → superseded), "Superseded by N" to a ``supersedes`` relation from N, a
 citation of another record of the folder (a Markdown link to its file, or "ADR 12" / "ADR-0012")
-to a ``relates_to`` relation from the citing record, and its front-matter tags to tags. Provenance: ``source: import_adr``, the record's path as a
-reference when it is inside the project, and ``imported_from`` / ``imported_sha256`` in the
-frontmatter, so a second run changes only what changed in the records (idempotent) and a node a
-person edited since is left alone unless its record changed too.
+to a ``relates_to`` relation from the citing record, and its front-matter tags to tags.
+Provenance: ``source: import_adr``, the record's path as a reference when it is inside the
+project, and ``imported_from`` / ``imported_sha256`` in the frontmatter, so a second run changes
+only what changed in the records (idempotent) and a node a person edited since is left alone
+unless its record changed too.
 """
 
 from __future__ import annotations
