@@ -105,8 +105,8 @@ def decide(
         return Verdict("weak", None, " ".join([guidance] + notes))
     if not direct:
         if code_unsearched(code_index, scopes):  # the answer may be in the code: no push to record one yet
-            guidance = (f'Nothing in the knowledge or past sessions mentions "{subject}", and the code and docs '
-                        "were not searched; search again once the code index is ready, before recording anything.")
+            guidance = (f'Nothing in the knowledge or past sessions mentions "{subject}"; search again once the code '
+                        "index is ready, before recording anything.")
             return Verdict("no_evidence", None, " ".join([guidance] + notes))
         what = "decision" if intent.name in ("research", "general", "doc_lookup") else "knowledge"
         guidance = f'No {what} is recorded about "{subject}" and nothing in the searched sources mentions it; ' \
