@@ -53,6 +53,14 @@ def _same_area(a: Candidate, b: Candidate) -> bool:
     return a.area_label == b.area_label
 
 
+def _area_names(a: Candidate, b: Candidate) -> tuple[str, str]:
+    """How the clarifying question names two areas: two nodes of different types, one of them
+    untagged, differ by type, so both are named by it ("concepts", "decisions"), not one by its tag."""
+    if a.node is not None and b.node is not None and not (a.node.tags and b.node.tags):
+        return f"{a.node.type.value}s", f"{b.node.type.value}s"
+    return a.area_label, b.area_label
+
+
 def only_common_words(query: str) -> bool:
     """True when every word of the query is a stop word ("the of and", "a")."""
     words = node_query_terms(query)
@@ -144,7 +152,7 @@ def decide(
             scored[first[2]]["score"] - scored[second[2]]["score"] <= cfg.ambiguity_margin
             and mass[1] >= cfg.ambiguity_mass * mass[0]
         ):
-            a, b = first[1].area_label, second[1].area_label
+            a, b = _area_names(first[1], second[1])
             question = (
                 f'"{subject}" matches two areas about equally: {a} (best: {_name(first[0])}) and {b} '
                 f"(best: {_name(second[0])}). Which one do you mean — or both?"

@@ -105,6 +105,17 @@ def test_a_tagged_and_an_untagged_node_of_one_type_are_not_two_areas(tmp_path):
         assert answer["verdict"] == "ambiguous" and "concepts" in answer["clarifying_question"]  # another type is
     finally:
         service.close()
+    other = Autology.open(tmp_path / "other")  # a tagged decision against an untagged concept
+    try:
+        other.capture("Archive outbox messages in the sweeper", ADR("Outbox messages pile up.", "Archive outbox messages."),
+                      type="decision", tags=["archive"])
+        other.capture("Outbox messages", "The outbox stores messages until they are sent.", type="concept")
+        answer = search(tmp_path / "other", "outbox messages", scope=["nodes"], store=other.store)
+        question = answer["clarifying_question"]
+        assert answer["verdict"] == "ambiguous" and "concepts" in question and "decisions" in question
+        assert "tag archive" not in question  # they differ by type: named by it
+    finally:
+        other.close()
 
 
 def test_a_clear_winner_is_not_ambiguous(project):
