@@ -357,13 +357,13 @@ def _build_in_background(root: Path, cfg, key: str, what: str, state: str, note:
 
 
 AUTO_BUILD_MAX_FILES = 60_000  # a larger tree's first build takes minutes and gigabytes: only when asked
-FIRST_BUILD_NOTE = "the code index is being built for the first time; until it is done, code and docs are not searched"
-_first_builds: dict[str, Any] = {}  # index db path -> the Popen of the first build this process started
-_first_build_lock = threading.Lock()
+MISSING_INDEX_NOTE = "the code index is being built for the first time; until it is done, code and docs are not searched"
+_missing_index_builds: dict[str, Any] = {}  # index db path -> the Popen of the first build this process started
+_missing_index_lock = threading.Lock()
 _not_built_unasked: set[str] = set()  # index db paths not built unasked: over AUTO_BUILD_MAX_FILES, or the start failed
 
 
-def build_missing_index(root: Path) -> str | None:
+def build_missing_index(root: Path, cfg=None) -> str | None:
     """For a server, at start-up (or its first search, if that comes first): when ``root`` is a git
     work tree whose code index was never built (no branch of it has one a build could start from)
     and ``[index] auto_build`` is on (the default), start ``autology index build`` as a process of
@@ -372,19 +372,20 @@ def build_missing_index(root: Path) -> str | None:
     session (``claude -p`` stops the server after one prompt) must not cut every first build short.
     A folder that is not a git work tree (a home directory, say), or a work tree of more than
     AUTO_BUILD_MAX_FILES files (a first build of minutes and gigabytes), is never indexed unasked.
-    Returns the note searches give while it runs, or None when nothing was started or is running."""
+    Returns the note searches give while it runs, or None when nothing was started or is running.
+    ``cfg``: the index settings, when the caller has read them already."""
     from autology_mcp.code import git
     from autology_mcp.code.config import load_index_config
 
     root = Path(root)
-    cfg = load_index_config(root)
+    cfg = cfg or load_index_config(root)
     if not cfg.auto_build or not git.is_repo(root):
         return None
-    with _first_build_lock:  # the server's start-up thread and its first search may both ask
-        return _start_first_build(root, cfg)
+    with _missing_index_lock:  # the server's start-up thread and its first search may both ask
+        return _start_missing_index_build(root, cfg)
 
 
-def _start_first_build(root: Path, cfg) -> str | None:
+def _start_missing_index_build(root: Path, cfg) -> str | None:
     import subprocess
     import sys
 
@@ -395,9 +396,9 @@ def _start_first_build(root: Path, cfg) -> str | None:
     key = str(loc.db)
     if key in _not_built_unasked or loc.exists() or next(compatible_siblings(loc, cfg), None) is not None:
         return None  # not unasked; or up to date, or the first search brings it up to date (_refresh, _first_build)
-    if first_build_running(loc):
-        return FIRST_BUILD_NOTE
-    started = _first_builds.get(key)
+    if missing_index_build_running(loc):
+        return MISSING_INDEX_NOTE
+    started = _missing_index_builds.get(key)
     if started is not None and started.returncode != 0:  # it ended without an index: failed; not again and again
         _not_built_unasked.add(key)
         log.warning("the code index's first build failed (exit status %s; its messages are in %s); run "
@@ -412,7 +413,7 @@ def _start_first_build(root: Path, cfg) -> str | None:
     try:
         loc.dir.mkdir(parents=True, exist_ok=True)
         with open(loc.dir / "first-build.log", "wb") as errors:  # what the build says on stderr, kept beside the index
-            _first_builds[key] = subprocess.Popen(
+            _missing_index_builds[key] = subprocess.Popen(
                 [sys.executable, "-m", "autology_mcp", "--root", str(root), "index", "build"],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, start_new_session=True)
     except OSError as exc:  # a read-only cache, no process to be had: the searches go on without code
@@ -420,15 +421,15 @@ def _start_first_build(root: Path, cfg) -> str | None:
         log.warning("could not start the code index's first build: %s", exc)
         return None
     log.info("the code index is being built for the first time, in a process of its own (%d files)", len(files))
-    return FIRST_BUILD_NOTE
+    return MISSING_INDEX_NOTE
 
 
-def first_build_running(loc) -> bool:
+def missing_index_build_running(loc) -> bool:
     """Whether the index of ``loc`` is being built now: by the process this one started, or by any
     other builder holding its lock (another server's first build, an `autology index build`)."""
     from autology_mcp.code.layout import build_running
 
-    proc = _first_builds.get(str(loc.db))
+    proc = _missing_index_builds.get(str(loc.db))
     if proc is not None and proc.poll() is None:
         return True
     return build_running(loc)
@@ -606,12 +607,12 @@ def code_channels(
     if not exists and other is None:
         # a build running (a server's first build, build_missing_index, or any other), or, in a server whose
         # start-up has not got to it yet, the first build started now: never waited for
-        if first_build_running(loc) or (_background_rebuilds and refresh_interval is not None
-                                        and build_missing_index(root) is not None):
+        if missing_index_build_running(loc) or (_background_rebuilds and refresh_interval is not None
+                                        and build_missing_index(root, cfg) is not None):
             for run in runs.values():
-                run.status, run.note = "building", FIRST_BUILD_NOTE
+                run.status, run.note = "building", MISSING_INDEX_NOTE
             return list(runs.values()), CodeFreshness(exists=False, namespace=loc.namespace, checked="building",
-                                                      note=FIRST_BUILD_NOTE)
+                                                      note=MISSING_INDEX_NOTE)
         for run in runs.values():
             run.status, run.note = "no_index", "no repository index: run `autology index build`"
         return list(runs.values()), CodeFreshness(exists=False, namespace=loc.namespace,

@@ -246,9 +246,9 @@ def test_a_server_starts_a_missing_index_build_of_its_own_and_says_so_meanwhile(
         assert not loc.exists()
         started = channels.build_missing_index(proj.root)
         assert started and "built for the first time" in started
-        proc = channels._first_builds[str(loc.db)]
+        proc = channels._missing_index_builds[str(loc.db)]
         assert channels.build_missing_index(proj.root) == started  # one build at a time
-        assert channels._first_builds[str(loc.db)] is proc
+        assert channels._missing_index_builds[str(loc.db)] is proc
         answer = search(proj.root, "websocket reconnect backoff", store=proj.autology.store)
         fresh = answer["trace"]["freshness"]["code_index"]
         assert fresh["exists"] is False and fresh["checked"] == "building"  # a process starts in far more than this took
@@ -271,11 +271,11 @@ def test_a_servers_first_search_starts_the_first_build_if_start_up_has_not(tmp_p
     try:
         loc, _ = _location(proj.root)
         cli = _search(proj)  # a CLI run (no background builds) starts nothing
-        assert cli["trace"]["freshness"]["code_index"]["exists"] is False and str(loc.db) not in channels._first_builds
+        assert cli["trace"]["freshness"]["code_index"]["exists"] is False and str(loc.db) not in channels._missing_index_builds
         channels.rebuild_in_background(True)  # what a server's searches do
         first = _search(proj)
         assert first["trace"]["freshness"]["code_index"]["checked"] == "building"
-        assert channels._first_builds[str(loc.db)].wait(60) == 0
+        assert channels._missing_index_builds[str(loc.db)].wait(60) == 0
         _wait_for_index(loc)
         assert _search(proj)["hits"][0]["path"] == "src/net/websocket.py"
     finally:
@@ -322,7 +322,7 @@ def test_a_failed_first_build_is_said_once_and_not_started_again(tmp_path, monke
         monkeypatch.setattr(subprocess, "Popen", failing_build)
         loc, _ = _location(proj.root)
         assert channels.build_missing_index(proj.root) is not None
-        assert channels._first_builds[str(loc.db)].wait(30) == 3
+        assert channels._missing_index_builds[str(loc.db)].wait(30) == 3
         with caplog.at_level(logging.WARNING, logger="autology.retrieval"):
             assert channels.build_missing_index(proj.root) is None
             assert channels.build_missing_index(proj.root) is None
@@ -345,7 +345,7 @@ def test_a_build_another_process_runs_counts_as_building(tmp_path):
         with build_lock(loc):
             hook = search(proj.root, "websocket reconnect backoff", store=proj.autology.store, refresh_code=False)
             assert hook["trace"]["freshness"]["code_index"]["checked"] == "building"
-            assert channels.build_missing_index(proj.root) is not None and str(loc.db) not in channels._first_builds
+            assert channels.build_missing_index(proj.root) is not None and str(loc.db) not in channels._missing_index_builds
         after = search(proj.root, "websocket reconnect backoff", store=proj.autology.store, refresh_code=False)
         assert after["trace"]["freshness"]["code_index"]["checked"] != "building"  # the lock is free: no build
     finally:
