@@ -74,3 +74,21 @@ def test_judged_queries_name_real_nodes_and_are_not_title_copies(name, minimum, 
         assert q["relevant"] and set(q["relevant"]) <= set(nodes), q["id"]
         assert set(q["relevant"].values()) <= {1, 2} and 2 in q["relevant"].values(), q["id"]
         assert q["query"].lower() not in nodes.values(), q["id"]
+
+
+def _bench_module(name: str):
+    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_variant_sweep_fusion_by_reciprocal_rank():
+    sweep = _bench_module("code_variant_sweep")
+    ours, theirs = ["a.py", "b.py", "c.py"], ["c.py", "d.py"]
+    # weight 0: our order, then the files only the other ranking has, by path
+    assert sweep.fuse(ours, theirs, 0.0, 1) == ["a.py", "b.py", "c.py", "d.py"]
+    # c.py: 1/4 + 1/2 beats a.py's 1/2 alone
+    assert sweep.fuse(ours, theirs, 1.0, 1)[0] == "c.py"
+    # equal scores break by path, so the fused list is the same on every run
+    assert sweep.fuse(["b.py"], ["a.py"], 1.0, 60) == ["a.py", "b.py"]
