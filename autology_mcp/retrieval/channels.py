@@ -523,18 +523,17 @@ def index_location(root: Path, cfg):
     return cfg, loc
 
 
-SCOPE_WIDENING = 4  # when the scope leaves too few of the index's candidates, take this many times more
+SCOPE_WIDENING = 4  # when the index's candidates hold too few files in scope, take this many times more
 
 
 def _further_files(conn, cfg, qwords: list[str], query: str, scored: list, keep, want_files: int) -> list:
-    """When the scope took most of the index's candidates (docs, and only code is wanted) and left
-    fewer files than the answer may list: the best chunk of each further file of a pass
-    SCOPE_WIDENING times wider, best first, up to ``want_files`` files in all. They go at the end of
-    the ``code_bm25`` ranking only, so the ranks already there do not change; otherwise nothing (no
-    second pass)."""
-    in_scope = [x for x in scored if keep(x[1].path)]
-    seen = {x[1].path for x in in_scope}
-    if len(scored) < cfg.candidates or 2 * len(in_scope) >= len(scored) or len(seen) >= want_files:
+    """When the index's candidates are full and hold fewer files in scope than the answer may list
+    (docs took most of them and only code is wanted, or one long file's every chunk matched a common
+    word): the best chunk of each further file of a pass SCOPE_WIDENING times wider, best first, up
+    to ``want_files`` files in all. They go at the end of the ``code_bm25`` ranking only, so the ranks
+    already there do not change; otherwise nothing (no second pass)."""
+    seen = {x[1].path for x in scored if keep(x[1].path)}
+    if len(scored) < cfg.candidates or len(seen) >= want_files:
         return []
     wider, _ = repo_query.score_candidates(_DBView(conn), replace(cfg, candidates=cfg.candidates * SCOPE_WIDENING),
                                            qwords, query)
@@ -594,8 +593,8 @@ def code_channels(
     where=None, file_share: float = 0.0, want_files: int = 10,
 ) -> tuple[list[ChannelRun], CodeFreshness]:
     """The four code channels over one pass of the index's ranking. ``want_files``: the files the
-    answer may list; when the scope (code without docs, or docs alone) took most of the index's
-    candidates and left fewer files, a wider pass adds further files (:func:`_further_files`)."""
+    answer may list; when the index's candidates hold fewer files in scope, a wider pass adds further
+    files (:func:`_further_files`)."""
     names = ("code_bm25", "symbols", "paths", "vectors")
     runs = {n: ChannelRun(n) for n in names}
     cfg, loc = where

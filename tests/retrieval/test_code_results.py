@@ -100,3 +100,23 @@ def test_docs_filling_the_index_candidates_do_not_shorten_a_code_list(tmp_path_f
     assert len(paths) == len(set(paths)) == 10 and all(p.startswith("src/parts/") for p in paths)
     with_docs = search(root, "frobnicate widget", scope=["code", "docs"], limit=10, max_tokens=100_000)
     assert [h["path"] for h in with_docs["hits"]][0].startswith("docs/")
+
+
+def test_one_long_file_filling_the_index_candidates_does_not_shorten_the_list(tmp_path_factory) -> None:
+    """One module whose every short function says a query word several times takes all the index's
+    candidates (10 here); a pass four times wider finds the other files that match: 10 asked, 10 listed
+    (ripgrep: "deps: switch to tikv-jemallocator" listed 8 files where 18 matched, 283 of the 300
+    candidates being the flag definitions' ``is_switch`` functions)."""
+    flags = "".join(f"def flag_{i}(switch):\n    return switch.switch()\n\n\n" for i in range(25))
+    files = {"src/flags.py": flags}
+    filler = "".join(f"    total = total + {n}\n" for n in range(30))
+    for i in range(12):
+        files[f"src/other/mod_{i:02d}.py"] = f"def run_{i}(total):\n    # one switch here\n{filler}    return total\n"
+    files[".autology/config.toml"] = "[index]\ncandidates = 10\n"
+    root = indexed_project(tmp_path_factory, "one-long-file", files)
+    index_paths = {h["path"] for h in code_index.code_search(root, "switch", top=10)["hits"]}
+    assert index_paths == {"src/flags.py"}  # the index's 10 candidates are all in one file ...
+    answer = search(root, "switch", scope=["code"], limit=10, max_tokens=100_000)
+    paths = [h["path"] for h in answer["hits"]]
+    assert paths[0] == "src/flags.py"
+    assert len(paths) == len(set(paths)) == 10  # ... and unified search still lists ten files
