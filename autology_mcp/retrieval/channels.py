@@ -524,16 +524,21 @@ def index_location(root: Path, cfg):
 
 
 SCOPE_WIDENING = 4  # when the index's candidates hold too few files in scope, take this many times more
+FEW_FILES = 10  # ... too few whatever the limit: fewer than a default answer lists
 
 
 def _further_files(conn, cfg, qwords: list[str], query: str, scored: list, keep, want_files: int) -> list:
-    """When the index's candidates are full and hold fewer files in scope than the answer may list
-    (docs took most of them and only code is wanted, or one long file's every chunk matched a common
-    word): the best chunk of each further file of a pass SCOPE_WIDENING times wider, best first, up
-    to ``want_files`` files in all. They go at the end of the ``code_bm25`` ranking only, so the ranks
+    """When the index's candidates are full and hold too few files in scope: fewer than the answer
+    may list while the scope took most of them (docs, and only code is wanted), or fewer than
+    FEW_FILES whatever took them (one long file whose every chunk holds a common query word). Then
+    the best chunk of each further file of a pass SCOPE_WIDENING times wider, best first, up to
+    ``want_files`` files in all. They go at the end of the ``code_bm25`` ranking only, so the ranks
     already there do not change; otherwise nothing (no second pass)."""
-    seen = {x[1].path for x in scored if keep(x[1].path)}
-    if len(scored) < cfg.candidates or len(seen) >= want_files:
+    in_scope = [x for x in scored if keep(x[1].path)]
+    seen = {x[1].path for x in in_scope}
+    scope_took = 2 * len(in_scope) < len(scored) and len(seen) < want_files
+    few_files = len(seen) < min(want_files, FEW_FILES)
+    if len(scored) < cfg.candidates or not (scope_took or few_files):
         return []
     wider, _ = repo_query.score_candidates(_DBView(conn), replace(cfg, candidates=cfg.candidates * SCOPE_WIDENING),
                                            qwords, query)
@@ -593,7 +598,7 @@ def code_channels(
     where=None, file_share: float = 0.0, want_files: int = 10,
 ) -> tuple[list[ChannelRun], CodeFreshness]:
     """The four code channels over one pass of the index's ranking. ``want_files``: the files the
-    answer may list; when the index's candidates hold fewer files in scope, a wider pass adds further
+    answer may list; when the index's candidates hold too few files in scope, a wider pass adds further
     files (:func:`_further_files`)."""
     names = ("code_bm25", "symbols", "paths", "vectors")
     runs = {n: ChannelRun(n) for n in names}
