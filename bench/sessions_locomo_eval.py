@@ -140,26 +140,34 @@ def mean(rows: list[dict]) -> dict:
     return {k: round(sum(r[k] for r in rows) / len(rows), 4) for k in rows[0]} if rows else {}
 
 
+def ingest_conversation(conv_id: str, data: dict, root: Path) -> tuple[dict[str, str], SessionIndex]:
+    """A store at ``root`` holding the conversation's sessions, each written as a Claude Code
+    transcript beside it and ingested with the product's ingest: (each turn's text by dia id, the
+    synced session index)."""
+    NodeStore(root).init()
+    folder = root.parent / "transcripts"
+    folder.mkdir()
+    turns: dict[str, str] = {}
+    for key in session_keys(data):
+        sid, text = transcript(conv_id, key, data)
+        path = folder / f"{sid}.jsonl"
+        path.write_text(text, encoding="utf-8")
+        ingest_transcript(root, path, index=False, until_complete=True)
+        for turn in data[key]:
+            turns[turn["dia_id"]] = f"{turn['speaker']}: {turn_text(turn)}"
+    index = SessionIndex.for_root(root)
+    index.sync()
+    return turns, index
+
+
 def evaluate(conv_path: Path, keep: bool = False) -> dict:
     data = json.loads(conv_path.read_text(encoding="utf-8"))
     conv_id = conv_path.stem
     root = Path(tempfile.mkdtemp(prefix=f"autology-locomo-{conv_id}-")) / "project"
     root.mkdir()
     try:
-        NodeStore(root).init()
-        folder = root.parent / "transcripts"
-        folder.mkdir()
-        turns: dict[str, str] = {}
         t0 = time.perf_counter()
-        for key in session_keys(data):
-            sid, text = transcript(conv_id, key, data)
-            path = folder / f"{sid}.jsonl"
-            path.write_text(text, encoding="utf-8")
-            ingest_transcript(root, path, index=False, until_complete=True)
-            for turn in data[key]:
-                turns[turn["dia_id"]] = f"{turn['speaker']}: {turn_text(turn)}"
-        index = SessionIndex.for_root(root)
-        index.sync()
+        turns, index = ingest_conversation(conv_id, data, root)
         ingest_s = time.perf_counter() - t0
         conn = index.connection()
         rows: dict[str, list[tuple[int, dict]]] = {"product": [], "bm25": [], "bm25_chunks": []}

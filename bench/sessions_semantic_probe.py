@@ -47,9 +47,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import sessions_locomo_eval as locomo  # noqa: E402
 
 from autology_mcp.common.text import SESSION_FTS_TOKENIZER, node_query_terms  # noqa: E402
-from autology_mcp.knowledge.store import NodeStore  # noqa: E402
-from autology_mcp.sessions.index import SessionIndex  # noqa: E402
-from autology_mcp.sessions.ingest import ingest_transcript  # noqa: E402
 from autology_mcp.sessions.search import search_sessions  # noqa: E402
 
 GRID_TURN_COS = (0.0, 0.2, 0.4, 0.6, 0.8)
@@ -86,19 +83,7 @@ def conversation_rows(model, conv_path: Path) -> list[dict]:
     root = Path(tempfile.mkdtemp(prefix=f"autology-probe-{conv_id}-")) / "project"
     root.mkdir()
     try:
-        NodeStore(root).init()
-        folder = root.parent / "transcripts"
-        folder.mkdir()
-        turns: dict[str, str] = {}
-        for key in locomo.session_keys(data):
-            sid, text = locomo.transcript(conv_id, key, data)
-            path = folder / f"{sid}.jsonl"
-            path.write_text(text, encoding="utf-8")
-            ingest_transcript(root, path, index=False, until_complete=True)
-            for turn in data[key]:
-                turns[turn["dia_id"]] = f"{turn['speaker']}: {locomo.turn_text(turn)}"
-        index = SessionIndex.for_root(root)
-        index.sync()
+        turns, index = locomo.ingest_conversation(conv_id, data, root)
         conn = index.connection()
         chunks = conn.execute("SELECT rowid, text FROM docs WHERE doc_type = 'session_chunk' ORDER BY rowid").fetchall()
         position = {rowid: i for i, (rowid, _) in enumerate(chunks)}
