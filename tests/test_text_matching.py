@@ -36,6 +36,22 @@ def test_the_verdict_matches_what_the_channels_found():
     assert keyword_coverage(stems, "日本語の検索について")[0] == 1.0
 
 
+def test_able_words_meet_their_verb_when_a_long_stem_is_left():
+    """"make retries configurable" finds a decision saying "retry policy is configured"; short
+    stems keep their "-able" so "variable" does not match "various", nor "table" "tab"."""
+    def found(query_word: str, text: str) -> bool:
+        return keyword_coverage([keyword_stem(query_word)], text)[0] == 1.0
+
+    assert found("configurable", "the retry policy is configured by mounting an adapter")
+    assert found("configurable", "the configuration file")
+    assert found("serializable", "a serialized payload")
+    assert found("searchable", "every field is searched")
+    assert not found("variable", "various options")
+    assert not found("table", "open a new tab")
+    assert not found("disable", "dispatch the event")
+    assert found("variable", "two variables") and found("table", "the tables")
+
+
 def test_code_query_words_keep_every_script():
     assert code_query_words("café") == ["cafe"]
     assert code_query_words("日本語") == ["日本", "本語"]

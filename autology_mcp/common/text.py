@@ -265,11 +265,16 @@ def name_words(text: str) -> frozenset[str]:
 # five more letters, so coverage does not depend on which tokenizer indexed the text.
 
 _KEYWORD_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "es", "ed", "ly", "s")
+# "-able" joins "configurable" to "configured" and "serializable" to "serialized", only when five
+# letters or more are left: "table", "disable", "variable" ("vari" would match "various") keep it
+_ABLE_MIN_STEM = 5
 
 
 @lru_cache(maxsize=65536)
 def keyword_stem(word: str) -> str:
     w = word.lower()
+    if w.endswith("able") and len(w) - 4 >= _ABLE_MIN_STEM:
+        return w[:-4]
     for suffix in _KEYWORD_SUFFIXES:
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
