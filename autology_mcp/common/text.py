@@ -204,11 +204,11 @@ def code_query_words(query: str) -> list[str]:
 
 
 _IDENT_WORD = re.compile(r"[A-Za-z0-9_]+")  # an identifier is one of these not starting with a digit
-# A version number: two or more numbers joined by dots, not inside a longer word or number; its first
-# two are matched (``0.12.2`` -> ``0.12``, which ``0.12.1`` and ``__version__ = "0.12.0"`` hold).
-_VERSION = re.compile(r"(?<![\w.])[vV]?(\d{1,4}\.\d{1,4})(?:\.\d+)*(?!\w)")
 # Where a version number may start: not after a word character or a dot, or after a lone "v" (v2.31.0).
 _VERSION_START = r"(?:(?<![\w.])|(?<=[vV])(?<![\w.][vV]))"
+# A version number: two or more numbers joined by dots, not inside a longer word or number; its first
+# two are matched (``0.12.2`` -> ``0.12``, which ``0.12.1`` and ``__version__ = "0.12.0"`` hold).
+_VERSION = re.compile(_VERSION_START + r"(\d{1,4}\.\d{1,4})(?:\.\d+)*(?!\w)")
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]{2}")
 
