@@ -133,13 +133,20 @@ def relative(values: np.ndarray) -> np.ndarray:
     return values / top if top > 0 else values
 
 
+def ranked_recall(rows: list[dict], score) -> list[tuple[int, float]]:
+    """(category, recall@5) of each question, its chunks ranked by ``score(row)`` (ties by position)."""
+    out = []
+    for r in rows:
+        s = score(r)
+        order = np.lexsort((np.arange(len(s)), -s))[: locomo.TOP]
+        out.append((r["category"], locomo.judge([r["texts"][i] for i in order], r["evidence"])["recall@5"]))
+    return out
+
+
 def recall(rows: list[dict], a: float, b: float, c: float) -> tuple[float, float]:
     """(recall@5 over all questions, over multi-hop ones) of the fused ranking."""
-    scores = []
-    for r in rows:
-        fused = relative(r["bm25"]) + a * relative(r["turn_cos"]) + b * relative(r["chunk_cos"]) + c * relative(r["turn_bm25"])
-        order = np.lexsort((np.arange(len(fused)), -fused))[: locomo.TOP]
-        scores.append((r["category"], locomo.judge([r["texts"][i] for i in order], r["evidence"])["recall@5"]))
+    scores = ranked_recall(rows, lambda r: relative(r["bm25"]) + a * relative(r["turn_cos"])
+                           + b * relative(r["chunk_cos"]) + c * relative(r["turn_bm25"]))
     return float(np.mean([s for _, s in scores])), float(np.mean([s for cat, s in scores if cat == 1]))
 
 
@@ -169,11 +176,7 @@ def main() -> int:
 
 
 def recall_alone(rows: list[dict], signal: str) -> float:
-    out = []
-    for r in rows:
-        order = np.lexsort((np.arange(len(r[signal])), -r[signal]))[: locomo.TOP]
-        out.append(locomo.judge([r["texts"][i] for i in order], r["evidence"])["recall@5"])
-    return float(np.mean(out))
+    return float(np.mean([s for _, s in ranked_recall(rows, lambda r: r[signal])]))
 
 
 if __name__ == "__main__":
