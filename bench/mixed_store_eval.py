@@ -67,7 +67,7 @@ def git(repo: Path, *args: str) -> str:
 def head_names(repo: Path) -> dict[str, str]:
     """Every name an ADR at HEAD has had (followed through renames) -> its name at HEAD."""
     names = {}
-    for path in git(repo, "ls-files", ADR_DIR).split():
+    for path in git(repo, "ls-tree", "-r", "--name-only", "HEAD", ADR_DIR).split():  # a bare mirror has no work tree
         if path.endswith(".md"):
             for old in git(repo, "log", "--follow", "--name-only", "--format=", "--", path).split():
                 names.setdefault(old, path)
