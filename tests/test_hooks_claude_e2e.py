@@ -295,8 +295,9 @@ EDIT_SCRIPT = [
 
 
 def test_prompt_and_edit_hooks_reach_the_model(tmp_path: Path) -> None:
-    """UserPromptSubmit's grounded block is in the model's first request, and PreToolUse's note on the
-    governing decision reaches the model with the Edit's result (issue 12: memory that reaches the agent unasked)."""
+    """UserPromptSubmit's grounded block is in the model's first request, with the governing decision
+    alone, and PreToolUse's note on it reaches the model with the Edit's result (issue 12: memory that
+    reaches the agent unasked); an off-topic prompt reaches the model with no memory block (issue 28)."""
     project = tmp_path / "project"
     script = [(name, {k: v.replace("{project}", str(project)) for k, v in args.items()}) for name, args in EDIT_SCRIPT]
     model = ScriptedModel(script)
@@ -340,5 +341,23 @@ def test_prompt_and_edit_hooks_reach_the_model(tmp_path: Path) -> None:
         after_edit = json.dumps(main_loop[2]["messages"], ensure_ascii=False)
         assert after_edit.count("knowledge governing src/retry.py") == 1
         assert after_edit.count("autology — project memory relevant to this prompt") == 1
+        # the governing record alone: nothing else in the store is about retrying billing calls
+        block = first[first.index("autology — project memory relevant to this prompt"):].split("More: autology_search")[0]
+        assert block.count("- [") == 1, block
+
+        # a question about nothing the project knows reaches the model with no memory block (issue 28)
+        quiet = ScriptedModel([])
+        try:
+            out = run(["claude", "-p", "Does Priya's bakery hire many people in the summer?"], project,
+                      claude_env(home, quiet))
+            assert out.returncode == 0, out.stdout + out.stderr
+            asked = [r for r in quiet.requests if "Bash" in [t.get("name") for t in r.get("tools") or []]]
+            assert asked and "Priya's bakery" in json.dumps(asked[0]["messages"], ensure_ascii=False)
+            for request in asked:
+                sent = json.dumps(request["messages"], ensure_ascii=False)
+                assert "autology — project memory relevant to this prompt" not in sent
+                assert "UserPromptSubmit hook additional context" not in sent
+        finally:
+            quiet.close()
     finally:
         model.close()

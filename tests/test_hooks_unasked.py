@@ -370,21 +370,22 @@ def test_session_state_is_safe_and_pruned(repo: Path) -> None:
 
 
 def test_code_evidence_changed_since_indexing_is_not_injected(repo: Path, memory: dict[str, str]) -> None:
+    """Code no knowledge node covers is injected while its file is as indexed, and not once it changed."""
     from autology_mcp.code import service as code_index
     from autology_mcp.retrieval.engine import search
 
-    (repo / "src" / "ws.py").write_text(
-        "def reconnect_websocket(attempt):\n    # websocket reconnect with exponential backoff\n    return 2 ** attempt\n"
+    (repo / "src" / "tokens.py").write_text(
+        "def rotate_session_token(session):\n    # rotate the session token every hour\n    return session.renew()\n"
     )
-    git(repo, "add", "src/ws.py")  # the index covers tracked files
+    git(repo, "add", "src/tokens.py")  # the index covers tracked files
     code_index.build_index(repo)
-    prompt = "How do we reconnect the websocket with backoff?"
+    prompt = "How do we rotate the session token?"
     answer = search(repo, prompt_query(prompt), refresh_code=False, detail="brief")
-    code_hits = [h for h in answer["hits"] if h["path"] == "src/ws.py"]
+    code_hits = [h for h in answer["hits"] if h["path"] == "src/tokens.py"]
     assert code_hits and not any(h.get("stale") for h in code_hits)
-    assert "src/ws.py" in context_of(user_prompt_submit(prompt_payload(repo, prompt)))
-    (repo / "src" / "ws.py").write_text("def reconnect_websocket(attempt):\n    return 0  # no more backoff\n")
+    assert "src/tokens.py" in context_of(user_prompt_submit(prompt_payload(repo, prompt)))
+    (repo / "src" / "tokens.py").write_text("def rotate_session_token(session):\n    return session  # no more rotation\n")
     answer = search(repo, prompt_query(prompt), refresh_code=False, detail="brief")
-    assert all(h.get("stale") for h in answer["hits"] if h["path"] == "src/ws.py")  # the index was not refreshed
+    assert all(h.get("stale") for h in answer["hits"] if h["path"] == "src/tokens.py")  # the index was not refreshed
     out = user_prompt_submit(prompt_payload(repo, prompt, session="later"))
-    assert out is None or "src/ws.py" not in context_of(out)
+    assert out is None or "src/tokens.py" not in context_of(out)

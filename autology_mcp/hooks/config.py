@@ -4,7 +4,7 @@
 |---|---|---|
 | ``mark_needs_review`` | true | post-commit marks nodes referencing the committed files ``needs_review`` |
 | ``prompt_context`` | true | UserPromptSubmit adds grounded project memory to the prompt |
-| ``prompt_max_items`` | 5 | at most this many items per prompt (1-20) |
+| ``prompt_max_items`` | 2 | at most this many items per prompt (1-20); one when one clearly wins |
 | ``prompt_max_tokens`` | 400 | the prompt block's size, in tokens estimated as characters / 4 (100-4000) |
 | ``read_context`` | true | PostToolUse on Read names the nodes governing the file read (before any edit) |
 | ``edit_context`` | true | PreToolUse on Edit, Write, MultiEdit, NotebookEdit does the same for a file not read |
@@ -26,7 +26,7 @@ from typing import Any
 class HooksConfig:
     mark_needs_review: bool = True
     prompt_context: bool = True
-    prompt_max_items: int = 5
+    prompt_max_items: int = 2
     prompt_max_tokens: int = 400
     read_context: bool = True
     edit_context: bool = True

@@ -31,7 +31,7 @@ EVENT = "UserPromptSubmit"
 QUERY_CHARS = 2000  # unified retrieval's query limit; a longer prompt is searched by its start
 PROOF_CHARS = 160
 MIN_PROOF_CHARS = 40  # a proof line cut shorter than this says nothing
-KEEP_BELOW_TOP = 0.5  # an item under half the best hit's score, or half its keyword share, is not worth a slot
+RUNNER_UP = 0.95  # an item after the first needs this share of the first's score: else the first clearly wins
 GOVERNING = ("decision", "convention", "issue")
 # Conversational words that carry no topic: a prompt made only of these (and stop words) is trivial.
 TRIVIAL_WORDS = frozenset(
@@ -108,30 +108,36 @@ def _fit(hit: dict[str, Any], terms: list[str], room: int) -> str | None:
     return line if len(line) <= room else None
 
 
-def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tokens: int) -> tuple[str, list[str]]:
+def chosen_items(hits: list[dict[str, Any]], item_threshold: float, max_items: int) -> list[dict[str, Any]]:
+    """The items worth a slot, each passing the evidence gate on its own (its ``support`` reaches
+    ``item_threshold``): when a knowledge node passes, only nodes (the memory the agent cannot grep
+    for); the first in the answer's order, and after it only those scoring within
+    :data:`RUNNER_UP` of it: one item when one clearly wins, a few when several are as good."""
+    passing = [h for h in hits if h.get("status") != "superseded" and not h.get("stale")
+               and h["components"].get("support", 0.0) >= item_threshold]
+    if any(h["kind"] == "node" for h in passing):
+        passing = [h for h in passing if h["kind"] == "node"]
+    if not passing:
+        return []
+    first = passing[0]
+    return [first] + [h for h in passing[1:] if h["score"] >= RUNNER_UP * first["score"]][: max_items - 1]
+
+
+def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tokens: int,
+                 item_threshold: float) -> tuple[str, list[str]]:
     """The block to inject for a grounded answer, and the keys of the items in it ("" and [] for none)."""
     # A code hit whose file changed since it was indexed may prove nothing any more: left out.
-    hits = [h for h in answer["hits"] if h.get("status") != "superseded" and not h.get("stale")]
-    if not hits:
+    chosen = [h for h in chosen_items(answer["hits"], item_threshold, max_items) if _key(h) not in seen]
+    # decisions, conventions and open issues first; within each group the item most about the subject first
+    ranked = sorted(chosen, key=lambda h: (_group(h), -h["components"].get("support", 0.0)))
+    if not ranked:
         return "", []
-    top = max(h["score"] for h in hits)
-    top_keyword = max(h["components"]["keyword"] for h in hits)
-    ranked = sorted(
-        (
-            h
-            for h in hits
-            if h["score"] >= KEEP_BELOW_TOP * top
-            and h["components"]["keyword"] >= KEEP_BELOW_TOP * top_keyword
-            and _key(h) not in seen
-        ),
-        key=_group,  # stable: the answer's own order within each group
-    )
     terms = keyword_terms(answer["query"])
     where = " in two areas" if answer["verdict"] == "ambiguous" else ""
     lines = [f"autology — project memory relevant to this prompt (grounded evidence{where}, best first):"]
     footer = "More: autology_search / autology_context. Cite these ids and path:lines when you rely on them."
     budget, keys = max_tokens * 4, []
-    for hit in ranked[:max_items]:
+    for hit in ranked:
         line = _fit(hit, terms, budget - len("\n".join(lines)) - 1)
         if line is None:
             break
@@ -163,10 +169,13 @@ def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) 
         store.close()
     if answer["verdict"] not in ("grounded", "ambiguous"):
         return None
+    from autology_mcp.retrieval.config import project_configs
+
     session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     with session_state(root, session_id) as state:
         seen = set(state.get("prompt", []))
-        text, keys = prompt_block(answer, seen, config.prompt_max_items, config.prompt_max_tokens)
+        text, keys = prompt_block(answer, seen, config.prompt_max_items, config.prompt_max_tokens,
+                                  project_configs(root)[0].gate_item_threshold)
         if not keys:
             return None
         state["prompt"] = state.get("prompt", []) + keys

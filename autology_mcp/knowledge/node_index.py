@@ -740,6 +740,17 @@ class NodeIndex:
             ).fetchone()
         return row[0], list(row[1:])
 
+    def document_counts(self, terms: list[str], cap: int) -> dict[str, int]:
+        """How many nodes hold each term (an FTS5 phrase each), a count stopping at ``cap``."""
+        counts = ", ".join("(SELECT count(*) FROM (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? LIMIT ?))"
+                           for _ in terms)
+        if not terms:
+            return {}
+        params = [p for term in terms for p in ('"' + term.replace('"', '""') + '"', cap)]
+        with self._lock:
+            row = self.conn.execute(f"SELECT {counts}", params).fetchone()
+        return dict(zip(terms, row))
+
     def rowids_for(self, match: str, limit: int = -1) -> list[int]:
         """The rowids of the nodes matching the FTS5 expression (every one, or the first ``limit``)."""
         with self._lock:

@@ -8,6 +8,11 @@ One unified search (every scope) for the task, plus the module hint, regrouped b
 - ``sessions``: past session chunks and handoffs;
 - ``verdict``, ``clarifying_question``, ``guidance``, ``cut`` and ``trace`` as in a search answer.
 
+Each item passes the evidence gate (its ``support`` reaches ``gate_item_threshold``, docs/retrieval.md;
+a node the graph brought in passes through the hit it came from): the tail of spans that share a word or two with the task is cut, and
+``cut.below_gate`` counts it. When no hit passes (a ``weak`` answer) the best :data:`WEAK_KEPT` are
+kept, so the bundle still shows what little there is, under a verdict that says so.
+
 ``ok`` is true when every channel of the search ran (none failed); the verdict says how good the
 evidence is. The whole bundle fits ``max_tokens``. Its JSON Schema is docs/autology_bundle_v1.schema.json.
 """
@@ -25,6 +30,7 @@ from autology_mcp.retrieval.engine import compact_trace, run
 
 SCHEMA_VERSION = "autology_bundle_v1"
 BUNDLE_HITS = 24
+WEAK_KEPT = 3
 TASK_MAX = 2000
 MEMORY_GROUPS = {"decision": "decisions", "convention": "conventions", "component": "components"}
 
@@ -40,6 +46,7 @@ def _memory_item(hit: dict[str, Any]) -> dict[str, Any]:
         "end_line": hit["end_line"],
         "snippet": hit["snippet"],
         "score": hit["score"],
+        "support": hit["components"]["support"],
         "via": hit["via"],
     }
 
@@ -53,6 +60,7 @@ def _span_item(hit: dict[str, Any]) -> dict[str, Any]:
         "end_line": hit["end_line"],
         "snippet": hit["snippet"],
         "score": hit["score"],
+        "support": hit["components"]["support"],
     }
     if hit.get("symbol"):
         item["symbol"] = hit["symbol"]
@@ -67,12 +75,21 @@ def _session_item(hit: dict[str, Any]) -> dict[str, Any]:
         "title": hit["title"],
         "snippet": hit["snippet"],
         "score": hit["score"],
+        "support": hit["components"]["support"],
     }
     if hit.get("turns"):
         item["turns"] = hit["turns"]
     if hit.get("timestamp"):
         item["timestamp"] = hit["timestamp"]
     return item
+
+
+def gated(hits: list[dict[str, Any]], item_threshold: float) -> list[dict[str, Any]]:
+    """The hits whose support, or for a node the graph brought in the support of the hits it came from,
+    reaches ``item_threshold``; the best :data:`WEAK_KEPT` when none does."""
+    passing = [h for h in hits if max(h["components"].get("support", 0.0), h["components"].get("via_support", 0.0))
+               >= item_threshold]
+    return passing or hits[:WEAK_KEPT]
 
 
 def render(state: dict[str, Any]) -> dict[str, Any]:
@@ -119,6 +136,8 @@ def context(
     )
     failed = [c["name"] for c in answer["trace"]["channels"] if c.get("status") == "error"]
     state = dict(answer)
+    state["hits"] = gated(answer["hits"], answer["trace"]["gate"]["item_threshold"])
+    state["cut"] = {**answer["cut"], "below_gate": len(answer["hits"]) - len(state["hits"])}
     state.update(
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         ok=not failed,

@@ -31,7 +31,8 @@ def card(cand: Candidate, s: dict[str, float], term_stems: list[str], detail: st
         "end_line": None,
         "snippet": "",
         "score": s["score"],
-        "components": {k: s[k] for k in ("priority", "similarity", "keyword", "rrf")},
+        "components": {k: round(s[k], 6 if k == "rrf" else 4) for k in (
+            "priority", "similarity", "keyword", "rrf", "coverage", "title_coverage", "support", "via_support") if k in s},
         "channels": sorted(set(cand.meta.get("channels", []) + cand.meta.get("channels_inherited", []))),
         "via": cand.via,
     }

@@ -842,3 +842,63 @@ def sessions_channel(root: Path, query: str, pool: Pool, size: int) -> ChannelRu
         run.status = "empty"
     return run
 
+
+
+# ============================================================================ the evidence gate's statistics
+
+DF_CAP = 10_000  # a term held by more documents of one source than this counts as held by this many
+_df_cache: OrderedDict[tuple, int] = OrderedDict()
+_df_lock = threading.Lock()
+
+
+def document_counts(root: Path, terms: list[str], store: NodeStore | None, code_where, sessions: bool) -> dict[str, int]:
+    """How many documents in scope hold each term: nodes, code and doc chunks, and session documents,
+    summed (the evidence gate's ``df``, :mod:`autology_mcp.retrieval.gate`). Counts of nodes and chunks
+    are kept per index version, so a hook asking about the same words again reads no index."""
+    totals = dict.fromkeys(terms, 0)
+    if not terms:
+        return totals
+    sources = []
+    if store is not None:
+        sources.append((("nodes", str(root), store.index.generation()), lambda ts: store.index.document_counts(ts, DF_CAP)))
+    if code_where is not None:
+        db = code_where[1].db
+        try:
+            st = os.stat(db)
+        except OSError:
+            st = None
+        if st is not None:
+            sources.append((("code", str(db), st.st_ino, st.st_mtime_ns, st.st_size), lambda ts: _chunk_counts(db, ts)))
+    for version, count in sources:
+        with _df_lock:
+            known = {t: _df_cache.get((version, t)) for t in terms}
+        missing = [t for t, n in known.items() if n is None]
+        if missing:
+            try:
+                found = count(missing)
+            except sqlite3.Error as exc:  # the gate then knows less; the search goes on
+                log.warning("evidence gate: cannot count %s terms: %s", version[0], exc)
+                found = {}
+            with _df_lock:
+                for t in missing:
+                    known[t] = found.get(t, 0)
+                    _df_cache[(version, t)] = known[t]
+                while len(_df_cache) > 50_000:
+                    _df_cache.popitem(last=False)
+        for t, n in known.items():
+            totals[t] += n or 0
+    if sessions:
+        try:
+            from autology_mcp.sessions.search import document_counts as session_counts
+
+            for t, n in session_counts(root, terms, DF_CAP).items():
+                totals[t] += n
+        except Exception as exc:  # session memory failing must not fail the search
+            log.warning("evidence gate: cannot count session terms: %s", exc)
+    return totals
+
+
+def _chunk_counts(db: Path, terms: list[str]) -> dict[str, int]:
+    conn = _db(db)
+    return {t: conn.execute("SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+                            (_quoted(t), DF_CAP)).fetchone()[0] for t in terms}

@@ -69,7 +69,11 @@ class RetrievalConfig:
     mmr_lambda: float = 0.7
     ambiguity_margin: float = 0.03  # best scores of two clusters this close ...
     ambiguity_mass: float = 0.6  # ... and the second cluster weighs this much of the first: ambiguous
-    grounded_min_keyword: float = 0.5  # a grounded hit holds more than this share of the query's terms
+    grounded_min_keyword: float = 0.5  # a file's hit is its best chunk holding more than this share of the query's terms
+    # the evidence gate (retrieval/gate.py): an answer is grounded when its best hit's support reaches
+    # gate_threshold; an item the prompt hook injects or the context bundle lists needs gate_item_threshold
+    gate_threshold: float = 0.2
+    gate_item_threshold: float = 0.12
     type_priors: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TYPE_PRIORS))
     status_priors: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_STATUS_PRIORS))
     kind_priors: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_KIND_PRIORS))
@@ -94,6 +98,8 @@ _FLOAT_RANGES = {
     "ambiguity_margin": (0.0, 1.0),
     "ambiguity_mass": (0.0, 1.0),
     "grounded_min_keyword": (0.0, 0.99),
+    "gate_threshold": (0.0, 1.0),
+    "gate_item_threshold": (0.0, 1.0),
     "refresh_interval_s": (0.0, 86400.0),
 }
 _INT_RANGES = {"rrf_k": (1, 10_000), "pool": (5, 500), "node_pool": (5, 100), "expand_top": (0, 50), "default_max_tokens": (200, 200_000)}

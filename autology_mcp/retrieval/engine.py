@@ -26,7 +26,7 @@ from autology_mcp.common.text import keyword_coverage, keyword_stem, keyword_ter
 from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.retrieval import budget as budget_mod
 from autology_mcp.retrieval import channels as ch
-from autology_mcp.retrieval import expand, scoring
+from autology_mcp.retrieval import expand, gate, scoring
 from autology_mcp.retrieval.candidates import Candidate
 from autology_mcp.retrieval.cards import card
 from autology_mcp.retrieval.config import RetrievalConfig, project_configs
@@ -164,6 +164,8 @@ class Search:
     below_floor: int = 0
     chosen_pool: list[str] = field(default_factory=list)
     order: list[str] = field(default_factory=list)
+    # gate
+    subject: gate.Subject | None = None
 
     @contextmanager
     def timed(self, step: str) -> Iterator[None]:
@@ -194,6 +196,8 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
         score(s)
     with s.timed("mmr"):
         diversify(s)
+    with s.timed("gate"):
+        weigh_evidence(s)
     with s.timed("spans"):
         hits, verdict = cards_and_verdict(s)
     s.timings["total"] = (time.perf_counter() - t_start) * 1000
@@ -423,6 +427,44 @@ def one_per_file(keys: list[str], pool: ch.Pool, taken: set[str | None] | None =
     return kept
 
 
+def weigh_evidence(s: Search) -> None:
+    """The evidence gate (:mod:`autology_mcp.retrieval.gate`): the query's subject, weighed by the
+    memory in scope, and how much of it each hit holds (``coverage``, ``title_coverage``) and how
+    likely the hit is about it (``support``). A node the graph brought in (a neighbour of a hit, a
+    decision referencing a code hit) also gets ``via_support``, the best support of the hits it came
+    from: it is about the subject through them, not by its own words."""
+    terms = gate.subject_terms(s.text_query)
+    sessions = "sessions" in s.scopes and any(r.name == "sessions" and r.status == "ok" for r in s.runs)
+    df = ch.document_counts(s.root, terms, s.store if "nodes" in s.scopes else None, s.code_index, sessions)
+    s.subject = gate.subject(terms, df, sum(df.values()))
+
+    def weigh(key: str) -> float:
+        got = s.scored[key]
+        if "support" not in got:
+            cand = s.pool.items[key]
+            text_coverage = gate.coverage(s.subject, cand.text)
+            title_coverage = gate.coverage(s.subject, _label(cand))
+            got["coverage"] = text_coverage  # rounded on the card: the gate compares the numbers themselves
+            got["title_coverage"] = title_coverage
+            got["support"] = gate.support(text_coverage, title_coverage, s.subject.unknown_share)
+        return got["support"]
+
+    for key in s.order:
+        weigh(key)
+        parents = [p for p in s.pool.items[key].meta.get("graph_parents", []) if p in s.scored]
+        if s.pool.items[key].via and parents:
+            s.scored[key]["via_support"] = max(weigh(p) for p in parents)
+
+
+def _label(cand: Candidate) -> str:
+    """What names a hit: a node's title and tags, a chunk's path and symbol, a session's title."""
+    if cand.node is not None:
+        return f"{cand.node.title}\n{' '.join(cand.node.tags)}"
+    if cand.kind in ("code", "doc"):
+        return f"{cand.path or ''}\n{cand.meta.get('symbol') or ''}"
+    return cand.title or ""
+
+
 def cards_and_verdict(s: Search):
     """Each chosen hit as an evidence card on its proof lines, and the verdict on them."""
     hits = [card(s.pool.items[k], s.scored[k], s.term_stems, s.detail, s.store, s.root) for k in s.order]
@@ -433,7 +475,7 @@ def cards_and_verdict(s: Search):
             if hit["kind"] in ("code", "doc") and hit["path"] in stale:
                 hit["stale"] = True
     verdict = decide(s.query, s.intent, hits, [s.pool.items[k] for k in s.order], scored_keys=s.order, scored=s.scored,
-                     cfg=s.cfg, freshness=s.freshness, scopes=s.scopes)
+                     cfg=s.cfg, freshness=s.freshness, scopes=s.scopes, subject=s.subject)
     return hits, verdict
 
 
@@ -461,6 +503,7 @@ def _answer(s: Search, hits: list[dict], verdict) -> dict:
             "superseded_replaced": s.superseded,
         },
         "floor": cfg.similarity_floor,
+        "gate": _gate_trace(s),
         "freshness": s.freshness,
         "timings_ms": {k: round(v, 2) for k, v in s.timings.items()},
     }
@@ -478,6 +521,19 @@ def _answer(s: Search, hits: list[dict], verdict) -> dict:
     if s.detail == "brief":
         answer["trace"] = compact_trace(trace, "compact")
     return answer
+
+
+def _gate_trace(s: Search) -> dict[str, Any]:
+    """The evidence gate in the trace: the answer's confidence (its best hit's support), the thresholds,
+    and the query's words the memory in scope never mentions."""
+    support = [s.scored[k]["support"] for k in s.order if "support" in s.scored[k]]
+    return {
+        "confidence": round(max(support, default=0.0), 4),
+        "threshold": s.cfg.gate_threshold,
+        "item_threshold": s.cfg.gate_item_threshold,
+        "unknown": list(s.subject.unknown[:8]) if s.subject else [],
+        "unknown_share": round(s.subject.unknown_share, 4) if s.subject else 0.0,
+    }
 
 
 _pool: ThreadPoolExecutor | None = None
@@ -522,6 +578,8 @@ def compact_trace(trace: dict[str, Any], level: str) -> dict[str, Any]:
         out["freshness"] = {"code_index": (code.get("checked") if code.get("exists") or code.get("checked") == "building"
                                            else "missing")} if isinstance(code, dict) else {}
         out["timings_ms"] = {"total": out.get("timings_ms", {}).get("total", 0.0)}
+        if isinstance(out.get("gate"), dict):
+            out["gate"] = {k: out["gate"][k] for k in ("confidence", "threshold") if k in out["gate"]}
         for key in ("tokenizer", "scope", "floor"):
             out.pop(key, None)
     out["fusion"] = fusion

@@ -1,26 +1,35 @@
-"""The verdict on every answer, decided from the evidence alone:
+"""The verdict on every answer, decided from the evidence alone by the evidence gate
+(:mod:`autology_mcp.retrieval.gate`):
 
-- ``grounded``: at least one hit clears the similarity floor, contains more than
-  ``grounded_min_keyword`` (default half) of the query's terms, and has a proof span (its snippet
-  lines contain a query term);
-- ``ambiguous``: the grounded hits of the best hit's family (nodes, or files) form clusters in
+- ``grounded``: the best hit's support (how likely it is about the query's subject: how much of the
+  subject it holds, in its text and its title, against the words the memory never mentions) reaches
+  ``gate_threshold``;
+- ``ambiguous``: the hits that reach it, of the best hit's family (nodes, or files), form clusters in
   different areas (a node's tags, or its type when one of two is untagged; folder trees), the best
   hit of the second cluster scores within ``ambiguity_margin`` of the first, and the second cluster
   weighs at least ``ambiguity_mass`` of the first (sum of its hits' scores): two competing bodies
   of evidence, not one answer and a stray hit. The answer carries a clarifying question naming
   both areas;
-- ``weak``: there are hits with query terms in them, but none is grounded (or the query has only
-  stop words, which match by accident);
-- ``no_evidence``: nothing of the query was found; the answer says so and tells how to record it.
+- ``weak``: there are hits with query terms in them, but none reaches the gate (or the query has
+  only stop words, which match by accident): the answer says plainly that the memory does not know
+  the subject;
+- ``no_evidence``: nothing of the query was found.
+
+Neither of the last two pushes recording a decision unless the question is about the project: it
+says "we" or "our", names an identifier or a file, or the project's code or docs hold the subject
+(a code or doc hit reaches ``gate_item_threshold``). A question about nothing the project knows
+("What kind of car does Evan drive?") is told so, not asked to become a decision.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from autology_mcp.common.text import NODE_STOP_WORDS, keyword_coverage, keyword_stem, keyword_terms, node_query_terms
+from autology_mcp.common.text import NODE_STOP_WORDS, node_query_terms
 from autology_mcp.retrieval.candidates import Candidate
+from autology_mcp.retrieval.gate import Subject
 from autology_mcp.retrieval.config import RetrievalConfig
 from autology_mcp.retrieval.intent import Intent
 
@@ -84,6 +93,25 @@ def code_unsearched(code_index: dict[str, Any] | None, scopes: set[str]) -> bool
                                                   and code_index.get("previous_build") is False)
 
 
+_PROJECT_WORDS = re.compile(r"\b(?:we|our|ours|this (?:project|repo|repository|codebase|code base))\b", re.IGNORECASE)
+_CODE_CUES = ("code_location:identifier", "code_location:file", "doc_lookup:file")
+
+
+def about_the_project(query: str, intent: Intent, hits: list[dict[str, Any]], cfg: RetrievalConfig) -> bool:
+    """Whether a question the memory cannot answer is still about the project, so that recording the
+    answer as a decision makes sense: it says "we" or "our", names an identifier or a file, or a code or
+    doc hit holds its subject well enough to be shown on its own."""
+    if _PROJECT_WORDS.search(query) or any(c.startswith(_CODE_CUES) for c in intent.cues):
+        return True
+    return any(h["kind"] in ("code", "doc") and h["components"].get("support", 0.0) >= cfg.gate_item_threshold
+               for h in hits)
+
+
+def _unknown(subject: Subject | None) -> str:
+    words = list(subject.unknown[:4]) if subject else []
+    return (" (it never mentions " + ", ".join(f"'{w}'" for w in words) + ")") if words else ""
+
+
 def decide(
     query: str,
     intent: Intent,
@@ -95,9 +123,9 @@ def decide(
     cfg: RetrievalConfig,
     freshness: dict[str, Any],
     scopes: set[str],
+    subject: Subject | None = None,
 ) -> Verdict:
-    subject = _subject(query)
-    term_stems = list(dict.fromkeys(keyword_stem(t) for t in keyword_terms(query)))
+    subject_text = _subject(query)
     notes = []
     code_index = freshness.get("code_index")
     if code_index is not None and not code_index.get("exists", True) and code_index.get("checked") != "building":
@@ -108,33 +136,30 @@ def decide(
         notes.append(note[0].upper() + note[1:] + ".")
     direct = [(h, c, k) for h, c, k in zip(hits, cands, scored_keys) if scored[k]["keyword"] > 0]
     if direct and only_common_words(query):
-        guidance = (f'"{subject}" has only very common words, so the hits match it by accident: say what you are '
+        guidance = (f'"{subject_text}" has only very common words, so the hits match it by accident: say what you are '
                     "looking for (a component, a file, a symbol, a decision).")
         return Verdict("weak", None, " ".join([guidance] + notes))
+    project = about_the_project(query, intent, hits, cfg)
+    what = "decision" if intent.name in ("research", "general", "doc_lookup") else "knowledge"
     if not direct:
         if code_unsearched(code_index, scopes):  # the answer may be in the code: no push to record one yet
-            guidance = (f'Nothing in the knowledge or past sessions mentions "{subject}"; search again once the code '
+            guidance = (f'Nothing in the knowledge or past sessions mentions "{subject_text}"; search again once the code '
                         "index is ready, before recording anything.")
-            return Verdict("no_evidence", None, " ".join([guidance] + notes))
-        what = "decision" if intent.name in ("research", "general", "doc_lookup") else "knowledge"
-        guidance = f'No {what} is recorded about "{subject}" and nothing in the searched sources mentions it; ' \
-                   f"{_capture_hint(subject)}."
+        elif project:
+            guidance = (f'No {what} is recorded about "{subject_text}" and nothing in the searched sources mentions it; '
+                        f"{_capture_hint(subject_text)}.")
+        else:
+            guidance = (f'The project memory does not know about "{subject_text}": nothing in the searched sources '
+                        f"mentions it. If it is about this project, name what it touches (a component, a file, a symbol).")
         return Verdict("no_evidence", None, " ".join([guidance] + notes))
-    grounded = [
-        (h, c, k)
-        for h, c, k in direct
-        if scored[k]["similarity"] >= cfg.similarity_floor
-        and scored[k]["keyword"] > cfg.grounded_min_keyword
-        and keyword_coverage(term_stems, h.get("snippet") or "")[0] > 0
-    ]
+    grounded = [(h, c, k) for h, c, k in direct if scored[k].get("support", 0.0) >= cfg.gate_threshold]
     if not grounded:
-        best = max(direct, key=lambda d: (scored[d[2]]["similarity"], scored[d[2]]["keyword"]))
-        sim, kw = scored[best[2]]["similarity"], scored[best[2]]["keyword"]
-        guidance = (
-            f'Only weak evidence about "{subject}" (best hit: similarity {sim:.2f} against a floor of '
-            f"{cfg.similarity_floor:.2f}, {kw:.0%} of the query's terms): check the hits before relying on them. "
-            f"If a decision about it was made, {_capture_hint(subject)}."
-        )
+        best = max(direct, key=lambda d: scored[d[2]].get("support", 0.0))
+        held = scored[best[2]].get("coverage", 0.0)
+        guidance = (f'The project memory does not know about "{subject_text}": its best hit holds {held:.0%} of what '
+                    f"the question is about{_unknown(subject)}, so the hits only share some of its words.")
+        if project:
+            guidance += f" Check them before relying on them; if a {what} about it was made, {_capture_hint(subject_text)}."
         return Verdict("weak", None, " ".join([guidance] + notes))
     family = _family(grounded[0][1])
     clusters: list[list[tuple[dict, Candidate, str]]] = []
@@ -154,7 +179,7 @@ def decide(
         ):
             a, b = _area_names(first[1], second[1])
             question = (
-                f'"{subject}" matches two areas about equally: {a} (best: {_name(first[0])}) and {b} '
+                f'"{subject_text}" matches two areas about equally: {a} (best: {_name(first[0])}) and {b} '
                 f"(best: {_name(second[0])}). Which one do you mean — or both?"
             )
             return Verdict("ambiguous", question, " ".join(notes) or None)

@@ -81,6 +81,16 @@ def search_sessions(root: Path, query: str, limit: int = 20) -> list[SessionHit]
         return _search(index, terms, min(limit, LIMIT_MAX), config)
 
 
+def document_counts(root: Path, terms: list[str], cap: int) -> dict[str, int]:
+    """How many session documents hold each term, a count stopping at ``cap`` ({} when session memory is
+    off or empty): the evidence gate's statistics."""
+    if not terms or not load_sessions_config(root).enabled or not sessions_dir(Path(root)).is_dir():
+        return {}
+    with SessionIndex.for_root(Path(root)).reading() as conn:
+        return {term: conn.execute("SELECT count(*) FROM (SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)",
+                                   (_quoted(term), cap)).fetchone()[0] for term in terms}
+
+
 def _quoted(term: str) -> str:
     """A term as an FTS5 string (so words like OR or NEAR are plain words)."""
     return '"' + term.replace('"', '""') + '"'

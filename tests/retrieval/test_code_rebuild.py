@@ -371,10 +371,10 @@ def test_no_index_is_built_unasked_outside_git_or_when_auto_build_is_off(tmp_pat
         assert answer["trace"]["freshness"]["code_index"]["exists"] is False
         assert "autology index build" in answer["guidance"]
         # nothing found, but the code was not searched: no push to record a decision yet
-        nothing = search(proj.root, "kubernetes autoscaling", store=proj.autology.store)
+        nothing = search(proj.root, "how do we tune kubernetes autoscaling", store=proj.autology.store)
         assert nothing["verdict"] == "no_evidence" and "autology capture" not in nothing["guidance"]
         assert "once the code index is ready" in nothing["guidance"] and "autology index build" in nothing["guidance"]
-        nodes_only = search(proj.root, "kubernetes autoscaling", scope=["nodes"], store=proj.autology.store)
+        nodes_only = search(proj.root, "how do we tune kubernetes autoscaling", scope=["nodes"], store=proj.autology.store)
         assert nodes_only["verdict"] == "no_evidence" and "autology capture" in nodes_only["guidance"]
         loc, _ = _location(proj.root)
         assert not loc.exists()

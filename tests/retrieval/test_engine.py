@@ -27,7 +27,10 @@ def test_answer_contract(project):
         assert set(hit) >= HIT_KEYS
         assert hit["kind"] in ("node", "code", "doc", "session_chunk", "handoff")
         assert 0 <= hit["score"] <= 1
-        assert set(hit["components"]) == {"priority", "similarity", "keyword", "rrf"}
+        assert {"priority", "similarity", "keyword", "rrf", "coverage", "title_coverage", "support"} <= set(hit["components"])
+        assert set(hit["components"]) <= {"priority", "similarity", "keyword", "rrf", "coverage", "title_coverage",
+                                          "support", "via_support"}
+        assert 0 <= hit["components"]["support"] <= 1
         assert hit["channels"]
         if hit["kind"] == "node":
             assert hit["node_id"] == hit["ref"] and hit["node_type"]
@@ -56,18 +59,30 @@ def test_grounded_with_proof_lines_from_every_source(project):
 
 
 def test_no_evidence_says_so_and_how_to_record_it(project):
-    answer = run(project, "quantum teleportation protocol")
+    answer = run(project, "our quantum teleportation")
     assert answer["verdict"] == "no_evidence"
     assert answer["hits"] == []
-    assert 'is recorded about "quantum teleportation protocol"' in answer["guidance"]
+    assert 'is recorded about "our quantum teleportation"' in answer["guidance"]
     assert "autology capture" in answer["guidance"] and "--type decision" in answer["guidance"]
+
+
+def test_no_evidence_for_a_question_about_nothing_here_pushes_no_capture(project):
+    """A question that is not about the project (no "we" or "our", no identifier or file, nothing in the
+    code) is told the memory does not know it, not asked to become a decision."""
+    answer = run(project, "quantum teleportation protocol")
+    assert answer["verdict"] == "no_evidence"
+    assert 'The project memory does not know about "quantum teleportation protocol"' in answer["guidance"]
+    assert "capture" not in answer["guidance"]
 
 
 def test_weak_when_only_part_of_the_query_is_found(project):
     answer = run(project, "quantum websocket")
     assert answer["verdict"] == "weak"
     assert answer["hits"]
-    assert "weak evidence" in answer["guidance"]
+    assert 'The project memory does not know about "quantum websocket"' in answer["guidance"]
+    assert "it never mentions 'quantum'" in answer["guidance"]
+    assert answer["trace"]["gate"]["unknown"] == ["quantum"]
+    assert answer["trace"]["gate"]["confidence"] < answer["trace"]["gate"]["threshold"]
 
 
 def test_only_common_words_is_weak_with_a_hint(project):
@@ -277,13 +292,16 @@ def test_opens_the_store_itself_without_one(project):
 
 
 def test_config_weights_and_floor(project):
+    assert run(project, "websocket reconnect backoff")["verdict"] == "grounded"
     cfg_file = project.root / ".autology" / "config.toml"
-    cfg_file.write_text("[retrieval]\nsimilarity_floor = 0.99\nchannel_weights = { code_bm25 = 0.0, vectors = 0.0 }\n")
+    cfg_file.write_text("[retrieval]\nsimilarity_floor = 0.99\ngate_threshold = 1.0\n"
+                        "channel_weights = { code_bm25 = 0.0, vectors = 0.0 }\n")
     try:
         answer = run(project, "websocket reconnect backoff", max_tokens=20000)
         assert answer["trace"]["floor"] == 0.99
+        assert answer["trace"]["gate"]["threshold"] == 1.0
         assert answer["trace"]["fusion"]["weights"]["code_bm25"] == 0.0
-        assert answer["verdict"] == "weak"
+        assert answer["verdict"] == "weak"  # the operating point moved: the same hits no longer ground it
     finally:
         cfg_file.unlink()
     cfg_file.write_text("[retrieval]\nblend_priority = 0.9\n")

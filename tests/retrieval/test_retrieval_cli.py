@@ -40,7 +40,9 @@ def test_search_no_evidence_pretty(project, capsys):
     code, out, _ = cli(project, capsys, "search", "quantum", "teleportation")
     assert code == 0
     assert out.startswith("✗ no evidence")
-    assert 'No decision is recorded about "quantum teleportation"' in out
+    assert 'The project memory does not know about "quantum teleportation"' in out
+    code, out, _ = cli(project, capsys, "search", "our", "quantum", "teleportation")
+    assert 'No decision is recorded about "our quantum teleportation"' in out
 
 
 def test_search_errors(project, capsys):
