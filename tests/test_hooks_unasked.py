@@ -152,8 +152,8 @@ def test_nothing_is_injected_for_trivial_slash_or_unfounded_prompts(repo: Path, 
 def test_weak_evidence_is_not_injected(repo: Path, memory: dict[str, str]) -> None:
     from autology_mcp.retrieval.engine import search
 
-    prompt = "How do we reconnect the websocket after a network drop?"
-    assert search(repo, prompt_query(prompt))["verdict"] == "weak"  # the premise: "network drop" is nowhere
+    prompt = "How do we reconnect the kafka consumer after a broker failover?"
+    assert search(repo, prompt_query(prompt))["verdict"] == "weak"  # the premise: only "reconnect" is known
     assert user_prompt_submit(prompt_payload(repo, prompt)) is None
 
 

@@ -1,13 +1,14 @@
 """UserPromptSubmit: the project memory that grounds the user's prompt, added before the model sees it.
 
 Seed 001's "always retrieve, then decide": every prompt runs unified retrieval (nodes, code, docs,
-past sessions). Only an answer with grounded evidence is injected (verdict ``grounded``, or
-``ambiguous``: grounded evidence in two areas, both shown), as a compact block of at most
-``prompt_max_items`` items within ``prompt_max_tokens`` (estimated as characters / 4): each item is a
-node id or ``path:lines``, one proof line, and the query words it matched. Decisions, conventions and
-open issues come first. Nothing is injected for a weak, ambiguous or no-evidence answer, a slash
-command, or a trivial prompt ("yes", "go on"), and an item already injected in this session is never
-injected again (:mod:`autology_mcp.hooks.state`).
+past sessions). Only an answer the evidence gate grounds is injected (verdict ``grounded``, or
+``ambiguous``: grounded evidence in two areas; :mod:`autology_mcp.retrieval.gate`), and only the
+items that pass the gate on their own (:func:`chosen_items`): one when one clearly wins, at most
+``prompt_max_items``, within ``prompt_max_tokens`` (estimated as characters / 4). Each item is a node
+id or ``path:lines``, one proof line, and the query words it matched; decisions, conventions and open
+issues come first. Nothing is injected for a weak or no-evidence answer, a slash command, or a
+trivial prompt ("yes", "go on"), and an item already injected in this session is never injected
+again (:mod:`autology_mcp.hooks.state`).
 """
 
 from __future__ import annotations

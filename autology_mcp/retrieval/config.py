@@ -73,7 +73,7 @@ class RetrievalConfig:
     # the evidence gate (retrieval/gate.py): an answer is grounded when its best hit's support reaches
     # gate_threshold; an item the prompt hook injects or the context bundle lists needs gate_item_threshold
     gate_threshold: float = 0.2
-    gate_item_threshold: float = 0.12
+    gate_item_threshold: float = 0.15
     type_priors: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_TYPE_PRIORS))
     status_priors: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_STATUS_PRIORS))
     kind_priors: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_KIND_PRIORS))

@@ -4,10 +4,11 @@ Seed 001's evidence gates, calibrated as selective prediction (issue 28). Everyt
 arithmetic on the query's words and the hits' texts; the statistics come from the indexes
 (:func:`autology_mcp.retrieval.channels.term_counts`).
 
-- **The subject** is the query's keyword terms, one-letter words, bare numbers and the words a task is
-  phrased in left out (the ``s`` of "it's", a PR number; "add", "fix", "change", "support": in "add
-  retries to the upload client" the subject is retries and the upload client, and a small project that
-  never wrote "add" would otherwise count the word against every hit). Each term weighs ``ln(1 + M / (1 + df))``: ``df`` is how many
+- **The subject** is the query's keyword terms, one-letter words, bare numbers, function words and the
+  words a task is phrased in left out (the ``s`` of "it's", a PR number; "per", "than", "should";
+  "add", "fix", "change", "support": in "add retries to the upload client" the subject is retries
+  and the upload client, and a small project that never wrote "add" would otherwise count the word
+  against every hit, while a symbol named ``init_per_thread_state`` would hold "per"). Each term weighs ``ln(1 + M / (1 + df))``: ``df`` is how many
   documents of the memory in scope (nodes, code and doc chunks, session documents) hold it, ``M`` how
   many hold any of the query's terms. A word most matching documents share ("type" in a typing
   project, "message" in a messaging library) weighs little; a rare one decides; a word the memory
@@ -39,7 +40,7 @@ from dataclasses import dataclass
 from autology_mcp.common.text import keyword_stem, keyword_terms, keyword_text
 
 # (coverage, title coverage, unknown share, intercept): fitted on the tuning part of bench/gate_eval.py
-SUPPORT_WEIGHTS = (4.54, 8.05, -3.65, -5.02)
+SUPPORT_WEIGHTS = (4.58, 7.94, -3.21, -4.99)
 PREFIX_STEM_MIN = 5  # a stem this long may start a longer word; a shorter one must be the word's own stem
 _WORD = re.compile(r"[^\W_]+")
 
@@ -63,10 +64,17 @@ TASK_WORDS = frozenset(keyword_stem(w) for w in """add change fix update remove 
     support handle new now also still get set let try""".split())
 
 
+# English function words the keyword terms keep (their stop words are fewer): they name no subject.
+FUNCTION_WORDS = frozenset("""about above after again against all any because before below between both can could did
+    down during each few further here just more most much must no nor not off once only other over own same should
+    some such than too under until up very via per would yet may might shall will""".split())
+
+
 def subject_terms(query: str) -> list[str]:
-    """The query's terms that can name a subject: keyword terms without one-letter words, bare numbers
-    and :data:`TASK_WORDS`."""
-    return [t for t in keyword_terms(query) if len(t) > 1 and not t.isdigit() and keyword_stem(t) not in TASK_WORDS]
+    """The query's terms that can name a subject: keyword terms without one-letter words, bare numbers,
+    :data:`FUNCTION_WORDS` and :data:`TASK_WORDS`."""
+    return [t for t in keyword_terms(query) if len(t) > 1 and not t.isdigit() and t not in FUNCTION_WORDS
+            and keyword_stem(t) not in TASK_WORDS]
 
 
 def subject(terms: list[str], df: dict[str, int], matching: int) -> Subject:
