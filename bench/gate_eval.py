@@ -152,41 +152,31 @@ def _share(rows: list[dict], test) -> float:
 
 
 def figures(results: dict, split: str) -> dict:
+    """The figures of one split: off-topic per store and over all stores, on-topic per domain and over all."""
+    rows = [r for rs in results["stores"].values() for r in rs if r["split"] == split]
     out: dict = {"off": {}, "on": {}}
-    off_all = []
-    for store, rows in results["stores"].items():
-        off = [r for r in rows if r["kind"] == "off" and r["split"] == split]
-        off_all += off
-        out["off"][store] = _off(off)
-        on = [r for r in rows if r["kind"] == "on" and r["split"] == split]
-        injected = [r for r in on if r["items"]]
-        out["on"][store] = {
-            "prompts": len(on),
-            "injected": _share(on, lambda r: r["items"]),
-            "governing_injected": _share(on, lambda r: r["answer"] in r["items"]),
-            "others_per_injection": statistics.fmean(sum(1 for i in r["items"] if i != r["answer"]) for r in injected)
-            if injected else 0.0,
-            "items_per_injection": statistics.fmean(len(r["items"]) for r in injected) if injected else 0.0,
-            "grounded": _share(on, lambda r: r["verdict"] in ("grounded", "ambiguous")),
-            "best_is_governing": _share(on, lambda r: r["best"] == r["answer"]),
-        }
-    out["off"]["all"] = _off(off_all)
-    on_all = [r for rows in results["stores"].values() for r in rows if r["kind"] == "on" and r["split"] == split]
-    injected = [r for r in on_all if r["items"]]
-    out["on"]["all"] = {
-        "prompts": len(on_all),
-        "injected": _share(on_all, lambda r: r["items"]),
-        "governing_injected": _share(on_all, lambda r: r["answer"] in r["items"]),
+    for store, store_rows in results["stores"].items():
+        out["off"][store] = _off([r for r in store_rows if r["kind"] == "off" and r["split"] == split])
+        out["on"][store] = _on([r for r in store_rows if r["kind"] == "on" and r["split"] == split])
+    out["off"]["all"] = _off([r for r in rows if r["kind"] == "off"])
+    out["on"]["all"] = _on([r for r in rows if r["kind"] == "on"])
+    out["hook_ms_p50"] = statistics.median(r["hook_ms"] for r in rows) if rows else 0.0
+    out["search_ms_p50"] = statistics.median(r["search_ms"] for r in rows) if rows else 0.0
+    return out
+
+
+def _on(rows: list[dict]) -> dict:
+    injected = [r for r in rows if r["items"]]
+    return {
+        "prompts": len(rows),
+        "injected": _share(rows, lambda r: r["items"]),
+        "governing_injected": _share(rows, lambda r: r["answer"] in r["items"]),
         "others_per_injection": statistics.fmean(sum(1 for i in r["items"] if i != r["answer"]) for r in injected)
         if injected else 0.0,
         "items_per_injection": statistics.fmean(len(r["items"]) for r in injected) if injected else 0.0,
-        "grounded": _share(on_all, lambda r: r["verdict"] in ("grounded", "ambiguous")),
-        "best_is_governing": _share(on_all, lambda r: r["best"] == r["answer"]),
+        "grounded": _share(rows, lambda r: r["verdict"] in ("grounded", "ambiguous")),
+        "best_is_governing": _share(rows, lambda r: r["best"] == r["answer"]),
     }
-    every = [r for rows in results["stores"].values() for r in rows if r["split"] == split]
-    out["hook_ms_p50"] = statistics.median(r["hook_ms"] for r in every) if every else 0.0
-    out["search_ms_p50"] = statistics.median(r["search_ms"] for r in every) if every else 0.0
-    return out
 
 
 def _off(rows: list[dict]) -> dict:
