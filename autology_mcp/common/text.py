@@ -295,8 +295,12 @@ def keyword_pattern(term_stem: str) -> re.Pattern[str]:
     return re.compile(r"(?<![^\W_])" + re.escape(term_stem) + r"[^\W\d_]{0,5}(?![^\W_])")
 
 
+@lru_cache(maxsize=64)
 def keyword_text(text: str) -> str:
-    """The text as keyword terms are matched against it: camelCase split, snake_case split, lowercase."""
+    """The text as keyword terms are matched against it: camelCase split, snake_case split, lowercase.
+
+    The last few are kept: one search reads a hit's text three times (its keyword share, the evidence
+    gate, its proof lines), and a long record costs milliseconds each time."""
     return fts_text(_CAMEL1.sub(r"\1 \2", text).replace("_", " "))
 
 

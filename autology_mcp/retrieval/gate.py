@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left
+from functools import lru_cache
 from dataclasses import dataclass
 
 from autology_mcp.common.text import keyword_stem, keyword_terms, keyword_text
@@ -98,7 +99,7 @@ def held(stems, text: str) -> set[str]:
     distinct words are sorted once; each stem then looks only at the words that start with it."""
     if not text:
         return set()
-    words = sorted(set(_WORD.findall(keyword_text(text))))
+    words = _sorted_words(text)
     found = set()
     for stem in stems:
         at = bisect_left(words, stem)
@@ -109,6 +110,11 @@ def held(stems, text: str) -> set[str]:
                 found.add(stem)
                 break
     return found
+
+
+@lru_cache(maxsize=64)
+def _sorted_words(text: str) -> list[str]:
+    return sorted(set(_WORD.findall(keyword_text(text))))
 
 
 def coverage(s: Subject, text: str) -> float:
