@@ -90,8 +90,8 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
     ) -> dict[str, Any]:
         """Start here to find out anything about this project: one search over its decisions, conventions and other
         knowledge, its code and docs, and past sessions. Each hit: node id or path:lines, the lines that prove it, a
-        score. The verdict: grounded, weak, ambiguous (with a question to ask) or no_evidence (with how to record
-        the missing decision)."""
+        score. The verdict: grounded (a hit is about the question's subject), ambiguous (with a question to ask), weak
+        or no_evidence (the memory does not know the subject; for a question about the project, how to record it)."""
         from autology_mcp.retrieval import engine  # imported on the first search, not at start-up
 
         _build_code_index_in_background()
