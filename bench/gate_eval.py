@@ -244,7 +244,7 @@ def simulate(results: dict, split: str, weights, threshold: float, item_threshol
             "support": 1 / (1 + math.exp(-(a * h["coverage"] + b * h["title_coverage"] + u * (r["hook_unknown_share"] or 0) + c)))}}
             for h in r["hook_hits"]]
         grounded = max((h["components"]["support"] for h in hits), default=0.0) >= threshold
-        keys = [h["key"] for h in chosen_items(hits, item_threshold, max_items)] if grounded else []
+        keys = [h["key"] for h in chosen_items(hits, item_threshold, max_items, threshold)] if grounded else []
         if r["kind"] == "off":
             off += 1
             off_injected += bool(keys)

@@ -122,6 +122,10 @@ def test_one_item_when_one_clearly_wins_more_only_when_as_good() -> None:
     code_only = [hit("code", 0.6, 0.4, "x"), hit("doc", 0.59, 0.3, "y"), hit("node", 0.9, 0.05, "n")]
     assert [h["ref"] for h in chosen_items(code_only, 0.12, 5)] == ["x", "y"]  # no node passes: code and docs
     assert chosen_items([hit("node", 0.9, 0.1, "n")], 0.12, 5) == []
+    # a node that passes only the item threshold does not push aside the code hit that grounds the answer
+    grounded_by_code = [hit("code", 0.8, 0.6, "x"), hit("node", 0.79, 0.13, "n")]
+    assert [h["ref"] for h in chosen_items(grounded_by_code, 0.12, 5, node_threshold=0.2)] == ["x", "n"]
+    assert [h["ref"] for h in chosen_items(grounded_by_code, 0.12, 5, node_threshold=0.1)] == ["n"]
 
 
 # ------------------------------------------------------------------------------ a real store

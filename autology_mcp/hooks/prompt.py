@@ -109,14 +109,16 @@ def _fit(hit: dict[str, Any], terms: list[str], room: int) -> str | None:
     return line if len(line) <= room else None
 
 
-def chosen_items(hits: list[dict[str, Any]], item_threshold: float, max_items: int) -> list[dict[str, Any]]:
+def chosen_items(hits: list[dict[str, Any]], item_threshold: float, max_items: int,
+                 node_threshold: float = 0.0) -> list[dict[str, Any]]:
     """The items worth a slot, each passing the evidence gate on its own (its ``support`` reaches
-    ``item_threshold``): when a knowledge node passes, only nodes (the memory the agent cannot grep
-    for); the first in the answer's order, and after it only those scoring within
-    :data:`RUNNER_UP` of it: one item when one clearly wins, a few when several are as good."""
+    ``item_threshold``): when a knowledge node grounds the answer itself (its support reaches
+    ``node_threshold``, the gate's threshold), only nodes, the memory the agent cannot grep for; the
+    first in the answer's order, and after it only those scoring within :data:`RUNNER_UP` of it: one
+    item when one clearly wins, a few when several are as good."""
     passing = [h for h in hits if h.get("status") != "superseded" and not h.get("stale")
                and h["components"].get("support", 0.0) >= item_threshold]
-    if any(h["kind"] == "node" for h in passing):
+    if any(h["kind"] == "node" and h["components"]["support"] >= node_threshold for h in passing):
         passing = [h for h in passing if h["kind"] == "node"]
     if not passing:
         return []
@@ -125,10 +127,10 @@ def chosen_items(hits: list[dict[str, Any]], item_threshold: float, max_items: i
 
 
 def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tokens: int,
-                 item_threshold: float) -> tuple[str, list[str]]:
+                 item_threshold: float, node_threshold: float = 0.0) -> tuple[str, list[str]]:
     """The block to inject for a grounded answer, and the keys of the items in it ("" and [] for none)."""
     # A code hit whose file changed since it was indexed may prove nothing any more: left out.
-    chosen = [h for h in chosen_items(answer["hits"], item_threshold, max_items) if _key(h) not in seen]
+    chosen = [h for h in chosen_items(answer["hits"], item_threshold, max_items, node_threshold) if _key(h) not in seen]
     # decisions, conventions and open issues first; within each group the item most about the subject first
     ranked = sorted(chosen, key=lambda h: (_group(h), -h["components"].get("support", 0.0)))
     if not ranked:
@@ -175,8 +177,9 @@ def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) 
     session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     with session_state(root, session_id) as state:
         seen = set(state.get("prompt", []))
+        gate = project_configs(root)[0]
         text, keys = prompt_block(answer, seen, config.prompt_max_items, config.prompt_max_tokens,
-                                  project_configs(root)[0].gate_item_threshold)
+                                  gate.gate_item_threshold, gate.gate_threshold)
         if not keys:
             return None
         state["prompt"] = state.get("prompt", []) + keys
