@@ -257,8 +257,20 @@ def simulate(results: dict, split: str, weights, threshold: float, item_threshol
             "others_per_injection": others / on_injected if on_injected else 0.0}
 
 
-def svg_curve(curves: dict[str, list[tuple[float, float, float]]], marks: dict[str, float], path: Path) -> None:
-    """The risk-coverage curves as a small SVG (no plotting library): coverage across, risk up."""
+def verdict_point(results: dict, split: str) -> tuple[float, float]:
+    """(coverage, risk) of a checkout's verdicts as they are: for one that reports no confidence."""
+    rows = [r for rs in results["stores"].values() for r in rs if r["split"] == split]
+    answered = [r for r in rows if r["verdict"] in ("grounded", "ambiguous")]
+    on = [r for r in rows if r["kind"] == "on"]
+    wrong = sum(1 for r in answered if r["kind"] == "off" or r["best"] != r["answer"])
+    return (sum(1 for r in answered if r["kind"] == "on") / len(on) if on else 0.0,
+            wrong / len(answered) if answered else 0.0)
+
+
+def svg_curve(curves: dict[str, list[tuple[float, float, float]]], marks: dict[str, float], path: Path,
+              baselines: dict[str, tuple[float, float]] | None = None) -> None:
+    """The risk-coverage curves as a small SVG (no plotting library): coverage across, risk up; a
+    circle on each curve at its ``marks`` threshold, and a square at each of ``baselines``."""
     w, h, pad = 560, 360, 48
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
@@ -285,6 +297,10 @@ def svg_curve(curves: dict[str, list[tuple[float, float, float]]], marks: dict[s
             chosen = min(points, key=lambda p: abs(p[0] - marks[label]))
             x, y = xy(chosen[1], chosen[2])
             parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="none" stroke="black" stroke-width="2"/>')
+    for label, (cov, risk) in (baselines or {}).items():
+        x, y = xy(cov, risk)
+        parts.append(f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" fill="black"/>')
+        parts.append(f'<text x="{x - 8:.1f}" y="{y - 8:.1f}" text-anchor="end">{label}</text>')
     parts.append("</svg>")
     path.write_text("\n".join(parts) + "\n")
 
@@ -368,7 +384,11 @@ def main() -> int:
         for t, c, r in points[::step]:
             print(f"    {t:.3f} {c:.3f} {r:.3f}")
     if args.svg and curves:
-        svg_curve(curves, {}, args.svg)
+        from autology_mcp.retrieval.config import RetrievalConfig
+
+        baselines = {f"{label} held-out": verdict_point(results, "held-out") for label, results in runs.items()
+                     if not curve(results, "held-out")}
+        svg_curve(curves, {name: RetrievalConfig().gate_threshold for name in curves}, args.svg, baselines)
     if args.json:
         args.json.write_text(json.dumps({label: {s: figures(r, s) for s in ("tuning", "held-out")}
                                          for label, r in runs.items()}, indent=1))
