@@ -110,31 +110,37 @@ def git(root: Path, *args: str, date: str | None = None) -> None:
 def test_stale_references_missing_and_changed(service: Autology, tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "kept.py").write_text("a = 1\n")
-    (tmp_path / "src" / "changed.py").write_text("b = 1\n")
+    (tmp_path / "src" / "changed.py").write_text("b = 1\nc = 1\n")
     git(tmp_path, "init", "-q")
     git(tmp_path, "add", "src")
     git(tmp_path, "commit", "-qm", "init", date="2020-01-01T00:00:00Z")  # before the nodes
     fresh = service.capture("Kept module", "x", type="component", references=["src/kept.py"]).id
     stale = service.capture("Changed module", "y", type="component", references=["src/changed.py#L1"]).id
     gone = service.capture("Gone module", "z", type="component", references=["src/gone.py"]).id
-    (tmp_path / "src" / "changed.py").write_text("b = 2\n")
+    (tmp_path / "src" / "changed.py").write_text("b = 2\nc = 1\n")
+    (tmp_path / "src" / "kept.py").write_text("a = 1\n# a later commit that changes nothing the node says\n")
     git(tmp_path, "add", "src")
     git(tmp_path, "commit", "-qm", "change", date="2099-01-01T00:00:00Z")  # after the nodes
 
-    found = kinds(analyze(service.store, ["references"]), "references")
+    report = analyze(service.store, ["references"])
+    found = kinds(report, "references")
 
-    assert ("changed_since_modified", stale) in found
+    assert ("stale", stale) in found
     assert ("missing_file", gone) in found
-    assert all(node_id != fresh for _, node_id in found)
+    assert all(node_id != fresh for _, node_id in found)  # a later commit alone is not a finding
+    detail = next(f["detail"] for f in report["categories"]["references"]["findings"] if f["id"] == stale)
+    assert detail.startswith("src/changed.py#L1: lines 1-1 of src/changed.py changed (")
 
 
-def test_uncommitted_change_counts_outside_git(service: Autology, tmp_path: Path) -> None:
+def test_outside_git_a_changed_file_is_not_called_stale(service: Autology, tmp_path: Path) -> None:
+    """Staleness is decided from git history, never from file times (issue 29)."""
     (tmp_path / "notes.txt").write_text("v1\n")
-    node = service.capture("Notes", "x", type="concept", references=["notes.txt"]).id
+    service.capture("Notes", "x", type="concept", references=["notes.txt"])
     later = time.time() + 5
+    (tmp_path / "notes.txt").write_text("v2, all different\n")
     os.utime(tmp_path / "notes.txt", (later, later))
 
-    assert ("changed_since_modified", node) in kinds(analyze(service.store, ["references"]), "references")
+    assert kinds(analyze(service.store, ["references"]), "references") == []
 
 
 def test_duplicate_titles_and_depends_on_cycles(service: Autology) -> None:
@@ -181,14 +187,15 @@ async def test_autology_analyze_tool_over_mcp(service: Autology) -> None:
 
 
 def test_node_committed_with_its_code_is_not_stale(service: Autology, tmp_path: Path) -> None:
-    (tmp_path / "api.py").write_text("a = 1\n")
-    node = service.capture("API module", "x", type="component", references=["api.py"]).id
+    (tmp_path / "api.py").write_text("def handle_request():\n    return 1\n")
+    node = service.capture("API module", "Requests go through `handle_request`.", type="component",
+                           references=["api.py"]).id
     git(tmp_path, "init", "-q")
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-qm", "code and its node together", date="2099-01-01T00:00:00Z")  # later than `modified`
 
     assert kinds(analyze(service.store, ["references"]), "references") == []
-    (tmp_path / "api.py").write_text("a = 2\n")
+    (tmp_path / "api.py").write_text("def serve():\n    return 1\n")
     git(tmp_path, "add", "api.py")
     git(tmp_path, "commit", "-qm", "code alone", date="2099-02-01T00:00:00Z")
-    assert kinds(analyze(service.store, ["references"]), "references") == [("changed_since_modified", node)]
+    assert kinds(analyze(service.store, ["references"]), "references") == [("stale", node)]

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -59,12 +60,23 @@ def status_of(root: Path, node_id: str) -> str:
         service.close()
 
 
-def commit_change(root: Path, path: str, message: str) -> str:
+def commit_change(root: Path, path: str, message: str, rewrite: bool = True) -> str:
+    """Commit a change of ``path`` a minute from now (after any node captured so far): a rewrite that
+    renames ``retry`` (the code moved on), or with ``rewrite=False`` one comment line added."""
     file = root / path
     file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(file.read_text() + "# changed\n" if file.exists() else "new\n")
+    if not file.exists():
+        file.write_text("new\n")
+    elif rewrite:
+        file.write_text("def attempt(times=5):\n    return times\n")
+    else:
+        file.write_text(file.read_text() + "# changed\n")
     git(root, "add", path)
-    return git(root, "commit", "-m", message)  # git's own output: "[main 1a2b3c4] message ..."
+    when = f"@{int(time.time()) + 60} +0000"
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("GIT_COMMITTER_DATE", when)
+        env.setenv("GIT_AUTHOR_DATE", when)
+        return git(root, "commit", "-m", message)  # git's own output: "[main 1a2b3c4] message ..."
 
 
 SESSION = {
@@ -103,7 +115,7 @@ def context_of(output: dict) -> str:
 
 def test_chained_commit_names_referencing_nodes_and_marks_them(repo: Path) -> None:
     retry = capture(repo, "Retry with backoff", refs=["src/retry.py#L1-2"])
-    folder = capture(repo, "The src package", refs=["src"])
+    folder = capture(repo, "The src package", refs=["src"], content="Holds `retry` and the rest.")
     unrelated = capture(repo, "Other module", refs=["src/other.py"])
     stdout = commit_change(repo, "src/retry.py", "Tune the retry")
 
@@ -117,6 +129,17 @@ def test_chained_commit_names_referencing_nodes_and_marks_them(repo: Path) -> No
     assert status_of(repo, retry) == "needs_review"
     assert status_of(repo, folder) == "needs_review"
     assert status_of(repo, unrelated) == "active"
+
+
+def test_a_commit_that_changes_nothing_a_node_says_names_it_without_marking(repo: Path) -> None:
+    node = capture(repo, "Retry with backoff", refs=["src/retry.py"], content="`retry` does nothing yet.")
+    stdout = commit_change(repo, "src/retry.py", "Comment the retry", rewrite=False)
+
+    output = post_commit(bash_payload(repo, "git commit -am 'Comment the retry'", stdout), repo)
+
+    assert node in context_of(output) and "still holds" in context_of(output)
+    assert "marked" not in output["systemMessage"]
+    assert status_of(repo, node) == "active"
 
 
 def test_marking_can_be_turned_off(repo: Path) -> None:
@@ -386,3 +409,16 @@ def test_every_referencing_node_is_marked_but_the_list_is_capped(repo: Path) -> 
     assert "and 3 more" in context_of(output)
     assert "touches 13 knowledge node(s), 13 marked needs_review" in output["systemMessage"]
     assert all(status_of(repo, node_id) == "needs_review" for node_id in ids)
+
+
+def test_session_start_flags_a_node_about_a_recent_file_whose_code_moved_on(repo: Path) -> None:
+    node = capture(repo, "Retry with backoff", refs=["src/retry.py"], content="`retry` does nothing yet.")
+    kept = capture(repo, "Other constant", refs=["src/other.py"], content="`x` is one.")
+    commit_change(repo, "src/retry.py", "Rename retry")  # `retry` is gone
+    commit_change(repo, "src/other.py", "Comment other", rewrite=False)  # `x` is still there
+
+    text = context_of(session_start({"session_id": "s", "cwd": str(repo), "source": "startup"}, repo))
+
+    line = next(line for line in text.split("\n") if node in line)
+    assert "STALE: `retry` is gone from src/retry.py (" in line
+    assert "STALE" not in next(line for line in text.split("\n") if kept in line)

@@ -213,13 +213,13 @@ def test_hooks_fire_in_claude_code(tmp_path: Path) -> None:
         (project / "src" / "retry.py").write_text("def retry():\n    pass\n")
         service = Autology.open(project)
         node = service.capture(
-            "Retry with backoff", "Retries the client.", type="component", references=["src/retry.py"]
+            "Retry with backoff", "`retry` retries the client.", type="component", references=["src/retry.py"]
         ).id
         service.close()
         git(project, env, "init", "-q", "-b", "main")
         git(project, env, "add", "-A")
         git(project, env, "commit", "-qm", "Initial commit")
-        (project / "src" / "retry.py").write_text("def retry(times=5):\n    pass\n")
+        (project / "src" / "retry.py").write_text("def attempt(times=5):\n    pass\n")  # `retry` is gone: it moved on
 
         allowed = [
             "--allowedTools",

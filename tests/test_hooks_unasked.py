@@ -253,27 +253,33 @@ def test_line_ranges_and_symbols_must_overlap_the_edit(repo: Path) -> None:
     assert lines_miss in text
 
 
-def test_stale_flag_when_the_file_changed_after_the_node(repo: Path) -> None:
-    node = capture(repo, "Retry with exponential backoff", "Retries back off exponentially.", refs=["src/retry.py"])
+def test_stale_flag_when_the_code_moved_on_uncommitted(repo: Path) -> None:
+    node = capture(repo, "Retry with exponential backoff", "`retry` sleeps `2**i` seconds.", refs=["src/retry.py"])
     text = context_of(pre_tool_use(edit_payload(repo, "src/retry.py")))
     assert "STALE" not in text  # committed before the node was written
     later = time.time() + 5
-    (repo / "src" / "retry.py").write_text(RETRY_PY + "# changed\n")
-    os.utime(repo / "src" / "retry.py", (later, later))  # an uncommitted change, after the node
-    text = context_of(pre_tool_use(edit_payload(repo, "src/retry.py", session="s2")))
-    assert node in text and "STALE: src/retry.py changed after this node was last modified" in text
+    (repo / "src" / "retry.py").write_text(RETRY_PY + "# a comment changes nothing the node says\n")
+    os.utime(repo / "src" / "retry.py", (later, later))
+    assert "STALE" not in context_of(pre_tool_use(edit_payload(repo, "src/retry.py", session="s2")))
+    (repo / "src" / "retry.py").write_text(RETRY_PY.replace("def retry(", "def attempt("))
+    text = context_of(pre_tool_use(edit_payload(repo, "src/retry.py", session="s3")))
+    assert node in text and "STALE: `retry` is gone from src/retry.py (uncommitted)" in text
 
 
-def test_stale_flag_when_the_file_was_committed_after_the_node(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    node = capture(repo, "Retry with exponential backoff", "Retries back off exponentially.", refs=["src/retry.py"])
+def test_stale_flag_when_a_later_commit_changed_what_the_node_says(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    node = capture(repo, "Retry with exponential backoff", "`retry` sleeps `2**i` seconds.", refs=["src/retry.py"])
     git(repo, "add", ".autology/nodes")
     git(repo, "commit", "-qm", "Record the retry decision")  # the node's own commit does not make it stale
     assert "STALE" not in context_of(pre_tool_use(edit_payload(repo, "src/retry.py")))
     (repo / "src" / "retry.py").write_text(RETRY_PY + "# changed\n")
     monkeypatch.setenv("GIT_COMMITTER_DATE", f"@{int(time.time()) + 30} +0000")
-    git(repo, "commit", "-qam", "Change retry")  # committed (clean tree) after the node was modified
+    git(repo, "commit", "-qam", "Comment the retry loop")
     text = context_of(pre_tool_use(edit_payload(repo, "src/retry.py", session="s2")))
-    assert node in text and "STALE" in text
+    assert "STALE" not in text and "still holds; 1 later commit, the last: Comment the retry loop (" in text
+    (repo / "src" / "retry.py").write_text(RETRY_PY.replace("def retry(", "def attempt("))
+    git(repo, "commit", "-qam", "Rename retry")
+    text = context_of(pre_tool_use(edit_payload(repo, "src/retry.py", session="s3")))
+    assert node in text and "STALE: `retry` is gone from src/retry.py (" in text
 
 
 @pytest.mark.parametrize("file", ["/etc/passwd", "../outside.py", ".autology/nodes/decisions/x.md", "src/other.py"])

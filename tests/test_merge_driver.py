@@ -72,6 +72,9 @@ def test_two_branches_relating_one_node_merge_cleanly(repo: Path):
     on_branch(repo, "b", lambda s: s.relate(ids["Gateway"], ids["Billing"], "depends_on"))
     result = merge(repo, "a")
     assert result.returncode == 0, result.stdout + result.stderr
+    # the first command after the merge, `autology doctor`, passes: the derived graph index is behind the
+    # merged files, and it is rewritten and said, not failed (issue 29)
+    assert main(["--root", str(repo), "doctor"]) == 0
     merged, report = node(repo, ids["Gateway"])
     assert {(r.target, r.type.value) for r in merged.relations} == {(ids["Auth"], "uses"), (ids["Billing"], "depends_on")}
     text = (repo / ".autology/nodes/components" / f"{ids['Gateway']}.md").read_text()

@@ -12,9 +12,11 @@ Two events, one rule, once per file per session:
 A node governs a file when one of its references covers it: the file itself, a folder above it, a
 ``#L10-40`` range that overlaps the lines read or edited (when they can be told), or a
 ``#symbol`` whose definition overlaps them (Python files; elsewhere a symbol reference counts as
-covering the file). Only decisions, conventions and issues that are not superseded are named; a node
-whose referenced file changed after the node was last modified is flagged stale (the same rule as
-``autology_analyze``'s references category). Each file is spoken about once per session.
+covering the file). Only decisions, conventions and issues that are not superseded are named. A node
+the code has moved on from is flagged ``STALE`` with what changed (a name it mentions gone, its lines
+or symbol changed, the file mostly rewritten: :mod:`autology_mcp.knowledge.staleness`, the same rule
+as ``autology_analyze``'s references category); later commits that changed none of that are said
+as information ("still holds; 3 later commits, the last: …"). Each file is spoken about once per session.
 """
 
 from __future__ import annotations
@@ -95,24 +97,14 @@ def touched_lines(payload: dict[str, Any], file: Path) -> list[tuple[int, int]] 
 
 def symbol_lines(file: Path, symbol: str) -> tuple[int, int] | None:
     """Lines of a Python function or class (``name`` or ``Class.method``); None when not found."""
+    from autology_mcp.knowledge.staleness import symbol_span
+
     if file.suffix != ".py":
         return None
     try:
-        tree = ast.parse(file.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError):
+        return symbol_span(file.read_text(encoding="utf-8", errors="replace"), symbol, file.name)
+    except OSError:
         return None
-    scopes: list[tuple[str, ast.AST]] = [("", tree)]
-    while scopes:
-        prefix, scope = scopes.pop()
-        for node in getattr(scope, "body", []):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = prefix + node.name
-                if name == symbol or node.name == symbol:
-                    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                    return start, node.end_lineno or node.lineno
-                if isinstance(node, ast.ClassDef):
-                    scopes.append((name + ".", node))
-    return None
 
 
 def reference_applies(reference: str, rel: str, file: Path, touched: list[tuple[int, int]] | None) -> bool:
@@ -140,30 +132,12 @@ def _proof(node: KnowledgeNode) -> str:
     return text if len(text) <= 200 else text[:199] + "…"
 
 
-def _stale(root: Path, store: Any, nodes: list[KnowledgeNode], rel: str) -> set[str]:
-    """Ids of the nodes whose referenced file changed after the node was last modified: committed
-    after the node's ``modified`` time (or its own file's commit, whichever is later), or changed in
-    the working tree since then. The same rule as ``autology_analyze``, with git's walk bounded by
-    the oldest node's time."""
-    from autology_mcp.hooks import git
+def _judged(root: Path, store: Any, governing: list[tuple[KnowledgeNode, list[str]]]) -> dict[str, list]:
+    """The references that govern the file, each judged by the staleness rule
+    (:mod:`autology_mcp.knowledge.staleness`, the same as ``autology_analyze``'s)."""
+    from autology_mcp.knowledge.staleness import judge
 
-    own = {n.id: store.rel(store.paths.node_file(n.type.value, n.id)) for n in nodes}
-    since = min(n.modified.timestamp() for n in nodes) - 1
-    committed = git.commits_since(root, [rel, *sorted(set(own.values()))], since)
-    try:
-        mtime = (root / rel).stat().st_mtime
-    except OSError:
-        mtime = 0.0
-    stale, dirty = set(), None
-    for node in nodes:
-        reviewed = max(node.modified.timestamp(), committed.get(own[node.id], 0.0))
-        if committed.get(rel, 0.0) > reviewed:
-            stale.add(node.id)
-        elif mtime > reviewed:
-            dirty = git.is_dirty(root, rel) if dirty is None else dirty
-            if dirty:
-                stale.add(node.id)
-    return stale
+    return judge(root, store, [n for n, _ in governing], {n.id: refs for n, refs in governing})
 
 
 def governing_context(payload: dict[str, Any], root: Path | str | None, event: str, tools: tuple[str, ...]) -> dict[str, Any] | None:
@@ -193,7 +167,7 @@ def governing_context(payload: dict[str, Any], root: Path | str | None, event: s
                 (n, [r for r in n.references if reference_applies(r, rel, root / rel, lines)]) for n in candidates
             ]
             governing = [(n, refs) for n, refs in governing if refs][:MAX_NODES]
-            stale = _stale(root, store, [n for n, _ in governing], rel) if governing else set()
+            judged = _judged(root, store, governing) if governing else {}
         finally:
             store.close()
         if not governing:
@@ -201,8 +175,10 @@ def governing_context(payload: dict[str, Any], root: Path | str | None, event: s
         items = []
         for node, refs in governing:
             flags = [s for s in ("needs review" if node.status.value == "needs_review" else "",) if s]
-            if node.id in stale:
-                flags.append(f"STALE: {rel} changed after this node was last modified")
+            findings = judged.get(node.id, [])
+            flags += [f"STALE: {f.why}" for f in findings if f.stale]
+            if not any(f.stale for f in findings):
+                flags += [f"still holds; {f.later}" for f in findings if f.later][:1]
             flag = f" — {'; '.join(flags)}" if flags else ""
             items.append(f"- [{node.type.value}] {node.title} ({node.id}) — references {', '.join(refs[:3])}{flag}")
             proof = _proof(node)

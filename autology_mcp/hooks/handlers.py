@@ -84,28 +84,33 @@ def _the_commit(cwd: Path, stdout: str, sha: str | None = None) -> git.Commit | 
 
 
 def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) -> tuple[list[str], int, int]:
-    """Lines about the nodes referencing the commit's files, having marked the active ones needs_review.
+    """Lines about the nodes referencing the commit's files, having marked needs_review the active ones
+    the code moved on from (the staleness rule: :mod:`autology_mcp.knowledge.staleness`).
 
     Returns (lines, nodes found, nodes marked). A node whose own file changed in the same commit was
-    just reviewed, so it is not marked.
+    just reviewed, so it is not marked; a node whose references still hold is named, not marked.
     """
-    from autology_mcp.knowledge.references import nodes_referencing, relative_to_root
+    from autology_mcp.knowledge.references import covers, nodes_referencing, relative_to_root
+    from autology_mcp.knowledge.staleness import judge
 
     files = relative_to_root(commit.files, commit.toplevel, root)
     node_files = {f for f in files if f.startswith(".autology/")}
     changed = [f for f in files if f not in node_files]
     found = nodes_referencing(store.index.referencing(changed), changed)
+    judged = judge(root, store, [n for n, _ in found],
+                   {n.id: [r for r in n.references if any(covers(r, f) for f in changed)] for n, _ in found})
     lines, marked = [], 0
     for index, (node, matched) in enumerate(found):
-        note = node.status.value
+        stale = [f for f in judged.get(node.id, []) if f.stale]
+        note = f"{node.status.value}; still holds" if not stale else f"{node.status.value}; {stale[0].why}"
         own_file = store.rel(store.paths.node_file(node.type.value, node.id))
-        if mark and node.status.value == "active" and own_file not in node_files:
+        if stale and mark and node.status.value == "active" and own_file not in node_files:
             from autology_mcp.knowledge.service import (
                 Autology,  # only when there is something to mark (it costs ~50 ms)
             )
 
             Autology(store).update(node.id, status="needs_review")
-            note = "marked needs_review (the code it references changed)"
+            note = f"marked needs_review: {stale[0].why}"
             marked += 1
         if index < MAX_NODES_SHOWN:
             lines.append(f"{_node_line(node)} — references {', '.join(matched[:3])} — {note}")
@@ -266,16 +271,33 @@ def recall_text(store: NodeStore, recent_files: list[str], limit: int = RECALL_M
             "Most relevant active knowledge (decisions, conventions, and nodes about recently changed files):"
         )
     most = limit // 20 + 1  # no line is shorter than 20 characters
-    items = [f"- [{t}] {title} ({i})" for i, t, title in index.ranked_summaries("active", TYPE_WEIGHT, touched, most)]
+    ranked = index.ranked_summaries("active", TYPE_WEIGHT, touched, most)
+    reviewing_ranked = index.ranked_summaries("needs_review", TYPE_WEIGHT, touched, most)
+    stale = _stale_notes(store, [i for i, _, _ in ranked + reviewing_ranked if i in set(touched)][:STALE_CHECKED])
+    items = [f"- [{t}] {title} ({i})" + (f" — STALE: {stale[i]}" if i in stale else "") for i, t, title in ranked]
     items += [
-        f"- [{t}] {title} ({i}) — needs review"
-        for i, t, title in index.ranked_summaries("needs_review", TYPE_WEIGHT, touched, most)
+        f"- [{t}] {title} ({i}) — needs review" + (f"; STALE: {stale[i]}" if i in stale else "")
+        for i, t, title in reviewing_ranked
     ]
     footer = [
         "Ask autology_search before designing or changing code (it covers this memory, the code and past sessions); "
         "autology_context before a task. Record new decisions: /autology:capture."
     ]
     return clip_lines(header, items, footer, limit)
+
+
+STALE_CHECKED = 10  # nodes about recently changed files judged by the staleness rule at session start
+
+
+def _stale_notes(store: NodeStore, node_ids: list[str]) -> dict[str, str]:
+    """What moved on under each of these nodes (the staleness rule, as the edit hooks and analyze use it)."""
+    if not node_ids:
+        return {}
+    from autology_mcp.knowledge.staleness import judge
+
+    nodes = [n for n in (store.index.get_node(i) for i in node_ids) if n is not None]
+    judged = judge(store.root, store, nodes)
+    return {i: next(f.why for f in fs if f.stale) for i, fs in judged.items() if any(f.stale for f in fs)}
 
 
 def session_start(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:

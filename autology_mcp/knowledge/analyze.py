@@ -5,19 +5,19 @@
 | structure   | orphans (nodes with no relation at all), relations to nodes that do not exist |
 | review      | nodes with status needs_review; superseded nodes still relied on by others   |
 | adr         | decisions missing ADR sections (Context, Decision, Alternatives, Consequences) |
-| references  | referenced files that are missing, or changed since the node was modified   |
+| references  | referenced files that are missing, or whose code moved on since the node was reviewed |
 | consistency | duplicate-title candidates; cycles in depends_on                            |
 
 A category's score is ``100 × (1 − nodes with a finding / nodes it looks at)``, rounded; the
 overall score is the mean of the categories. Other parts add categories of their own through
-``extra`` (session memory adds ``insights``: :func:`autology_mcp.sessions.capture.health_report`). "Changed since" uses the file's last git commit time (its modification time when the file
-has uncommitted changes or is not in git).
+``extra`` (session memory adds ``insights``: :func:`autology_mcp.sessions.capture.health_report`).
+"Moved on" is :mod:`autology_mcp.knowledge.staleness`'s rule, decided from git history and the
+working tree: a later commit alone is not a finding.
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -30,7 +30,6 @@ from autology_mcp.knowledge.store import NodeStore
 
 CATEGORIES = ("structure", "review", "adr", "references", "consistency")
 FINDINGS_MAX = 50  # per category; the count is always complete
-GIT_TIMEOUT = 10.0
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _TITLE_STOP = frozenset("a an and for in of on or the to with".split())
 
@@ -105,91 +104,30 @@ def adr(nodes: dict[str, KnowledgeNode]) -> dict[str, Any]:
     return make_category(findings, len(decisions), {f["id"] for f in findings})
 
 
-def _git(root: Path, *args: str) -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "-c", "core.quotePath=false", *args], cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout if out.returncode == 0 else None
+def references(store: NodeStore, nodes: dict[str, KnowledgeNode]) -> dict[str, Any]:
+    """Referenced files that are missing, and references the code has moved on from
+    (:mod:`autology_mcp.knowledge.staleness`: a mentioned name gone, the lines or symbol changed, the
+    file mostly rewritten), each with what changed; later commits that changed none of that are not
+    findings."""
+    from autology_mcp.knowledge.staleness import judge
 
-
-def _self_and_parents(path: str) -> list[str]:
-    parts = path.split("/")
-    return ["/".join(parts[:depth]) for depth in range(1, len(parts) + 1)]
-
-
-def last_changed(root: Path, paths: list[str]) -> dict[str, float]:
-    """When each path (file or folder) last changed: last commit time, or mtime when dirty / not in git."""
-    times: dict[str, float] = {}
-    if not paths:
-        return times
-    wanted = set(paths)
-    in_git = _git(root, "rev-parse", "--show-prefix")
-    dirty: set[str] = set()
-    if in_git is not None:
-        prefix = in_git.strip()
-        log = (
-            _git(
-                root,
-                "log",
-                "--max-count=5000",
-                "--no-renames",
-                "--format=%x00%ct",
-                "--name-only",
-                "--relative",
-                "--",
-                *paths,
-            )
-            or ""
-        )
-        when = 0.0
-        for line in log.splitlines():
-            if line.startswith("\x00"):
-                when = float(line[1:] or 0)
-            elif line.strip():
-                for p in _self_and_parents(line.strip()):
-                    if p in wanted and p not in times:
-                        times[p] = when
-        status = _git(root, "status", "--porcelain", "--no-renames", "--", *paths) or ""
-        for line in status.splitlines():
-            name = line[3:].strip().strip('"')
-            dirty.add(name[len(prefix) :] if prefix and name.startswith(prefix) else name)
-    dirty_paths = {p for d in dirty for p in _self_and_parents(d)}
-    for p in paths:
-        if p not in times or p in dirty_paths:
-            try:
-                times[p] = (root / p).stat().st_mtime
-            except OSError:
-                continue
-    return times
-
-
-def references(root: Path, nodes: dict[str, KnowledgeNode], node_paths: dict[str, str]) -> dict[str, Any]:
-    """``node_paths``: node id -> its file, relative to the root. A node counts as modified when its
-    ``modified`` time says so or when its file was last committed, whichever is later (so a node
-    committed together with the code it describes is not stale)."""
+    root = store.root
     live = [n for n in nodes.values() if n.status.value != "superseded" and n.references]
-    paths = sorted({reference_path(r) for n in live for r in n.references if reference_path(r)})
-    existing = [p for p in paths if (root / p).exists()]
-    own_files = sorted({node_paths[n.id] for n in live if n.id in node_paths})
-    changed_at = last_changed(root, existing + [p for p in own_files if p not in existing])
+    judged = judge(root, store, live)
     findings, affected = [], set()
     for node in live:
+        said = {f.reference: f for f in judged.get(node.id, [])}
         for ref in node.references:
             p = reference_path(ref)
             if not p:
                 continue
+            f = said.get(ref)
             if not (root / p).exists():
-                findings.append(_finding("missing_file", node, f"references {ref}, which does not exist"))
+                detail = f"references {ref}, which does not exist" + (f": {f.why}" if f is not None and f.why else "")
+                findings.append(_finding("missing_file", node, detail))
                 affected.add(node.id)
-            elif changed_at.get(p, 0.0) > max(
-                node.modified.timestamp(), changed_at.get(node_paths.get(node.id, ""), 0.0)
-            ):
-                findings.append(
-                    _finding("changed_since_modified", node, f"{p} changed after the node was last modified")
-                )
+            elif f is not None and f.stale:
+                findings.append(_finding("stale", node, f"{ref}: {f.why}"))
                 affected.add(node.id)
     return make_category(findings, len(live), affected)
 
@@ -249,9 +187,7 @@ def analyze(
         "structure": lambda: structure(nodes, relations),
         "review": lambda: review(nodes, relations),
         "adr": lambda: adr(nodes),
-        "references": lambda: references(
-            store.root, nodes, {i: p for i, _t, _s, _ti, p in store.index.node_summaries()}
-        ),
+        "references": lambda: references(store, nodes),
         "consistency": lambda: consistency(nodes, relations),
     } | {name: (lambda compute=compute: compute(store)) for name, compute in extra.items()}
     report = {name: build[name]() for name in wanted}

@@ -13,7 +13,7 @@ from autology_mcp.knowledge.store import NodeStore
 
 @dataclass
 class Problem:
-    kind: str  # malformed | duplicate_id | dangling_relation | misplaced | graph_index_out_of_sync | unmerged
+    kind: str  # malformed | duplicate_id | dangling_relation | misplaced | unmerged
     path: str
     message: str
 
@@ -52,13 +52,10 @@ def diagnose(store: NodeStore) -> DoctorReport:
     in_sync_before = not index_exists or (
         on_file is not None and relation_keys(on_file) == relation_keys(store.index.relations())
     )
-    if not in_sync_before:
-        report.problems.append(
-            Problem(
-                "graph_index_out_of_sync",
-                store.rel(store.paths.graph_index),
-                "graph/index.json did not match the relations in the node files (it has been rewritten)",
-            )
+    if not in_sync_before:  # derived and gitignored: behind after a merge or a checkout, as every command finds it
+        report.notes.append(
+            f"{store.rel(store.paths.graph_index)} was behind the relations in the node files (a merge, a checkout "
+            "or a hand edit) and has been rewritten from them"
         )
     for path, error in store.index.errors():
         kind = "duplicate_id" if error.startswith("duplicate id") else "malformed"
@@ -86,12 +83,35 @@ def diagnose(store: NodeStore) -> DoctorReport:
             )
     report.problems.extend(unmerged_node_files(store))
     report.problems.sort(key=lambda p: (p.kind, p.path, p.message))
+    report.notes.extend(stale_notes(store))
     if report.nodes > models.NODE_COUNT_GUIDANCE:
         report.notes.append(
             f"{report.nodes} nodes is above the {models.NODE_COUNT_GUIDANCE:,} the benchmarks cover: everything works, "
             "but a start without a cache, a full rebuild and queries get slower as the store grows (docs/limits.md)"
         )
     return report
+
+
+STALE_SHOWN = 5
+
+
+def stale_notes(store: NodeStore) -> list[str]:
+    """The nodes whose code moved on (the staleness rule, as ``autology analyze`` and the edit hooks
+    judge it): advice, not problems, since the node may still hold; the first few, with what changed."""
+    from autology_mcp.knowledge.staleness import judge
+
+    live = [n for n in store.index.all_nodes() if n.status.value != "superseded" and n.references]
+    judged = judge(store.root, store, live)
+    stale = [(n, f) for n in live for f in judged.get(n.id, []) if f.stale]
+    if not stale:
+        return []
+    nodes = len({n.id for n, _ in stale})
+    lines = [f"{nodes} node(s) describe code that has moved on since they were reviewed: check them "
+             "(`autology analyze` lists every one), then update or supersede them"]
+    lines += [f"  {n.id[:8]} {n.title[:60]!r}: {f.why}" for n, f in stale[:STALE_SHOWN]]
+    if len(stale) > STALE_SHOWN:
+        lines.append(f"  … and {len(stale) - STALE_SHOWN} more")
+    return ["\n".join(lines)]
 
 
 _UNMERGED = {

@@ -1,0 +1,455 @@
+"""Staleness that means something (issue 29): has the code a node talks about moved on since the node
+was last reviewed? Decided from git history and the working tree, never from file times.
+
+A node's **base** is the commit that last changed its own file: the code as it was when the node was
+last written or reviewed (a node committed with the code it describes is current). Commits, not
+dates: a rebase or a cherry-pick rewrites commit times but keeps the node's commit after the code
+it saw. For a node file with uncommitted edits, or never committed, its ``modified`` time is all
+there is: its base is the commit HEAD's history was at then. Each
+reference is judged against what its code was at the base and what it is now (the working tree:
+uncommitted edits count):
+
+- ``path#L10-40``: stale when one of those lines changed; the span is followed through the later
+  commits (lines inserted above it move it, they do not change it) and through renames.
+- ``path#symbol``: stale when the symbol's definition changed or is gone (Python, by its syntax
+  tree; in other languages the name must still be there).
+- ``path`` (a file) or a folder: stale when a name, path or identifier the node's text mentions
+  (in backticks, or shaped like one: ``retry_after``, ``HTTPAdapter``, ``a.b``), which the
+  referenced code held at the base, is gone from it now; or, for a file, when most of it was
+  rewritten (more than half of its lines). Any other later commit is information, not a flag:
+  "3 later commits, the last: <subject>".
+
+A flag names what changed: the name or the lines, and the commit that changed them (the first
+later commit without the name, or touching the span; "uncommitted" for the working tree).
+
+:class:`History` reads git once per question and keeps the answers for as long as HEAD stays where
+it is, so the edit hooks (which a running server answers) and ``analyze`` over thousands of nodes
+ask git little. Every git call has a timeout; without git, or outside a repository, nothing is
+stale and nothing is said.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+import subprocess
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from autology_mcp.knowledge.models import KnowledgeNode
+from autology_mcp.knowledge.references import reference_path
+
+GIT_TIMEOUT = 5.0
+WALK_MAX = 30  # later commits looked at one by one to name the one that changed something
+REWRITTEN = 0.5  # a file whose lines are less than this alike (difflib's ratio) was rewritten
+_LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
+_TICKS = re.compile(r"`([^`\n]{2,120})`")
+# an identifier a prose word is not: snake_case, camelCase or PascalCase with an inner capital, dotted
+_SHAPED = re.compile(r"(?<![\w.])(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
+                     r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_PATHISH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    when: int  # committer time, Unix seconds
+    subject: str
+    path: str  # the file's name in this commit (renames followed)
+
+    def label(self) -> str:
+        from datetime import UTC, datetime
+
+        return f"{self.sha[:9]}, {datetime.fromtimestamp(self.when, UTC).strftime('%Y-%m-%d')}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reference of one node, judged."""
+
+    reference: str
+    stale: bool
+    why: str | None = None  # what changed, and where: the flag's text
+    later: str | None = None  # "3 later commits, the last: <subject> (sha, date)": information
+
+    def text(self) -> str:
+        return self.why or self.later or ""
+
+
+# ------------------------------------------------------------------------------ what a node mentions
+
+
+def mentions(text: str) -> tuple[set[str], set[str]]:
+    """The identifiers and the paths a node's text names: in backticks, or shaped like an identifier
+    (``retry_after``, ``HTTPAdapter``, ``MAX_RETRIES``). A dotted name (``a.b.score_candidates``) counts by
+    its last part: the module path around it is how the prose reached it, not what it names."""
+    names: set[str] = set()
+    paths: set[str] = set()
+    for span in _TICKS.findall(text):
+        span = span.strip()
+        if _PATHISH.match(span):
+            paths.add(span.rstrip("/"))
+            continue
+        for ident in _IDENT.findall(span):
+            last = ident.split(".")[-1]
+            if len(last) >= 3 and (last != ident.split(".")[-1].lower() or "_" in last or "." not in ident):
+                names.add(last)
+    for ident in _SHAPED.findall(_TICKS.sub(" ", text)):
+        last = ident.split(".")[-1]
+        if _is_shaped(last):
+            names.add(last)
+    return names, paths
+
+
+def _is_shaped(name: str) -> bool:
+    """snake_case, camelCase, PascalCase with an inner capital, or CONSTANT_CASE: not a prose word."""
+    return len(name) >= 3 and ("_" in name.strip("_") or any(c.isupper() for c in name[1:]))
+
+
+def _holds(content: str, name: str) -> bool:
+    return re.search(r"(?<![\w])" + re.escape(name) + r"(?![\w])", content) is not None
+
+
+# ------------------------------------------------------------------------------ symbols and spans
+
+
+def symbol_span(text: str, symbol: str, path: str) -> tuple[int, int] | None:
+    """Lines of a Python function or class (``name`` or ``Class.method``) in ``text``; None when not found
+    or not Python."""
+    if not path.endswith(".py"):
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    scopes: list[tuple[str, ast.AST]] = [("", tree)]
+    while scopes:
+        prefix, scope = scopes.pop()
+        for node in getattr(scope, "body", []):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + node.name
+                if name == symbol or node.name == symbol:
+                    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                    return start, node.end_lineno or node.lineno
+                if isinstance(node, ast.ClassDef):
+                    scopes.append((name + ".", node))
+    return None
+
+
+def follow_span(before: list[str], after: list[str], span: tuple[int, int]) -> tuple[int, int] | None:
+    """Where the lines ``span`` (1-based, inclusive) of ``before`` are in ``after``; None when one of
+    them changed (lines added or removed only above or below it move it)."""
+    a, b = span
+    shift = None
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        lo, hi = i1 + 1, i2  # the opcode's lines of ``before``, 1-based inclusive
+        if tag == "equal":
+            if lo <= a and b <= hi:
+                shift = j1 - i1
+            continue
+        if tag == "insert":
+            if a < i1 + 1 <= b:  # lines inserted inside the span
+                return None
+            continue
+        if lo <= b and a <= hi:  # replaced or deleted lines of the span
+            return None
+    if shift is None:  # the span is in no single equal block: it was split, so something inside changed
+        return None
+    return a + shift, b + shift
+
+
+# ------------------------------------------------------------------------------ git, read once
+
+
+class History:
+    """The git history of one work tree as staleness needs it, its answers kept while HEAD stays."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.head = self._git("rev-parse", "HEAD")
+        self.head = self.head.strip() if self.head else None
+        self._node_commits: dict[tuple[str, ...], dict[str, str]] = {}
+        self._at: dict[int, str | None] = {}
+        self._contents: OrderedDict[tuple[str, str], str | None] = OrderedDict()
+        self._later: dict[tuple[str, str], list[Commit]] = {}
+        self._lock = threading.Lock()
+
+    def _git(self, *args: str) -> str | None:
+        try:
+            out = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=self.root, capture_output=True,
+                                 text=True, timeout=GIT_TIMEOUT, errors="replace")
+        except (OSError, subprocess.SubprocessError, ValueError):
+            return None
+        return out.stdout if out.returncode == 0 else None
+
+    def node_bases(self, own_files: dict[str, str], modified: dict[str, float]) -> dict[str, str | None]:
+        """Each node's base (``own_files``: node id -> its file, relative to the root): the last commit
+        that changed the file; for a file with uncommitted edits or never committed, the commit HEAD's
+        history was at at its ``modified`` time; None outside git or before the first commit. One walk
+        of the log of the nodes' folders, kept while HEAD stays."""
+        if self.head is None:
+            return dict.fromkeys(own_files)
+        folders = tuple(sorted({f.rsplit("/", 1)[0] for f in own_files.values()}))
+        last = self._node_commits.get(folders)
+        if last is None:
+            out = self._git("log", "--format=%x00%H", "--name-only", "--relative", "--", *folders) or ""
+            last, sha = {}, ""
+            for line in out.splitlines():
+                if line.startswith("\x00"):
+                    sha = line[1:]
+                elif line.strip() and line.strip() not in last:
+                    last[line.strip()] = sha
+            self._node_commits[folders] = last
+        status = self._git("status", "--porcelain", "--no-renames", "--untracked-files=all", "--", *folders) or ""
+        prefix = (self._git("rev-parse", "--show-prefix") or "").strip()
+        dirty = {line[3:].strip().strip('"').removeprefix(prefix) for line in status.splitlines() if len(line) > 3}
+        return {i: self._before(modified.get(i, 0.0)) if f in dirty or f not in last else last[f]
+                for i, f in own_files.items()}
+
+    def _before(self, when: float) -> str | None:
+        key = int(when)
+        if key not in self._at:
+            out = self._git("rev-list", "-1", f"--before=@{key}", "HEAD")
+            self._at[key] = (out or "").strip() or None
+        return self._at[key]
+
+    def content(self, rev: str, path: str) -> str | None:
+        """A file's text at a commit (None when it is not there)."""
+        key = (rev, path)
+        with self._lock:
+            if key in self._contents:
+                self._contents.move_to_end(key)
+                return self._contents[key]
+        text = self._git("show", f"{rev}:./{path}")
+        with self._lock:
+            self._contents[key] = text
+            while len(self._contents) > 512:
+                self._contents.popitem(last=False)
+        return text
+
+    def later(self, base: str, path: str) -> list[Commit]:
+        """The commits after ``base`` that changed ``path`` (a file followed through renames, or a
+        folder), oldest first, each with the file's name in it."""
+        key = (base, path)
+        if key not in self._later:
+            follow = ["--follow"] if (self.root / path).is_file() else []
+            out = self._git("log", *follow, "--format=%x00%H%x00%ct%x00%s", "--name-only", f"{base}..HEAD", "--", path) or ""
+            commits: list[Commit] = []
+            current: list[str] | None = None
+            for block in out.split("\x00")[1:]:
+                current = (current or []) + [block]
+                if len(current) == 3:
+                    sha, when, rest = current
+                    subject, _, names = rest.partition("\n")
+                    names = [n.strip() for n in names.splitlines() if n.strip()]
+                    commits.append(Commit(sha, int(when or 0), subject.strip(), names[0] if names else path))
+                    current = None
+            self._later[key] = list(reversed(commits))
+        return self._later[key]
+
+    def renamed(self, base: str, path: str) -> tuple[str, Commit] | None:
+        """Where a file gone from the work tree went: its name after the renames since ``base``, and the
+        last commit that renamed it (None when it was not renamed, but deleted)."""
+        out = self._git("log", "-M", "--diff-filter=R", "--name-status", "--format=%x00%H%x00%ct%x00%s",
+                        f"{base}..HEAD") or ""
+        renames: list[tuple[str, str, Commit]] = []
+        commit = None
+        for line in out.splitlines():
+            if line.startswith("\x00"):
+                sha, when, subject = (line[1:].split("\x00") + ["", ""])[:3]
+                commit = Commit(sha, int(when or 0), subject, "")
+            elif line.startswith("R") and commit is not None:
+                parts = line.split("\t")
+                if len(parts) == 3:
+                    renames.append((parts[1], parts[2], commit))
+        name, last = path, None
+        for old, new, commit in reversed(renames):  # oldest first
+            if old == name:
+                name, last = new, commit
+        return (name, last) if last is not None and name != path else None
+
+    def worktree(self, path: str) -> str | None:
+        try:
+            return (self.root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+
+_histories: OrderedDict[tuple[str, str | None], History] = OrderedDict()
+_histories_lock = threading.Lock()
+
+
+def history(root: Path) -> History:
+    """The work tree's :class:`History` for its current HEAD, kept between calls (a server's hooks)."""
+    fresh = History(root)
+    key = (str(Path(root).resolve()), fresh.head)
+    with _histories_lock:
+        have = _histories.get(key)
+        if have is None:
+            _histories[key] = have = fresh
+            while len(_histories) > 8:
+                _histories.popitem(last=False)
+        return have
+
+
+# ------------------------------------------------------------------------------ the rule
+
+
+def _later_text(commits: list[Commit]) -> str | None:
+    if not commits:
+        return None
+    last = commits[-1]
+    many = f"{len(commits)} later commits" if len(commits) > 1 else "1 later commit"
+    return f"{many}, the last: {last.subject} ({last.label()})"
+
+
+def _first_without(h: History, commits: list[Commit], test, now_ok: bool) -> str:
+    """Which change made ``test`` false: the first later commit whose version fails it, or the working tree."""
+    for commit in commits[:WALK_MAX]:
+        text = h.content(commit.sha, commit.path)
+        if text is None or not test(text):
+            return commit.label()
+    if len(commits) > WALK_MAX:
+        return f"after {commits[WALK_MAX - 1].label()}"
+    return "uncommitted" if not now_ok else "a later commit"
+
+
+def check(h: History, node: KnowledgeNode, base: str | None, references: list[str] | None = None) -> list[Finding]:
+    """The node's references (or ``references``), each judged against ``base`` (the module docstring)."""
+    refs = node.references if references is None else references
+    if h.head is None or base is None or not refs:
+        return []
+    names, paths = mentions(f"{node.title}\n{node.content}")
+    return [_judge(h, base, ref, names, paths) for ref in refs]
+
+
+def _judge(h: History, base: str, ref: str, names: set[str], paths: set[str]) -> Finding:
+    path = reference_path(ref)
+    anchor = ref.split("#", 1)[1].strip() if "#" in ref else ""
+    commits = h.later(base, path)
+    later = _later_text(commits)
+    if (h.root / path).is_dir() or (h.content(base, path) is None and not (h.root / path).is_file()
+                                     and h._git("ls-tree", "-d", base, "--", path)):
+        return _judge_folder(h, base, ref, path, names, paths, later)
+    old_name = commits[0].path if commits else path
+    before = h.content(base, old_name) if commits else h.content(base, path)
+    if before is None:  # the file came after the node: nothing it said about it can have moved on
+        return Finding(ref, False, None, later)
+    now = h.worktree(path)
+    if now is None:
+        moved = h.renamed(base, path)
+        if moved is not None:
+            return Finding(ref, True, f"{path} was renamed to {moved[0]} ({moved[1].label()})", later)
+        gone = next((c.label() for c in commits if h.content(c.sha, c.path) is None), "uncommitted")
+        return Finding(ref, True, f"{path} is gone ({gone})", later)
+    if now == before:
+        return Finding(ref, False, None, later)
+    if anchor:
+        match = _LINES.match(anchor)
+        if match:
+            span = (int(match.group(1)), int(match.group(2) or match.group(1)))
+            return _judge_span(h, ref, path, commits, before, now, span, f"lines {span[0]}-{span[1]}", later)
+        old = symbol_span(before, anchor, path)
+        if old is not None:
+            if symbol_span(now, anchor, path) is None:
+                return Finding(ref, True, f"`{anchor}` is gone from {path} "
+                                          f"({_first_without(h, commits, lambda t: symbol_span(t, anchor, path) is not None, False)})",
+                               later)
+            return _judge_span(h, ref, path, commits, before, now, old, f"`{anchor}`", later)
+        if _holds(before, anchor.split(".")[-1]) and not _holds(now, anchor.split(".")[-1]):
+            return Finding(ref, True, f"`{anchor}` is gone from {path} "
+                                      f"({_first_without(h, commits, lambda t: _holds(t, anchor.split('.')[-1]), False)})",
+                           later)
+    gone = sorted(n for n in names if _holds(before, n) and not _holds(now, n))
+    if gone:
+        shown = ", ".join(f"`{n}`" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
+        when = _first_without(h, commits, lambda t: _holds(t, gone[0]), False)
+        verb = "is" if len(gone) == 1 else "are"
+        return Finding(ref, True, f"{shown} {verb} gone from {path} ({when})", later)
+    alike = difflib.SequenceMatcher(None, before.splitlines(), now.splitlines(), autojunk=False).ratio()
+    if alike < REWRITTEN:
+        return Finding(ref, True, f"most of {path} was rewritten ({round(100 * (1 - alike))}% of its lines differ"
+                                  f"{', uncommitted' if not commits else ''})", later)
+    return Finding(ref, False, None, later or ("uncommitted edits" if not commits else None))
+
+
+def _judge_span(h: History, ref: str, path: str, commits: list[Commit], before: str, now: str,
+                span: tuple[int, int], what: str, later: str | None) -> Finding:
+    """A span (lines, or a symbol's definition) followed from the base through each later commit."""
+    previous, where = before.splitlines(), span
+    for commit in commits[:WALK_MAX]:
+        text = h.content(commit.sha, commit.path)
+        lines = (text or "").splitlines()
+        moved = follow_span(previous, lines, where)
+        if moved is None:
+            return Finding(ref, True, f"{what} of {path} changed ({commit.label()})", later)
+        previous, where = lines, moved
+    if len(commits) > WALK_MAX:  # too many to walk: compare the base with now
+        moved = follow_span(before.splitlines(), now.splitlines(), span)
+        if moved is None:
+            return Finding(ref, True, f"{what} of {path} changed (after {commits[WALK_MAX - 1].label()})", later)
+        return Finding(ref, False, None, later)
+    moved = follow_span(previous, now.splitlines(), where)
+    if moved is None:
+        return Finding(ref, True, f"{what} of {path} changed (uncommitted)", later)
+    return Finding(ref, False, None, later)
+
+
+def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
+                  later: str | None) -> Finding:
+    """A folder: the mentioned paths under it that existed at the base and are gone now, then the
+    mentioned names its files held at the base and hold no more."""
+    for p in sorted(paths):
+        if (p == path or p.startswith(path + "/")) and h._git("cat-file", "-e", f"{base}:./{p}") is not None \
+                and not (h.root / p).exists():
+            return Finding(ref, True, f"{p} is gone from {path}", later)
+    if not names or later is None and not _dirty(h, path):
+        return Finding(ref, False, None, later)
+    wanted = sorted(names)
+    found_before = _grep(h, wanted, base, path)
+    if not found_before:
+        return Finding(ref, False, None, later)
+    found_now = _grep(h, sorted(found_before), None, path)
+    gone = sorted(found_before - found_now)
+    if gone:
+        shown = ", ".join(f"`{n}`" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
+        verb = "is" if len(gone) == 1 else "are"
+        return Finding(ref, True, f"{shown} {verb} gone from {path}/", later)
+    return Finding(ref, False, None, later)
+
+
+def _dirty(h: History, path: str) -> bool:
+    out = h._git("status", "--porcelain", "--", path)
+    return bool(out and out.strip())
+
+
+def _grep(h: History, names: list[str], rev: str | None, path: str) -> set[str]:
+    """Which of ``names`` a file under ``path`` holds as a whole word, at ``rev`` (None: the work tree)."""
+    found: set[str] = set()
+    for start in range(0, len(names), 200):
+        args = ["grep", "-I", "-h", "-o", "-w", "-F"]
+        for name in names[start:start + 200]:
+            args += ["-e", name]
+        out = h._git(*args, *([rev] if rev else []), "--", path) or ""
+        found.update(line.split(":", 1)[-1].strip() if rev else line.strip() for line in out.splitlines())
+    return found & set(names)
+
+
+# ------------------------------------------------------------------------------ for a store's nodes
+
+
+def judge(root: Path, store, nodes: list[KnowledgeNode],
+          references: dict[str, list[str]] | None = None) -> dict[str, list[Finding]]:
+    """Every node's references (or ``references[node id]``) judged, for ``analyze``, ``doctor``, the
+    edit hooks and session-start: node id -> its findings (nodes without references are left out)."""
+    h = history(Path(root))
+    wanted = [n for n in nodes if (references or {}).get(n.id, n.references)]
+    if h.head is None or not wanted:
+        return {}
+    bases = h.node_bases({n.id: store.rel(store.paths.node_file(n.type.value, n.id)) for n in wanted},
+                         {n.id: n.modified.timestamp() for n in wanted})
+    return {n.id: check(h, n, bases[n.id], (references or {}).get(n.id)) for n in wanted}

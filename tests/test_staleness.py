@@ -1,0 +1,290 @@
+"""Staleness that means something (issue 29): a node is stale when the code it talks about moved on
+(a name it mentions gone, its lines or symbol changed, its file mostly rewritten), decided from git
+history and the working tree; another later commit is information, not a flag. Real git
+repositories in temp dirs, with a clone, a checkout, a rebase and a rename."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from autology_mcp.knowledge.analyze import analyze
+from autology_mcp.knowledge.service import Autology
+from autology_mcp.knowledge.staleness import follow_span, judge, mentions
+
+RETRY = '''"""Retries."""
+
+MAX_ATTEMPTS = 5
+
+
+def backoff(attempt):
+    return 2 ** attempt
+
+
+def retry(call, retry_after=None):
+    for attempt in range(MAX_ATTEMPTS):
+        try:
+            return call()
+        except OSError:
+            sleep(retry_after or backoff(attempt))
+'''
+
+DECISION = ("## Context\nCalls fail.\n\n## Decision\nRetry with `backoff`, honour `retry_after`, at most `MAX_ATTEMPTS`.\n\n"
+            "## Alternatives\nNone.\n\n## Consequences\nSlower failures.")
+
+
+def git(root: Path, *args: str, when: str | None = None) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "T",
+           "GIT_COMMITTER_EMAIL": "t@e", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    if when:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True, env=env).stdout
+
+
+def commit(root: Path, message: str, when: str = "2030-01-01T00:00:00Z") -> None:
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", message, when=when)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "retry.py").write_text(RETRY)
+    (root / "src" / "other.py").write_text("x = 1\n")
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "the code", when="2020-01-01T00:00:00Z")
+    Autology.open(root).close()
+    return root
+
+
+def capture(root: Path, refs: list[str], content: str = DECISION, title: str = "Retry failed calls") -> str:
+    if "## Context" not in content:
+        content = f"## Context\nWhy.\n\n## Decision\n{content}\n\n## Alternatives\nNone.\n\n## Consequences\nSome."
+    service = Autology.open(root)
+    try:
+        return service.capture(title, content, type="decision", references=refs).id
+    finally:
+        service.close()
+
+
+def findings(root: Path, node_id: str) -> list:
+    service = Autology.open(root)
+    try:
+        return judge(root, service.store, [service.store.get(node_id)]).get(node_id, [])
+    finally:
+        service.close()
+
+
+def only(root: Path, node_id: str):
+    found = findings(root, node_id)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def edit(root: Path, old: str, new: str, path: str = "src/retry.py") -> None:
+    file = root / path
+    text = file.read_text()
+    assert old in text
+    file.write_text(text.replace(old, new))
+
+
+# ------------------------------------------------------------------------------ the parts
+
+
+def test_what_a_node_mentions() -> None:
+    names, paths = mentions("Use `HTTPAdapter.max_retries` in `src/net/` and retry_after, "
+                            "not e.g. the Session or `requests.sessions`; MAX_RETRIES; camelCase.")
+    assert {"max_retries", "retry_after", "MAX_RETRIES", "camelCase"} <= names
+    assert not {"Session", "e.g", "sessions", "requests"} & names
+    assert paths == {"src/net"}
+
+
+def test_a_span_moves_with_lines_added_above_and_breaks_when_its_lines_change() -> None:
+    before = ["a", "b", "c", "d", "e"]
+    assert follow_span(before, ["new", "a", "b", "c", "d", "e"], (2, 4)) == (3, 5)
+    assert follow_span(before, ["a", "b", "c", "d", "e", "tail"], (2, 4)) == (2, 4)
+    assert follow_span(before, ["a", "b", "C", "d", "e"], (2, 4)) is None
+    assert follow_span(before, ["a", "b", "x", "c", "d", "e"], (2, 4)) is None  # inserted inside
+    assert follow_span(before, ["a", "e"], (2, 4)) is None
+
+
+# ------------------------------------------------------------------------------ the rule
+
+
+def test_a_later_commit_that_keeps_what_the_node_says_is_information_not_a_flag(repo: Path) -> None:
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record the decision")
+    assert only(repo, node).stale is False and only(repo, node).later is None
+    edit(repo, '"""Retries."""', '"""Retries, with a docstring that says more."""')
+    commit(repo, "Say more in the docstring")
+    f = only(repo, node)
+    assert f.stale is False
+    assert f.later.startswith("1 later commit, the last: Say more in the docstring (")
+    assert kinds(repo) == []
+
+
+def test_a_name_the_node_mentions_gone_is_stale_and_names_the_commit(repo: Path) -> None:
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record the decision")
+    edit(repo, "retry_after or ", "")
+    edit(repo, "def retry(call, retry_after=None):", "def retry(call):")
+    commit(repo, "Drop the retry_after hint")
+    sha = git(repo, "rev-parse", "--short=9", "HEAD").strip()
+    f = only(repo, node)
+    assert f.stale and f.why == f"`retry_after` is gone from src/retry.py ({sha}, 2030-01-01)"
+    assert kinds(repo) == [("stale", node)]
+
+
+def test_a_rewritten_file_is_stale(repo: Path) -> None:
+    node = capture(repo, ["src/other.py"], content="Other holds one constant.")
+    commit(repo, "record")
+    (repo / "src" / "other.py").write_text("".join(f"value_{i} = {i}\n" for i in range(10)))
+    commit(repo, "Rewrite other")
+    f = only(repo, node)
+    assert f.stale and f.why.startswith("most of src/other.py was rewritten")
+
+
+def test_a_line_range_follows_its_lines_and_is_stale_when_they_change(repo: Path) -> None:
+    node = capture(repo, ["src/retry.py#L6-7"], content="backoff doubles each attempt.")  # def backoff + return
+    commit(repo, "record")
+    edit(repo, '"""Retries."""', '"""Retries."""\n\nimport time\n')  # two lines above the span
+    commit(repo, "Import time")
+    assert only(repo, node).stale is False
+    edit(repo, "    return 2 ** attempt", "    return 3 ** attempt")
+    commit(repo, "Triple instead")
+    sha = git(repo, "rev-parse", "--short=9", "HEAD").strip()
+    assert only(repo, node).why == f"lines 6-7 of src/retry.py changed ({sha}, 2030-01-01)"
+
+
+def test_a_symbol_is_stale_when_its_definition_changes_or_goes(repo: Path) -> None:
+    node = capture(repo, ["src/retry.py#backoff"], content="backoff doubles each attempt.")
+    commit(repo, "record")
+    edit(repo, "            return call()", "            return call()  # the call")  # in retry, not backoff
+    commit(repo, "Comment retry")
+    assert only(repo, node).stale is False
+    edit(repo, "    return 2 ** attempt", "    return min(60, 2 ** attempt)")
+    commit(repo, "Cap backoff")
+    assert only(repo, node).why.startswith("`backoff` of src/retry.py changed (")
+    edit(repo, "def backoff(attempt):\n    return min(60, 2 ** attempt)\n", "")
+    edit(repo, "retry_after or backoff(attempt)", "retry_after or 1")
+    assert only(repo, node).why == "`backoff` is gone from src/retry.py (uncommitted)"
+
+
+def test_uncommitted_edits_count(repo: Path) -> None:
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record")
+    edit(repo, "MAX_ATTEMPTS", "ATTEMPTS")  # every use
+    f = only(repo, node)
+    assert f.stale and f.why == "`MAX_ATTEMPTS` is gone from src/retry.py (uncommitted)"
+    git(repo, "checkout", "--", "src/retry.py")
+    assert only(repo, node).stale is False
+
+
+def test_a_folder_reference_is_stale_when_a_name_it_held_is_gone(repo: Path) -> None:
+    node = capture(repo, ["src"])
+    commit(repo, "record")
+    edit(repo, "def backoff(attempt):\n    return 2 ** attempt\n", "def delay(attempt):\n    return 2 ** attempt\n")
+    edit(repo, "backoff(attempt))", "delay(attempt))")
+    commit(repo, "Rename backoff to delay")
+    f = only(repo, node)
+    assert f.stale and f.why == "`backoff` is gone from src/"
+
+
+def test_a_fresh_clone_a_checkout_and_new_mtimes_change_nothing(repo: Path, tmp_path: Path) -> None:
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record")
+    edit(repo, '"""Retries."""', '"""Retries!"""')
+    commit(repo, "Punctuation")
+    before = only(repo, node)
+    assert before.stale is False and before.later
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    assert only(clone, node) == before  # every file's mtime is new in a clone
+    git(repo, "checkout", "-q", "-b", "side", "HEAD~1")
+    git(repo, "checkout", "-q", "main")
+    os.utime(repo / "src" / "retry.py")
+    assert only(repo, node) == before
+
+
+def test_a_rebase_keeps_the_node_after_the_code_it_saw(repo: Path) -> None:
+    """A rebase gives the node's commit and the code's commits new dates; the node still comes after
+    the code it was written against, so nothing it describes is "later"."""
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "src" / "retry.py").write_text(RETRY.replace("MAX_ATTEMPTS = 5", "MAX_ATTEMPTS = 5\nJITTER = 0.1"))
+    commit(repo, "Add jitter", when="2021-01-01T00:00:00Z")
+    node = capture(repo, ["src/retry.py"], content="Retries add `JITTER` to the `backoff`.")
+    commit(repo, "record the jitter decision", when="2021-01-02T00:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    (repo / "src" / "other.py").write_text("x = 2\n")
+    commit(repo, "Main moves on", when="2021-06-01T00:00:00Z")
+    git(repo, "checkout", "-q", "feature")
+    git(repo, "rebase", "-q", "main", when="2031-01-01T00:00:00Z")  # committer dates now after everything
+    f = only(repo, node)
+    assert f.stale is False and f.later is None
+
+
+def test_a_renamed_file_is_named_with_its_new_path(repo: Path) -> None:
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record")
+    git(repo, "mv", "src/retry.py", "src/backoff.py")
+    commit(repo, "Move retry to backoff")
+    sha = git(repo, "rev-parse", "--short=9", "HEAD").strip()
+    assert only(repo, node).why == f"src/retry.py was renamed to src/backoff.py ({sha}, 2030-01-01)"
+    found = analyze(Autology.open(repo).store, ["references"])["categories"]["references"]["findings"]
+    assert [(f["kind"], f["detail"]) for f in found] == [
+        ("missing_file", f"references src/retry.py, which does not exist: src/retry.py was renamed to src/backoff.py "
+                         f"({sha}, 2030-01-01)")]
+
+
+def test_outside_git_nothing_is_stale(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "retry.py").write_text(RETRY)
+    Autology.open(root).close()
+    node = capture(root, ["src/retry.py"])
+    (root / "src" / "retry.py").write_text("")
+    assert findings(root, node) == []
+
+
+def kinds(root: Path) -> list[tuple[str, str]]:
+    service = Autology.open(root)
+    try:
+        report = analyze(service.store, ["references"])
+    finally:
+        service.close()
+    return [(f["kind"], f["id"]) for f in report["categories"]["references"]["findings"]]
+
+
+def test_this_repository_is_judged_without_error() -> None:
+    """The rule runs over the project's own decision log (the figures are in docs/benchmarks.md)."""
+    repo = Path(__file__).resolve().parents[1]
+    if shutil.which("git") is None or not (repo / ".git").exists():
+        pytest.skip("not a git checkout")
+    service = Autology.open(repo)
+    try:
+        nodes = list(service.store.index.all_nodes())
+        judged = judge(repo, service.store, nodes)
+    finally:
+        service.close()
+    assert judged and all(f.why for fs in judged.values() for f in fs if f.stale)
+
+
+def test_doctor_names_what_moved_on_without_failing(repo: Path) -> None:
+    from autology_mcp.knowledge.doctor import diagnose
+
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record")
+    edit(repo, "MAX_ATTEMPTS", "ATTEMPTS")
+    commit(repo, "Rename the constant")
+    service = Autology.open(repo)
+    try:
+        report = diagnose(service.store)
+    finally:
+        service.close()
+    assert report.ok
+    assert any(node[:8] in note and "`MAX_ATTEMPTS` is gone from src/retry.py (" in note for note in report.notes)
