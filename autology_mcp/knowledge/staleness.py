@@ -16,7 +16,9 @@ uncommitted edits count):
 - ``path`` (a file) or a folder: stale when a name, path or identifier the node's text mentions
   (in backticks, or shaped like one: ``retry_after``, ``HTTPAdapter``, ``a.b``), which the
   referenced code held at the base, is gone from it now; or, for a file, when most of it was
-  rewritten (more than half of its lines). Any other later commit is information, not a flag:
+  rewritten (more than half of the lines the node saw are gone) and nothing the node names is still
+  in it (a name it gives that the file kept says the node still holds). Any other later commit is
+  information, not a flag:
   "3 later commits, the last: <subject>".
 
 A flag names what changed: the name or the lines, and the commit that changed them (the first
@@ -35,7 +37,7 @@ import difflib
 import re
 import subprocess
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,7 +46,7 @@ from autology_mcp.knowledge.references import reference_path
 
 GIT_TIMEOUT = 5.0
 WALK_MAX = 30  # later commits looked at one by one to name the one that changed something
-REWRITTEN = 0.5  # a file whose lines are less than this alike (difflib's ratio) was rewritten
+REWRITTEN = 0.5  # a file more than this share of whose lines (those the node saw) are gone was rewritten
 _LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
 _TICKS = re.compile(r"`([^`\n]{2,120})`")
 # an identifier a prose word is not: snake_case, camelCase or PascalCase with an inner capital, dotted
@@ -110,8 +112,40 @@ def _is_shaped(name: str) -> bool:
     return len(name) >= 3 and ("_" in name.strip("_") or any(c.isupper() for c in name[1:]))
 
 
+_WORDS = re.compile(r"[A-Za-z0-9_]+")
+_word_sets: OrderedDict[int, tuple[str, frozenset[str]]] = OrderedDict()
+_word_lock = threading.Lock()
+
+
+def words_of(content: str) -> frozenset[str]:
+    """The identifier-like words of a text (kept for the last few texts: one file is asked about often)."""
+    key = id(content)
+    with _word_lock:
+        have = _word_sets.get(key)
+        if have is not None and have[0] is content:
+            return have[1]
+    found = frozenset(_WORDS.findall(content))
+    with _word_lock:
+        _word_sets[key] = (content, found)
+        while len(_word_sets) > 256:
+            _word_sets.popitem(last=False)
+    return found
+
+
 def _holds(content: str, name: str) -> bool:
-    return re.search(r"(?<![\w])" + re.escape(name) + r"(?![\w])", content) is not None
+    """Whether ``content`` holds ``name`` as a whole word (``name`` has no dots: :func:`mentions`)."""
+    return name in words_of(content)
+
+
+def rewritten_share(before: str, now: str) -> float:
+    """The share of the lines the node saw (blank lines aside) that are no longer in the file, as a
+    multiset: 0 when every one is still there, 1 when none is (moved lines count as kept)."""
+    old = Counter(line.strip() for line in before.splitlines() if line.strip())
+    total = sum(old.values())
+    if not total:
+        return 0.0
+    new = Counter(line.strip() for line in now.splitlines() if line.strip())
+    return 1.0 - sum((old & new).values()) / total
 
 
 # ------------------------------------------------------------------------------ symbols and spans
@@ -172,10 +206,12 @@ class History:
         self.root = Path(root)
         self.head = self._git("rev-parse", "HEAD")
         self.head = self.head.strip() if self.head else None
+        self.prefix = (self._git("rev-parse", "--show-prefix") or "").strip() if self.head else ""
         self._node_commits: dict[tuple[str, ...], dict[str, str]] = {}
         self._at: dict[int, str | None] = {}
         self._contents: OrderedDict[tuple[str, str], str | None] = OrderedDict()
-        self._later: dict[tuple[str, str], list[Commit]] = {}
+        self._logs: dict[str, list[tuple[Commit, frozenset[str]]]] = {}
+        self._batch: subprocess.Popen | None = None
         self._lock = threading.Lock()
 
     def _git(self, *args: str) -> str | None:
@@ -205,8 +241,7 @@ class History:
                     last[line.strip()] = sha
             self._node_commits[folders] = last
         status = self._git("status", "--porcelain", "--no-renames", "--untracked-files=all", "--", *folders) or ""
-        prefix = (self._git("rev-parse", "--show-prefix") or "").strip()
-        dirty = {line[3:].strip().strip('"').removeprefix(prefix) for line in status.splitlines() if len(line) > 3}
+        dirty = {line[3:].strip().strip('"').removeprefix(self.prefix) for line in status.splitlines() if len(line) > 3}
         return {i: self._before(modified.get(i, 0.0)) if f in dirty or f not in last else last[f]
                 for i, f in own_files.items()}
 
@@ -218,38 +253,64 @@ class History:
         return self._at[key]
 
     def content(self, rev: str, path: str) -> str | None:
-        """A file's text at a commit (None when it is not there)."""
+        """A file's text at a commit (None when it is not there), read through one ``git cat-file
+        --batch`` kept open for this HEAD."""
         key = (rev, path)
         with self._lock:
             if key in self._contents:
                 self._contents.move_to_end(key)
                 return self._contents[key]
-        text = self._git("show", f"{rev}:./{path}")
-        with self._lock:
+            text = self._cat(f"{rev}:{self.prefix}{path}")
             self._contents[key] = text
             while len(self._contents) > 512:
                 self._contents.popitem(last=False)
         return text
 
+    def _cat(self, spec: str) -> str | None:
+        try:
+            if self._batch is None or self._batch.poll() is not None:
+                self._batch = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.root, stdin=subprocess.PIPE,
+                                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            assert self._batch.stdin is not None and self._batch.stdout is not None
+            self._batch.stdin.write(spec.encode() + b"\n")
+            self._batch.stdin.flush()
+            header = self._batch.stdout.readline().decode(errors="replace").split()
+            if len(header) != 3 or header[1] != "blob":
+                return None
+            data = self._batch.stdout.read(int(header[2]) + 1)[:-1]
+            return data.decode("utf-8", errors="replace")
+        except (OSError, ValueError, AssertionError):
+            self._batch = None
+            return None
+
+    def close(self) -> None:
+        if self._batch is not None:
+            try:
+                self._batch.stdin.close()  # type: ignore[union-attr]
+                self._batch.wait(timeout=2)
+            except (OSError, subprocess.SubprocessError):
+                self._batch.kill()
+            self._batch = None
+
     def later(self, base: str, path: str) -> list[Commit]:
-        """The commits after ``base`` that changed ``path`` (a file followed through renames, or a
-        folder), oldest first, each with the file's name in it."""
-        key = (base, path)
-        if key not in self._later:
-            follow = ["--follow"] if (self.root / path).is_file() else []
-            out = self._git("log", *follow, "--format=%x00%H%x00%ct%x00%s", "--name-only", f"{base}..HEAD", "--", path) or ""
-            commits: list[Commit] = []
-            current: list[str] | None = None
-            for block in out.split("\x00")[1:]:
-                current = (current or []) + [block]
-                if len(current) == 3:
-                    sha, when, rest = current
-                    subject, _, names = rest.partition("\n")
-                    names = [n.strip() for n in names.splitlines() if n.strip()]
-                    commits.append(Commit(sha, int(when or 0), subject.strip(), names[0] if names else path))
-                    current = None
-            self._later[key] = list(reversed(commits))
-        return self._later[key]
+        """The commits after ``base`` that changed ``path`` (a file, or any file under a folder), oldest
+        first. One walk of ``base..HEAD`` per base, whatever the paths asked about."""
+        log = self._logs.get(base)
+        if log is None:
+            out = self._git("log", "--no-renames", "--format=%x00%H%x00%ct%x00%s", "--name-only", "--relative",
+                            f"{base}..HEAD") or ""
+            log = []
+            fields = out.split("\x00")[1:]
+            for at in range(0, len(fields) - 2, 3):
+                sha, when, rest = fields[at:at + 3]
+                subject, _, names = rest.partition("\n")
+                log.append((Commit(sha, int(when or 0), subject.strip(), ""),
+                            frozenset(n.strip() for n in names.splitlines() if n.strip())))
+            log.reverse()  # oldest first
+            self._logs[base] = log
+        prefix = path.rstrip("/") + "/"
+        return [Commit(c.sha, c.when, c.subject, path) for c, files in log
+                if path in files or any(f.startswith(prefix) for f in files)]
 
     def renamed(self, base: str, path: str) -> tuple[str, Commit] | None:
         """Where a file gone from the work tree went: its name after the renames since ``base``, and the
@@ -292,7 +353,9 @@ def history(root: Path) -> History:
         if have is None:
             _histories[key] = have = fresh
             while len(_histories) > 8:
-                _histories.popitem(last=False)
+                _histories.popitem(last=False)[1].close()
+        else:
+            fresh.close()
         return have
 
 
@@ -370,10 +433,11 @@ def _judge(h: History, base: str, ref: str, names: set[str], paths: set[str]) ->
         when = _first_without(h, commits, lambda t: _holds(t, gone[0]), False)
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{shown} {verb} gone from {path} ({when})", later)
-    alike = difflib.SequenceMatcher(None, before.splitlines(), now.splitlines(), autojunk=False).ratio()
-    if alike < REWRITTEN:
-        return Finding(ref, True, f"most of {path} was rewritten ({round(100 * (1 - alike))}% of its lines differ"
-                                  f"{', uncommitted' if not commits else ''})", later)
+    share = rewritten_share(before, now)
+    kept = [n for n in names if _holds(before, n) and _holds(now, n)]
+    if share > REWRITTEN and not kept:  # a name the node gives that is still there says it still holds
+        return Finding(ref, True, f"most of {path} was rewritten ({round(100 * share)}% of the lines the node saw are "
+                                  f"gone{', uncommitted' if not commits else ''})", later)
     return Finding(ref, False, None, later or ("uncommitted edits" if not commits else None))
 
 
