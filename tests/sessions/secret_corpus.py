@@ -3,10 +3,79 @@ lines, config files, headers, URLs, prose and multi-line keys. Every secret is g
 fixed seed (none is real), so the corpus is the same on every run and holds nothing a scanner of
 this repository would flag as a leaked credential.
 
-``CORPUS`` (tuned on) and ``HELD_OUT`` (never tuned on) are lists of :class:`Form`: a name, the messages of a session that hold the secret (most
-forms are one message; a PEM key whose END line comes in a later message is two), and the secret
-strings that must not survive. Used by tests/sessions/test_sessions_redaction.py and
-bench/redaction.py.
+``CORPUS`` (tuned on), ``HELD_OUT`` (written after the rules of issue 13 and not tuned on then; the
+4 of its forms that leaked, redis-cli ``-a``, a bare Vault ``hvs.`` token, a docker config.json
+``auth`` value and an API key in prose, were tuned on in issue 29) and ``FRESH`` (issue 29: a second
+held-out set, written from vendors' documentation of credential formats before the rules of issue 29
+were changed, and never tuned on) are lists of :class:`Form`: a name, the messages of a session that
+hold the secret (most forms are one message; a PEM key whose END line comes in a later message is
+two), and the secret strings that must not survive. Used by tests/sessions/test_sessions_redaction.py
+and bench/redaction.py.
+
+Where each ``FRESH`` form's format and context come from (read 2026-11-25):
+
+- GitLab runner authentication token ``glrt-``, passed to ``gitlab-runner register --token``:
+  https://docs.gitlab.com/ee/security/token_overview.html and gitlab-org/gitlab issue 383198
+  (the ``glrt-`` prefix).
+- Slack app-level token ``xapp-`` given to Bolt's Socket Mode handler:
+  https://api.slack.com/authentication/token-types (app-level tokens; the ``xapp-`` prefix as
+  Salesforce's Slack app metadata type documents it).
+- DigitalOcean ``dop_v1_`` token on doctl's global ``--access-token`` flag:
+  https://docs.digitalocean.com/reference/doctl/reference/auth/init/
+- Linear personal API key ``lin_api_`` sent as the whole ``Authorization`` header, no ``Bearer``:
+  https://linear.app/developers/graphql (as quoted by unified.to's Linear API key guide).
+- Okta API token in the ``SSWS`` authorization scheme:
+  https://developer.okta.com/docs/guides/create-an-api-token/
+- age identity ``AGE-SECRET-KEY-1…`` (Bech32) as age-keygen writes it:
+  https://man.archlinux.org/man/age-keygen.1.en
+- Azure Storage SAS URL, the ``sig=`` signature URL-encoded:
+  https://learn.microsoft.com/en-us/training/modules/configure-storage-security/4-identify-uri-sas-parameters
+- Tailscale auth key ``tskey-auth-`` on ``tailscale up --authkey``:
+  https://tailscale.com/kb/1085/auth-keys
+- PostgreSQL password file line ``hostname:port:database:username:password``:
+  https://www.postgresql.org/docs/current/libpq-pgpass.html
+- Oracle JDBC thin URL with ``user/password@``:
+  https://docs.oracle.com/cd/E82638_01/jajdb/oracle/jdbc/OracleDriver.html
+- Microsoft JDBC URL with ``password=…;``:
+  https://learn.microsoft.com/en-us/sql/connect/jdbc/building-the-connection-url
+- Postman API key ``PMAK-<24 hex>-<34 hex>`` given to ``postman login --with-api-key``:
+  https://learning.postman.com/docs/developer/postman-api/authentication/ (the key and the CLI);
+  the ``PMAK-`` shape from GitGuardian's Postman detector page (Postman's page does not show one).
+- Grafana service account token ``glsa_…_<8 hex>`` as the Terraform provider's ``auth``:
+  https://grafana.com/docs/learning-paths/configure-grafana-terraform/install-provider (the shape
+  from the grafana-operator docs' example secret).
+- New Relic license key (40 characters, ``…NRAL``) in newrelic.yml's ``license_key``:
+  https://docs.newrelic.com/docs/accounts/accounts-billing/account-setup/new-relic-license-key
+- Notion integration secret ``ntn_`` passed to the SDK's ``Client(auth=…)``:
+  https://developers.notion.com/reference/authentication (the ``ntn_`` prefix from Airbyte's
+  Notion connector docs).
+- crates.io token on ``cargo login <token>``: https://doc.rust-lang.org/cargo/commands/cargo-login.html
+  (the ``cio`` prefix of current crates.io tokens is from memory, not from a page read here).
+- Cloudflare Global API key in ``X-Auth-Key`` (new keys are ``cfk_`` + 40 + checksum):
+  https://developers.cloudflare.com/fundamentals/api/get-started/keys/ and
+  https://developers.cloudflare.com/fundamentals/api/get-started/token-formats
+- Twilio API key secret passed positionally to ``Client(api_key_sid, api_key_secret, account_sid)``:
+  https://www.twilio.com/docs/iam/api-keys (and TwilioDevEd/api-snippets' api-auth example).
+- ``htpasswd -b file user password``: https://httpd.apache.org/docs/2.4/programs/htpasswd.html
+- ``keytool … -storepass … -keypass …``: https://docs.oracle.com/en/java/javase/17/docs/specs/man/keytool.html
+  (IBM's keytool docs warn the passwords are then on the command line).
+- ``CREATE ROLE … LOGIN PASSWORD '…'``: https://www.postgresql.org/docs/current/sql-createrole.html
+- ``CREATE USER '…'@'%' IDENTIFIED BY '…'``: https://dev.mysql.com/doc/refman/8.0/en/create-user.html
+- ``az login --service-principal -u <app id> -p <client secret> --tenant …`` (client secrets hold
+  ``~``): https://learn.microsoft.com/en-us/cli/azure/authenticate-azure-cli-service-principal
+- mongosh ``db.auth("user", "cleartext password")``:
+  https://www.mongodb.com/docs/manual/tutorial/authenticate-a-user/
+- Vault token of the 1.0-1.9 format (``s.`` service token) on ``vault login``:
+  https://developer.hashicorp.com/vault/docs/upgrading/upgrade-to-1.0.0
+- Doppler service token ``dp.st.<config>.`` set with ``doppler configure set token``:
+  https://docs.doppler.com/reference/api (token kinds) and Dokploy's Doppler page (the prefixes).
+- PyPI API token (``pypi-AgEIcHlwaS5vcmc…``) in ~/.pypirc under ``username = __token__``:
+  https://packaging.python.org/en/latest/specifications/pypirc/
+- Google app password (16 letters, shown in four groups) in prose:
+  https://support.google.com/accounts/answer/185833
+- kubeconfig ``client-key-data`` (a base64 PEM key):
+  https://kubernetes.io/docs/concepts/configuration/organize-cluster-access-kubeconfig/
+- requests' ``auth=("user", "password")`` tuple: https://requests.readthedocs.io/en/latest/user/authentication/
 """
 
 from __future__ import annotations
@@ -154,6 +223,84 @@ def _held_out() -> list[Form]:
     return forms
 
 
+def _fresh() -> list[Form]:
+    """Issue 29's second held-out set: credential formats as their vendors document them, in the
+    contexts they take in coding sessions, none a form of :data:`CORPUS` or :data:`HELD_OUT`.
+    Written (and committed) before the rules were changed for issue 29 and never tuned on. Its own
+    random generator, so the other two sets are unchanged."""
+    rng = random.Random(20261125)
+    forms: list[Form] = []
+
+    def pick(alphabet: str, n: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    def password() -> str:
+        return pick(string.ascii_letters, 5) + pick(string.digits, 2) + pick("#%*-_!", 1) + pick(ALNUM, 4)
+
+    def add(name: str, template: str, *values: str, secrets: tuple[str, ...] | None = None) -> None:
+        """A one-message form; its secrets are all the values unless named (an id or a public
+        certificate beside the secret is not one)."""
+        forms.append(Form(name, (template.format(*values),), values if secrets is None else secrets))
+
+    bech32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+    add("gitlab runner token on register", "gitlab-runner register --non-interactive --url https://gitlab.com --token {} --executor docker",
+        "glrt-" + pick(ALNUM + "_-", 20))
+    add("slack app-level token in bolt", 'SocketModeHandler(app, "{}").start()',
+        "xapp-1-A" + pick(UPPER, 10) + "-" + pick(string.digits, 13) + "-" + pick(HEX, 64))
+    add("digitalocean token on --access-token", "doctl compute droplet list --access-token {}", "dop_v1_" + pick(HEX, 64))
+    add("linear key as the whole Authorization header",
+        "curl -X POST https://api.linear.app/graphql -H 'Content-Type: application/json' -H 'Authorization: {}' --data '{{\"query\": \"{{ viewer {{ id }} }}\"}}'",
+        "lin_api_" + pick(ALNUM, 40))
+    add("okta SSWS header", 'curl -H "Authorization: SSWS {}" https://dev-123456.okta.com/api/v1/users', "00" + pick(ALNUM + "_-", 40))
+    add("age identity file", "$ cat key.txt\n# created: 2026-11-25T10:30:45+01:00\n# public key: age1" + pick(bech32.lower(), 58) + "\n{}",
+        "AGE-SECRET-KEY-1" + pick(bech32, 58))
+    sig = base64.b64encode(bytes(rng.randrange(256) for _ in range(32))).decode().replace("+", "%2B").replace("/", "%2F").replace("=", "%3D")
+    add("azure SAS url signature",
+        'azcopy copy ./dump.tar "https://shopdata.blob.core.windows.net/backups/dump.tar?sv=2022-11-02&ss=b&srt=co&sp=rwc&se=2026-12-01T00:00:00Z&spr=https&sig={}"',
+        sig)
+    add("tailscale auth key", "tailscale up --authkey={} --ssh", "tskey-auth-k" + pick(ALNUM, 11) + "-" + pick(ALNUM, 33))
+    add("pgpass line", "echo 'db.internal:5432:shop:app:{}' >> ~/.pgpass && chmod 600 ~/.pgpass", password())
+    add("oracle jdbc url with user/password", 'String url = "jdbc:oracle:thin:scott/{}@//db.internal:1521/ORCLPDB1";', password())
+    add("sql server jdbc url with password=", "spring.datasource.url=jdbc:sqlserver://db.internal:1433;databaseName=shop;user=sa;password={};encrypt=true",
+        password())
+    add("postman cli login", "postman login --with-api-key {}", "PMAK-" + pick(HEX, 24) + "-" + pick(HEX, 34))
+    add("grafana token as terraform auth", 'provider "grafana" {{\n  url  = "https://shop.grafana.net/"\n  auth = "{}"\n}}',
+        "glsa_" + pick(ALNUM, 32) + "_" + pick(HEX, 8))
+    add("new relic license key in newrelic.yml", "common: &default_settings\n  license_key: '{}'\n  app_name: shop-api", pick(HEX, 36) + "NRAL")
+    add("notion secret in Client(auth=)", 'notion = Client(auth="{}")', "ntn_" + pick(string.digits, 11) + pick(ALNUM, 35))
+    add("cargo login token", "cargo login {}", "cio" + pick(ALNUM, 32))
+    add("cloudflare X-Auth-Key header",
+        'curl https://api.cloudflare.com/client/v4/zones -H "X-Auth-Email: ops@example.com" -H "X-Auth-Key: {}"',
+        "cfk_" + pick(ALNUM, 40) + pick(HEX, 8))
+    api_key_secret = pick(ALNUM, 32)
+    add("twilio api key secret, positional", 'client = Client("SK{}", "{}", "AC{}")', pick(HEX, 32), api_key_secret, pick(HEX, 32),
+        secrets=(api_key_secret,))
+    add("htpasswd -b", "htpasswd -b -c /etc/nginx/.htpasswd admin {}", password())
+    pw = password()
+    add("keytool -storepass", "keytool -genkeypair -alias app -keyalg RSA -keystore app.p12 -storepass {} -keypass {}", pw, pw,
+        secrets=(pw,))
+    add("postgres CREATE ROLE PASSWORD", "CREATE ROLE app WITH LOGIN PASSWORD '{}';", password())
+    add("mysql IDENTIFIED BY", "CREATE USER 'shop'@'%' IDENTIFIED BY '{}';", password())
+    add("az login service principal -p", "az login --service-principal -u 3f2c9a1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b -p {} --tenant contoso.onmicrosoft.com",
+        pick(ALNUM, 3) + "8Q~" + pick(ALNUM + "_.~-", 34))
+    add("mongosh db.auth", 'use admin\ndb.auth("siteAdmin", "{}")', password())
+    add("vault login with an s. token", "vault login {}", "s." + pick(ALNUM, 24))
+    add("doppler service token set", "doppler configure set token {} --scope /srv/shop", "dp.st.prd." + pick(ALNUM, 40))
+    add("pypi token in .pypirc", "[pypi]\n  username = __token__\n  password = {}\n",
+        "pypi-AgEIcHlwaS5vcmc" + pick(ALNUM + "_-", 150))
+    groups = [pick(string.ascii_lowercase, 4) for _ in range(4)]
+    forms.append(Form("google app password in prose", (f"the gmail app password for the deploy bot is {' '.join(groups)}",), tuple(groups)))
+    key_pem = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(pick(B64, 64) for _ in range(6)) + "\n-----END RSA PRIVATE KEY-----\n"
+    key_data = base64.b64encode(key_pem.encode()).decode()
+    add("kubeconfig client-key-data",
+        "users:\n- name: admin\n  user:\n    client-certificate-data: {}\n    client-key-data: {}",
+        base64.b64encode(("-----BEGIN CERTIFICATE-----\n" + pick(B64, 64) + "\n-----END CERTIFICATE-----\n").encode()).decode(),
+        key_data, secrets=(key_data,))
+    add("requests auth tuple", 'r = requests.get("https://ci.example.com/api/json", auth=("deploy", "{}"))', password())
+    return forms
+
+
 CORPUS = _forms()
 HELD_OUT = _held_out()
+FRESH = _fresh()
 ALL_SECRETS = tuple(s for form in CORPUS + HELD_OUT for s in form.secrets)
