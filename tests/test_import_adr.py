@@ -111,7 +111,7 @@ def test_a_record_citing_another_is_related_to_it(tmp_path: Path, capsys):
         service.close()
 
 
-from hypothesis import given, settings  # noqa: E402
+from hypothesis import assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from autology_mcp.knowledge.import_adr import parse_record  # noqa: E402
@@ -129,3 +129,101 @@ def test_citations_are_the_numbers_cited_other_than_its_own(own, cited, forms, n
         form.format(n=n) for form, n in zip(forms, cited))
     record = parse_record(Path(f"{own:04d}-title.md"), text)
     assert set(record.cites) == set(cited) - {own}
+
+
+# ------------------------------------------------------------------ fenced code (issue 29)
+
+FENCED_RECORD = """## Status
+
+Accepted
+
+## Context
+
+We build with make:
+
+```sh
+# build everything
+make all
+## Decision
+* Status: superseded
+```
+
+````markdown
+```
+## Alternatives
+```
+## Status
+````
+
+   ~~~
+## Consequences
+   ~~~~
+
+## Decision Outcome
+
+Chosen: make.
+
+```md
+### Consequences
+not these
+```
+
+### Consequences
+
+* Good, because builds are fast.
+"""
+
+
+def test_headings_inside_fenced_code_are_not_sections_nor_the_title(tmp_path: Path, capsys):
+    """Issue 29: a `## ` line inside fenced code (``` or ~~~, longer fences, indented up to three
+    spaces, CommonMark) was taken for a section, and a shell comment `# ...` for the title."""
+    root = tmp_path / "project"
+    adr = root / "docs" / "adr"
+    adr.mkdir(parents=True)
+    (adr / "0007-use-make.md").write_text(FENCED_RECORD)
+    record = parse_record(adr / "0007-use-make.md", FENCED_RECORD)
+    assert record.title == "0007-use-make"  # no `# ` heading outside code: the file's name, not "build everything"
+    assert record.status == "active" and record.superseded_by is None
+    context = record.content.split("## Context\n\n", 1)[1].split("\n\n## Decision\n\n", 1)[0]
+    assert context.startswith("We build with make:\n\n```sh\n# build everything\n") and context.endswith("## Consequences\n   ~~~~")
+    decision = record.content.split("\n\n## Decision\n\n", 1)[1].split("\n\n## Alternatives\n\n", 1)[0]
+    assert decision == "**Decision Outcome**\n\nChosen: make.\n\n```md\n### Consequences\nnot these\n```"
+    assert "\n\n## Alternatives\n\n(not recorded in the original ADR)\n\n## Consequences\n\n**Consequences**\n\n" \
+           "* Good, because builds are fast.\n\n_Imported" in record.content
+    assert missing_adr_sections(record.content) == []
+    dry = run(capsys, root)
+    assert dry["counts"] == {"create": 1}
+
+
+_INNER_LINES = ["## Decision", "## Status", "## Consequences", "### Consequences", "# Title", "## Other", "#comment",
+                "* Status: superseded", "Superseded by 3", "```", "~~~", "``", "~~", "    ````", "  ``` x", "", "text"]
+
+
+def _closes(line: str, char: str, length: int) -> bool:
+    stripped = line.rstrip(" \t")
+    indent = len(stripped) - len(stripped.lstrip(" "))
+    run_ = stripped.lstrip(" ")
+    return indent <= 3 and len(run_) >= length and set(run_) == {char}
+
+
+@settings(max_examples=200, deadline=None)
+@given(char=st.sampled_from("`~"), length=st.integers(3, 6), indent=st.integers(0, 3),
+       info=st.sampled_from(["", "sh", "markdown", " python title=x", "~~~"]),
+       inner=st.lists(st.one_of(st.sampled_from(_INNER_LINES), st.text(alphabet="#`~ *-abc:\t", max_size=12)),
+                      max_size=8),
+       closed=st.booleans())
+def test_nothing_inside_a_fence_is_ever_a_section(char, length, indent, info, inner, closed):
+    """Whatever a fenced block holds, the record's sections, title and status are those outside it."""
+    assume(not (char == "~" and info.startswith("~")))  # that would be a longer fence, closed by a longer line
+    inner = [line for line in inner if "\n" not in line and not _closes(line, char, length)]
+    fence = " " * indent + char * length
+    block = "\n".join([fence + info, *inner] + ([fence] if closed else []))
+    tail = "\n\n## Decision\n\nD.\n" if closed else ""
+    text = f"# 1. Title\n\n## Context\n\nbefore\n\n{block}{tail}"
+    record = parse_record(Path("0001-title.md"), text)
+    assert (record.title, record.status, record.superseded_by) == ("Title", "active", None)
+    context = ("before\n\n" + block).strip()
+    decision = "D." if closed else "(not recorded in the original ADR)"
+    assert record.content == (
+        f"## Context\n\n{context}\n\n## Decision\n\n{decision}\n\n## Alternatives\n\n(not recorded in the original ADR)"
+        "\n\n## Consequences\n\n(not recorded in the original ADR)\n\n_Imported from `0001-title.md`; status: not stated._")

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 
+from autology_mcp.knowledge.import_common import mask_fenced_code
+
 ADR_SECTIONS = ("Context", "Decision", "Alternatives", "Consequences")
 
-# A section is a Markdown heading ("## Context", "### 2. Decision") or a bold label ("**Context**:").
+# A section is a Markdown heading ("## Context", "### 2. Decision") or a bold label ("**Context**:"),
+# outside fenced code (a record quoted in a code block has no sections of this one).
 _SECTION = re.compile(
     r"^\s*(?:#{1,6}\s*(?:\d+[.)]\s*)?|\*\*\s*)"
     r"(context|decision|alternatives?(?:\s+considered)?|options(?:\s+considered)?|consequences)\b",
@@ -28,7 +31,7 @@ What follows from the decision: benefits, costs, risks, follow-up work."""
 
 def adr_sections_present(content: str) -> set[str]:
     found: set[str] = set()
-    for match in _SECTION.finditer(content):
+    for match in _SECTION.finditer(mask_fenced_code(content)):
         word = match.group(1).lower()
         if word.startswith(("alternative", "option")):
             found.add("Alternatives")

@@ -32,6 +32,7 @@ from autology_mcp.knowledge.import_common import (
     counts,
     front_matter,
     imported_nodes,
+    mask_fenced_code,
     source_key,
     tag_slugs,
 )
@@ -104,8 +105,9 @@ def find_records(folder: Path) -> list[Path]:
 
 
 def _sections(body: str) -> list[tuple[str, str]]:
-    """(heading, text) of each ## section, in order (### subsections stay inside); text before the first is dropped."""
-    found = list(_HEADING.finditer(body))
+    """(heading, text) of each ## section, in order (### subsections stay inside); text before the first is
+    dropped. A ``## `` line in fenced code is code, not a heading."""
+    found = list(_HEADING.finditer(mask_fenced_code(body)))
     out = []
     for i, match in enumerate(found):
         end = found[i + 1].start() if i + 1 < len(found) else len(body)
@@ -115,7 +117,7 @@ def _sections(body: str) -> list[tuple[str, str]]:
 
 def _take_consequences(text: str) -> tuple[str, list[str]]:
     """The text without its ### consequence subsections, and those subsections (labelled)."""
-    found = list(_SUBHEADING.finditer(text))
+    found = list(_SUBHEADING.finditer(mask_fenced_code(text)))
     kept, taken, last = [], [], 0
     for i, match in enumerate(found):
         end = found[i + 1].start() if i + 1 < len(found) else len(text)
@@ -129,7 +131,8 @@ def _take_consequences(text: str) -> tuple[str, list[str]]:
 
 def parse_record(path: Path, text: str) -> Record:
     front, body = front_matter(text.replace("\r\n", "\n"))
-    title_match = _TITLE.search(body)
+    outside_code = mask_fenced_code(body)  # a `# comment` in a shell block is no title, `* Status:` in code no status
+    title_match = _TITLE.search(outside_code)
     title = str(front.get("title") or (title_match.group(1) if title_match else path.stem)).strip()
     number_match = _RECORD_NAME.match(path.name)
     mapped: dict[str, list[str]] = {name: [] for name in SECTION_NAMES}
@@ -149,7 +152,7 @@ def parse_record(path: Path, text: str) -> Record:
         elif text_.strip():
             others.append(f"## {heading}\n\n{text_}")
     if not status_text:
-        line = _STATUS_LINE.search(body)
+        line = _STATUS_LINE.search(outside_code)
         status_text = line.group(1) if line else ""
     word = (status_text.strip().split() or ["accepted"])[0].strip("*_`.,:").lower()
     status = STATUS_MAP.get(word, "active")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.import_common import action_for, counts, imported_nodes, source_key
+from autology_mcp.knowledge.import_common import action_for, counts, imported_nodes, mask_fenced_code, source_key
 from autology_mcp.knowledge.models import KnowledgeNode, new_id, utc_now, validate_content, validate_title
 
 _H1 = re.compile(r"^#\s+(.+?)\s*$", re.MULTILINE)
@@ -65,7 +65,7 @@ def files_of(path: Path) -> list[Path]:
         seen.append(resolved)
         if depth < MAX_DEPTH:
             text = current.read_text(encoding="utf-8", errors="replace")
-            for target in _IMPORT.findall(text):
+            for target in _IMPORT.findall(mask_fenced_code(text)):  # Claude Code skips @ in code blocks too
                 pending.append(((current.parent / Path(target).expanduser()), depth + 1))
     return seen
 
@@ -85,12 +85,13 @@ def _kind(heading: str, text: str) -> str:
 
 def sections_of(path: Path) -> list[Section]:
     text = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
-    found = list(_H2.finditer(text))
+    outside_code = mask_fenced_code(text)  # a heading in fenced code (a `# comment` in a shell block) is code
+    found = list(_H2.finditer(outside_code))
     out = []
     if not found:
-        title = _H1.search(text)
+        title = _H1.search(outside_code)
         heading = _clean_heading(title.group(1)) if title else path.stem.replace("-", " ").replace("_", " ")
-        body = _H1.sub("", text, count=1).strip()
+        body = (text[:title.start()] + text[title.end():] if title else text).strip()
         if body:
             out.append(Section(path, heading, body, _kind(heading, body), hashlib.sha256(body.encode()).hexdigest()))
         return out
