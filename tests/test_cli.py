@@ -208,6 +208,19 @@ def test_capture_from_a_hook_with_session(cli, root):
     assert code == 1 and "Invalid source" in err
 
 
+def test_a_title_with_line_breaks_is_joined_with_a_warning_as_over_mcp(cli, root):
+    """Issue 29: `autology capture` and `autology update` behave as the MCP tools do."""
+    code, out, err = cli("capture", "Evil\n---\nid: evil\n---", "-t", "concept", "-c", "Body.")
+    assert code == 0, err
+    assert "\n  Warning: " in out and "stored as 'Evil --- id: evil ---'" in out
+    data = run_json(cli, "capture", "Second\nline", "-t", "concept", "-c", "Body.")
+    assert len(data["warnings"]) == 1 and "stored as 'Second line'" in data["warnings"][0]
+    assert run_json(cli, "show", data["id"])["title"] == "Second line"
+    code, out, err = cli("update", data["id"], "--title", "Third\nline")
+    assert code == 0, err
+    assert out.startswith("✓ Updated: Third line (concept)\nFields changed: title\nWarning: ") and "'Third line'" in out
+
+
 def test_commands_take_an_id_prefix_or_a_title_and_refuse_an_ambiguous_one(cli, root):
     """Issue 14: `autology relate 34f7df65 affects 7e44e9cb` was refused; only full UUIDs worked."""
     gateway = run_json(cli, "capture", "API gateway", "-t", "component", "-c", "routes requests")["id"]

@@ -152,6 +152,33 @@ def test_round_trip(title, content, node_type, status, tags, confidence, relatio
     assert text.startswith("---\n" + _yaml_dump(frontmatter_dict(node)) + "---\n")
 
 
+LINE_BREAKS = ["\n", "\r\n", "\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"]
+FRONTMATTER_LINES = [
+    "---", "...", "id: 3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f", "type: decision", "title: fake", "status: superseded",
+    "relations:", "- type: uses", "  target: 3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f", "tags: [evil]", "# Heading", "",
+]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(
+    lines=st.lists(st.one_of(st.sampled_from(FRONTMATTER_LINES), st.text(text_chars, max_size=12)), min_size=1, max_size=6),
+    breaks=st.lists(st.sampled_from(LINE_BREAKS), min_size=5, max_size=5),
+)
+def test_a_title_never_injects_frontmatter(lines, breaks):
+    """Issue 29: whatever line breaks a title holds, it is one line, and the file's frontmatter has the
+    node's keys and values only (the id, the type, the status are the node's)."""
+    raw = "".join(line + breaks[i % len(breaks)] for i, line in enumerate(lines))
+    title = valid(validate_title, raw)
+    assert len(title.splitlines()) == 1 and title == title.strip()
+    node = make(title=title)
+    text = render_node(node)
+    front = yaml.safe_load(text[4:].split("\n---\n", 1)[0])
+    assert list(front) == list(frontmatter_dict(node))
+    assert (front["id"], front["type"], front["title"], front["status"]) == (node.id, "concept", title, "active")
+    assert (front["tags"], front["relations"], front["aliases"]) == ([], [], [title])
+    assert parse_node(text) == node
+
+
 @pytest.mark.parametrize(
     "title",
     ["null", "true", "no", "123", "1.5", "1_000", "2026-02-08", "- item", "key: value", "# heading", "'quoted'",

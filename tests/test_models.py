@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import UTC, datetime, timedelta, timezone
 
@@ -17,6 +18,7 @@ from autology_mcp.knowledge.models import (
     format_timestamp,
     new_id,
     parse_timestamp,
+    title_has_line_break,
     utc_now,
     validate_confidence,
     validate_content,
@@ -86,6 +88,38 @@ def test_title_rules():
         validate_title(None)
     with pytest.raises(ValidationError, match="control"):
         validate_title("bell\x07")
+
+
+@pytest.mark.parametrize(
+    "raw", ["Evil\n---\nid: evil\n---", "a\r\nb", "a\rb", "a\u2028b", "a\u2029b", "a\x85b", "a\x0bb", "a\x0cb", "a\n\n b"]
+)
+def test_a_title_with_a_line_break_inside_is_told_apart(raw):
+    """Issue 29: the line break is joined away by validate_title; the caller is told (service.capture, update)."""
+    assert title_has_line_break(raw)
+    assert "\n" not in validate_title(raw) and len(validate_title(raw).splitlines()) == 1
+
+
+@pytest.mark.parametrize("raw", ["One line", "  padded\n", "\nleading", "trailing\r\n", "tabs\tand   spaces", 42, None])
+def test_a_title_without_a_line_break_inside_is_not_flagged(raw):
+    assert not title_has_line_break(raw)
+
+
+@pytest.mark.parametrize(
+    ("validate", "value", "words"),
+    [
+        (lambda v: validate_tags([v]), "auth\n", "try 'auth'"),
+        (lambda v: validate_tags([v]), "auth\nid", "try 'auth-id'"),
+        (validate_session, "s-42\n", "identifier"),
+        (validate_source, "manual\n", "manual"),
+        (validate_reference, "src/a.py\nid: evil", "not a file path"),
+        (validate_reference, "src/a.py\r\nid: evil", "not a file path"),
+    ],
+)
+def test_single_line_frontmatter_fields_refuse_a_line_break(validate, value, words):
+    """Issue 29: ``$`` matches before a final newline, so 'auth\\n' passed as a tag and a reference could
+    hold a line break: every single-line field of the frontmatter is matched whole."""
+    with pytest.raises(ValidationError, match=re.escape(words)):
+        validate(value)
 
 
 def test_content_rules():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 from core_helpers import ADR, adr, assert_graph_index_matches_files, relations_in_files, snapshot
 
 from autology_mcp.knowledge.models import new_id
@@ -120,6 +121,22 @@ async def test_capture(connect, root):
     assert data["warnings"] == [f"reference 'a.py': no such file or folder under the project root {str(root)!r}"]
     assert json.loads(result.content[0].text) == data
     assert (root / ".autology" / "nodes" / "decisions" / f"{data['id']}.md").is_file()
+
+
+async def test_a_title_with_line_breaks_is_joined_with_a_warning_and_injects_nothing(connect, root):
+    """Issue 29: over MCP, capture and update of a title holding line breaks store it on one line and say so."""
+    async with connect() as client:
+        result = ok(await client.call_tool(
+            "autology_capture", {"title": "Evil\n---\nid: evil\n---", "content": "Body.", "type": "concept"}))
+        data = result.structured_content
+        assert set(data) == {"id", "type", "confidence", "warnings"}
+        assert len(data["warnings"]) == 1 and "stored as 'Evil --- id: evil ---'" in data["warnings"][0]
+        text = (root / ".autology" / "nodes" / "concepts" / f"{data['id']}.md").read_text(encoding="utf-8")
+        front = yaml.safe_load(text[4:].split("\n---\n", 1)[0])
+        assert (front["id"], front["title"]) == (data["id"], "Evil --- id: evil ---")
+        updated = ok(await client.call_tool("autology_update", {"id": data["id"], "title": "Two\nlines"}))
+        assert updated.content[0].text.startswith("✓ Updated: Two lines (concept)\nFields changed: title\nWarning: ")
+        assert "stored as 'Two lines'" in updated.content[0].text
 
 
 async def test_capture_classifies_without_type(connect):

@@ -139,6 +139,47 @@ def test_missing_references_and_duplicate_titles_are_accepted_with_warnings(auto
     assert "\nWarning: another node already has this title" in message and "\nWarning: reference 'docs/none.md'" in message
 
 
+EVIL_TITLE = "Evil\n---\nid: evil\n---"
+
+
+def front_matter(path):
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("---\n")
+    return yaml.safe_load(text[4:].split("\n---\n", 1)[0])
+
+
+def test_a_title_with_line_breaks_is_stored_on_one_line_and_the_warning_shows_it(autology, root):
+    """Issue 29: such a title was stored joined ('Evil --- id: evil ---') with no word to the caller."""
+    result = autology.capture(EVIL_TITLE, "Body.", type="concept")
+    stored = "Evil --- id: evil ---"
+    assert len(result.warnings) == 1, result.warnings
+    assert "line break" in result.warnings[0] and f"stored as {stored!r}" in result.warnings[0]
+    front = front_matter(file_of(root, "concept", result.id))
+    assert (front["id"], front["title"]) == (result.id, stored)  # nothing injected into the frontmatter
+    assert autology.get(result.id).title == stored
+
+    message = autology.update(result.id, title="Better\r\ntitle")
+    assert message.startswith("✓ Updated: Better title (concept)\nFields changed: title\nWarning: ")
+    assert "line break" in message and "stored as 'Better title'" in message
+    assert front_matter(file_of(root, "concept", result.id))["title"] == "Better title"
+
+    # padding, a final newline and runs of spaces are not line breaks inside the title: no warning
+    assert autology.capture("  Plain   title\n", "Body.", type="concept").warnings == []
+    assert "Warning" not in autology.update(result.id, title="Best title\n")
+
+
+def test_an_adr_section_inside_fenced_code_does_not_count(autology, root):
+    """Issue 29: a `## Consequences` (or a bold label) quoted in a fenced block is code, not the section."""
+    content = ("## Context\n\nWhy.\n\n## Decision\n\nWhat.\n\n## Alternatives\n\nOthers.\n\nA record looks like:\n\n"
+               "~~~markdown\n## Consequences\n**Consequences**: none\n~~~\n")
+    before = snapshot(root)
+    with pytest.raises(ValidationError, match=r"missing section\(s\): Consequences\."):
+        autology.capture("Use make", content, type="decision")
+    assert snapshot(root) == before
+    done = autology.capture("Use make", content + "\n## Consequences\n\nFaster builds.", type="decision")
+    assert done.type == "decision"
+
+
 def test_capture_refuses_a_confidence_below_the_minimum(autology, root):
     before = snapshot(root)
     with pytest.raises(ValidationError, match="below the minimum accepted confidence 0.5"):

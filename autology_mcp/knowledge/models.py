@@ -71,6 +71,7 @@ CONFIDENCE_MINIMUM = 0.5
 RELATION_CONFIDENCE_DEFAULT = 0.8
 
 _UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+# Matched with fullmatch: ``$`` alone also matches before a final newline ('auth\n' passed as a tag).
 _TAG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _SOURCE = re.compile(r"^(manual|hook_[a-z0-9_]+|import_[a-z0-9_]+)$")
 _SESSION = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
@@ -112,6 +113,15 @@ def validate_id(value: Any, field: str = "id") -> str:
         shown = value if len(value) <= 60 else value[:57] + "..."
         raise ValidationError(field, f"must be a UUID v4 like 3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f, got {shown!r}")
     return candidate
+
+
+def title_has_line_break(value: Any) -> bool:
+    """Whether a title as given holds a line break inside it (padding and a final newline aside).
+
+    :func:`validate_title` joins its lines into one (a title is one line: in the frontmatter, the
+    ``# Title`` heading, links); a capture or an update that does so says it in a warning that shows
+    the title as stored (issue 29)."""
+    return isinstance(value, str) and len(value.strip().splitlines()) > 1
 
 
 def validate_title(value: Any) -> str:
@@ -202,9 +212,9 @@ def validate_tags(value: Any) -> tuple[str, ...]:
     for tag in value:
         if not isinstance(tag, str):
             raise ValidationError("tags", f"every tag must be a string, got {type(tag).__name__}")
-        if not _TAG.match(tag) or len(tag) > TAG_MAX_LEN:
+        if not _TAG.fullmatch(tag) or len(tag) > TAG_MAX_LEN:
             suggestion = re.sub(r"[^a-z0-9]+", "-", tag.lower()).strip("-")[:TAG_MAX_LEN]
-            hint = f"; try {suggestion!r}" if suggestion and _TAG.match(suggestion) else ""
+            hint = f"; try {suggestion!r}" if suggestion and _TAG.fullmatch(suggestion) else ""
             raise ValidationError(
                 "tags", f"{tag!r} is not lowercase letters, digits and single hyphens (max {TAG_MAX_LEN}){hint}"
             )
@@ -218,8 +228,8 @@ def validate_reference(value: Any) -> str:
     if not isinstance(value, str):
         raise ValidationError("references", f"every reference must be a string, got {type(value).__name__}")
     ref = value.strip().replace("\\", "/")
-    match = _REFERENCE.match(ref)
-    if not ref or not match or _BAD_TEXT_CHARS.search(ref) or len(ref) > 500:
+    match = _REFERENCE.fullmatch(ref)
+    if not ref or not match or "\n" in ref or _BAD_TEXT_CHARS.search(ref) or len(ref) > 500:
         raise ValidationError("references", f"{value!r} is not a file path (optionally with #L10-40 or #symbol)")
     path = match.group("path").rstrip("/")  # a directory may be named with a trailing slash
     while path.startswith("./"):
@@ -249,7 +259,7 @@ def validate_references(value: Any) -> tuple[str, ...]:
 
 
 def validate_source(value: Any) -> str:
-    if not isinstance(value, str) or not _SOURCE.match(value):
+    if not isinstance(value, str) or not _SOURCE.fullmatch(value):
         raise ValidationError(
             "source", f"must be 'manual', 'hook_<event>' (e.g. hook_post_commit) or 'import_<kind>', got {value!r}"
         )
@@ -259,7 +269,7 @@ def validate_source(value: Any) -> str:
 def validate_session(value: Any) -> str | None:
     if value is None or value == "":
         return None
-    if not isinstance(value, str) or not _SESSION.match(value):
+    if not isinstance(value, str) or not _SESSION.fullmatch(value):
         raise ValidationError("session", "must be an identifier of letters, digits, '.', '_', ':' or '-' (max 128)")
     return value
 

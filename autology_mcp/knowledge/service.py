@@ -28,6 +28,7 @@ from autology_mcp.knowledge.models import (
     Relation,
     build_relation,
     new_id,
+    title_has_line_break,
     utc_now,
     validate_confidence,
     validate_content,
@@ -99,7 +100,8 @@ class CaptureResult(BaseModel):
     warnings: list[str] = Field(
         default_factory=list,
         description="What the capture accepted but you may want to fix: an unsure classification (stored as "
-        "needs_review), a reference to a file that does not exist, a title another node already has",
+        "needs_review), a reference to a file that does not exist, a title another node already has, a title "
+        "given with line breaks (stored joined into one line, shown)",
     )
 
 
@@ -172,6 +174,15 @@ class StatusResult(BaseModel):
 # ------------------------------------------------------------------------------------------
 
 
+def _joined_title_warning(title: str) -> str:
+    """Said when the title given held line breaks (:func:`title_has_line_break`); shows the title as stored."""
+    return (
+        f"the title held line breaks; a title is one line, so it is stored as {title!r}: change it with "
+        "autology_update (`autology update` on the command line) if you meant another, and put longer text in "
+        "the content"
+    )
+
+
 def _adr_error(missing: list[str]) -> ValidationError:
     return ValidationError(
         "content",
@@ -212,14 +223,14 @@ class Autology:
         status: Any = None,
     ) -> CaptureResult:
         """Create a node; classify its type when none is given."""
-        title = validate_title(title)
+        given_title, title = title, validate_title(title)
         content = validate_content(content)
         tag_list = validate_tags(tags)
         refs = validate_references(references)
         session_id = validate_session(session)
         source = validate_source(source or "manual")
         node_status = validate_status(status or "active")
-        warnings: list[str] = []
+        warnings: list[str] = [_joined_title_warning(title)] if title_has_line_break(given_title) else []
         if type is not None and type != "":
             node_type = validate_type(type)
             default_confidence = CONFIDENCE_HOOK if source.startswith("hook_") else CONFIDENCE_MANUAL
@@ -373,7 +384,8 @@ class Autology:
 
         _, after = self.store.modify(node_id, apply)
         fields = ", ".join(changed) if changed else "none (the values were already current)"
-        warnings = self._input_warnings(
+        warnings = [_joined_title_warning(changes["title"])] if title_has_line_break(title) else []
+        warnings += self._input_warnings(
             node_id, changes["title"] if "title" in changed else None, changes["references"] if "references" in changed else None)
         return f"✓ Updated: {after.title} ({after.type.value})\nFields changed: {fields}" + "".join(
             f"\nWarning: {w}" for w in warnings)

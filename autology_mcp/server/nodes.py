@@ -46,7 +46,7 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
     ) -> CaptureResult:
         """Create a knowledge node. Without `type`, the type is classified from the title and content; when that
         is unsure the node is stored as needs_review and `warnings` says so (as it does for a missing reference
-        file or a title another node has)."""
+        file, a title another node has, or a title given with line breaks, which is stored joined into one line)."""
         return run(autology.capture, title, content, type=type, tags=tags, references=references)
 
     @app.tool(name="autology_query", annotations=READ_ONLY)
