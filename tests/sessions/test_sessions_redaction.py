@@ -1,7 +1,8 @@
 """Secrets in sessions (issue 13, item 2): the corpus's 51 forms are redacted before anything is
 written, and no secret of the corpus or of its 20 held-out forms reaches a git-tracked file (the
-session node holds summarised text only). bench/redaction.py reports the leak rates, the held-out
-part and detect-secrets beside them."""
+session node holds summarised text only). Issue 29: the 4 held-out forms that leaked are redacted
+(a test each). bench/redaction.py reports the leak rates, the held-out parts (also the fresh set,
+which no test here tunes on) and detect-secrets beside them."""
 
 from __future__ import annotations
 
@@ -21,6 +22,57 @@ def test_every_form_of_the_corpus_is_redacted(form):
     out = "\n".join(redact(message) for message in form.messages)  # one message at a time, as the parser does
     assert [s for s in form.secrets if s in out] == []
     assert redact(out) == out  # idempotent
+
+
+# Issue 29: the 4 forms of the first held-out set that leaked, each with the held-out message and
+# variants of it (these forms are tuning material from now on; FRESH is the held-out set).
+LEAKED_HELD_OUT = {form.name: form for form in HELD_OUT}
+
+
+def _leaks(text: str, *secrets: str) -> list[str]:
+    out = redact(text)
+    assert redact(out) == out  # idempotent
+    return [s for s in secrets if s in out]
+
+
+def test_redis_cli_dash_a_password_is_redacted():
+    form = LEAKED_HELD_OUT["redis-cli -a"]
+    assert _leaks(form.messages[0], *form.secrets) == []
+    assert _leaks("redis-cli -a 'Wq3!vxTz9' --no-auth-warning -h cache ping", "Wq3!vxTz9") == []
+    assert _leaks("redis-cli --pass Wq3vxTz9k -h cache info", "Wq3vxTz9k") == []
+    assert _leaks("REDISCLI_AUTH=Wq3vxTz9k redis-cli -h cache", "Wq3vxTz9k") == []
+    assert redact("redis-cli -h cache --scan --pattern 'user:*'") == "redis-cli -h cache --scan --pattern 'user:*'"
+
+
+def test_bare_vault_token_is_redacted():
+    form = LEAKED_HELD_OUT["vault token, bare"]
+    assert _leaks(form.messages[0], *form.secrets) == []
+    token = "hvs.CAESIJlWh2F0J9nWbkbn0nB0SjA2ZmNjNjEtN2I0Zi00"
+    assert _leaks(f"vault login {token}", token) == []
+    batch = "hvb.AAAAAQJgV8yH1mXb9uE3rVxIrFNxO4KQzg2W9b5dWQ"
+    assert _leaks(f"the batch token was {batch}, it expired", batch) == []
+
+
+def test_docker_config_auth_value_is_redacted():
+    form = LEAKED_HELD_OUT["docker auth in config.json"]
+    assert _leaks(form.messages[0], *form.secrets) == []
+    auth = "ZGVwbG95OnMzY3JldC1wYXNz"  # deploy:s3cret-pass
+    pretty = '{\n  "auths": {\n    "https://index.docker.io/v1/": {\n      "auth": "' + auth + '"\n    }\n  }\n}'
+    assert _leaks(pretty, auth) == []
+    # an "auth" that is not base64 of user:password is left alone
+    for text in ('{"auth": "oauth2"}', '{"auth": "required", "mode": "token"}', '"auth": "Zm9vYmFy"'):
+        assert redact(text) == text, text
+
+
+def test_api_key_in_prose_is_redacted():
+    form = LEAKED_HELD_OUT["api key in prose"]
+    assert _leaks(form.messages[0], *form.secrets) == []
+    key = "Xk29fPq81LmZt7Rw0aBc4DeF"
+    assert _leaks(f"the API key is {key}", key) == []
+    assert _leaks(f"here is my api key: {key}", key) == []
+    for text in ("the API key header is X-Api-Key", "rotate the API key every 90 days", "an API key v2 was issued",
+                 "set the API key in settings.py"):
+        assert redact(text) == text, text
 
 
 def test_plain_text_is_left_alone():
