@@ -2,7 +2,7 @@
 
 One module per command group registers its commands here: ``store`` (serve, init, rebuild, doctor),
 ``nodes`` (the seven tools' twins and show), ``index`` (the code index), ``hook`` (Claude Code hooks),
-``graph`` (graph walks, export, analyze), ``claims`` (check-claims), ``search`` (search, context) and
+``graph`` (graph walks, export, analyze), ``claims`` (check-claims), ``review`` (nodes whose text addresses the agent), ``search`` (search, context) and
 ``sessions`` (session memory).
 
 Every command accepts ``--root``, before or after the command name; the data commands accept
@@ -34,12 +34,13 @@ def build_parser() -> argparse.ArgumentParser:
         imports,
         index,
         nodes,
+        review,
         search,
         sessions,
         store,
     )
 
-    for group in (store, nodes, index, hook, graph, claims, search, sessions, imports):
+    for group in (store, nodes, review, index, hook, graph, claims, search, sessions, imports):
         group.add_commands(sub)
     _accept_global_options(parser)
     return parser

@@ -16,7 +16,13 @@ covering the file). Only decisions, conventions and issues that are not supersed
 the code has moved on from is flagged ``STALE`` with what changed (a name it mentions gone, its lines
 or symbol changed, the file mostly rewritten: :mod:`autology_mcp.knowledge.staleness`, the same rule
 as ``autology_analyze``'s references category); later commits that changed none of that are said
-as information ("still holds; 3 later commits, the last: …"). Each file is spoken about once per session.
+as information ("still holds; 3 later commits, the last: …").
+
+Once per session: a file is looked at once, and a node is told once, whichever file (or the prompt
+hook) brought it first, so a decision about a folder speaks at the first file under it and not again
+(:mod:`autology_mcp.hooks.state`). Node text is quoted project data, and a node whose text addresses
+the agent with instructions is held back until a person reviews it
+(:mod:`autology_mcp.knowledge.untrusted`).
 """
 
 from __future__ import annotations
@@ -31,7 +37,8 @@ from autology_mcp.common.clip import clip_lines
 from autology_mcp.hooks.config import load_hooks_config
 from autology_mcp.hooks.output import additional_context
 from autology_mcp.hooks.project import open_store, project_root
-from autology_mcp.hooks.state import session_state
+from autology_mcp.hooks.state import session_state, told_nodes
+from autology_mcp.knowledge.untrusted import FRAME, Reviews, held_back, quoted
 
 if TYPE_CHECKING:
     from autology_mcp.knowledge.models import KnowledgeNode
@@ -158,19 +165,25 @@ def governing_context(payload: dict[str, Any], root: Path | str | None, event: s
         store = open_store(root)
         if store is None:
             return None
+        told = told_nodes(state)
         try:
             candidates = [
-                n for n in store.index.referencing([rel]) if n.type.value in GOVERNING and n.status.value != "superseded"
+                n for n in store.index.referencing([rel])
+                if n.type.value in GOVERNING and n.status.value != "superseded" and n.id not in told
             ]
             lines = touched_lines(payload, root / rel) if candidates else None
             governing = [
                 (n, [r for r in n.references if reference_applies(r, rel, root / rel, lines)]) for n in candidates
             ]
             governing = [(n, refs) for n, refs in governing if refs][:MAX_NODES]
+            reviews = Reviews(store.paths.base).load() if governing else {}
+            held = [n for n, _ in governing if held_back(store.paths.base, n.id, n.title, n.content, reviews)]
+            governing = [(n, refs) for n, refs in governing if n not in held]
             judged = _judged(root, store, governing) if governing else {}
         finally:
             store.close()
-        if not governing:
+        state["edit"] = state.get("edit", []) + [rel]
+        if not governing and not held:
             return None
         items = []
         for node, refs in governing:
@@ -180,16 +193,19 @@ def governing_context(payload: dict[str, Any], root: Path | str | None, event: s
             if not any(f.stale for f in findings):
                 flags += [f"still holds; {f.later}" for f in findings if f.later][:1]
             flag = f" — {'; '.join(flags)}" if flags else ""
-            items.append(f"- [{node.type.value}] {node.title} ({node.id}) — references {', '.join(refs[:3])}{flag}")
+            items.append(f"- [{node.type.value}] {node.id}: {quoted(node.title)} — references {', '.join(refs[:3])}{flag}")
             proof = _proof(node)
             if proof:
-                items.append(f'  "{proof}"')
-        header = [f"autology — knowledge governing {rel}, before you edit it:"]
+                items.append(f"  {quoted(proof)}")
+        if held:
+            items.append(f"- held back: {', '.join(n.id for n in held)} (its text addresses the agent with instructions; "
+                         "a person reviews it with `autology review`)")
+        header = [f"autology — knowledge governing {rel}, before you edit it ({FRAME}):"]
         footer = [
             "Keep edits consistent with these, or say why not; if an edit changes what a node says, "
             "update it (autology_update) or supersede it (/autology:capture)."
-        ]
-        state["edit"] = state.get("edit", []) + [rel]
+        ] if governing else []
+        state["nodes"] = state.get("nodes", []) + [n.id for n, _ in governing]
     return additional_context(event, clip_lines(header, items, footer, MAX_CHARS))
 
 

@@ -49,8 +49,14 @@ TYPE_WEIGHT = {
 # ------------------------------------------------------------------------------ shared
 
 
-def _node_line(node: KnowledgeNode) -> str:
-    return f"- [{node.type.value}] {node.title} ({node.id})"
+def _node_line(node: KnowledgeNode, base: Path | None = None) -> str:
+    """A node as the hooks name it: its title quoted (project data), or only its id when its text
+    addresses the agent with instructions and no person reviewed it (``base``: the store's folder)."""
+    from autology_mcp.knowledge.untrusted import held_back, quoted
+
+    if base is not None and held_back(base, node.id, node.title, node.content):
+        return f"- [{node.type.value}] {node.id} (held back: its text addresses the agent; `autology review`)"
+    return f"- [{node.type.value}] {node.id}: {quoted(node.title)}"
 
 
 # ------------------------------------------------------------------------------ post-commit
@@ -113,7 +119,7 @@ def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) 
             note = f"marked needs_review: {stale[0].why}"
             marked += 1
         if index < MAX_NODES_SHOWN:
-            lines.append(f"{_node_line(node)} — references {', '.join(matched[:3])} — {note}")
+            lines.append(f"{_node_line(node, store.paths.base)} — references {', '.join(matched[:3])} — {note}")
     if len(found) > MAX_NODES_SHOWN:
         lines.append(f"- … and {len(found) - MAX_NODES_SHOWN} more (autology_query to list them)")
     return lines, len(found), marked
@@ -141,7 +147,9 @@ def _commit_section(
     finally:
         store.close()
     if node_lines:
-        lines.append("Knowledge that references these files:")
+        from autology_mcp.knowledge.untrusted import FRAME
+
+        lines.append(f"Knowledge that references these files ({FRAME}):")
         lines.extend(node_lines)
         lines.append(
             "Check that these nodes still hold (autology_query / read them); correct them with autology_update "
@@ -256,6 +264,8 @@ def recall_text(store: NodeStore, recent_files: list[str], limit: int = RECALL_M
     Most relevant first: nodes about recently changed files, then by type weight + confidence, then
     most recently modified. Ranked in SQLite over summary columns, with the nodes about the recent
     files from the refs table, so a 10,000-node store costs milliseconds here."""
+    from autology_mcp.knowledge.untrusted import FRAME, quoted
+
     index = store.index
     recent = [f for f in recent_files if not f.startswith(".autology/")]
     touched = sorted({n.id for n in index.referencing(recent)}) if recent else []
@@ -268,17 +278,24 @@ def recall_text(store: NodeStore, recent_files: list[str], limit: int = RECALL_M
     ]
     if by_status.get("active"):
         header.append(
-            "Most relevant active knowledge (decisions, conventions, and nodes about recently changed files):"
+            "Most relevant active knowledge (decisions, conventions, and nodes about recently changed files; "
+            f"{FRAME}):"
         )
     most = limit // 20 + 1  # no line is shorter than 20 characters
     ranked = index.ranked_summaries("active", TYPE_WEIGHT, touched, most)
     reviewing_ranked = index.ranked_summaries("needs_review", TYPE_WEIGHT, touched, most)
+    held = _held_back(store, [i for i, _, _ in ranked + reviewing_ranked])
+    ranked = [r for r in ranked if r[0] not in held]
+    reviewing_ranked = [r for r in reviewing_ranked if r[0] not in held]
     stale = _stale_notes(store, [i for i, _, _ in ranked + reviewing_ranked if i in set(touched)][:STALE_CHECKED])
-    items = [f"- [{t}] {title} ({i})" + (f" — STALE: {stale[i]}" if i in stale else "") for i, t, title in ranked]
+    items = [f"- [{t}] {i}: {quoted(title)}" + (f" — STALE: {stale[i]}" if i in stale else "") for i, t, title in ranked]
     items += [
-        f"- [{t}] {title} ({i}) — needs review" + (f"; STALE: {stale[i]}" if i in stale else "")
+        f"- [{t}] {i}: {quoted(title)} — needs review" + (f"; STALE: {stale[i]}" if i in stale else "")
         for i, t, title in reviewing_ranked
     ]
+    if held:
+        header.append(f"Held back: {len(held)} node(s) whose text addresses the agent with instructions, until a "
+                      "person reviews them (`autology review`).")
     footer = [
         "Ask autology_search before designing or changing code (it covers this memory, the code and past sessions); "
         "autology_context before a task. Record new decisions: /autology:capture."
@@ -287,6 +304,15 @@ def recall_text(store: NodeStore, recent_files: list[str], limit: int = RECALL_M
 
 
 STALE_CHECKED = 10  # nodes about recently changed files judged by the staleness rule at session start
+
+
+def _held_back(store: NodeStore, node_ids: list[str]) -> set[str]:
+    """Which of these nodes hold instruction-like text no person reviewed (not named unasked)."""
+    from autology_mcp.knowledge.untrusted import Reviews, held_back
+
+    reviews = Reviews(store.paths.base).load()
+    nodes = [n for n in (store.index.get_node(i) for i in dict.fromkeys(node_ids)) if n is not None]
+    return {n.id for n in nodes if held_back(store.paths.base, n.id, n.title, n.content, reviews)}
 
 
 def _stale_notes(store: NodeStore, node_ids: list[str]) -> dict[str, str]:
@@ -301,8 +327,14 @@ def _stale_notes(store: NodeStore, node_ids: list[str]) -> dict[str, str]:
 
 
 def session_start(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
-    """SessionStart (startup, resume, compact): inject a short recall of active knowledge."""
+    """SessionStart (startup, resume, clear, compact): inject a short recall of active knowledge. After a
+    compaction or a /clear the model no longer has what the hooks told it: they may tell it again."""
     root = project_root(payload, root)
+    if payload.get("source") in ("compact", "clear"):
+        from autology_mcp.hooks.state import forget_told
+
+        session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+        forget_told(root, session_id)
     store = open_store(root)
     if store is None:
         return additional_context(

@@ -7,8 +7,10 @@ items that pass the gate on their own (:func:`chosen_items`): one when one clear
 ``prompt_max_items``, within ``prompt_max_tokens`` (estimated as characters / 4). Each item is a node
 id or ``path:lines``, one proof line, and the query words it matched; decisions, conventions and open
 issues come first. Nothing is injected for a weak or no-evidence answer, a slash command, or a
-trivial prompt ("yes", "go on"), and an item already injected in this session is never injected
-again (:mod:`autology_mcp.hooks.state`).
+trivial prompt ("yes", "go on"), and an item already told in this session (by this hook, or a node
+by the edit hooks) is never injected again (:mod:`autology_mcp.hooks.state`). Node text is quoted
+project data; a node whose text addresses the agent with instructions is not injected until a person
+reviews it (:mod:`autology_mcp.knowledge.untrusted`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from autology_mcp.common.text import (
 from autology_mcp.hooks.config import load_hooks_config
 from autology_mcp.hooks.output import additional_context
 from autology_mcp.hooks.project import open_store, project_root
-from autology_mcp.hooks.state import session_state
+from autology_mcp.hooks.state import session_state, told_nodes
+from autology_mcp.knowledge.untrusted import FRAME, held_back, quoted
 
 EVENT = "UserPromptSubmit"
 QUERY_CHARS = 2000  # unified retrieval's query limit; a longer prompt is searched by its start
@@ -80,20 +83,20 @@ def _matched_words(terms: list[str], text: str) -> list[str]:
 
 
 def _item(hit: dict[str, Any], terms: list[str], proof_chars: int = PROOF_CHARS) -> str:
+    """One item: what it is and its id or place, then its own text quoted (:func:`quoted`: data, never
+    the hook's words), then the prompt's words it holds."""
     proof = " ".join((hit.get("snippet") or "").split())
-    if len(proof) > proof_chars:
-        proof = proof[: max(0, proof_chars - 1)] + "…"
     if hit["kind"] == "node":
         status = "" if hit.get("status") in (None, "active") else f", {hit['status']}"
-        head = f"- [{hit['node_type']}{status}] {hit['title']} ({hit['node_id']})"
+        head = f"- [{hit['node_type']}{status}] {hit['node_id']}: {quoted(hit['title'] or '')}"
     elif hit["kind"] in ("code", "doc"):
         symbol = f" {hit['symbol']}" if hit.get("symbol") else ""
         head = f"- {hit['ref']}{symbol}"
     else:
-        head = f"- past session: {hit['title']} ({hit['ref']})"
+        head = f"- past session {hit['ref']}: {quoted(hit['title'] or '')}"
     words = _matched_words(terms, f"{hit.get('title') or ''}\n{hit.get('path') or ''}\n{hit.get('snippet') or ''}")
     why = f"matched: {', '.join(words[:6])}" if words else f"via {hit['via']}" if hit.get("via") else ""
-    return head + (f' — "{proof}"' if proof else "") + (f" — {why}" if why else "")
+    return head + (f" — {quoted(proof, proof_chars)}" if proof else "") + (f" — {why}" if why else "")
 
 
 def _fit(hit: dict[str, Any], terms: list[str], room: int) -> str | None:
@@ -137,7 +140,7 @@ def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tok
         return "", []
     terms = keyword_terms(answer["query"])
     where = " in two areas" if answer["verdict"] == "ambiguous" else ""
-    lines = [f"autology — project memory relevant to this prompt (grounded evidence{where}, best first):"]
+    lines = [f"autology — project memory relevant to this prompt (grounded evidence{where}, best first; {FRAME}):"]
     footer = "More: autology_search / autology_context. Cite these ids and path:lines when you rely on them."
     budget, keys = max_tokens * 4, []
     for hit in ranked:
@@ -151,6 +154,15 @@ def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tok
     if len("\n".join(lines)) + 1 + len(footer) <= budget:
         lines.append(footer)
     return "\n".join(lines), keys
+
+
+def _held_back(store: Any, hit: dict[str, Any]) -> bool:
+    """A node hit whose text addresses the agent with instructions and no person reviewed
+    (:mod:`autology_mcp.knowledge.untrusted`): not injected unasked."""
+    if hit["kind"] != "node":
+        return False
+    node = store.index.get_node(hit["node_id"])
+    return node is not None and bool(held_back(store.paths.base, node.id, node.title, node.content))
 
 
 def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
@@ -168,6 +180,8 @@ def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) 
         from autology_mcp.retrieval.engine import search
 
         answer = search(root, prompt_query(prompt), limit=10, detail="brief", store=store, refresh_code=False)
+        if answer["verdict"] in ("grounded", "ambiguous"):
+            answer["hits"] = [h for h in answer["hits"] if not _held_back(store, h)]
     finally:
         store.close()
     if answer["verdict"] not in ("grounded", "ambiguous"):
@@ -176,7 +190,7 @@ def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) 
 
     session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     with session_state(root, session_id) as state:
-        seen = set(state.get("prompt", []))
+        seen = told_nodes(state)
         gate = project_configs(root)[0]
         text, keys = prompt_block(answer, seen, config.prompt_max_items, config.prompt_max_tokens,
                                   gate.gate_item_threshold, gate.gate_threshold)

@@ -1,7 +1,10 @@
 """What the hooks already told one Claude Code session, so they never say it twice.
 
 One small JSON file per session under ``.autology/cache/hooks/`` (derived, gitignored, private to the
-machine): the items the prompt hook injected and the files the edit hook spoke about. Reads and
+machine): the items the prompt hook injected (``prompt``: node ids and ``path:lines``), the files the
+edit hooks looked at (``edit``) and the nodes they told (``nodes``). A node is told once per session,
+whichever hook or file brought it (:func:`told_nodes`). After a compaction or a ``/clear`` the model
+no longer has what was told, so SessionStart forgets it (:func:`forget_told`). Reads and
 writes hold an ``flock`` on the file, so two hooks of one session running at once (parallel edits)
 do not lose each other's entries. Files of sessions untouched for :data:`KEEP_DAYS` are removed.
 """
@@ -62,6 +65,19 @@ def session_state(root: Path, session_id: str | None) -> Iterator[dict[str, list
             handle.write(json.dumps(after, sort_keys=True))
             handle.flush()
     _prune(folder, keep=path)
+
+
+def told_nodes(state: dict[str, list[str]]) -> set[str]:
+    """The nodes whose text already reached the model in this session: by the prompt hook (its node
+    items) or by the edit hooks."""
+    return set(state.get("nodes", [])) | set(state.get("prompt", []))
+
+
+def forget_told(root: Path, session_id: str | None) -> None:
+    """Everything told in this session may be told again (the context was compacted or cleared)."""
+    with session_state(root, session_id) as state:
+        for key in ("prompt", "edit", "nodes"):
+            state.pop(key, None)
 
 
 def _prune(folder: Path, keep: Path) -> None:

@@ -3,7 +3,7 @@
 | category    | finds                                                                        |
 |-------------|------------------------------------------------------------------------------|
 | structure   | orphans (nodes with no relation at all), relations to nodes that do not exist |
-| review      | nodes with status needs_review; superseded nodes still relied on by others   |
+| review      | nodes with status needs_review; superseded nodes still relied on by others; nodes whose text addresses the agent with instructions, not reviewed (the hooks hold them back) |
 | adr         | decisions missing ADR sections (Context, Decision, Alternatives, Consequences) |
 | references  | referenced files that are missing, or whose code moved on since the node was reviewed |
 | consistency | duplicate-title candidates; cycles in depends_on                            |
@@ -73,8 +73,17 @@ def structure(nodes: dict[str, KnowledgeNode], relations: list[Any]) -> dict[str
     return make_category(findings, len(nodes), affected)
 
 
-def review(nodes: dict[str, KnowledgeNode], relations: list[Any]) -> dict[str, Any]:
+def review(nodes: dict[str, KnowledgeNode], relations: list[Any], base: Path | None = None) -> dict[str, Any]:
     findings, affected = [], set()
+    if base is not None:  # text that addresses the agent (:mod:`autology_mcp.knowledge.untrusted`)
+        from autology_mcp.knowledge.untrusted import flagged_nodes
+
+        for node, flags, reviewed in flagged_nodes(base, nodes.values()):
+            if not reviewed:
+                said = "; ".join(f.text() for f in flags)
+                findings.append(_finding("instructions", node, f"its text addresses the agent with instructions ({said}); "
+                                         f"the hooks hold it back until a person reviews it: autology review {node.id}"))
+                affected.add(node.id)
     for node in nodes.values():
         if node.status.value == "needs_review":
             findings.append(_finding("needs_review", node, "marked needs_review"))
@@ -185,7 +194,7 @@ def analyze(
     relations = store.index.relations()
     build = {
         "structure": lambda: structure(nodes, relations),
-        "review": lambda: review(nodes, relations),
+        "review": lambda: review(nodes, relations, store.paths.base),
         "adr": lambda: adr(nodes),
         "references": lambda: references(store, nodes),
         "consistency": lambda: consistency(nodes, relations),

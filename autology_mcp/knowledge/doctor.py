@@ -84,6 +84,7 @@ def diagnose(store: NodeStore) -> DoctorReport:
     report.problems.extend(unmerged_node_files(store))
     report.problems.sort(key=lambda p: (p.kind, p.path, p.message))
     report.notes.extend(stale_notes(store))
+    report.notes.extend(instruction_notes(store))
     if report.nodes > models.NODE_COUNT_GUIDANCE:
         report.notes.append(
             f"{report.nodes} nodes is above the {models.NODE_COUNT_GUIDANCE:,} the benchmarks cover: everything works, "
@@ -111,6 +112,23 @@ def stale_notes(store: NodeStore) -> list[str]:
     lines += [f"  {n.id[:8]} {n.title[:60]!r}: {f.why}" for n, f in stale[:STALE_SHOWN]]
     if len(stale) > STALE_SHOWN:
         lines.append(f"  … and {len(stale) - STALE_SHOWN} more")
+    return ["\n".join(lines)]
+
+
+def instruction_notes(store: NodeStore) -> list[str]:
+    """The nodes whose text addresses the agent with instructions and no person reviewed on this machine
+    (:mod:`autology_mcp.knowledge.untrusted`): the hooks hold them back; a note, since the text may be
+    harmless."""
+    from autology_mcp.knowledge.untrusted import flagged_nodes
+
+    waiting = [(n, flags) for n, flags, reviewed in flagged_nodes(store.paths.base, store.index.all_nodes()) if not reviewed]
+    if not waiting:
+        return []
+    lines = [f"{len(waiting)} node(s) hold text that addresses the agent with instructions: the hooks do not inject "
+             "them until a person reads them (`autology review ID`, then `autology review ID --accept`)"]
+    lines += [f"  {n.id[:8]} {n.title[:60]!r}: {flags[0].text()}" for n, flags in waiting[:STALE_SHOWN]]
+    if len(waiting) > STALE_SHOWN:
+        lines.append(f"  … and {len(waiting) - STALE_SHOWN} more (`autology review`)")
     return ["\n".join(lines)]
 
 

@@ -174,6 +174,19 @@ class StatusResult(BaseModel):
 # ------------------------------------------------------------------------------------------
 
 
+def _instruction_warnings(node: KnowledgeNode) -> list[str]:
+    """Text that addresses the agent with instructions (:mod:`autology_mcp.knowledge.untrusted`): stored,
+    but the hooks hold it back until a person reviews it."""
+    from autology_mcp.knowledge.untrusted import instruction_flags, node_text
+
+    flags = instruction_flags(node_text(node.title, node.content))
+    if not flags:
+        return []
+    return [f"its text addresses the agent with instructions ({flags[0].text()}): it is stored, but the hooks do not "
+            f"inject it unasked until a person reviews it (`autology review {node.id}`); write what the project "
+            "decided or does, not orders to an assistant"]
+
+
 def _joined_title_warning(title: str) -> str:
     """Said when the title given held line breaks (:func:`title_has_line_break`); shows the title as stored."""
     return (
@@ -272,7 +285,7 @@ class Autology:
             references=refs,
             status=node_status,
         )
-        warnings += self._input_warnings(node.id, title, refs)
+        warnings += self._input_warnings(node.id, title, refs) + _instruction_warnings(node)
         self.store.create(node)
         return CaptureResult(id=node.id, type=node.type.value, confidence=node.confidence, warnings=warnings)
 
@@ -387,6 +400,8 @@ class Autology:
         warnings = [_joined_title_warning(changes["title"])] if title_has_line_break(title) else []
         warnings += self._input_warnings(
             node_id, changes["title"] if "title" in changed else None, changes["references"] if "references" in changed else None)
+        if "title" in changed or "content" in changed:
+            warnings += _instruction_warnings(after)
         return f"✓ Updated: {after.title} ({after.type.value})\nFields changed: {fields}" + "".join(
             f"\nWarning: {w}" for w in warnings)
 

@@ -114,10 +114,12 @@ class Recall:
 
     def text(self, limit: int = BLOCK_MAX) -> str:
         day = self.when[:10] or "unknown date"
-        header = [f'autology — last session ({day}): "{self.title}"', "Key topics: " + ", ".join(self.keywords)]
-        items = [f"- [{h.node.type.value}] {h.node.title} ({h.node.id})" for h in self.nodes]
+        from autology_mcp.knowledge.untrusted import FRAME, quoted
+
+        header = [f"autology — last session ({day}): {quoted(self.title)}", "Key topics: " + ", ".join(self.keywords)]
+        items = [f"- [{h.node.type.value}] {h.node.id}: {quoted(h.node.title)}" for h in self.nodes]
         if items:
-            header.append("Knowledge about these topics:")
+            header.append(f"Knowledge about these topics ({FRAME}):")
         footer = ['Past sessions are searchable: `autology sessions search "<words>"`.']
         return clip_lines(header, items, footer, limit)
 
@@ -146,5 +148,9 @@ def latest_recall(root: Path, store: NodeStore | None, exclude_session: str | No
         from autology_mcp.knowledge.search import search_nodes
 
         query = " ".join(re.sub(r"\.[a-z]+$", "", w) if _FILE.fullmatch(w) else w for w in words)  # client.py -> client
-        hits = [h for h in search_nodes(store.index, query, limit=NODES_MAX) if h.node.status.value != "superseded"]
+        from autology_mcp.knowledge.untrusted import Reviews, held_back
+
+        reviews = Reviews(store.paths.base).load()
+        hits = [h for h in search_nodes(store.index, query, limit=NODES_MAX) if h.node.status.value != "superseded"
+                and not held_back(store.paths.base, h.node.id, h.node.title, h.node.content, reviews)]
     return Recall(session_id, title, when, words, hits)

@@ -186,7 +186,7 @@ def test_session_start_recalls_the_latest_session(project: Path, tmp_path: Path)
     assert len(text) <= RECALL_MAX_CHARS
     # resuming "latest" recalls the session before it, not itself
     resumed = context_of(session_start(start_payload(project, "latest", "resume"), project))
-    assert "Celery" in resumed and "Retry backoff for the HTTP client\"" not in resumed
+    assert "Celery" in resumed and 'last session (2026-10-02): "Retry backoff' not in resumed
 
 
 def test_session_start_recall_stays_within_the_limit(project: Path, tmp_path: Path) -> None:
