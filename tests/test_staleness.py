@@ -75,7 +75,7 @@ def capture(root: Path, refs: list[str], content: str = DECISION, title: str = "
 def findings(root: Path, node_id: str) -> list:
     service = Autology.open(root)
     try:
-        return judge(root, service.store, [service.store.get(node_id)]).get(node_id, [])
+        return judge(root, service.store, [service.store.get(node_id)], explain=True).get(node_id, [])
     finally:
         service.close()
 
@@ -288,3 +288,40 @@ def test_doctor_names_what_moved_on_without_failing(repo: Path) -> None:
         service.close()
     assert report.ok
     assert any(node[:8] in note and "`MAX_ATTEMPTS` is gone from src/retry.py (" in note for note in report.notes)
+
+
+
+def test_without_explain_the_history_is_read_only_for_a_flag(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """analyze and doctor judge thousands of nodes: a reference whose code still holds costs its file at
+    the base and now, not a walk of the history."""
+    from autology_mcp.knowledge import staleness
+
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record the decision")
+    edit(repo, '"""Retries."""', '"""Retries, with a docstring that says more."""')
+    commit(repo, "Say more in the docstring", when="2030-02-01T00:00:00Z")
+    asked: list[str] = []
+    real = staleness.History.later
+    monkeypatch.setattr(staleness.History, "later", lambda self, b, p: asked.append(p) or real(self, b, p))
+    service = Autology.open(repo)
+    try:
+        found = judge(repo, service.store, [service.store.get(node)])[node]
+    finally:
+        service.close()
+    assert [f.stale for f in found] == [False] and found[0].later is None and asked == []
+
+
+def test_a_base_found_by_time_matches_git_rev_list(repo: Path) -> None:
+    """Past a few distinct times, one listing of the history answers by bisection: the same commit as
+    ``git rev-list -1 --before``."""
+    from autology_mcp.knowledge.staleness import History
+
+    for i in range(12):
+        (repo / "src" / "other.py").write_text(f"x = {i}\n")
+        commit(repo, f"step {i}", when=f"2026-01-{i + 1:02d}T12:00:00Z")
+    times = [int(t) for t in git(repo, "log", "--format=%ct").split()]
+    h = History(repo)
+    for t in [min(times) - 10, *times, *(x + 3600 for x in times)]:
+        want = git(repo, "rev-list", "-1", f"--before=@{t}", "HEAD").strip() or None
+        assert h._before(t) == want
+    assert h._times is not None  # the later questions were answered from one listing

@@ -144,7 +144,7 @@ def _judged(root: Path, store: Any, governing: list[tuple[KnowledgeNode, list[st
     (:mod:`autology_mcp.knowledge.staleness`, the same as ``autology_analyze``'s)."""
     from autology_mcp.knowledge.staleness import judge
 
-    return judge(root, store, [n for n, _ in governing], {n.id: refs for n, refs in governing})
+    return judge(root, store, [n for n, _ in governing], {n.id: refs for n, refs in governing}, explain=True)
 
 
 def governing_context(payload: dict[str, Any], root: Path | str | None, event: str, tools: tuple[str, ...]) -> dict[str, Any] | None:

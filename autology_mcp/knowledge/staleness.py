@@ -33,6 +33,7 @@ stale and nothing is said.
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
 import re
 import subprocess
@@ -46,6 +47,7 @@ from autology_mcp.knowledge.references import reference_path
 
 GIT_TIMEOUT = 5.0
 WALK_MAX = 30  # later commits looked at one by one to name the one that changed something
+PATHS_BEFORE_WALK = 6  # paths of one base asked with their own git log before one walk of base..HEAD answers all
 REWRITTEN = 0.5  # a file more than this share of whose lines (those the node saw) are gone was rewritten
 _LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
 _TICKS = re.compile(r"`([^`\n]{2,120})`")
@@ -209,15 +211,19 @@ class History:
         self.prefix = (self._git("rev-parse", "--show-prefix") or "").strip() if self.head else ""
         self._node_commits: dict[tuple[str, ...], dict[str, str]] = {}
         self._at: dict[int, str | None] = {}
+        self._times: tuple[list[str], list[int]] | None = None
+        self._paths_asked: Counter[str] = Counter()
+        self._path_logs: dict[tuple[str, str], list[Commit]] = {}
+        self._diffs: dict[tuple[str, str], bool] = {}
         self._contents: OrderedDict[tuple[str, str], str | None] = OrderedDict()
         self._logs: dict[str, list[tuple[Commit, frozenset[str]]]] = {}
         self._batch: subprocess.Popen | None = None
         self._lock = threading.Lock()
 
-    def _git(self, *args: str) -> str | None:
+    def _git(self, *args: str, timeout: float = GIT_TIMEOUT) -> str | None:
         try:
             out = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=self.root, capture_output=True,
-                                 text=True, timeout=GIT_TIMEOUT, errors="replace")
+                                 text=True, timeout=timeout, errors="replace")
         except (OSError, subprocess.SubprocessError, ValueError):
             return None
         return out.stdout if out.returncode == 0 else None
@@ -246,10 +252,27 @@ class History:
                 for i, f in own_files.items()}
 
     def _before(self, when: float) -> str | None:
+        """The commit ``git rev-list -1 --before=@when HEAD`` names: the first in HEAD's history (git's
+        order) whose commit time is not after ``when``. Past a few questions, one listing of the history
+        answers the rest by bisection."""
         key = int(when)
-        if key not in self._at:
+        if key in self._at:
+            return self._at[key]
+        if len(self._at) < 8:
             out = self._git("rev-list", "-1", f"--before=@{key}", "HEAD")
             self._at[key] = (out or "").strip() or None
+            return self._at[key]
+        if self._times is None:
+            shas, lowest = [], []
+            for line in (self._git("log", "--format=%H %ct", "HEAD", timeout=60) or "").splitlines():
+                sha, _, when = line.partition(" ")
+                t = -int(when or 0)  # negated: the running minimum of the times, rising, for bisect
+                shas.append(sha)
+                lowest.append(max(t, lowest[-1]) if lowest else t)
+            self._times = (shas, lowest)
+        shas, lowest = self._times
+        at = bisect.bisect_left(lowest, -key)  # the first whose running minimum time is <= when
+        self._at[key] = shas[at] if at < len(shas) else None
         return self._at[key]
 
     def content(self, rev: str, path: str) -> str | None:
@@ -294,11 +317,22 @@ class History:
 
     def later(self, base: str, path: str) -> list[Commit]:
         """The commits after ``base`` that changed ``path`` (a file, or any file under a folder), oldest
-        first. One walk of ``base..HEAD`` per base, whatever the paths asked about."""
+        first. A path's own ``git log base..HEAD -- path`` for the first few paths of a base; past
+        that, one walk of ``base..HEAD`` answers every path of it."""
         log = self._logs.get(base)
+        if log is None and self._paths_asked[base] < PATHS_BEFORE_WALK:
+            key = (base, path)
+            if key not in self._path_logs:
+                self._paths_asked[base] += 1
+                out = self._git("log", "--no-renames", "--format=%x00%H%x00%ct%x00%s", "--relative", f"{base}..HEAD",
+                                "--", path) or ""
+                fields = out.split("\x00")[1:]
+                self._path_logs[key] = [Commit(sha, int(when or 0), subject.strip(), path)
+                                        for sha, when, subject in zip(fields[0::3], fields[1::3], fields[2::3])][::-1]
+            return self._path_logs[key]
         if log is None:
             out = self._git("log", "--no-renames", "--format=%x00%H%x00%ct%x00%s", "--name-only", "--relative",
-                            f"{base}..HEAD") or ""
+                            f"{base}..HEAD", timeout=60) or ""
             log = []
             fields = out.split("\x00")[1:]
             for at in range(0, len(fields) - 2, 3):
@@ -311,6 +345,18 @@ class History:
         prefix = path.rstrip("/") + "/"
         return [Commit(c.sha, c.when, c.subject, path) for c, files in log
                 if path in files or any(f.startswith(prefix) for f in files)]
+
+    def changed_since(self, base: str, path: str) -> bool:
+        """Whether ``path`` (a file or a folder) differs between ``base`` and the work tree (tracked files)."""
+        key = (base, path)
+        if key not in self._diffs:
+            try:
+                out = subprocess.run(["git", "diff", "--quiet", base, "--", path], cwd=self.root, capture_output=True,
+                                     timeout=GIT_TIMEOUT)
+                self._diffs[key] = out.returncode != 0
+            except (OSError, subprocess.SubprocessError):
+                self._diffs[key] = True
+        return self._diffs[key]
 
     def renamed(self, base: str, path: str) -> tuple[str, Commit] | None:
         """Where a file gone from the work tree went: its name after the renames since ``base``, and the
@@ -381,114 +427,130 @@ def _first_without(h: History, commits: list[Commit], test, now_ok: bool) -> str
     return "uncommitted" if not now_ok else "a later commit"
 
 
-def check(h: History, node: KnowledgeNode, base: str | None, references: list[str] | None = None) -> list[Finding]:
-    """The node's references (or ``references``), each judged against ``base`` (the module docstring)."""
+def check(h: History, node: KnowledgeNode, base: str | None, references: list[str] | None = None,
+          explain: bool = False) -> list[Finding]:
+    """The node's references (or ``references``), each judged against ``base`` (the module docstring).
+    ``explain``: also say the later commits that changed nothing the node says (the edit hooks show
+    it); without it, the history is read only for a flag's commit or a span."""
     refs = node.references if references is None else references
     if h.head is None or base is None or not refs:
         return []
     names, paths = mentions(f"{node.title}\n{node.content}")
-    return [_judge(h, base, ref, names, paths) for ref in refs]
+    return [_judge(h, base, ref, names, paths, explain) for ref in refs]
 
 
-def _judge(h: History, base: str, ref: str, names: set[str], paths: set[str]) -> Finding:
+class _Later:
+    """A reference's later commits, read from git only when something needs them."""
+
+    def __init__(self, h: History, base: str, path: str):
+        self.h, self.base, self.path, self._commits = h, base, path, None
+
+    @property
+    def commits(self) -> list[Commit]:
+        if self._commits is None:
+            self._commits = self.h.later(self.base, self.path)
+        return self._commits
+
+    def text(self, explain: bool) -> str | None:
+        return _later_text(self.commits) if explain else None
+
+
+def _judge(h: History, base: str, ref: str, names: set[str], paths: set[str], explain: bool = False) -> Finding:
     path = reference_path(ref)
     anchor = ref.split("#", 1)[1].strip() if "#" in ref else ""
-    commits = h.later(base, path)
-    later = _later_text(commits)
-    if (h.root / path).is_dir() or (h.content(base, path) is None and not (h.root / path).is_file()
-                                     and h._git("ls-tree", "-d", base, "--", path)):
-        return _judge_folder(h, base, ref, path, names, paths, later)
-    old_name = commits[0].path if commits else path
-    before = h.content(base, old_name) if commits else h.content(base, path)
+    later = _Later(h, base, path)
+    before = h.content(base, path)
+    if before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
+                           and h._git("ls-tree", "-d", base, "--", path)):
+        return _judge_folder(h, base, ref, path, names, paths, later, explain)
     if before is None:  # the file came after the node: nothing it said about it can have moved on
-        return Finding(ref, False, None, later)
+        return Finding(ref, False, None, later.text(explain))
     now = h.worktree(path)
     if now is None:
         moved = h.renamed(base, path)
         if moved is not None:
-            return Finding(ref, True, f"{path} was renamed to {moved[0]} ({moved[1].label()})", later)
-        gone = next((c.label() for c in commits if h.content(c.sha, c.path) is None), "uncommitted")
-        return Finding(ref, True, f"{path} is gone ({gone})", later)
+            return Finding(ref, True, f"{path} was renamed to {moved[0]} ({moved[1].label()})", later.text(explain))
+        gone = next((c.label() for c in later.commits if h.content(c.sha, c.path) is None), "uncommitted")
+        return Finding(ref, True, f"{path} is gone ({gone})", later.text(explain))
     if now == before:
-        return Finding(ref, False, None, later)
+        return Finding(ref, False, None, later.text(explain))
     if anchor:
         match = _LINES.match(anchor)
         if match:
             span = (int(match.group(1)), int(match.group(2) or match.group(1)))
-            return _judge_span(h, ref, path, commits, before, now, span, f"lines {span[0]}-{span[1]}", later)
+            return _judge_span(h, ref, path, later, before, now, span, f"lines {span[0]}-{span[1]}", explain)
         old = symbol_span(before, anchor, path)
         if old is not None:
             if symbol_span(now, anchor, path) is None:
-                return Finding(ref, True, f"`{anchor}` is gone from {path} "
-                                          f"({_first_without(h, commits, lambda t: symbol_span(t, anchor, path) is not None, False)})",
-                               later)
-            return _judge_span(h, ref, path, commits, before, now, old, f"`{anchor}`", later)
-        if _holds(before, anchor.split(".")[-1]) and not _holds(now, anchor.split(".")[-1]):
-            return Finding(ref, True, f"`{anchor}` is gone from {path} "
-                                      f"({_first_without(h, commits, lambda t: _holds(t, anchor.split('.')[-1]), False)})",
-                           later)
+                when = _first_without(h, later.commits, lambda t: symbol_span(t, anchor, path) is not None, False)
+                return Finding(ref, True, f"`{anchor}` is gone from {path} ({when})", later.text(explain))
+            return _judge_span(h, ref, path, later, before, now, old, f"`{anchor}`", explain)
+        last = anchor.split(".")[-1]
+        if _holds(before, last) and not _holds(now, last):
+            when = _first_without(h, later.commits, lambda t: _holds(t, last), False)
+            return Finding(ref, True, f"`{anchor}` is gone from {path} ({when})", later.text(explain))
     gone = sorted(n for n in names if _holds(before, n) and not _holds(now, n))
     if gone:
         shown = ", ".join(f"`{n}`" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
-        when = _first_without(h, commits, lambda t: _holds(t, gone[0]), False)
+        when = _first_without(h, later.commits, lambda t: _holds(t, gone[0]), False)
         verb = "is" if len(gone) == 1 else "are"
-        return Finding(ref, True, f"{shown} {verb} gone from {path} ({when})", later)
+        return Finding(ref, True, f"{shown} {verb} gone from {path} ({when})", later.text(explain))
     share = rewritten_share(before, now)
     kept = [n for n in names if _holds(before, n) and _holds(now, n)]
     if share > REWRITTEN and not kept:  # a name the node gives that is still there says it still holds
+        uncommitted = ", uncommitted" if not later.commits else ""
         return Finding(ref, True, f"most of {path} was rewritten ({round(100 * share)}% of the lines the node saw are "
-                                  f"gone{', uncommitted' if not commits else ''})", later)
-    return Finding(ref, False, None, later or ("uncommitted edits" if not commits else None))
+                                  f"gone{uncommitted})", later.text(explain))
+    if not explain:
+        return Finding(ref, False, None, None)
+    return Finding(ref, False, None, later.text(True) or ("uncommitted edits" if not later.commits else None))
 
 
-def _judge_span(h: History, ref: str, path: str, commits: list[Commit], before: str, now: str,
-                span: tuple[int, int], what: str, later: str | None) -> Finding:
+def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now: str,
+                span: tuple[int, int], what: str, explain: bool) -> Finding:
     """A span (lines, or a symbol's definition) followed from the base through each later commit."""
+    commits = later.commits
     previous, where = before.splitlines(), span
     for commit in commits[:WALK_MAX]:
         text = h.content(commit.sha, commit.path)
         lines = (text or "").splitlines()
         moved = follow_span(previous, lines, where)
         if moved is None:
-            return Finding(ref, True, f"{what} of {path} changed ({commit.label()})", later)
+            return Finding(ref, True, f"{what} of {path} changed ({commit.label()})", later.text(explain))
         previous, where = lines, moved
     if len(commits) > WALK_MAX:  # too many to walk: compare the base with now
         moved = follow_span(before.splitlines(), now.splitlines(), span)
         if moved is None:
-            return Finding(ref, True, f"{what} of {path} changed (after {commits[WALK_MAX - 1].label()})", later)
-        return Finding(ref, False, None, later)
+            return Finding(ref, True, f"{what} of {path} changed (after {commits[WALK_MAX - 1].label()})",
+                           later.text(explain))
+        return Finding(ref, False, None, later.text(explain))
     moved = follow_span(previous, now.splitlines(), where)
     if moved is None:
-        return Finding(ref, True, f"{what} of {path} changed (uncommitted)", later)
-    return Finding(ref, False, None, later)
+        return Finding(ref, True, f"{what} of {path} changed (uncommitted)", later.text(explain))
+    return Finding(ref, False, None, later.text(explain))
 
 
 def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
-                  later: str | None) -> Finding:
+                  later: _Later, explain: bool) -> Finding:
     """A folder: the mentioned paths under it that existed at the base and are gone now, then the
     mentioned names its files held at the base and hold no more."""
     for p in sorted(paths):
         if (p == path or p.startswith(path + "/")) and h._git("cat-file", "-e", f"{base}:./{p}") is not None \
                 and not (h.root / p).exists():
-            return Finding(ref, True, f"{p} is gone from {path}", later)
-    if not names or later is None and not _dirty(h, path):
-        return Finding(ref, False, None, later)
+            return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
+    if not names or not h.changed_since(base, path):
+        return Finding(ref, False, None, later.text(explain))
     wanted = sorted(names)
     found_before = _grep(h, wanted, base, path)
     if not found_before:
-        return Finding(ref, False, None, later)
+        return Finding(ref, False, None, later.text(explain))
     found_now = _grep(h, sorted(found_before), None, path)
     gone = sorted(found_before - found_now)
     if gone:
         shown = ", ".join(f"`{n}`" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
         verb = "is" if len(gone) == 1 else "are"
-        return Finding(ref, True, f"{shown} {verb} gone from {path}/", later)
-    return Finding(ref, False, None, later)
-
-
-def _dirty(h: History, path: str) -> bool:
-    out = h._git("status", "--porcelain", "--", path)
-    return bool(out and out.strip())
+        return Finding(ref, True, f"{shown} {verb} gone from {path}/", later.text(explain))
+    return Finding(ref, False, None, later.text(explain))
 
 
 def _grep(h: History, names: list[str], rev: str | None, path: str) -> set[str]:
@@ -507,13 +569,14 @@ def _grep(h: History, names: list[str], rev: str | None, path: str) -> set[str]:
 
 
 def judge(root: Path, store, nodes: list[KnowledgeNode],
-          references: dict[str, list[str]] | None = None) -> dict[str, list[Finding]]:
+          references: dict[str, list[str]] | None = None, explain: bool = False) -> dict[str, list[Finding]]:
     """Every node's references (or ``references[node id]``) judged, for ``analyze``, ``doctor``, the
-    edit hooks and session-start: node id -> its findings (nodes without references are left out)."""
+    edit hooks and session-start: node id -> its findings (nodes without references are left out).
+    ``explain``: each finding also says the later commits that changed nothing (:func:`check`)."""
     h = history(Path(root))
     wanted = [n for n in nodes if (references or {}).get(n.id, n.references)]
     if h.head is None or not wanted:
         return {}
     bases = h.node_bases({n.id: store.rel(store.paths.node_file(n.type.value, n.id)) for n in wanted},
                          {n.id: n.modified.timestamp() for n in wanted})
-    return {n.id: check(h, n, bases[n.id], (references or {}).get(n.id)) for n in wanted}
+    return {n.id: check(h, n, bases[n.id], (references or {}).get(n.id), explain) for n in wanted}
