@@ -325,3 +325,17 @@ def test_a_base_found_by_time_matches_git_rev_list(repo: Path) -> None:
         want = git(repo, "rev-list", "-1", f"--before=@{t}", "HEAD").strip() or None
         assert h._before(t) == want
     assert h._times is not None  # the later questions were answered from one listing
+
+
+def test_asking_for_a_folder_as_a_file_keeps_the_blob_reader_in_step(repo: Path) -> None:
+    """git cat-file --batch answers a tree with its bytes too: they are read and dropped, so the next
+    file's text is its own."""
+    from autology_mcp.knowledge.staleness import History
+
+    h = History(repo)
+    head = h.head
+    assert h.content(head, "src") is None
+    assert h.content(head, "src/other.py") == "x = 1\n"
+    assert h.content(head, "nothing/here.py") is None
+    assert h.content(head, "src/retry.py") == RETRY
+    h.close()

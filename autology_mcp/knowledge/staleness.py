@@ -298,10 +298,10 @@ class History:
             self._batch.stdin.write(spec.encode() + b"\n")
             self._batch.stdin.flush()
             header = self._batch.stdout.readline().decode(errors="replace").split()
-            if len(header) != 3 or header[1] != "blob":
+            if len(header) != 3:  # "<spec> missing" (or ambiguous): nothing follows
                 return None
-            data = self._batch.stdout.read(int(header[2]) + 1)[:-1]
-            return data.decode("utf-8", errors="replace")
+            data = self._batch.stdout.read(int(header[2]) + 1)[:-1]  # read whatever it is, to stay in step
+            return data.decode("utf-8", errors="replace") if header[1] == "blob" else None
         except (OSError, ValueError, AssertionError):
             self._batch = None
             return None
