@@ -1,7 +1,7 @@
 """Ingesting a huge Claude Code transcript (issue 13): the SessionEnd hook's time and peak memory per
 step, and ``autology sessions ingest`` to the end, on a generated transcript of a given size.
 
-    python bench/transcript_ingest.py [--mb 1024] [--code-path PATH] [--json out.json]
+    python bench/transcript_ingest.py [--mb 1024] [--code-path PATH] [--transcript FILE] [--json out.json]
 
 The transcript is synthetic but shaped like Claude Code's, with the fields it writes: user prompts
 and assistant answers of 12 to 300 words, tool calls, and tool results of 5 to 2,500 lines (the
@@ -17,7 +17,11 @@ Measured, each as the whole process Claude Code (or the user) starts:
 - the floor, ``python -c "import sqlite3, json"``, in the same run.
 
 ``--code-path`` runs another checkout of autology (for example the commit before issue 13's change,
-with ``git worktree add``) for a side-by-side figure; a run is cut at 600 s.
+with ``git worktree add``) for a side-by-side figure; a run is cut at 600 s, the hook's runs together
+at ``--hook-budget`` seconds. ``--transcript FILE`` keeps the generated transcript there (written when
+missing, hard-linked into the temporary config dir), so two checkouts are measured on the same bytes.
+The summary line gives the partial steps' mean and maximum and the completing step (issue 29: it
+used to grow with the session). The temporary folder is deleted at the end unless ``--keep``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -90,12 +95,42 @@ def timed(cmd: list[str], env: dict[str, str], stdin: str | None = None) -> tupl
     return float(wall), float(rss), result.stdout
 
 
+def session_complete(path: Path) -> bool:
+    """Whether the session file says its transcript is all read: format 1 in its header, format 2
+    in its last checkpoint (issue 29's append-only file)."""
+    if not path.is_file():
+        return False
+    with path.open("rb") as handle:
+        header = json.loads(handle.readline())
+        if header.get("format") == 1:
+            return header.get("complete", True)
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, size - (4 << 20)))
+        tail = handle.read()
+    for line in reversed(tail.split(b"\n")[:-1]):
+        if line.startswith(b'{"kind":"checkpoint"'):
+            return json.loads(line).get("complete", True)
+    return False
+
+
+def uptime() -> str:
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "load %.2f %.2f %.2f" % os.getloadavg()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=int, default=1024)
     parser.add_argument("--code-path", default=None, help="run this checkout of autology instead of the installed one")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--transcript", default=None, help="generated transcript to reuse (written when missing)")
+    parser.add_argument("--hook-budget", type=float, default=3600, help="seconds for all the hook's runs together")
+    parser.add_argument("--no-ingest", action="store_true", help="skip `autology sessions ingest` to the end")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
+    print(f"# {uptime()}")
 
     work = Path(tempfile.mkdtemp(prefix="autology-ingest-"))
     config = work / "claude-config"
@@ -109,8 +144,18 @@ def main() -> int:
     session_id = "big-session"
     transcript = folder / f"{session_id}.jsonl"
     started = time.perf_counter()
-    size = write_transcript(transcript, args.mb, session_id, str(project))
-    print(f"# transcript {size / 1e6:.0f} MB written in {time.perf_counter() - started:.0f} s; load {os.getloadavg()}")
+    if args.transcript:
+        kept = Path(args.transcript)
+        if not kept.is_file():
+            write_transcript(kept, args.mb, session_id, "/bench/project")
+        try:
+            os.link(kept, transcript)
+        except OSError:
+            shutil.copyfile(kept, transcript)
+        size = transcript.stat().st_size
+    else:
+        size = write_transcript(transcript, args.mb, session_id, str(project))
+    print(f"# transcript {size / 1e6:.0f} MB ready in {time.perf_counter() - started:.0f} s; load {os.getloadavg()}")
 
     floor = min(timed([sys.executable, "-c", "import sqlite3, json"], env)[0] for _ in range(5))
     payload = json.dumps({"session_id": session_id, "transcript_path": str(transcript), "cwd": str(project),
@@ -118,24 +163,42 @@ def main() -> int:
     hook = [sys.executable, "-m", "autology_mcp", "--root", str(project), "hook", "session-end"]
     steps = []
     total = 0.0
-    while total < LIMIT_S:
+    done = False
+    while total < args.hook_budget:
         wall, rss, _out = timed(hook, env, payload)
         steps.append({"wall_s": round(wall, 2), "peak_rss_mb": round(rss)})
         total += wall
-        header = (project / ".autology" / "sessions" / f"{session_id}.jsonl")
-        done = header.is_file() and json.loads(header.open().readline()).get("complete", True)
-        print(f"session-end step {len(steps)}: {wall:.2f} s, peak {rss:.0f} MB{'' if done else ' (more to go)'}")
+        done = session_complete(project / ".autology" / "sessions" / f"{session_id}.jsonl")
+        print(f"session-end step {len(steps)}: {wall:.2f} s, peak {rss:.0f} MB{'' if done else ' (more to go)'}"
+              f"{'  # ' + uptime() if len(steps) % 32 == 0 or done else ''}", flush=True)
         if done or wall == float("inf"):
             break
-    fresh = work / "project2"
-    (fresh / ".autology" / "nodes").mkdir(parents=True)
-    wall, rss, _ = timed([sys.executable, "-m", "autology_mcp", "--root", str(fresh), "sessions", "ingest",
-                          str(transcript)], env)
-    print(f"sessions ingest to the end: {wall:.1f} s, peak {rss:.0f} MB; floor {floor * 1000:.0f} ms; load {os.getloadavg()}")
-    data = {"mb": size / 1e6, "floor_s": floor, "hook_steps": steps, "ingest_s": wall, "ingest_peak_rss_mb": rss,
-            "load": os.getloadavg(), "code_path": args.code_path}
+    partial = steps[:-1] if done else steps
+    summary = {
+        "steps": len(steps), "complete": done, "hook_total_s": round(total, 1),
+        "partial_mean_s": round(sum(s["wall_s"] for s in partial) / len(partial), 2) if partial else None,
+        "partial_max_s": max((s["wall_s"] for s in partial), default=None),
+        "partial_max_rss_mb": max((s["peak_rss_mb"] for s in partial), default=None),
+        "completing_s": steps[-1]["wall_s"] if done else None,
+        "completing_rss_mb": steps[-1]["peak_rss_mb"] if done else None,
+    }
+    print(f"# hook: {summary['steps']} runs, {summary['hook_total_s']} s in all; partial steps mean "
+          f"{summary['partial_mean_s']} s, max {summary['partial_max_s']} s, peak {summary['partial_max_rss_mb']} MB; "
+          f"completing step {summary['completing_s']} s, peak {summary['completing_rss_mb']} MB"
+          f"{'' if done else ' (NOT complete within the budget)'}; {uptime()}", flush=True)
+    wall = rss = None
+    if not args.no_ingest:
+        fresh = work / "project2"
+        (fresh / ".autology" / "nodes").mkdir(parents=True)
+        wall, rss, _ = timed([sys.executable, "-m", "autology_mcp", "--root", str(fresh), "sessions", "ingest",
+                              str(transcript)], env)
+        print(f"sessions ingest to the end: {wall:.1f} s, peak {rss:.0f} MB; floor {floor * 1000:.0f} ms; {uptime()}")
+    data = {"mb": size / 1e6, "floor_s": floor, "hook_steps": steps, "hook": summary, "ingest_s": wall,
+            "ingest_peak_rss_mb": rss, "load": os.getloadavg(), "code_path": args.code_path}
     if args.json:
         Path(args.json).write_text(json.dumps(data, indent=1))
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

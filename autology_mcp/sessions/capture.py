@@ -73,7 +73,7 @@ class CaptureReport:
 
 def capture(autology: Autology, insights: list[Insight], session_node: str | None = None) -> CaptureReport:
     """Capture the insights no node holds yet as needs_review nodes (confidence 0.7)."""
-    from autology_mcp.sessions.store import load_session
+    from autology_mcp.sessions.store import load_header
 
     report = CaptureReport()
     titles: dict[str, str] = {}
@@ -82,7 +82,7 @@ def capture(autology: Autology, insights: list[Insight], session_node: str | Non
             report.skipped.append({**insight.to_dict(), "reason": f"already known as {insight.duplicate_of}"})
             continue
         if insight.session_id not in titles:
-            record = load_session(autology.store.root, insight.session_id)
+            record = load_header(autology.store.root, insight.session_id)  # the title only: no turn read
             titles[insight.session_id] = record.title if record else insight.session_id
         try:
             result = autology.capture(

@@ -4,13 +4,15 @@ A chunk's text is ``<session title>\\n<turns>``; the title is at most ``TITLE_MA
 the turns get the rest. Chunks break only between turns, except a turn too long for one chunk,
 which is cut at paragraph, line, sentence or word boundaries into chunks of its own. Chunking is
 a pure function of the turns: the same turns always give the same chunks (so chunk ids are stable,
-and appending turns changes at most the last chunk and adds new ones).
+and appending turns changes at most the last chunk and adds new ones; :class:`Chunker` does the same
+step by step).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from autology_mcp.sessions.transcript import TITLE_MAX, Turn
 
@@ -56,33 +58,68 @@ def split_text(text: str, limit: int) -> list[str]:
     return pieces
 
 
-def chunk_turns(turns: Iterable[Turn], limit: int = BODY_MAX) -> list[Chunk]:
-    chunks: list[Chunk] = []
-    parts: list[str] = []
-    size = 0
-    start = end = -1
-    stamp = ""
+class Chunker:
+    """Turns fed in order, chunks out: :func:`chunk_turns` as running state, so an index can take in
+    a session's new turns without its old ones (issue 29). ``pending`` is the chunk still open (the
+    last one, which later turns may extend); the state round-trips through :meth:`to_dict`."""
 
-    def flush() -> None:
-        nonlocal parts, size, start
-        if parts:
-            chunks.append(Chunk(len(chunks), "\n".join(parts), start, end, stamp))
-        parts, size, start = [], 0, -1
+    def __init__(self, limit: int = BODY_MAX, n: int = 0, parts: list[str] | None = None, size: int = 0,
+                 start: int = -1, end: int = -1, stamp: str = ""):
+        self.limit = limit
+        self.n = n  # the number of the next chunk (the open one's, when there is one)
+        self.parts = list(parts or [])
+        self.size = size
+        self.start = start
+        self.end = end
+        self.stamp = stamp  # the timestamp of the last turn that had one (a chunk's timestamp)
 
-    for turn in turns:
+    def _flush(self) -> list[Chunk]:
+        out = []
+        if self.parts:
+            out.append(Chunk(self.n, "\n".join(self.parts), self.start, self.end, self.stamp))
+            self.n += 1
+        self.parts, self.size, self.start = [], 0, -1
+        return out
+
+    def feed(self, turn: Turn) -> list[Chunk]:
+        """The chunks this turn closes (the open one, and a long turn's own pieces)."""
         rendered = render_turn(turn)
-        if len(rendered) > limit:
-            flush()
-            for piece in split_text(rendered, limit):
-                chunks.append(Chunk(len(chunks), piece, turn.n, turn.n, turn.timestamp))
-            continue
-        if parts and size + 1 + len(rendered) > limit:
-            flush()
-        if start < 0:
-            start = turn.n
-        parts.append(rendered)
-        size += len(rendered) + (1 if size else 0)
-        end = turn.n
-        stamp = turn.timestamp or stamp
-    flush()
-    return chunks
+        if len(rendered) > self.limit:
+            out = self._flush()
+            for piece in split_text(rendered, self.limit):
+                out.append(Chunk(self.n, piece, turn.n, turn.n, turn.timestamp))
+                self.n += 1
+            return out
+        out = self._flush() if self.parts and self.size + 1 + len(rendered) > self.limit else []
+        if self.start < 0:
+            self.start = turn.n
+        self.parts.append(rendered)
+        self.size += len(rendered) + (1 if self.size else 0)
+        self.end = turn.n
+        self.stamp = turn.timestamp or self.stamp
+        return out
+
+    def pending(self) -> Chunk | None:
+        """The open chunk as it stands (it stays open)."""
+        return Chunk(self.n, "\n".join(self.parts), self.start, self.end, self.stamp) if self.parts else None
+
+    def finish(self) -> list[Chunk]:
+        return self._flush()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"limit": self.limit, "n": self.n, "parts": self.parts, "size": self.size, "start": self.start,
+                "end": self.end, "stamp": self.stamp}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Chunker:
+        return cls(int(data.get("limit", BODY_MAX)), int(data.get("n", 0)), [str(p) for p in data.get("parts", [])],
+                   int(data.get("size", 0)), int(data.get("start", -1)), int(data.get("end", -1)),
+                   str(data.get("stamp", "")))
+
+
+def chunk_turns(turns: Iterable[Turn], limit: int = BODY_MAX) -> list[Chunk]:
+    chunker = Chunker(limit)
+    chunks: list[Chunk] = []
+    for turn in turns:
+        chunks += chunker.feed(turn)
+    return chunks + chunker.finish()

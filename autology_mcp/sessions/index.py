@@ -5,20 +5,25 @@ each session's handoff (``handoff``, id ``<session>:handoff``); the text of both
 session title. Mined insight candidates are kept beside them (table ``insights``).
 
 :meth:`SessionIndex.sync` brings the index in line with ``.autology/sessions/``: a session file
-whose size or modification time differs from what was indexed is re-read, a deleted one is dropped.
-Checking costs one directory listing, so every search syncs first; a missing or damaged database is
-rebuilt from the files.
+whose size or modification time differs from what was indexed is taken in again, a deleted one is
+dropped. A session file that only grew (format 2: the same ``file_id``, appended steps) is read from
+the byte the index stopped at: its new turns are chunked from the state the chunker was left in
+(the open last chunk is replaced, new ones added), their insights mined, the handoff replaced, so
+indexing a step costs the same however long the session is (issue 29). A changed title (every
+chunk starts with it) or anything else is indexed again from the start. Checking costs one
+directory listing, so every search syncs first; a missing or damaged database is rebuilt from the files.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from autology_mcp.common.errors import StorageError
@@ -27,17 +32,19 @@ from autology_mcp.common.paths import ProjectPaths
 from autology_mcp.common.text import SESSION_FTS_TOKENIZER, fts_text
 from autology_mcp.sessions.paths import sessions_dir
 
-SCHEMA_VERSION = "2"  # 2: the text through text.fts_text (CJK bigrams)
+SCHEMA_VERSION = "3"  # 2: the text through text.fts_text (CJK bigrams); 3: incremental (sources.progress, docs.stampless)
 DB_NAME = "sessions.sqlite"
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources (session_id TEXT PRIMARY KEY, signature TEXT NOT NULL, title TEXT NOT NULL,
-    last_timestamp TEXT NOT NULL, turns INTEGER NOT NULL, handoff TEXT NOT NULL, error TEXT);
+    last_timestamp TEXT NOT NULL, turns INTEGER NOT NULL, handoff TEXT NOT NULL, error TEXT,
+    file_id TEXT NOT NULL DEFAULT '', indexed_bytes INTEGER NOT NULL DEFAULT 0, progress TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS docs (
     rowid INTEGER PRIMARY KEY, doc_id TEXT NOT NULL UNIQUE, doc_type TEXT NOT NULL, session_id TEXT NOT NULL,
     title TEXT NOT NULL, text TEXT NOT NULL, timestamp TEXT NOT NULL, turn_start INTEGER NOT NULL,
-    turn_end INTEGER NOT NULL);
+    turn_end INTEGER NOT NULL, stampless INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS docs_session ON docs (session_id);
+CREATE INDEX IF NOT EXISTS docs_stampless ON docs (session_id) WHERE stampless = 1;
 CREATE INDEX IF NOT EXISTS docs_type_time ON docs (doc_type, timestamp);
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(text, tokenize = '{SESSION_FTS_TOKENIZER}');
 CREATE TABLE IF NOT EXISTS insights (session_id TEXT NOT NULL, turn INTEGER NOT NULL, kind TEXT NOT NULL,
@@ -200,7 +207,8 @@ class SessionIndex:
         """Whether the sessions folder is as at the last full check (then no session file changed).
 
         Session files are only ever replaced by an atomic rename, which updates the folder's
-        modification time. A folder modified in the last two seconds is not trusted (a second
+        modification time, or appended to, after which the writer sets it (store.append_step). A
+        folder modified in the last two seconds is not trusted (a second
         rename within the file system's timestamp granularity would not show): it is checked file by file.
         """
         try:
@@ -235,18 +243,22 @@ class SessionIndex:
             self._synced_dir = folder
             return 0
         with self._write() as conn:
-            indexed = dict(conn.execute("SELECT session_id, signature FROM sources").fetchall())  # under the write lock
+            known = {row[0]: row for row in conn.execute(
+                "SELECT session_id, signature, title, last_timestamp, turns, file_id, indexed_bytes, progress"
+                " FROM sources")}
             changed = 0
             for sid in gone:
-                if sid in indexed:
+                if sid in known:
                     self._drop(conn, sid)
                     changed += 1
             for sid in stale:
                 path, sig = disk[sid]
-                if indexed.get(sid) == sig:
-                    continue  # another process indexed it meanwhile
-                self._drop(conn, sid)
-                self._add(conn, sid, Path(path), sig)
+                row = known.get(sid)
+                if row is not None and row[1] == sig:
+                    continue  # another process indexed it meanwhile (read under the write lock)
+                if row is None or not _extend(conn, sid, Path(path), sig, row):
+                    self._drop(conn, sid)
+                    self._add(conn, sid, Path(path), sig)
                 changed += 1
         self._synced_dir = folder
         return changed
@@ -261,42 +273,20 @@ class SessionIndex:
 
     @staticmethod
     def _add(conn: sqlite3.Connection, sid: str, path: Path, sig: str) -> None:
-        # Only ingesting needs the parser, the chunker and the miner (a search does not import them).
-        from autology_mcp.sessions.chunking import chunk_turns
-        from autology_mcp.sessions.insights import mine_turns
-        from autology_mcp.sessions.store import read_session
+        """Index a session file from its start (after ``_drop``)."""
+        from autology_mcp.sessions.store import parse_bytes
 
         try:
-            record = read_session(path)
+            data = path.read_bytes()
+            record = parse_bytes(data, str(path))
         except (OSError, StorageError) as exc:
             conn.execute(
-                "INSERT INTO sources VALUES (?, ?, '', '', 0, '', ?)", (sid, sig, str(exc))
+                "INSERT INTO sources (session_id, signature, title, last_timestamp, turns, handoff, error)"
+                " VALUES (?, ?, '', '', 0, '', ?)", (sid, sig, str(exc))
             )  # remembered, so a damaged file is not re-read on every search
             return
-        title = record.title
-        last = record.state.last_timestamp
-        rows = []
-        for chunk in chunk_turns(record.turns):
-            rows.append((f"{sid}:{chunk.n}", "session_chunk", chunk.text(title), chunk.timestamp or last,
-                         chunk.turn_start, chunk.turn_end))
-        if record.handoff:
-            rows.append((f"{sid}:handoff", "handoff", f"{title}\n{record.handoff}", last, 0,
-                         max(0, len(record.turns) - 1)))
-        for doc_id, doc_type, text, stamp, start, end in rows:
-            cur = conn.execute(
-                "INSERT INTO docs (doc_id, doc_type, session_id, title, text, timestamp, turn_start, turn_end)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (doc_id, doc_type, sid, title, text, stamp, start, end),
-            )
-            conn.execute("INSERT INTO docs_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, fts_text(text)))
-        conn.executemany(
-            "INSERT INTO insights VALUES (?, ?, ?, ?, ?, ?)",
-            [(sid, i.turn, i.kind, i.text, i.score, i.timestamp) for i in mine_turns(record.turns, sid)],
-        )
-        conn.execute(
-            "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?, NULL)",
-            (sid, sig, title, last, len(record.turns), record.handoff),
-        )
+        last_n = record.turns[-1].n if record.turns else -1
+        _take_in(conn, sid, sig, record.turns, record, Progress(last_n=last_n), record.file_id, record.end, new=True)
 
     def scrub(self) -> bool:
         """After sessions were forgotten: leave no byte of their text in the database files.
@@ -328,3 +318,117 @@ class SessionIndex:
                 self._reopen()
             self._sync()
             return self.connection().execute("SELECT COUNT(*) FROM sources").fetchone()[0]
+
+
+@dataclass
+class Progress:
+    """How far the index took in a session file (``sources.progress``, JSON): the chunker's state,
+    the turns indexed, the last turn's number, and the session's last timestamp the chunks without
+    one of their own carry (``docs.stampless``)."""
+
+    chunker: dict = field(default_factory=dict)
+    count: int = 0
+    last_n: int = -1
+    last_timestamp: str = ""
+    stampless: int = 0  # closed chunks with no timestamp of their own
+
+    def dumps(self) -> str:
+        return json.dumps(self.__dict__, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def loads(cls, text: str) -> Progress | None:
+        try:
+            data = json.loads(text)
+            return cls(dict(data["chunker"]), int(data["count"]), int(data["last_n"]), str(data["last_timestamp"]),
+                       int(data["stampless"]))
+        except (ValueError, TypeError, KeyError):
+            return None
+
+
+def _extend(conn: sqlite3.Connection, sid: str, path: Path, sig: str, row: tuple) -> bool:
+    """Take in the steps appended to a format 2 session file since it was indexed; False when it
+    must be indexed from its start (another generation of the file, a damaged state, a new title)."""
+    from autology_mcp.sessions.store import SessionRecord, _first_row, apply_checkpoint, scan_lines
+
+    _, _, title, _, _, file_id, indexed_bytes, progress_text = row
+    progress = Progress.loads(progress_text)
+    if not file_id or progress is None:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            header = _first_row(handle.readline())
+            if header is None or header.get("file_id") != file_id or os.fstat(handle.fileno()).st_size < indexed_bytes:
+                return False
+            handle.seek(indexed_bytes)
+            data = handle.read()
+    except OSError:
+        return False
+    steps, _ = scan_lines(data, indexed_bytes, progress.last_n)
+    if not steps:  # a step being written: nothing closed yet
+        conn.execute("UPDATE sources SET signature = ? WHERE session_id = ?", (sig, sid))
+        return True
+    record = SessionRecord(session_id=sid)
+    turns = []
+    for step, checkpoint, end in steps:
+        turns += step
+        apply_checkpoint(record, checkpoint)
+        record.end = end
+    if record.title != title:
+        return False  # every chunk starts with the title: all of them change
+    _take_in(conn, sid, sig, turns, record, progress, file_id, record.end, new=False)
+    return True
+
+
+def _take_in(conn: sqlite3.Connection, sid: str, sig: str, turns: list, record, progress: Progress, file_id: str,
+             indexed_bytes: int, new: bool) -> None:
+    """Index a session's next turns (all of them when ``new``): their chunks (the open chunk
+    replaced), their insights, the handoff; then the session's row."""
+    from autology_mcp.sessions.chunking import Chunker
+    from autology_mcp.sessions.insights import mine_turns
+
+    title = record.title
+    last = record.state.last_timestamp
+    chunker = Chunker.from_dict(progress.chunker) if progress.chunker else Chunker()
+    if not new:
+        _delete_docs(conn, [f"{sid}:{chunker.n}", f"{sid}:handoff"])  # the open chunk (if any) and the handoff
+        if last != progress.last_timestamp and progress.stampless:
+            conn.execute("UPDATE docs SET timestamp = ? WHERE session_id = ? AND stampless = 1", (last, sid))
+    closed = []
+    for turn in turns:
+        closed += chunker.feed(turn)
+    progress.stampless += sum(1 for chunk in closed if not chunk.timestamp)
+    rows = []
+    for chunk in closed + [c for c in [chunker.pending()] if c is not None]:
+        rows.append((f"{sid}:{chunk.n}", "session_chunk", chunk.text(title), chunk.timestamp or last,
+                     chunk.turn_start, chunk.turn_end, int(not chunk.timestamp)))
+    progress.count += len(turns)
+    if record.handoff:
+        rows.append((f"{sid}:handoff", "handoff", f"{title}\n{record.handoff}", last, 0, max(0, progress.count - 1), 0))
+    for doc_id, doc_type, text, stamp, start, end, stampless in rows:
+        cur = conn.execute(
+            "INSERT INTO docs (doc_id, doc_type, session_id, title, text, timestamp, turn_start, turn_end, stampless)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (doc_id, doc_type, sid, title, text, stamp, start, end, stampless),
+        )
+        conn.execute("INSERT INTO docs_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, fts_text(text)))
+    conn.executemany(
+        "INSERT INTO insights VALUES (?, ?, ?, ?, ?, ?)",
+        [(sid, i.turn, i.kind, i.text, i.score, i.timestamp) for i in mine_turns(turns, sid)],
+    )
+    if turns:
+        progress.last_n = turns[-1].n
+    progress.last_timestamp = last
+    progress.chunker = chunker.to_dict()
+    conn.execute(
+        "INSERT OR REPLACE INTO sources (session_id, signature, title, last_timestamp, turns, handoff, error, file_id,"
+        " indexed_bytes, progress) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
+        (sid, sig, title, last, progress.count, record.handoff, file_id, indexed_bytes, progress.dumps()),
+    )
+
+
+def _delete_docs(conn: sqlite3.Connection, doc_ids: list[str]) -> None:
+    for doc_id in doc_ids:
+        found = conn.execute("SELECT rowid FROM docs WHERE doc_id = ?", (doc_id,)).fetchone()
+        if found is not None:
+            conn.execute("DELETE FROM docs_fts WHERE rowid = ?", (found[0],))
+            conn.execute("DELETE FROM docs WHERE rowid = ?", (found[0],))

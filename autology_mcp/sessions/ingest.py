@@ -1,16 +1,22 @@
 """Ingest a Claude Code transcript into the project's session memory, incrementally and idempotently.
 
-- Unchanged transcript (same size and modification time, or same bytes): nothing is written.
-- Grown transcript whose first ``offset`` bytes still hash to the recorded SHA-256: only the new
-  complete lines are parsed (a partly written last line waits for the next ingest), and the parser
-  continues from its saved state, so turn numbers and chunk ids of the old part do not change.
-- Anything else (rewritten, truncated, never seen): the whole transcript is parsed again.
+- Unchanged transcript (same size and modification time, or nothing new): nothing is written.
+- Grown transcript whose first ``offset`` bytes are still those ingested: only the new complete
+  lines are parsed (a partly written last line waits for the next ingest), and the parser continues
+  from its saved state, so turn numbers and chunk ids of the old part do not change.
+- Anything else (rewritten, truncated, replaced by another file, never seen): the whole transcript
+  is parsed again.
 - One ingest step reads at most :data:`STEP_BYTES` (8 MiB: at worst, all of it text to redact,
-  about 2.5 s on a 2-core machine), so the SessionEnd hook always finishes within its timeout; the header then says
-  ``"complete": false`` and the next step goes on from the offset (the prefix is hashed again,
-  about 0.7 s per GB). ``autology sessions ingest`` runs the steps to the end in one pass (one
-  hash, one write of the session file), holding one step's bytes at a time. A line
-  longer than a step is skipped as malformed, never held in memory.
+  about 2.5 s on a 2-core machine), so the SessionEnd hook always finishes within its timeout; the
+  checkpoint then says ``"complete": false`` and the next step goes on from the offset.
+  ``autology sessions ingest`` runs the steps to the end in one pass, holding one step's bytes at a
+  time. A line longer than a step is skipped as malformed, never held in memory.
+- Every step costs the same however long the session already is (issue 29): it appends its turns
+  and a checkpoint to the session file (never rewrites it: :mod:`~autology_mcp.sessions.store`),
+  updates the running summary the handoff is built from, and the index takes in only the new turns.
+  The prefix is not hashed again: the checkpoint keeps the transcript's identity (device, inode) and
+  a :func:`fingerprint` of its first ``offset`` bytes, a SHA-256 of bounded parts of them (the first
+  and the last MiB before the offset, 16 samples of 64 KiB between), about 3 MB read whatever the size.
 - Only files that look like Claude Code transcripts are read: a regular file whose text starts a
   JSON object (``/etc/shadow`` or ``/proc/self/environ`` named as a transcript is refused).
 
@@ -28,16 +34,18 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import StorageError, ValidationError
-from autology_mcp.sessions.handoff import build_handoff
+from autology_mcp.sessions.handoff import handoff_of
 from autology_mcp.sessions.store import (
+    FORMAT,
     SessionRecord,
+    append_step,
     forgotten_ids,
     load_header,
     load_session,
     session_lock,
     write_session,
 )
-from autology_mcp.sessions.transcript import ParseState, parse_lines
+from autology_mcp.sessions.transcript import parse_lines
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
@@ -86,7 +94,8 @@ def _open(path: Path):
 
 
 def _hash_prefix(handle, length: int) -> tuple[hashlib._Hash, bool]:
-    """SHA-256 of the first ``length`` bytes, read in blocks; False when the file is shorter."""
+    """SHA-256 of the first ``length`` bytes, read in blocks; False when the file is shorter
+    (checks the prefix of a format 1 session file once, before converting it)."""
     digest = hashlib.sha256()
     remaining = length
     while remaining > 0:
@@ -96,6 +105,48 @@ def _hash_prefix(handle, length: int) -> tuple[hashlib._Hash, bool]:
         digest.update(block)
         remaining -= len(block)
     return digest, True
+
+
+WINDOW = 1 << 20
+SAMPLES = 16
+SAMPLE_BYTES = 64 * 1024
+
+
+def fingerprint(fd: int, offset: int) -> str:
+    """A SHA-256 of the first ``offset`` bytes of a file, read in bounded parts: the offset, the first
+    and the last :data:`WINDOW` bytes before it, and :data:`SAMPLES` blocks of :data:`SAMPLE_BYTES`
+    spread between them ("" when the file is shorter). A transcript up to 2 MiB is hashed whole;
+    beyond, a change that leaves all of these parts alike (and the file's inode) goes unseen."""
+    digest = hashlib.sha256(f"{offset}\n".encode())
+    spans = [(0, min(offset, WINDOW))]
+    inner = offset - 2 * WINDOW
+    if inner > 0:
+        for i in range(1, SAMPLES + 1):
+            at = WINDOW + inner * i // (SAMPLES + 1)
+            spans.append((at, min(SAMPLE_BYTES, offset - WINDOW - at)))
+    if offset > WINDOW:
+        tail = max(WINDOW, offset - WINDOW)
+        spans.append((tail, offset - tail))
+    for at, length in spans:
+        if length <= 0:
+            continue
+        data = os.pread(fd, length, at)
+        if len(data) != length:
+            return ""
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _same_prefix(handle, st: os.stat_result, record: SessionRecord) -> bool:
+    """Whether the transcript still starts with the ``record.offset`` bytes ingested."""
+    if record.offset > st.st_size:
+        return False
+    if record.format == 1:  # an old session file: its full SHA-256, read once (the step converts it)
+        digest, whole = _hash_prefix(handle, record.offset)
+        return whole and digest.hexdigest() == record.sha256
+    if (record.dev, record.ino) != (st.st_dev, st.st_ino):
+        return False  # another file now (replaced, or copied back): read again from the start
+    return bool(record.sha256) and fingerprint(handle.fileno(), record.offset) == record.sha256
 
 
 def _lines(data: bytes) -> tuple[list[str], int]:
@@ -126,7 +177,7 @@ def ingest_transcript(
 ) -> IngestResult:
     """Ingest one transcript into ``<root>/.autology/sessions/``: one step of at most ``step_bytes``
     (default :data:`STEP_BYTES`) new bytes, or (``until_complete``) steps until the end; with ``index``,
-    the search index once the transcript is complete."""
+    the search index takes in what was read (a partial step's turns are searchable at once)."""
     root = Path(root)
     step_bytes = step_bytes or STEP_BYTES
     path = Path(transcript).expanduser()
@@ -135,7 +186,7 @@ def ingest_transcript(
         sid = session_id_for(path)
     with session_lock(root).hold():
         result = _ingest_locked(root, path, sid, step_bytes, until_complete)
-    if index and result.complete and result.mode in ("appended", "full"):  # a partial step leaves it to the last
+    if index and result.mode in ("appended", "full"):  # every step: the index takes in that step's turns
         from autology_mcp.sessions.index import SessionIndex
 
         SessionIndex.for_root(root).sync()
@@ -143,96 +194,86 @@ def ingest_transcript(
     return result
 
 
-def _read_step(handle, digest: hashlib._Hash, step_bytes: int) -> tuple[hashlib._Hash, list[str], int, int, bool]:
-    """From the handle's position: the digest carried over the bytes consumed, the complete lines
-    of at most ``step_bytes`` bytes, the bytes consumed, how many over-long lines were skipped,
-    and whether the step stopped at its limit (more complete lines may follow)."""
+def _read_step(handle, step_bytes: int) -> tuple[list[str], int, int, bool]:
+    """From the handle's position: the complete lines of at most ``step_bytes`` bytes, the bytes
+    consumed, how many over-long lines were skipped, and whether the step stopped at its limit
+    (more complete lines may follow)."""
     data = handle.read(step_bytes)
     lines, used = _lines(data)
     if used == 0 and len(data) == step_bytes:  # one line longer than a whole step: skip it, block by block
-        scan = digest.copy()
-        scan.update(data)
         used = len(data)
         while True:
             block = handle.read(BLOCK)
             if not block:
-                return digest, [], 0, 0, False  # no end yet: an unfinished line, wait for it
+                return [], 0, 0, False  # no end yet: an unfinished line, wait for it
             cut = block.find(b"\n")
             if cut >= 0:
-                scan.update(block[: cut + 1])
-                return scan, [], used + cut + 1, 1, True
-            scan.update(block)
+                return [], used + cut + 1, 1, True
             used += len(block)
-    digest.update(data[:used])
-    return digest, lines, used, 0, len(data) == step_bytes
+    return lines, used, 0, len(data) == step_bytes
 
 
 def _ingest_locked(root: Path, path: Path, sid: str, step_bytes: int, until_complete: bool = False) -> IngestResult:
-    """Under the session lock: only the bytes after the recorded offset are read when the part
-    before it is unchanged (its hash is checked block by block, never held in memory at once).
-    One step of at most ``step_bytes``, or (``until_complete``) steps to the end in this one pass:
-    the handle and the running hash carry over, and the session file is written once."""
+    """Under the session lock: one step of at most ``step_bytes`` new bytes, or (``until_complete``)
+    steps to the end in this one pass, each appended to the session file as it is read (a run cut
+    short keeps the steps it finished). Only the bytes after the recorded offset are read when the
+    transcript still starts with what was ingested."""
     result = IngestResult(sid, str(path), "full")
     if sid in forgotten_ids(root):
         result.mode = "forgotten"  # `autology sessions forget`: never stored again
         return result
-    header = load_header(root, sid)
+    header = load_header(root, sid)  # the file's first line and last checkpoint: no turn is read
     try:
         with _open(path) as handle:
             st = _check_transcript(handle, path)
             same_file = header is not None and header.transcript == str(path) and (
                 header.size, header.mtime_ns) == (st.st_size, st.st_mtime_ns)
             if same_file and header.complete:
-                return _unchanged(result, header)  # the usual case: decided from the header line alone
-            record = load_session(root, sid) if header is not None else None
-            continuing = False
-            if record is not None and record.offset <= st.st_size:
-                digest, complete = _hash_prefix(handle, record.offset)  # ~0.7 s per GB
-                continuing = complete and digest.hexdigest() == record.sha256
+                return _unchanged(result, header)  # the usual case: decided from the checkpoint alone
+            continuing = header is not None and _same_prefix(handle, st, header)
+            whole = not continuing or header.format != FORMAT  # the step writes the file whole
+            record = SessionRecord(session_id=sid)
             if continuing:
-                assert record is not None
-                state, turns, start, handoff = record.state, record.turns, record.offset, record.handoff
-            else:
-                handle.seek(0)
-                digest = hashlib.sha256()
-                state, turns, start, handoff = ParseState(), [], 0, ""
-            new_turns: list = []
-            used = 0
+                assert header is not None
+                record = header
+                result.mode = "appended"
+                if header.format != FORMAT:
+                    record = load_session(root, sid) or header  # every turn, written again in format 2
+            first = True
             while True:
-                digest, lines, step_used, skipped, limited = _read_step(handle, digest, step_bytes)
-                step_turns, state = parse_lines(lines, state, cwd=str(root))
+                handle.seek(record.offset)
+                lines, used, skipped, limited = _read_step(handle, step_bytes)
+                if continuing and first and used == 0:
+                    return _unchanged(result, record)  # nothing new, or only an unfinished line
+                first = False
+                new_turns, state = parse_lines(lines, record.state, cwd=str(root))
                 state.malformed += skipped
-                new_turns += step_turns
-                used += step_used
-                if not (until_complete and limited and step_used):
+                summary = record.running_summary()  # (of a format 1 file: from its turns, before the new ones)
+                summary.update(new_turns, sid)
+                record.state = state
+                record.offset += used
+                record.transcript = str(path)
+                record.size, record.mtime_ns, record.dev, record.ino = st.st_size, st.st_mtime_ns, st.st_dev, st.st_ino
+                record.complete = not limited or record.offset >= st.st_size
+                record.sha256 = fingerprint(handle.fileno(), record.offset)
+                if record.complete:  # the handoff sums up the whole session: built once it is all read
+                    record.handoff = handoff_of(state, summary)
+                if whole:
+                    record.turns = record.turns + new_turns
+                    result.path = str(write_session(root, record))
+                    record.turns = []
+                    whole = False
+                else:
+                    result.path = str(append_step(root, record, new_turns))
+                result.new_turns += len(new_turns)
+                result.bytes_read += used
+                if not (until_complete and limited and used):
                     break
-                handle.seek(start + used)  # the step read past its last complete line
     except OSError as exc:
         raise StorageError(str(path), exc.strerror or str(exc)) from exc
-    if continuing:
-        if used == 0:
-            return _unchanged(result, record)  # nothing new, or only an unfinished line
-        result.mode = "appended"
-    offset = start + used
-    result.complete = not limited or offset >= st.st_size
-    record = SessionRecord(
-        session_id=sid,
-        transcript=str(path),
-        size=st.st_size,
-        mtime_ns=st.st_mtime_ns,
-        offset=offset,
-        sha256=digest.hexdigest(),
-        complete=result.complete,
-        state=state,
-        turns=turns + new_turns,
-    )
-    # the handoff sums up the whole session: built once it is all read (a partial step keeps the last one)
-    record.handoff = build_handoff(state, record.turns, sid) if result.complete else handoff
-    result.path = str(write_session(root, record))
-    result.new_turns = len(new_turns)
-    result.turns = len(record.turns)
-    result.malformed = state.malformed
-    result.bytes_read = used
+    result.complete = record.complete
+    result.turns = record.state.turns
+    result.malformed = record.state.malformed
     result.title = record.title
     return result
 

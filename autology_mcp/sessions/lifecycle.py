@@ -68,9 +68,10 @@ def ingest_from_payload(root: Path, payload: dict[str, Any]) -> IngestResult | N
 def finish_session(root: Path, result: IngestResult) -> str:
     """After the ingest at SessionEnd: the session node, and the insights when configured. Returns a summary.
 
-    After a partial step (the transcript is bigger than one step) only that is said: the node, the
-    insights and the search index follow at the step that completes it, so each SessionEnd stays
-    within its timeout."""
+    After a partial step (the transcript is bigger than one step) only that is said: the node and the
+    insights follow at the step that completes it (the search index took in the step's turns already).
+    Both are built from the session file's last checkpoint, not from its turns, so each SessionEnd
+    stays within its timeout however long the session."""
     from autology_mcp.knowledge.service import Autology
     from autology_mcp.sessions.config import load_sessions_config
     from autology_mcp.sessions.session_node import write_session_node

@@ -6,7 +6,9 @@ source ``hook_session_end``, confidence 0.85, references to the files the sessio
 that still exist in the project), and ``relates_to`` relations to the nodes the session touched:
 nodes referencing a changed file, and nodes whose id appears in the session (autology tool calls).
 Everything comes from the redacted session file, so the node (which is committed with the
-project) holds no secret the redaction recognises.
+project) holds no secret the redaction recognises: from its last checkpoint (the parse state and the
+running summary), not from its turns, so writing the node at the end of a long session is as quick
+as at the end of a short one.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from autology_mcp.common.errors import NotFoundError, ValidationError
 from autology_mcp.knowledge.models import REFERENCES_MAX, TITLE_MAX, validate_reference
-from autology_mcp.sessions.handoff import sections
-from autology_mcp.sessions.store import SessionRecord, load_session
+from autology_mcp.sessions.handoff import summary_sections
+from autology_mcp.sessions.store import SessionRecord, load_overview
 
 if TYPE_CHECKING:
     from autology_mcp.knowledge.service import Autology
@@ -28,7 +30,6 @@ SOURCE = "hook_session_end"
 CONFIDENCE = 0.85
 RELATIONS_MAX = 12
 MIN_PROMPTS = 3
-_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\b")
 
 
 @dataclass
@@ -71,7 +72,7 @@ def node_title(record: SessionRecord) -> str:
 
 
 def node_content(record: SessionRecord) -> str:
-    parts = sections(record.state, record.turns, record.session_id)
+    parts = summary_sections(record.state, record.running_summary())
     lines = ["## What was done"]
     lines += [f"- Asked: {summarised(p)}" for p in parts["asked"]] or ["- (no prompt recorded)"]
     lines += [f"- {summarised(d)}" for d in parts["done"]]
@@ -83,7 +84,7 @@ def node_content(record: SessionRecord) -> str:
     span = f"{state.first_timestamp} – {state.last_timestamp}" if state.first_timestamp else "time unknown"
     lines += [
         "",
-        f"_Session `{record.session_id}`, {span}, {len(record.turns)} turns"
+        f"_Session `{record.session_id}`, {span}, {record.state.turns} turns"
         + (f", {state.compactions} compaction(s)" if state.compactions else "")
         + ". The redacted conversation is searchable on this machine: `autology sessions search`._",
     ]
@@ -119,10 +120,9 @@ def touched_nodes(autology: Autology, record: SessionRecord, exclude: str | None
     if changed:
         for node, _ in nodes_referencing(autology.store.index.referencing(changed), changed):
             found[node.id] = None
-    for turn in record.turns:
-        for node_id in _UUID.findall(turn.text):
-            if node_id not in found and autology.store.exists(node_id):
-                found[node_id] = None
+    for node_id in record.running_summary().node_ids:  # in the order the session mentions them
+        if node_id not in found and autology.store.exists(node_id):
+            found[node_id] = None
     found.pop(exclude or "", None)
     return list(found)[:RELATIONS_MAX]
 
@@ -130,17 +130,17 @@ def touched_nodes(autology: Autology, record: SessionRecord, exclude: str | None
 def worth_a_node(record: SessionRecord) -> bool:
     """A session gets a node when it changed files, mentioned a decision, or had a few exchanges
     (a one-question session would only add noise to the committed graph)."""
-    prompts = sum(t.role == "user" and not t.text.startswith("[result ") for t in record.turns)
-    return bool(record.state.files_modified) or prompts >= MIN_PROMPTS or bool(
-        sections(record.state, record.turns, record.session_id)["decisions"]
+    summary = record.running_summary()
+    return bool(record.state.files_modified) or summary.user_prompts >= MIN_PROMPTS or bool(
+        summary_sections(record.state, summary)["decisions"]
     )
 
 
 def write_session_node(autology: Autology, session_id: str) -> SessionNodeResult | None:
     """Create or update the session's node from its session file; None when there is nothing worth one."""
     root = autology.store.root
-    record = load_session(root, session_id)
-    if record is None or not record.turns:
+    record = load_overview(root, session_id)
+    if record is None or not record.state.turns:
         return None
     existing = find_session_node(autology, session_id)
     if existing is None and not worth_a_node(record):
