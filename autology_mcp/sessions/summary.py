@@ -73,17 +73,20 @@ class SessionSummary:
                     text = prose(turn.text).strip()
                     if text and not text.startswith("/"):
                         self.prompts.append(one_line(text, PROMPT_MAX))
-            elif turn.role == "assistant":
-                text = prose(turn.text).strip()
-                if text:
-                    self.last_answer = one_line(text, ANSWER_MAX)
-            elif turn.role == "compact_summary" and turn.text:
-                self.last_compact = one_line(turn.text, ANSWER_MAX)
-            if len(self.node_ids) < NODE_IDS_MAX:
+            if len(self.node_ids) < NODE_IDS_MAX and "-4" in turn.text:  # (a UUID v4 holds "-4")
                 for node_id in NODE_ID.findall(turn.text):
                     if node_id not in seen and len(self.node_ids) < NODE_IDS_MAX:
                         seen.add(node_id)
                         self.node_ids.append(node_id)
+        # only the step's last answer and compaction count: cut to one line once (one_line redacts an 8 KB window)
+        for turn in reversed(turns):
+            text = prose(turn.text).strip() if turn.role == "assistant" else ""
+            if text:
+                self.last_answer = one_line(text, ANSWER_MAX)
+                break
+        compact = next((t.text for t in reversed(turns) if t.role == "compact_summary" and t.text), "")
+        if compact:
+            self.last_compact = one_line(compact, ANSWER_MAX)
         mined = [i for i in mine_turns(turns, session_id, DECISION_THRESHOLD) if i.kind == "decision"]
         if mined:
             self.decisions = sorted(self.decisions + mined, key=_order)[:DECISION_POOL]  # stable: turn order on ties
