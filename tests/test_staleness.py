@@ -339,3 +339,48 @@ def test_asking_for_a_folder_as_a_file_keeps_the_blob_reader_in_step(repo: Path)
     assert h.content(head, "nothing/here.py") is None
     assert h.content(head, "src/retry.py") == RETRY
     h.close()
+
+
+def test_past_a_few_bases_one_walk_of_the_recent_history_answers_later(repo: Path) -> None:
+    """analyze over a large store asks for the later commits of many bases: past a few, one walk of the
+    recent history answers, with the same commits as base..HEAD on a merged history."""
+    from autology_mcp.knowledge import staleness
+
+    bases = []
+    for i in range(6):
+        (repo / "src" / "other.py").write_text(f"x = {i}\n")
+        commit(repo, f"main {i}", when=f"2026-01-{i + 1:02d}T12:00:00Z")
+        bases.append(git(repo, "rev-parse", "HEAD").strip())
+    git(repo, "checkout", "-q", "-b", "side", bases[1])
+    (repo / "src" / "retry.py").write_text(RETRY + "\n# side\n")
+    commit(repo, "side change", when="2026-01-02T18:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-edit", "side", when="2026-01-08T12:00:00Z")
+    (repo / "src" / "retry.py").write_text(RETRY + "\n# side\n# main\n")
+    commit(repo, "main change", when="2026-01-09T12:00:00Z")
+    exact = staleness.History(repo)
+    exact._bases_asked.update(f"other{i}" for i in range(staleness.BASES_BEFORE_WINDOW))  # force the window
+    for base in bases:
+        want = [line for line in git(repo, "log", "--format=%H", f"{base}..HEAD", "--", "src/retry.py").split()][::-1]
+        assert [c.sha for c in exact.later(base, "src/retry.py")] == want
+    assert exact._window is not None
+
+
+def test_a_name_moved_to_another_file_of_its_folder_is_not_gone(repo: Path) -> None:
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record the decision")
+    text = (repo / "src" / "retry.py").read_text()
+    (repo / "src" / "retry.py").write_text(text.replace("def backoff(attempt):\n    return 2 ** attempt\n", ""))
+    (repo / "src" / "backoff.py").write_text("def backoff(attempt):\n    return 2 ** attempt\n")
+    assert only(repo, node).stale is False  # moved within src/: the decision still holds
+    (repo / "src" / "backoff.py").unlink()  # gone from the folder too
+    (repo / "src" / "retry.py").write_text(text.replace("def backoff(attempt):\n    return 2 ** attempt\n", "")
+                                           .replace("backoff(attempt)", "2 ** attempt"))
+    assert "`backoff` is gone from src/retry.py" in only(repo, node).why
+
+
+def test_a_folder_that_is_gone_is_stale(repo: Path) -> None:
+    node = capture(repo, ["src"], content="Everything lives in one package.")
+    commit(repo, "record the decision")
+    shutil.rmtree(repo / "src")
+    assert only(repo, node).why == "src/ is gone"

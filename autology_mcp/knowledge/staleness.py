@@ -48,6 +48,8 @@ from autology_mcp.knowledge.references import reference_path
 GIT_TIMEOUT = 5.0
 WALK_MAX = 30  # later commits looked at one by one to name the one that changed something
 PATHS_BEFORE_WALK = 6  # paths of one base asked with their own git log before one walk of base..HEAD answers all
+BASES_BEFORE_WINDOW = 4  # bases answered exactly before one walk of the recent history answers the rest
+WINDOW_SLACK = 90 * 86400  # that walk starts this long before the oldest base asked about
 REWRITTEN = 0.5  # a file more than this share of whose lines (those the node saw) are gone was rewritten
 _LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
 _TICKS = re.compile(r"`([^`\n]{2,120})`")
@@ -213,6 +215,12 @@ class History:
         self._at: dict[int, str | None] = {}
         self._times: tuple[list[str], list[int]] | None = None
         self._paths_asked: Counter[str] = Counter()
+        self._bases_asked: set[str] = set()
+        self._window: tuple[int, list[tuple[Commit, frozenset[str]]], dict[str, list[str]]] | None = None
+        self._ancestors: OrderedDict[str, set[str]] = OrderedDict()
+        self._times_of: dict[str, int | None] = {}
+        self._oldest: int | None = None
+        self._touched: dict[str, list[int]] = {}
         self._path_logs: dict[tuple[str, str], list[Commit]] = {}
         self._diffs: dict[tuple[str, str], bool] = {}
         self._contents: OrderedDict[tuple[str, str], str | None] = OrderedDict()
@@ -317,19 +325,26 @@ class History:
 
     def later(self, base: str, path: str) -> list[Commit]:
         """The commits after ``base`` that changed ``path`` (a file, or any file under a folder), oldest
-        first. A path's own ``git log base..HEAD -- path`` for the first few paths of a base; past
-        that, one walk of ``base..HEAD`` answers every path of it."""
+        first. For the first few bases asked about, exactly ``base..HEAD``: a path's own ``git log`` for
+        the first few paths of a base, one walk of ``base..HEAD`` past that. Past a few bases (``analyze``
+        over a large store, each node with its own base), one walk of the recent history answers them
+        all (:meth:`_from_window`)."""
         log = self._logs.get(base)
-        if log is None and self._paths_asked[base] < PATHS_BEFORE_WALK:
-            key = (base, path)
-            if key not in self._path_logs:
-                self._paths_asked[base] += 1
-                out = self._git("log", "--no-renames", "--format=%x00%H%x00%ct%x00%s", "--relative", f"{base}..HEAD",
-                                "--", path) or ""
-                fields = out.split("\x00")[1:]
-                self._path_logs[key] = [Commit(sha, int(when or 0), subject.strip(), path)
-                                        for sha, when, subject in zip(fields[0::3], fields[1::3], fields[2::3])][::-1]
+        key = (base, path)
+        if key in self._path_logs:
             return self._path_logs[key]
+        if log is None and base not in self._bases_asked and len(self._bases_asked) >= BASES_BEFORE_WINDOW:
+            self._path_logs[key] = found = self._from_window(base, path)
+            return found
+        self._bases_asked.add(base)
+        if log is None and self._paths_asked[base] < PATHS_BEFORE_WALK:
+            self._paths_asked[base] += 1
+            out = self._git("log", "--no-renames", "--format=%x00%H%x00%ct%x00%s", "--relative", f"{base}..HEAD",
+                            "--", path) or ""
+            fields = out.split("\x00")[1:]
+            self._path_logs[key] = found = [Commit(sha, int(when or 0), subject.strip(), path)
+                                            for sha, when, subject in zip(fields[0::3], fields[1::3], fields[2::3])][::-1]
+            return found
         if log is None:
             out = self._git("log", "--no-renames", "--format=%x00%H%x00%ct%x00%s", "--name-only", "--relative",
                             f"{base}..HEAD", timeout=60) or ""
@@ -342,9 +357,74 @@ class History:
                             frozenset(n.strip() for n in names.splitlines() if n.strip())))
             log.reverse()  # oldest first
             self._logs[base] = log
-        prefix = path.rstrip("/") + "/"
-        return [Commit(c.sha, c.when, c.subject, path) for c, files in log
-                if path in files or any(f.startswith(prefix) for f in files)]
+        return _touching(log, path)
+
+    def _from_window(self, base: str, path: str) -> list[Commit]:
+        """``later`` from one walk of the history since a while before the oldest base asked about: the
+        commits of it that are not ``base`` or its ancestors (followed through the parents the walk
+        read). A branch older than :data:`WINDOW_SLACK` merged after the base is not seen: it only
+        changes which commit a flag names, never whether there is one (that compares the texts)."""
+        when = self._commit_time(base)
+        if when is None:
+            return []
+        if self._window is None or when - WINDOW_SLACK < self._window[0]:
+            start = min(when, self._oldest if self._oldest is not None else when) - WINDOW_SLACK
+            out = self._git("log", "--no-renames", "--format=%x00%H%x00%P%x00%ct%x00%s", "--name-only", "--relative",
+                            f"--since=@{start}", "HEAD", timeout=120) or ""
+            entries, parents = [], {}
+            fields = out.split("\x00")[1:]
+            for at in range(0, len(fields) - 3, 4):
+                sha, parent_list, stamp, rest = fields[at:at + 4]
+                subject, _, names = rest.partition("\n")
+                parents[sha] = parent_list.split()
+                entries.append((Commit(sha, int(stamp or 0), subject.strip(), ""),
+                                frozenset(n.strip() for n in names.splitlines() if n.strip())))
+            entries.reverse()  # oldest first
+            touched: dict[str, list[int]] = {}  # a file or folder -> the entries that changed it or under it
+            for at, (_, files) in enumerate(entries):
+                for name in files | {f.rsplit("/", k)[0] for f in files for k in range(1, f.count("/") + 1)}:
+                    touched.setdefault(name, []).append(at)
+            self._window = (start, entries, parents)
+            self._touched = touched
+            self._ancestors.clear()
+        _, entries, parents = self._window
+        seen = self._ancestors.get(base)
+        if seen is None:
+            seen, todo = {base}, [base]
+            while todo:
+                for parent in parents.get(todo.pop(), ()):
+                    if parent not in seen:
+                        seen.add(parent)
+                        todo.append(parent)
+            self._ancestors[base] = seen
+            while len(self._ancestors) > 16:  # each is up to the window's size
+                self._ancestors.popitem(last=False)
+        return [Commit(entries[at][0].sha, entries[at][0].when, entries[at][0].subject, path)
+                for at in self._touched.get(path.rstrip("/"), ()) if entries[at][0].sha not in seen]
+
+    def prepare(self, bases: list[str | None]) -> None:
+        """Many nodes with their own bases (``analyze`` over a large store): the times of all of them in
+        one git call, so one walk of the history, from before the oldest, answers every :meth:`later`."""
+        distinct = [b for b in dict.fromkeys(bases) if b and b not in self._times_of]
+        if len(distinct) + len(self._times_of) <= BASES_BEFORE_WINDOW:
+            return
+        try:
+            out = subprocess.run(["git", "log", "--no-walk=unsorted", "--format=%H %ct", "--stdin"], cwd=self.root,
+                                 input="\n".join(distinct), capture_output=True, text=True, timeout=60).stdout
+        except (OSError, subprocess.SubprocessError):
+            return
+        for line in out.splitlines():
+            sha, _, when = line.partition(" ")
+            if when.isdigit():
+                self._times_of[sha] = int(when)
+        known = [t for t in self._times_of.values() if t is not None]
+        self._oldest = min(known) if known else None
+
+    def _commit_time(self, sha: str) -> int | None:
+        if sha not in self._times_of:
+            out = (self._git("log", "-1", "--format=%ct", sha) or "").strip()
+            self._times_of[sha] = int(out) if out.isdigit() else None
+        return self._times_of[sha]
 
     def changed_since(self, base: str, path: str) -> bool:
         """Whether ``path`` (a file or a folder) differs between ``base`` and the work tree (tracked files)."""
@@ -358,25 +438,35 @@ class History:
                 self._diffs[key] = True
         return self._diffs[key]
 
+    def deleted(self, since: str, path: str) -> Commit | None:
+        """The first commit after ``since`` that deleted ``path`` (None: it was not deleted by a commit).
+        With the recent history walked already (:meth:`prepare`), the first later commit without the file."""
+        if self._window is not None or self._oldest is not None:
+            return next((c for c in self.later(since, path) if self.content(c.sha, path) is None), None)
+        out = self._git("log", "--diff-filter=D", "--format=%x00%H%x00%ct%x00%s", f"{since}..HEAD", "--", path) or ""
+        fields = out.split("\x00")[1:]
+        if len(fields) < 3:
+            return None
+        sha, when, subject = fields[-3:]  # the log is newest first: the last is the first deletion
+        return Commit(sha, int(when or 0), subject.strip(), path)
+
     def renamed(self, base: str, path: str) -> tuple[str, Commit] | None:
         """Where a file gone from the work tree went: its name after the renames since ``base``, and the
-        last commit that renamed it (None when it was not renamed, but deleted)."""
-        out = self._git("log", "-M", "--diff-filter=R", "--name-status", "--format=%x00%H%x00%ct%x00%s",
-                        f"{base}..HEAD") or ""
-        renames: list[tuple[str, str, Commit]] = []
-        commit = None
-        for line in out.splitlines():
-            if line.startswith("\x00"):
-                sha, when, subject = (line[1:].split("\x00") + ["", ""])[:3]
-                commit = Commit(sha, int(when or 0), subject, "")
-            elif line.startswith("R") and commit is not None:
-                parts = line.split("\t")
-                if len(parts) == 3:
-                    renames.append((parts[1], parts[2], commit))
-        name, last = path, None
-        for old, new, commit in reversed(renames):  # oldest first
-            if old == name:
-                name, last = new, commit
+        last commit that renamed it (None when it was not renamed, but deleted). Each step is the commit
+        that removed the name, read with rename detection: no walk of the whole history."""
+        name, last, since = path, None, base
+        for _ in range(8):
+            gone = self.deleted(since, name)
+            if gone is None:
+                break
+            out = self._git("show", "-M", "--name-status", "--format=", gone.sha) or ""
+            new = next((parts[2] for parts in (line.split("\t") for line in out.splitlines())
+                        if len(parts) == 3 and parts[0].startswith("R") and parts[1] == self.prefix + name), None)
+            if new is None:
+                break
+            name, last, since = new.removeprefix(self.prefix), gone, gone.sha
+            if (self.root / name).exists():
+                break
         return (name, last) if last is not None and name != path else None
 
     def worktree(self, path: str) -> str | None:
@@ -403,6 +493,12 @@ def history(root: Path) -> History:
         else:
             fresh.close()
         return have
+
+
+def _touching(log: list[tuple[Commit, frozenset[str]]], path: str) -> list[Commit]:
+    prefix = path.rstrip("/") + "/"
+    return [Commit(c.sha, c.when, c.subject, path) for c, files in log
+            if path in files or any(f.startswith(prefix) for f in files)]
 
 
 # ------------------------------------------------------------------------------ the rule
@@ -470,8 +566,8 @@ def _judge(h: History, base: str, ref: str, names: set[str], paths: set[str], ex
         moved = h.renamed(base, path)
         if moved is not None:
             return Finding(ref, True, f"{path} was renamed to {moved[0]} ({moved[1].label()})", later.text(explain))
-        gone = next((c.label() for c in later.commits if h.content(c.sha, c.path) is None), "uncommitted")
-        return Finding(ref, True, f"{path} is gone ({gone})", later.text(explain))
+        deleted = h.deleted(base, path)
+        return Finding(ref, True, f"{path} is gone ({deleted.label() if deleted else 'uncommitted'})", later.text(explain))
     if now == before:
         return Finding(ref, False, None, later.text(explain))
     if anchor:
@@ -490,6 +586,10 @@ def _judge(h: History, base: str, ref: str, names: set[str], paths: set[str], ex
             when = _first_without(h, later.commits, lambda t: _holds(t, last), False)
             return Finding(ref, True, f"`{anchor}` is gone from {path} ({when})", later.text(explain))
     gone = sorted(n for n in names if _holds(before, n) and not _holds(now, n))
+    if gone and "/" in path:  # a name moved to another file of the same folder and kind (a package split) is not gone
+        folder, _, name = path.rpartition("/")
+        kind = f"*.{name.rsplit('.', 1)[1]}" if "." in name else "*"
+        gone = sorted(set(gone) - _grep(h, gone, None, f"{folder}/{kind}"))
     if gone:
         shown = ", ".join(f"`{n}`" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
         when = _first_without(h, later.commits, lambda t: _holds(t, gone[0]), False)
@@ -532,8 +632,10 @@ def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now
 
 def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
                   later: _Later, explain: bool) -> Finding:
-    """A folder: the mentioned paths under it that existed at the base and are gone now, then the
+    """A folder: gone, the mentioned paths under it that existed at the base and are gone now, then the
     mentioned names its files held at the base and hold no more."""
+    if not (h.root / path).exists():
+        return Finding(ref, True, f"{path}/ is gone", later.text(explain))
     for p in sorted(paths):
         if (p == path or p.startswith(path + "/")) and h._git("cat-file", "-e", f"{base}:./{p}") is not None \
                 and not (h.root / p).exists():
@@ -554,13 +656,14 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
 
 
 def _grep(h: History, names: list[str], rev: str | None, path: str) -> set[str]:
-    """Which of ``names`` a file under ``path`` holds as a whole word, at ``rev`` (None: the work tree)."""
+    """Which of ``names`` a file under ``path`` (a folder, or a pathspec) holds as a whole word, at
+    ``rev`` (None: the work tree); the store's own files aside."""
     found: set[str] = set()
     for start in range(0, len(names), 200):
         args = ["grep", "-I", "-h", "-o", "-w", "-F"]
         for name in names[start:start + 200]:
             args += ["-e", name]
-        out = h._git(*args, *([rev] if rev else []), "--", path) or ""
+        out = h._git(*args, *([rev] if rev else []), "--", path, ":(exclude).autology") or ""
         found.update(line.split(":", 1)[-1].strip() if rev else line.strip() for line in out.splitlines())
     return found & set(names)
 
@@ -579,4 +682,5 @@ def judge(root: Path, store, nodes: list[KnowledgeNode],
         return {}
     bases = h.node_bases({n.id: store.rel(store.paths.node_file(n.type.value, n.id)) for n in wanted},
                          {n.id: n.modified.timestamp() for n in wanted})
+    h.prepare(list(bases.values()))
     return {n.id: check(h, n, bases[n.id], (references or {}).get(n.id), explain) for n in wanted}
