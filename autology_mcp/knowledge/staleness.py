@@ -589,7 +589,7 @@ def _judge(h: History, base: str, ref: str, names: set[str], paths: set[str], ex
     if gone and "/" in path:  # a name moved to another file of the same folder and kind (a package split) is not gone
         folder, _, name = path.rpartition("/")
         kind = f"*.{name.rsplit('.', 1)[1]}" if "." in name else "*"
-        gone = sorted(set(gone) - _grep(h, gone, None, f"{folder}/{kind}"))
+        gone = sorted(set(gone) - _grep(h, gone, None, f"{folder}/{kind}", *_NOT_TESTS))
     if gone:
         shown = ", ".join(f"`{n}`" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
         when = _first_without(h, later.commits, lambda t: _holds(t, gone[0]), False)
@@ -655,7 +655,10 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
     return Finding(ref, False, None, later.text(explain))
 
 
-def _grep(h: History, names: list[str], rev: str | None, path: str) -> set[str]:
+_NOT_TESTS = (":(exclude,glob)**/*_test.*", ":(exclude,glob)**/test_*", ":(exclude,glob)**/tests/**")  # old names live on in tests
+
+
+def _grep(h: History, names: list[str], rev: str | None, path: str, *also: str) -> set[str]:
     """Which of ``names`` a file under ``path`` (a folder, or a pathspec) holds as a whole word, at
     ``rev`` (None: the work tree); the store's own files aside."""
     found: set[str] = set()
@@ -663,7 +666,7 @@ def _grep(h: History, names: list[str], rev: str | None, path: str) -> set[str]:
         args = ["grep", "-I", "-h", "-o", "-w", "-F"]
         for name in names[start:start + 200]:
             args += ["-e", name]
-        out = h._git(*args, *([rev] if rev else []), "--", path, ":(exclude).autology") or ""
+        out = h._git(*args, *([rev] if rev else []), "--", path, ":(exclude).autology", *also) or ""
         found.update(line.split(":", 1)[-1].strip() if rev else line.strip() for line in out.splitlines())
     return found & set(names)
 
