@@ -6,7 +6,10 @@ many relations, against one from a node that has none, in the same store and the
 A store of ``max(edges)`` + 1 concept nodes; the hub relates to them one by one
 (``Autology.relate``, as ``autology_relate`` calls it). At each size in ``--edges``, 50 more relates
 from the hub are timed, and 50 relates from fresh leaf nodes (one relation each) beside them: the
-ratio hub / leaf is what "costs the same whatever the source node's size" asks to be near 1.
+ratio hub / leaf is what "costs the same whatever the source node's size" asks to be near 1. Each
+is also timed in CPU time (the process's, system time included: not the wait for the disk, which
+other work on the machine changes from run to run). Then, issue 29's other relates of a hub: 20
+relates from fresh leaves *to* the hub, and 20 relates the hub has already, with a new description.
 """
 
 from __future__ import annotations
@@ -23,6 +26,13 @@ from pathlib import Path
 
 from autology_mcp.knowledge.service import Autology
 from autology_mcp.server.startup import GRAPH_INDEX_DELAY
+
+
+def timed(into: list[tuple[float, float]], call, *args, **kwargs) -> None:
+    """Append (wall ms, CPU ms) of one call."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    call(*args, **kwargs)
+    into.append(((time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000))
 
 
 def main() -> int:
@@ -52,23 +62,27 @@ def main() -> int:
         while done < size:
             service.relate(hub, targets[done], "relates_to")
             done += 1
-        hub_ms, leaf_ms = [], []
+        times: dict[str, list[tuple[float, float]]] = {"hub": [], "leaf": [], "to_hub": [], "restate": []}
         for j in range(50):
-            t = time.perf_counter()
-            service.relate(hub, targets[done], "relates_to")
-            hub_ms.append((time.perf_counter() - t) * 1000)
+            timed(times["hub"], service.relate, hub, targets[done], "relates_to")
             done += 1
-            leaf = leaves[len(results) * 50 + j]
-            t = time.perf_counter()
-            service.relate(leaf, targets[j], "relates_to")
-            leaf_ms.append((time.perf_counter() - t) * 1000)
-        row = {"edges": size, "hub_p50_ms": round(statistics.median(hub_ms), 2),
-               "leaf_p50_ms": round(statistics.median(leaf_ms), 2),
-               "hub_file_kb": round(service.store.abs(service.store.index.node_path(hub)).stat().st_size / 1024)}
+            timed(times["leaf"], service.relate, leaves[len(results) * 50 + j], targets[j], "relates_to")
+        for j in range(20):
+            timed(times["to_hub"], service.relate, leaves[len(results) * 50 + j], hub, "uses")
+            timed(times["restate"], service.relate, hub, targets[j], "relates_to", description=f"at {size} edges, {j}")
+        row = {"edges": size, "hub_file_kb": round(service.store.abs(service.store.index.node_path(hub)).stat().st_size / 1024)}
+        for kind, pairs in times.items():
+            row[f"{kind}_p50_ms"] = round(statistics.median(w for w, _ in pairs), 2)
+            row[f"{kind}_cpu_p50_ms"] = round(statistics.median(c for _, c in pairs), 2)
         row["ratio"] = round(row["hub_p50_ms"] / row["leaf_p50_ms"], 1)
+        row["cpu_ratio"] = round(row["hub_cpu_p50_ms"] / row["leaf_cpu_p50_ms"], 1)
         results.append(row)
         print(f"{size:6d} edges: hub relate p50 {row['hub_p50_ms']:.1f} ms, leaf {row['leaf_p50_ms']:.1f} ms,"
               f" ratio {row['ratio']}x (hub file {row['hub_file_kb']} KB); {time.perf_counter() - started:.0f} s so far")
+        print(f"{'':6s}        CPU p50: hub {row['hub_cpu_p50_ms']:.2f} ms, leaf {row['leaf_cpu_p50_ms']:.2f} ms,"
+              f" ratio {row['cpu_ratio']}x; a leaf to the hub {row['to_hub_p50_ms']:.1f} ms"
+              f" (CPU {row['to_hub_cpu_p50_ms']:.2f}), a relation of the hub's restated {row['restate_p50_ms']:.1f} ms"
+              f" (CPU {row['restate_cpu_p50_ms']:.2f})")
     print(f"# load {os.getloadavg()}")
     service.close()
     if args.keep:

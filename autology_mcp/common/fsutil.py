@@ -39,8 +39,9 @@ def fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
-def atomic_write(path: Path, text: str, durable: bool = True, tmp_dir: Path | None = None) -> os.stat_result:
-    """Write ``text`` to ``path`` atomically; returns the new file's stat. Raises StorageError.
+def atomic_write(path: Path, text: str | bytes, durable: bool = True, tmp_dir: Path | None = None) -> os.stat_result:
+    """Write ``text`` (str, written as UTF-8, or bytes, as they are) to ``path`` atomically; returns
+    the new file's stat. Raises StorageError.
 
     The temporary file goes to ``tmp_dir`` when given (it must be on the same file system; if the
     rename across folders fails, the write is redone with the temporary file beside ``path``): a
@@ -53,8 +54,8 @@ def atomic_write(path: Path, text: str, durable: bool = True, tmp_dir: Path | No
         if tmp_dir is not None:
             Path(tmp_dir).mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=tmp_dir or path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8") if isinstance(text, str) else text)
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())

@@ -358,6 +358,15 @@ class NodeIndex:
         )
         self._bump_relations_generation(conn)
 
+    def set_relation(self, conn: sqlite3.Connection, source_id: str, relation: Relation) -> None:
+        """Give the relation ``source_id`` has to ``relation.target`` with ``relation.type`` (a hub's;
+        see :meth:`relation_of`) the description and confidence of ``relation``, in its place: one row."""
+        conn.execute(
+            "UPDATE relations SET description = ?, confidence = ? WHERE source = ? AND target = ? AND type = ?",
+            (relation.description, relation.confidence, source_id, relation.target, relation.type.value),
+        )
+        self._bump_relations_generation(conn)
+
     def delete_node(self, conn: sqlite3.Connection, node_id: str) -> None:
         row = conn.execute("SELECT rowid FROM nodes WHERE id = ?", (node_id,)).fetchone()
         if row is None:
@@ -478,6 +487,15 @@ class NodeIndex:
             else:
                 sql, params = "SELECT 1 FROM relations WHERE source = ? AND target = ? AND type = ?", (source, target, type_)
             return self.conn.execute(sql, params).fetchone() is not None
+
+    def relation_of(self, source: str, target: str, type_: str) -> Relation | None:
+        """The relation ``source`` has to ``target`` with that type, from its row (one lookup), or None."""
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT description, confidence FROM relations WHERE source = ? AND target = ? AND type = ?",
+                (source, target, type_),
+            ).fetchone()
+        return Relation(target=target, type=type_, description=row[0], confidence=row[1]) if row else None
 
     def _decoded(self, datas: list[str]) -> list[KnowledgeNode]:
         """The nodes whose stored JSON is ``datas``, a hub's relations read back from its rows."""

@@ -418,10 +418,18 @@ class Autology:
         proposed = build_relation(target, type, description, confidence)
         if proposed.target == source_id:
             raise ValidationError("target", "a node cannot be related to itself")
+
+        def restate(r: Relation) -> Relation:
+            """The relation the source has already, with what this call gives."""
+            return r.replace(
+                description=proposed.description if description is not None else r.description,
+                confidence=proposed.confidence if confidence is not None else r.confidence,
+            )
+
         with self.store.lock.hold():
             if not self.store.exists(proposed.target):
                 raise NotFoundError(proposed.target, "target node")
-            if self.store.add_relation(source_id, proposed):  # a hub: no cost per relation it has
+            if self.store.add_relation(source_id, proposed, restate):  # a hub: no cost per relation it has
                 return f"✓ Related: {source_id} —[{proposed.type.value}]→ {proposed.target}"
 
             def upsert(node: KnowledgeNode) -> KnowledgeNode:
@@ -429,12 +437,7 @@ class Autology:
                 replaced = False
                 for r in node.relations:
                     if r.target == proposed.target and r.type == proposed.type:
-                        relations.append(
-                            r.replace(
-                                description=proposed.description if description is not None else r.description,
-                                confidence=proposed.confidence if confidence is not None else r.confidence,
-                            )
-                        )
+                        relations.append(restate(r))
                         replaced = True
                     else:
                         relations.append(r)

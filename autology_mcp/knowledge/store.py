@@ -44,6 +44,7 @@ from autology_mcp.knowledge.markdown import (
     related_line,
     render_node,
     with_relation,
+    with_relation_replaced,
 )
 from autology_mcp.knowledge.models import NODE_TYPES, KnowledgeNode, Relation, utc_now, validate_id
 from autology_mcp.knowledge.node_index import RELATIONS_APART, NodeIndex
@@ -80,8 +81,9 @@ RACY_S = 2.0  # a folder changed more recently than this is not stamped: listed 
 # dozens (1.5-1.8x faster walks at 100k nodes; about 1.5 s there).
 OPTIMIZE_FROM_FILES = 1000
 # A node with this many relations (a hub) keeps, in memory, the text this process last wrote for it
-# (at most RENDERS_KEPT of them): one more relation is then spliced into that text, the index's JSON
-# and graph/index.json's lines, with no decode or render of the others (store.add_relation).
+# (at most RENDERS_KEPT of them): one more relation, or a change of one it has, is then spliced into
+# that text, the index's rows and graph/index.json's lines, with no decode or render of the others
+# (store.add_relation).
 HUB_RELATIONS = RELATIONS_APART  # the index keeps a hub's relations in their rows only (node_index)
 RENDERS_KEPT = 8
 _STAMP_TIME = datetime(2000, 1, 1, tzinfo=UTC)
@@ -129,9 +131,9 @@ class NodeStore:
         self._line_chunks: list[str | list[tuple[str, str, str]]] = []
         self._hub_lines = False  # whether some chunk may be a list (else all are strings, passed as they are)
         self._lines_generation = -1
-        # node id -> (path, mtime_ns, size, text, relations, where the next relation's item goes or None)
-        # of a hub's file as this process last wrote it
-        self._renders: OrderedDict[str, tuple[str, int, int, str, int, int | None]] = OrderedDict()
+        # node id -> (path, mtime_ns, size, text as UTF-8, relations, the byte offset where the next
+        # relation's item goes or None) of a hub's file as this process last wrote it
+        self._renders: OrderedDict[str, tuple[str, int, int, bytes, int, int | None]] = OrderedDict()
         self.index = self._open_index(verify)
         self._db_id = self._db_identity()
 
@@ -547,8 +549,9 @@ class NodeStore:
                 del self._line_chunks[position]
         self._lines_generation = after
 
-    def _track_added_relation(self, source_id: str, relation: Relation) -> None:
-        """After this process committed one more relation of the hub ``source_id``: insert its line."""
+    def _track_hub_relation(self, source_id: str, relation: Relation, added: bool) -> None:
+        """After this process committed one more relation of the hub ``source_id`` (``added``) or a
+        change of one it has: insert its line, or replace it."""
         before, after = self.index.last_relations_generations
         if self._line_sources is None or self._lines_generation != before:
             self._line_sources = None  # relations changed elsewhere in between: rebuilt from the index when needed
@@ -559,7 +562,15 @@ class NodeStore:
             self._line_sources = None  # not kept as a hub's list: rebuilt from the index when needed
             return
         t, target = relation.type.value, relation.target
-        bisect.insort(chunk, (t, target, relation_line(source_id, target, t, relation.description, relation.confidence)))
+        line = (t, target, relation_line(source_id, target, t, relation.description, relation.confidence))
+        if added:
+            bisect.insort(chunk, line)
+        else:
+            i = bisect.bisect_left(chunk, (t, target))  # before any (t, target, line)
+            if i == len(chunk) or chunk[i][:2] != (t, target):
+                self._line_sources = None  # not there: rebuilt from the index when needed
+                return
+            chunk[i] = line
         self._lines_generation = after
 
     def _relation_lines(self) -> list[str]:
@@ -722,6 +733,10 @@ class NodeStore:
         return node
 
     def exists(self, node_id: str) -> bool:
+        """Whether the node exists, as :meth:`get` finds it; one index lookup when it is indexed (its
+        relations are not read back: a hub's 10,000 relation rows were, for a relate to it)."""
+        if self.index.node_path(validate_id(node_id)) is not None:
+            return True
         try:
             self.get(node_id)
             return True
@@ -772,8 +787,8 @@ class NodeStore:
             )
         # The temporary file is written in cache/ (same file system): the watched nodes/ folder then
         # sees only the finished file arrive, not a temporary file's creation, writes and move.
-        text = render_node(node, self.index.titles_of([r.target for r in node.relations]))
-        size = len(text.encode("utf-8"))
+        data = render_node(node, self.index.titles_of([r.target for r in node.relations])).encode("utf-8")
+        size = len(data)
         if size > self.max_file_bytes:  # the store would skip its own file at the next read
             raise ValidationError(
                 "content" if len(node.relations) <= 100 else "relations",
@@ -782,7 +797,7 @@ class NodeStore:
                 + (f" (it has {len(node.relations):,} relations)" if len(node.relations) > 100 else "")
             )
         self._renders.pop(node.id, None)
-        stat = atomic_write(new_path, text, durable=self.durable, tmp_dir=self.paths.cache)
+        stat = atomic_write(new_path, data, durable=self.durable, tmp_dir=self.paths.cache)
         if old_rel_path and old_rel_path != new_rel:
             remove_file(self.abs(old_rel_path))
         with self.index.transaction() as conn:
@@ -794,25 +809,30 @@ class NodeStore:
         if relations_changed:
             self._graph_index_changed()
         if len(node.relations) >= HUB_RELATIONS:
-            self._keep_render(node.id, new_rel, stat, text, len(node.relations), None)
+            self._keep_render(node.id, new_rel, stat, data, len(node.relations), None)
 
     def _keep_render(
-        self, node_id: str, rel_path: str, stat: os.stat_result, text: str, relations: int, at: int | None
+        self, node_id: str, rel_path: str, stat: os.stat_result, text: bytes, relations: int, at: int | None
     ) -> None:
         self._renders[node_id] = (rel_path, stat.st_mtime_ns, stat.st_size, text, relations, at)
         self._renders.move_to_end(node_id)
         while len(self._renders) > RENDERS_KEPT:
             self._renders.popitem(last=False)
 
-    def add_relation(self, source_id: str, relation: Relation) -> bool:
-        """One more relation from a hub, at a cost that does not grow with its relations: False
-        (nothing done; :meth:`modify` does it) unless ``source_id`` is a hub whose file is still the
-        text this process last wrote for it, and has no relation of this type to this target yet.
+    def add_relation(
+        self, source_id: str, relation: Relation, restate: Callable[[Relation], Relation] | None = None
+    ) -> bool:
+        """A relate from a hub, at a cost that grows with none of its other relations: False (nothing
+        done; :meth:`modify` does it) unless ``source_id`` is a hub whose file is still the text this
+        process last wrote for it.
 
-        The relation's item is spliced into that text (:func:`markdown.with_relation`, the same text a
-        full render gives, but for the titles of the other links, kept as written), one row into the
-        relations table (the index keeps a hub's relations there only: its JSON stays as it is), one
-        line into graph/index.json's lines. Call with the write lock held, the target checked."""
+        A relation of a new type or target is spliced into that text (:func:`markdown.with_relation`,
+        the same text a full render gives, but for the titles of the other links, kept as written),
+        one row into the relations table (the index keeps a hub's relations there only: its JSON
+        stays as it is), one line into graph/index.json's lines. One it has already becomes
+        ``restate(it)`` (``relation`` when None): nothing is written when that is the same, else its
+        item is replaced in the text (:func:`markdown.with_relation_replaced`), its row and its line
+        updated. Call with the write lock held, the target checked."""
         kept = self._renders.get(source_id)
         if kept is None:
             return False
@@ -826,15 +846,20 @@ class NodeStore:
             row.node_id, row.error, row.mtime_ns, row.size) != (source_id, None, mtime_ns, size):
             self._renders.pop(source_id, None)  # changed since (by hand, another process): the full way
             return False
-        if self.index.has_relation(source_id, relation.target, relation.type.value):
-            return False  # an update of that relation, in place: the full way
         data = self.index.node_data(source_id)
         if data is None or '"relations":null' not in data:
             return False  # the index holds its relations in its JSON: the full way
-        link = None
-        if not self.index.has_relation(source_id, relation.target):
-            link = related_line(relation.target, self.index.titles_of([relation.target]).get(relation.target))
-        spliced = with_relation(text, relation, link, at)
+        old = self.index.relation_of(source_id, relation.target, relation.type.value)
+        if old is None:
+            link = None
+            if not self.index.has_relation(source_id, relation.target):
+                link = related_line(relation.target, self.index.titles_of([relation.target]).get(relation.target))
+            spliced = with_relation(text, relation, link, at)
+        else:
+            relation = restate(old) if restate is not None else relation
+            if relation == old:
+                return True  # as the file says already
+            spliced = with_relation_replaced(text, old, relation, at)
         if spliced is None or size + spliced[2] > self.max_file_bytes:
             self._renders.pop(source_id, None)
             return False  # the full way (which also says why a file would be too big)
@@ -842,11 +867,14 @@ class NodeStore:
         self._renders.pop(source_id, None)
         stat = atomic_write(self.abs(rel_path), new_text, durable=self.durable, tmp_dir=self.paths.cache)
         with self.index.transaction() as conn:
-            self.index.add_relation(conn, source_id, relation, count)
+            if old is None:
+                self.index.add_relation(conn, source_id, relation, count)
+            else:
+                self.index.set_relation(conn, source_id, relation)
             self.index.put_file(conn, rel_path, stat.st_mtime_ns, stat.st_size, source_id, None)
-        self._track_added_relation(source_id, relation)
+        self._track_hub_relation(source_id, relation, added=old is None)
         self._graph_index_changed()
-        self._keep_render(source_id, rel_path, stat, new_text, count + 1, at)
+        self._keep_render(source_id, rel_path, stat, new_text, count + (old is None), at)
         return True
 
     def create(self, node: KnowledgeNode) -> KnowledgeNode:
