@@ -35,6 +35,7 @@ import asyncio
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -66,7 +67,7 @@ ADR = """## Context
 Trigonometric simplification is slow on large expressions and users rely on its output form.
 
 ## Decision
-trigsimp tries the Fu et al. transformation rules first and keeps the old heuristic as a fallback.
+`trigsimp` tries the Fu et al. transformation rules (`futrig`) first and keeps the old heuristic as a fallback.
 
 ## Alternatives
 Only the heuristic; only Fu.
@@ -95,8 +96,12 @@ def autology(*args: str, root: Path) -> str:
     return out.stdout
 
 
-def build_project(repo: Path, size: int, data_dir: Path, seed: int) -> tuple[Path, str]:
-    """The project for one store size; returns it and the output line of its one commit."""
+def build_project(repo: Path, size: int, data_dir: Path, seed: int, base_commits: int = 0) -> tuple[Path, str]:
+    """The project for one store size; returns it and the output line of its one commit. With
+    ``base_commits``, the decision and the convention about the edited file are left out of that commit,
+    their ``modified`` set to the time of the commit that many first-parent commits back: their base
+    is then that old, and the edit hooks judge them against every later commit of the file (the
+    staleness rule, issue 29)."""
     project = data_dir / f"hooks-{size}"
     if project.exists():
         shutil.rmtree(project)
@@ -105,17 +110,24 @@ def build_project(repo: Path, size: int, data_dir: Path, seed: int) -> tuple[Pat
     started = time.perf_counter()
     generate_store(project, size, seed=seed)
     autology("rebuild", root=project)
-    autology(
+    governing = [json.loads(autology(
         "capture", "trigsimp tries Fu's rules first, the old heuristic second", "--type", "decision",
-        "--content", ADR, "--tag", "simplify", "-r", GOVERNED_FILE, root=project,
-    )
-    autology(
+        "--content", ADR, "--tag", "simplify", "-r", GOVERNED_FILE, "--json", root=project,
+    ))["id"], json.loads(autology(
         "capture", "Simplification functions never mutate their input", "--type", "convention",
-        "--content", "Every simplify function returns a new expression; trigsimp and friends never modify args.",
-        "--tag", "simplify", "-r", "sympy/simplify", root=project,
-    )
+        "--content", "Every simplify function returns a new expression; `trigsimp` and `futrig` never modify args.",
+        "--tag", "simplify", "-r", "sympy/simplify", "--json", root=project,
+    ))["id"]]
     env = {**os.environ, **GIT_ENV}
     subprocess.run(["git", "-C", str(project), "add", ".autology/nodes"], check=True, env=env)
+    if base_commits:
+        when = subprocess.run(["git", "-C", str(project), "log", "--first-parent", "-1", f"--skip={base_commits}",
+                               "--format=%cI"], capture_output=True, text=True, check=True).stdout.strip()
+        for path in (project / ".autology" / "nodes").rglob("*.md"):
+            if any(path.stem == node for node in governing):
+                subprocess.run(["git", "-C", str(project), "rm", "-q", "--cached", str(path)], check=True)
+                text = path.read_text()
+                path.write_text(re.sub(r"(?m)^modified: .*$", f"modified: '{when}'", text, count=1))
     commit = subprocess.run(
         ["git", "-C", str(project), "commit", "-m", "Record the simplify decisions"],
         capture_output=True, text=True, check=True, env=env,
@@ -252,6 +264,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20260208)
     parser.add_argument("--data-dir", type=Path, default=HERE / ".data")
     parser.add_argument("--keep", action="store_true", help="keep the generated projects")
+    parser.add_argument("--base-commits", type=int, default=0,
+                        help="the governing nodes' base this many first-parent commits back (0: committed at HEAD)")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args()
     args.data_dir.mkdir(parents=True, exist_ok=True)
@@ -264,7 +278,7 @@ def main() -> int:
     }
     lines = [f"# bench/hooks.py — {results['machine']}"]
     for size in args.sizes:
-        project, commit_output = build_project(args.repo, size, args.data_dir, args.seed)
+        project, commit_output = build_project(args.repo, size, args.data_dir, args.seed, args.base_commits)
         status = json.loads(autology("index", "status", "--json", root=project))
         result: dict = {"repo": args.repo.name, "index_files": (status.get("stats") or {}).get("files"), "load": {}}
         for mode in ("no server", "server running"):

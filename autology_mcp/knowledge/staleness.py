@@ -116,29 +116,11 @@ def _is_shaped(name: str) -> bool:
     return len(name) >= 3 and ("_" in name.strip("_") or any(c.isupper() for c in name[1:]))
 
 
-_WORDS = re.compile(r"[A-Za-z0-9_]+")
-_word_sets: OrderedDict[int, tuple[str, frozenset[str]]] = OrderedDict()
-_word_lock = threading.Lock()
-
-
-def words_of(content: str) -> frozenset[str]:
-    """The identifier-like words of a text (kept for the last few texts: one file is asked about often)."""
-    key = id(content)
-    with _word_lock:
-        have = _word_sets.get(key)
-        if have is not None and have[0] is content:
-            return have[1]
-    found = frozenset(_WORDS.findall(content))
-    with _word_lock:
-        _word_sets[key] = (content, found)
-        while len(_word_sets) > 256:
-            _word_sets.popitem(last=False)
-    return found
-
-
 def _holds(content: str, name: str) -> bool:
     """Whether ``content`` holds ``name`` as a whole word (``name`` has no dots: :func:`mentions`)."""
-    return name in words_of(content)
+    if name not in content:
+        return False
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", content) is not None
 
 
 def rewritten_share(before: str, now: str) -> float:
@@ -217,10 +199,12 @@ class History:
         self._paths_asked: Counter[str] = Counter()
         self._bases_asked: set[str] = set()
         self._window: tuple[int, list[tuple[Commit, frozenset[str]]], dict[str, list[str]]] | None = None
-        self._ancestors: OrderedDict[str, set[str]] = OrderedDict()
+        self._ancestors: OrderedDict[tuple[str, int], set[str]] = OrderedDict()
         self._times_of: dict[str, int | None] = {}
         self._oldest: int | None = None
         self._touched: dict[str, list[int]] = {}
+        self._when: dict[str, int] = {}
+        self._renames: dict[str, str] = {}
         self._path_logs: dict[tuple[str, str], list[Commit]] = {}
         self._diffs: dict[tuple[str, str], bool] = {}
         self._contents: OrderedDict[tuple[str, str], str | None] = OrderedDict()
@@ -386,21 +370,34 @@ class History:
                     touched.setdefault(name, []).append(at)
             self._window = (start, entries, parents)
             self._touched = touched
+            self._when = {c.sha: c.when for c, _ in entries}
             self._ancestors.clear()
         _, entries, parents = self._window
-        seen = self._ancestors.get(base)
+        # Commits older than the base by more than the slack are taken for its ancestors, as the
+        # window's start does: only the rest are looked at.
+        candidates = [entries[at][0] for at in self._touched.get(path.rstrip("/"), ())
+                      if entries[at][0].when >= when - WINDOW_SLACK]
+        if not candidates:
+            return []
+        # The base's ancestors among them: a walk down the parents from the base, not below a day before
+        # the oldest candidate (an ancestor's descendants are, clocks aside, not older than it).
+        floor = min(c.when for c in candidates) - 86400
+        key = (base, floor)
+        seen = self._ancestors.get(key)
         if seen is None:
             seen, todo = {base}, [base]
             while todo:
-                for parent in parents.get(todo.pop(), ()):
+                sha = todo.pop()
+                if self._when.get(sha, floor) < floor:
+                    continue
+                for parent in parents.get(sha, ()):
                     if parent not in seen:
                         seen.add(parent)
                         todo.append(parent)
-            self._ancestors[base] = seen
-            while len(self._ancestors) > 16:  # each is up to the window's size
+            self._ancestors[key] = seen
+            while len(self._ancestors) > 64:
                 self._ancestors.popitem(last=False)
-        return [Commit(entries[at][0].sha, entries[at][0].when, entries[at][0].subject, path)
-                for at in self._touched.get(path.rstrip("/"), ()) if entries[at][0].sha not in seen]
+        return [Commit(c.sha, c.when, c.subject, path) for c in candidates if c.sha not in seen]
 
     def prepare(self, bases: list[str | None]) -> None:
         """Many nodes with their own bases (``analyze`` over a large store): the times of all of them in
@@ -459,7 +456,9 @@ class History:
             gone = self.deleted(since, name)
             if gone is None:
                 break
-            out = self._git("show", "-M", "--name-status", "--format=", gone.sha) or ""
+            if gone.sha not in self._renames:  # one commit often renames many referenced files
+                self._renames[gone.sha] = self._git("show", "-M", "--name-status", "--format=", gone.sha) or ""
+            out = self._renames[gone.sha]
             new = next((parts[2] for parts in (line.split("\t") for line in out.splitlines())
                         if len(parts) == 3 and parts[0].startswith("R") and parts[1] == self.prefix + name), None)
             if new is None:
