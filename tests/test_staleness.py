@@ -384,3 +384,15 @@ def test_a_folder_that_is_gone_is_stale(repo: Path) -> None:
     commit(repo, "record the decision")
     shutil.rmtree(repo / "src")
     assert only(repo, node).why == "src/ is gone"
+
+
+def test_a_name_only_used_in_another_file_of_its_folder_is_still_gone(repo: Path) -> None:
+    """Moved means defined elsewhere: another module that imports or calls the name does not hold what
+    the node said about this file."""
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record the decision")
+    text = (repo / "src" / "retry.py").read_text()
+    (repo / "src" / "retry.py").write_text(text.replace("def backoff(attempt):\n    return 2 ** attempt\n", "")
+                                           .replace("backoff(attempt)", "2 ** attempt"))
+    (repo / "src" / "other.py").write_text("from somewhere import backoff\nx = backoff(1)\n")
+    assert "`backoff` is gone from src/retry.py" in only(repo, node).why

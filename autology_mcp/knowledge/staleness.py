@@ -588,7 +588,7 @@ def _judge(h: History, base: str, ref: str, names: set[str], paths: set[str], ex
     if gone and "/" in path:  # a name moved to another file of the same folder and kind (a package split) is not gone
         folder, _, name = path.rpartition("/")
         kind = f"*.{name.rsplit('.', 1)[1]}" if "." in name else "*"
-        gone = sorted(set(gone) - _grep(h, gone, None, f"{folder}/{kind}", *_NOT_TESTS))
+        gone = sorted(set(gone) - _defined(h, gone, f"{folder}/{kind}", *_NOT_TESTS))
     if gone:
         shown = ", ".join(f"`{n}`" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
         when = _first_without(h, later.commits, lambda t: _holds(t, gone[0]), False)
@@ -655,6 +655,22 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
 
 
 _NOT_TESTS = (":(exclude,glob)**/*_test.*", ":(exclude,glob)**/test_*", ":(exclude,glob)**/tests/**")  # old names live on in tests
+
+
+_DEFINES = r"(def|class|func|fn|type|struct|interface|enum|trait|const|var|let|function|module)"  # POSIX ERE: no (?:
+
+
+def _defined(h: History, names: list[str], path: str, *also: str) -> set[str]:
+    """Which of ``names`` a file under ``path`` (the work tree) defines: ``def name``, ``class name``,
+    ``func (r *T) name``, ``type name``, ``const name``, or ``name =`` at a line's start; a name
+    only used there (an import, a call) was not moved there."""
+    found: set[str] = set()
+    for start in range(0, len(names), 100):
+        chunk = "|".join(re.escape(n) for n in names[start:start + 100])
+        pattern = rf"(^|[^A-Za-z0-9_]){_DEFINES}[[:space:]]+(\([^)]*\)[[:space:]]*)?({chunk})([^A-Za-z0-9_]|$)|^[[:space:]]*({chunk})[[:space:]]*:?=[^=]"
+        out = h._git("grep", "-I", "-h", "-o", "-E", "-e", pattern, "--", path, ":(exclude).autology", *also) or ""
+        found.update(w for line in out.splitlines() for w in re.findall(r"[A-Za-z0-9_]+", line))
+    return found & set(names)
 
 
 def _grep(h: History, names: list[str], rev: str | None, path: str, *also: str) -> set[str]:
