@@ -34,6 +34,7 @@ from autology_mcp.sessions.paths import sessions_dir
 
 SCHEMA_VERSION = "3"  # 2: the text through text.fts_text (CJK bigrams); 3: incremental (sources.progress, docs.stampless)
 DB_NAME = "sessions.sqlite"
+READ_BLOCK = 8 * 1024 * 1024  # how much of a session file indexing it from its start reads at a time
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources (session_id TEXT PRIMARY KEY, signature TEXT NOT NULL, title TEXT NOT NULL,
@@ -273,20 +274,60 @@ class SessionIndex:
 
     @staticmethod
     def _add(conn: sqlite3.Connection, sid: str, path: Path, sig: str) -> None:
-        """Index a session file from its start (after ``_drop``)."""
-        from autology_mcp.sessions.store import parse_bytes
+        """Index a session file from its start (after ``_drop``); a format 2 file is read in blocks of
+        :data:`READ_BLOCK` (whole steps taken in at a time), so memory stays bounded however long the session."""
+        from autology_mcp.sessions.store import (
+            SessionRecord,
+            _first_row,
+            _record_from_header,
+            apply_checkpoint,
+            last_checkpoint,
+            parse_bytes,
+            scan_lines,
+        )
 
         try:
-            data = path.read_bytes()
-            record = parse_bytes(data, str(path))
+            with open(path, "rb") as handle:
+                first = handle.readline()
+                header = _first_row(first)
+                if header is None or header.get("format") != 2:
+                    record = parse_bytes(first + handle.read(), str(path))  # format 1 (or an error)
+                    last_n = record.turns[-1].n if record.turns else -1
+                    _take_in(conn, sid, sig, record.turns, record, Progress(last_n=last_n), record.file_id, record.end,
+                             new=True)
+                    return
+                final = _record_from_header(header, str(path))
+                found = last_checkpoint(handle, os.fstat(handle.fileno()).st_size)
+                if found is None:
+                    raise StorageError(str(path), "a session file without a checkpoint (its first write was cut)")
+                apply_checkpoint(final, found[0])  # its title is every chunk's: read it first
+                progress, position, buffer, new = Progress(), len(first), b"", True
+                handle.seek(position)
+                while position < found[1]:
+                    block = handle.read(min(READ_BLOCK, found[1] - position - len(buffer)))
+                    if not block:
+                        break
+                    buffer += block
+                    steps, _ = scan_lines(buffer[: buffer.rfind(b"\n") + 1], position, progress.last_n)
+                    if not steps:
+                        continue  # one step longer than a block: read on
+                    record = SessionRecord(session_id=sid)
+                    turns = []
+                    for step, checkpoint, end in steps:
+                        turns += step
+                        apply_checkpoint(record, checkpoint)
+                    buffer = buffer[end - position :]
+                    position = end
+                    _take_in(conn, sid, sig, turns, record, progress, final.file_id, end, new=new, title=final.title)
+                    new = False
+                if new:
+                    raise StorageError(str(path), "a session file without a complete checkpoint")
         except (OSError, StorageError) as exc:
+            SessionIndex._drop(conn, sid)  # what was taken in before the error
             conn.execute(
                 "INSERT INTO sources (session_id, signature, title, last_timestamp, turns, handoff, error)"
                 " VALUES (?, ?, '', '', 0, '', ?)", (sid, sig, str(exc))
             )  # remembered, so a damaged file is not re-read on every search
-            return
-        last_n = record.turns[-1].n if record.turns else -1
-        _take_in(conn, sid, sig, record.turns, record, Progress(last_n=last_n), record.file_id, record.end, new=True)
 
     def scrub(self) -> bool:
         """After sessions were forgotten: leave no byte of their text in the database files.
@@ -380,13 +421,14 @@ def _extend(conn: sqlite3.Connection, sid: str, path: Path, sig: str, row: tuple
 
 
 def _take_in(conn: sqlite3.Connection, sid: str, sig: str, turns: list, record, progress: Progress, file_id: str,
-             indexed_bytes: int, new: bool) -> None:
-    """Index a session's next turns (all of them when ``new``): their chunks (the open chunk
-    replaced), their insights, the handoff; then the session's row."""
+             indexed_bytes: int, new: bool, title: str | None = None) -> None:
+    """Index a session's next turns (the first ones when ``new``): their chunks (the open chunk
+    replaced), their insights, the handoff; then the session's row. ``title``: the session's (as of
+    its last checkpoint), when the record is of an earlier one."""
     from autology_mcp.sessions.chunking import Chunker
     from autology_mcp.sessions.insights import mine_turns
 
-    title = record.title
+    title = title if title is not None else record.title
     last = record.state.last_timestamp
     chunker = Chunker.from_dict(progress.chunker) if progress.chunker else Chunker()
     if not new:

@@ -375,3 +375,23 @@ def test_the_checkpoint_is_found_from_the_end_past_a_killed_steps_lines(project:
     assert (found.offset, found.handoff, found.state) == (expected.offset, expected.handoff, expected.state)
     assert found.end == len(path.read_bytes()) - len(orphan) * 5 - len('{"kind":"checkpoint","lines":5,"tit')
     assert load_session(project, "basic").turns == expected.turns
+
+
+def test_indexing_a_session_file_from_its_start_reads_it_in_blocks(tmp_path: Path, monkeypatch) -> None:
+    """A rebuild (or a new file generation) indexes a format 2 file a few steps at a time, with the
+    title of its last checkpoint: the same documents as reading it at once, memory bounded."""
+    from autology_mcp.sessions import index
+
+    lines = synthetic(tmp_path / "src" / "r.jsonl", "r", 200, stamps=False).read_text().splitlines(keepends=True)
+    lines.insert(120, json.dumps({"type": "custom-title", "customTitle": "Retry budget", "sessionId": "r"}) + "\n")
+    transcript = tmp_path / "t" / "r.jsonl"
+    transcript.parent.mkdir()
+    transcript.write_text("".join(lines))
+    root = new_project(tmp_path, "p")
+    stepped(root, transcript, 16384, index=False)
+    SessionIndex.for_root(root).rebuild()
+    at_once, found = index_dump(root), searches(root)
+    assert at_once["sources"][0][1] == "Retry budget"
+    monkeypatch.setattr(index, "READ_BLOCK", 4096)
+    SessionIndex.for_root(root).rebuild()
+    assert index_dump(root) == at_once and searches(root) == found
