@@ -24,8 +24,8 @@ from autology_mcp.common.text import NODE_FTS_TOKENIZER, fts_text
 from autology_mcp.knowledge.models import KnowledgeNode, Relation, RelationRecord
 from autology_mcp.knowledge.references import reference_path
 
-SCHEMA_VERSION = "5"  # 2: the refs table; 3: titles and contents through text.fts_text (CJK bigrams); 4: nodes_title;
-# 5: nodes_labels, meta node_count, relations.ord
+SCHEMA_VERSION = "6"  # 2: the refs table; 3: titles and contents through text.fts_text (CJK bigrams); 4: nodes_title;
+# 5: nodes_labels, meta node_count, relations.ord; 6: files.rendered
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS files (
     mtime_ns INTEGER NOT NULL,
     size INTEGER NOT NULL,
     node_id TEXT,
-    error TEXT
+    error TEXT,
+    rendered INTEGER NOT NULL DEFAULT 0  -- 1: the store wrote the file (a render, or a splice of one)
 );
 CREATE INDEX IF NOT EXISTS files_errors ON files (path) WHERE error IS NOT NULL;
 CREATE TABLE IF NOT EXISTS nodes (
@@ -83,6 +84,7 @@ class FileRow:
     size: int
     node_id: str | None
     error: str | None
+    rendered: bool = False  # the store wrote it as it is (with this mtime and size): store.add_relation
 
 
 def sort_key_time(value: datetime) -> str:
@@ -385,11 +387,13 @@ class NodeIndex:
         conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'relations_generation'")
 
     def put_file(
-        self, conn: sqlite3.Connection, path: str, mtime_ns: int, size: int, node_id: str | None, error: str | None
+        self, conn: sqlite3.Connection, path: str, mtime_ns: int, size: int, node_id: str | None, error: str | None,
+        rendered: bool = False,
     ) -> None:
+        """Record a file as read (``rendered`` False) or as the store wrote it (True)."""
         conn.execute(
-            "INSERT OR REPLACE INTO files (path, mtime_ns, size, node_id, error) VALUES (?, ?, ?, ?, ?)",
-            (path, mtime_ns, size, node_id, error),
+            "INSERT OR REPLACE INTO files (path, mtime_ns, size, node_id, error, rendered) VALUES (?, ?, ?, ?, ?, ?)",
+            (path, mtime_ns, size, node_id, error, int(rendered)),
         )
 
     def drop_file(self, conn: sqlite3.Connection, path: str) -> None:
@@ -399,8 +403,8 @@ class NodeIndex:
 
     def files(self) -> dict[str, FileRow]:
         with self._lock:
-            rows = self.conn.execute("SELECT path, mtime_ns, size, node_id, error FROM files").fetchall()
-        return {r[0]: FileRow(*r) for r in rows}
+            rows = self.conn.execute("SELECT path, mtime_ns, size, node_id, error, rendered FROM files").fetchall()
+        return {r[0]: FileRow(*r[:5], bool(r[5])) for r in rows}
 
     def file_stats(self, prefix: str = "") -> dict[str, tuple[int, int]]:
         """path -> (mtime_ns, size) of the known files whose path starts with ``prefix`` (all by default)."""
@@ -433,9 +437,9 @@ class NodeIndex:
     def file_row(self, path: str) -> FileRow | None:
         with self._lock:
             row = self.conn.execute(
-                "SELECT path, mtime_ns, size, node_id, error FROM files WHERE path = ?", (path,)
+                "SELECT path, mtime_ns, size, node_id, error, rendered FROM files WHERE path = ?", (path,)
             ).fetchone()
-        return FileRow(*row) if row else None
+        return FileRow(*row[:5], bool(row[5])) if row else None
 
     def errors(self) -> list[tuple[str, str]]:
         with self._lock:
@@ -487,6 +491,11 @@ class NodeIndex:
             else:
                 sql, params = "SELECT 1 FROM relations WHERE source = ? AND target = ? AND type = ?", (source, target, type_)
             return self.conn.execute(sql, params).fetchone() is not None
+
+    def relation_count(self, source: str) -> int:
+        """How many relations ``source`` has (counted in the primary key's index)."""
+        with self._lock:
+            return self.conn.execute("SELECT count(*) FROM relations WHERE source = ?", (source,)).fetchone()[0]
 
     def relation_of(self, source: str, target: str, type_: str) -> Relation | None:
         """The relation ``source`` has to ``target`` with that type, from its row (one lookup), or None."""

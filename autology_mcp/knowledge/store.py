@@ -804,7 +804,7 @@ class NodeStore:
             if old_rel_path and old_rel_path != new_rel:
                 self.index.drop_file(conn, old_rel_path)
             self.index.upsert_node(conn, node, new_rel)
-            self.index.put_file(conn, new_rel, stat.st_mtime_ns, stat.st_size, node.id, None)
+            self.index.put_file(conn, new_rel, stat.st_mtime_ns, stat.st_size, node.id, None, rendered=True)
         self._track_relations(node.id, node.relations)
         if relations_changed:
             self._graph_index_changed()
@@ -823,8 +823,8 @@ class NodeStore:
         self, source_id: str, relation: Relation, restate: Callable[[Relation], Relation] | None = None
     ) -> bool:
         """A relate from a hub, at a cost that grows with none of its other relations: False (nothing
-        done; :meth:`modify` does it) unless ``source_id`` is a hub whose file is still the text this
-        process last wrote for it.
+        done; :meth:`modify` does it) unless ``source_id`` is a hub whose file is still as the store
+        wrote it (:meth:`_hub_text`).
 
         A relation of a new type or target is spliced into that text (:func:`markdown.with_relation`,
         the same text a full render gives, but for the titles of the other links, kept as written),
@@ -833,32 +833,25 @@ class NodeStore:
         ``restate(it)`` (``relation`` when None): nothing is written when that is the same, else its
         item is replaced in the text (:func:`markdown.with_relation_replaced`), its row and its line
         updated. Call with the write lock held, the target checked."""
-        kept = self._renders.get(source_id)
-        if kept is None:
-            return False
-        rel_path, mtime_ns, size, text, count, at = kept
-        try:
-            stat = os.stat(self.abs(rel_path))
-        except OSError:
-            return False
-        row = self.index.file_row(rel_path)
-        if (stat.st_mtime_ns, stat.st_size) != (mtime_ns, size) or row is None or (
-            row.node_id, row.error, row.mtime_ns, row.size) != (source_id, None, mtime_ns, size):
-            self._renders.pop(source_id, None)  # changed since (by hand, another process): the full way
-            return False
         data = self.index.node_data(source_id)
         if data is None or '"relations":null' not in data:
-            return False  # the index holds its relations in its JSON: the full way
+            return False  # not a hub (the index holds its relations in its JSON): the full way
         old = self.index.relation_of(source_id, relation.target, relation.type.value)
+        if old is not None:
+            relation = restate(old) if restate is not None else relation
+            rel_path = self.index.node_path(source_id)
+            if relation == old and rel_path is not None and self._indexed_as_is(self.abs(rel_path), rel_path):
+                return True  # the file says so already (as the full way finds, writing nothing)
+        kept = self._hub_text(source_id)
+        if kept is None:
+            return False
+        rel_path, size, text, count, at = kept
         if old is None:
             link = None
             if not self.index.has_relation(source_id, relation.target):
                 link = related_line(relation.target, self.index.titles_of([relation.target]).get(relation.target))
             spliced = with_relation(text, relation, link, at)
         else:
-            relation = restate(old) if restate is not None else relation
-            if relation == old:
-                return True  # as the file says already
             spliced = with_relation_replaced(text, old, relation, at)
         if spliced is None or size + spliced[2] > self.max_file_bytes:
             self._renders.pop(source_id, None)
@@ -871,11 +864,46 @@ class NodeStore:
                 self.index.add_relation(conn, source_id, relation, count)
             else:
                 self.index.set_relation(conn, source_id, relation)
-            self.index.put_file(conn, rel_path, stat.st_mtime_ns, stat.st_size, source_id, None)
+            self.index.put_file(conn, rel_path, stat.st_mtime_ns, stat.st_size, source_id, None, rendered=True)
         self._track_hub_relation(source_id, relation, added=old is None)
         self._graph_index_changed()
         self._keep_render(source_id, rel_path, stat, new_text, count + (old is None), at)
         return True
+
+    def _hub_text(self, node_id: str) -> tuple[str, int, bytes, int, int | None] | None:
+        """The hub's file as the store wrote it, unchanged since: (its path, its size, its bytes, its
+        relations, where the next relation's item goes or None). From memory when this process wrote
+        it last; else read from disk when the index says the store wrote it (another process, or this
+        one before it restarted), which costs a read of the file, as the write does. None when the
+        file changed since (by hand, a pull) or the index took it from disk (a rebuild): it may be
+        shaped otherwise, and the full way renders it."""
+        rel_path = self.index.node_path(node_id)
+        row = self.index.file_row(rel_path) if rel_path is not None else None
+        kept = self._renders.pop(node_id, None)
+        if row is None or (row.node_id, row.error, row.rendered) != (node_id, None, True):
+            return None
+        path = self.abs(rel_path)  # type: ignore[arg-type]
+        if kept is not None and kept[:3] == (rel_path, row.mtime_ns, row.size):
+            try:
+                stat = os.stat(path)
+            except OSError:
+                return None
+            if (stat.st_mtime_ns, stat.st_size) != (row.mtime_ns, row.size):
+                return None  # changed since
+            self._renders[node_id] = kept
+            return rel_path, row.size, kept[3], kept[4], kept[5]
+        try:
+            with open(path, "rb") as handle:
+                before = os.fstat(handle.fileno())
+                text = handle.read()
+                after = os.fstat(handle.fileno())
+        except OSError:
+            return None
+        if {(before.st_mtime_ns, before.st_size), (after.st_mtime_ns, after.st_size)} != {(row.mtime_ns, row.size)} or (
+            len(text) != row.size
+        ):
+            return None  # changed since, or while it was read
+        return rel_path, row.size, text, self.index.relation_count(node_id), None
 
     def create(self, node: KnowledgeNode) -> KnowledgeNode:
         """Store a new node. Its relation targets must exist (rule 7)."""
