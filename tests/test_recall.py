@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from autology_mcp.hooks.handlers import TYPE_WEIGHT, recall_text
 from autology_mcp.knowledge.references import matching_references
+from autology_mcp.knowledge.untrusted import quoted
 
 
 def _expected_lines(nodes, recent, status):
@@ -14,7 +15,7 @@ def _expected_lines(nodes, recent, status):
         touched = 3.0 if matching_references(node, recent) else 0.0
         return (-(touched + TYPE_WEIGHT.get(node.type.value, 1.0) + node.confidence), -node.modified.timestamp(), node.id)
 
-    return [f"- [{n.type.value}] {n.title} ({n.id})" for n in sorted((n for n in nodes if n.status.value == status), key=key)]
+    return [f"- [{n.type.value}] {n.id}: {quoted(n.title)}" for n in sorted((n for n in nodes if n.status.value == status), key=key)]
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
