@@ -46,11 +46,20 @@ _TOKEN = re.compile(r"\S+")
 _EDGE = "\"'`()[]{}<>,;:!?*"
 
 
+_SYMBOLS = set("!%^*@#$&+=~?")
+
+
 def _secret_shaped(token: str) -> bool:
     """A word that could be a credential the patterns did not know: 16+ characters mixing letters
-    and digits, or 24+ letters mixing cases, outside a file path."""
+    and digits, or 24+ letters mixing cases, outside a file path; or, shorter, a password's shape:
+    8+ characters mixing letters, digits and one of ``!%^*@#$&+=~?``."""
     word = token.strip(_EDGE)
-    if len(word) < 16 or "[REDACTED" in word:
+    if "[REDACTED" in word:
+        return False
+    if len(word) >= 8 and "/" not in word and any(c in _SYMBOLS for c in word) \
+            and any(c.isdigit() for c in word) and any(c.isalpha() for c in word):
+        return True
+    if len(word) < 16:
         return False
     if "/" in word or re.search(r"\.(?:py|js|ts|md|json|toml|ya?ml|txt|rs|go|java|c|h|cpp|rb|sh)$", word):
         return False  # a path (a URL's password was redacted already)
@@ -63,7 +72,17 @@ def _secret_shaped(token: str) -> bool:
 def summarised(text: str) -> str:
     """Text fit for a committed file: already redacted, and every secret-shaped word the redaction
     patterns might not know replaced by ``[…]`` (the session node is committed; the session file is not)."""
+    text = _LITERAL.sub(lambda m: f"{m.group(1)}[…]{m.group(1)}" if _literal_secret(m.group(2)) else m.group(), text)
     return _TOKEN.sub(lambda m: "[…]" if _secret_shaped(m.group()) else m.group(), text)
+
+
+_LITERAL = re.compile(r"([\"'])([^\s\"'/]{8,})\1")  # a quoted string of code, one word
+
+
+def _literal_secret(word: str) -> bool:
+    """A quoted one-word string mixing letters and digits (``auth=("deploy", "Tq8mZ41bR")``): in code,
+    that is a key, a password or an id, and a session's summary needs none of them."""
+    return any(c.isdigit() for c in word) and any(c.isalpha() for c in word) and "[REDACTED" not in word
 
 
 def node_title(record: SessionRecord) -> str:

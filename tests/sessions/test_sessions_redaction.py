@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from secret_corpus import ALL_SECRETS, CORPUS, HELD_OUT
+from secret_corpus import ALL_SECRETS, CORPUS, FRESH, HELD_OUT
 
 from autology_mcp.cli.main import main
 from autology_mcp.sessions.redact import redact
@@ -87,11 +87,17 @@ def test_summarised_keeps_words_and_paths_but_not_secret_shaped_words():
     assert summarised(text) == "Use the API key […] for src/http/client_v2.py, not hunter2"
 
 
+def test_summarised_blanks_a_password_shaped_word_and_a_quoted_key():
+    text = 'r = requests.get(url, auth=("deploy", "Tq8mZ41bRw")) with Abcd123%xYz as the other one'
+    assert summarised(text) == 'r = requests.get(url, auth=("deploy", "[…]")) with […] as the other one'
+    assert summarised('the "utf-8" codec, x**2 and "README.md"') == 'the "utf-8" codec, x**2 and "README.md"'
+
+
 def test_no_secret_reaches_a_committed_file_and_the_tuning_corpus_no_file(tmp_path: Path, capsys) -> None:
     project = tmp_path / "project"
     (project / ".autology" / "nodes").mkdir(parents=True)
     lines, n = [], 0
-    for form in CORPUS + HELD_OUT:
+    for form in CORPUS + HELD_OUT + FRESH:
         for message in form.messages:
             n += 1
             stamp = f"2026-10-02T10:{n // 60:02d}:{n % 60:02d}.000Z"
@@ -106,5 +112,7 @@ def test_no_secret_reaches_a_committed_file_and_the_tuning_corpus_no_file(tmp_pa
                        if p.is_file() and p.relative_to(project / ".autology").parts[0] in ("nodes", "graph"))
     assert list((project / ".autology" / "nodes" / "sessions").glob("*.md")), "a session node was written"
     assert [s for s in ALL_SECRETS if s.encode() in tracked] == []
+    # the fresh held-out forms too: what the patterns miss in the session file, the committed summary blanks
+    assert [s for form in FRESH for s in form.secrets if s.encode() in tracked] == []
     everything = b"".join(p.read_bytes() for p in sorted((project / ".autology").rglob("*")) if p.is_file())
     assert [s for form in CORPUS for s in form.secrets if s.encode() in everything] == []
