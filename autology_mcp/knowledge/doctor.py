@@ -107,12 +107,17 @@ def stale_notes(store: NodeStore) -> list[str]:
     if not stale:
         return []
     nodes = len({n.id for n, _ in stale})
-    lines = [f"{nodes} node(s) describe code that has moved on since they were reviewed: check them "
-             "(`autology analyze` lists every one), then update or supersede them"]
-    lines += [f"  {n.id[:8]} {n.title[:60]!r}: {f.why}" for n, f in stale[:STALE_SHOWN]]
-    if len(stale) > STALE_SHOWN:
-        lines.append(f"  … and {len(stale) - STALE_SHOWN} more")
-    return ["\n".join(lines)]
+    return [_note(f"{nodes} node(s) describe code that has moved on since they were reviewed: check them "
+                  "(`autology analyze` lists every one), then update or supersede them",
+                  [(n, f.why or "") for n, f in stale], "")]
+
+
+def _note(header: str, rows: list, more: str) -> str:
+    """A note: its header, then the first :data:`STALE_SHOWN` (node, why) rows, then how many more."""
+    lines = [header] + [f"  {n.id[:8]} {n.title[:60]!r}: {why}" for n, why in rows[:STALE_SHOWN]]
+    if len(rows) > STALE_SHOWN:
+        lines.append(f"  … and {len(rows) - STALE_SHOWN} more{more}")
+    return "\n".join(lines)
 
 
 def instruction_notes(store: NodeStore) -> list[str]:
@@ -124,12 +129,9 @@ def instruction_notes(store: NodeStore) -> list[str]:
     waiting = [(n, flags) for n, flags, reviewed in flagged_nodes(store.paths.base, store.index.all_nodes()) if not reviewed]
     if not waiting:
         return []
-    lines = [f"{len(waiting)} node(s) hold text that addresses the agent with instructions: the hooks do not inject "
-             "them until a person reads them (`autology review ID`, then `autology review ID --accept`)"]
-    lines += [f"  {n.id[:8]} {n.title[:60]!r}: {flags[0].text()}" for n, flags in waiting[:STALE_SHOWN]]
-    if len(waiting) > STALE_SHOWN:
-        lines.append(f"  … and {len(waiting) - STALE_SHOWN} more (`autology review`)")
-    return ["\n".join(lines)]
+    return [_note(f"{len(waiting)} node(s) hold text that addresses the agent with instructions: the hooks do not "
+                  "inject them until a person reads them (`autology review ID`, then `autology review ID --accept`)",
+                  [(n, flags[0].text()) for n, flags in waiting], " (`autology review`)")]
 
 
 _UNMERGED = {
