@@ -594,9 +594,9 @@ def _judge(h: History, base: str, ref: str, names: set[str], paths: set[str], ex
         when = _first_without(h, later.commits, lambda t: _holds(t, gone[0]), False)
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{shown} {verb} gone from {path} ({when})", later.text(explain))
-    share = rewritten_share(before, now)
-    kept = [n for n in names if _holds(before, n) and _holds(now, n)]
-    if share > REWRITTEN and not kept:  # a name the node gives that is still there says it still holds
+    kept = any(_holds(before, n) and _holds(now, n) for n in names)
+    share = 0.0 if kept else rewritten_share(before, now)
+    if share > REWRITTEN:  # a name the node gives that is still there says it still holds
         uncommitted = ", uncommitted" if not later.commits else ""
         return Finding(ref, True, f"most of {path} was rewritten ({round(100 * share)}% of the lines the node saw are "
                                   f"gone{uncommitted})", later.text(explain))
