@@ -193,7 +193,7 @@ class History:
         self.head = self._git("rev-parse", "HEAD")
         self.head = self.head.strip() if self.head else None
         self.prefix = (self._git("rev-parse", "--show-prefix") or "").strip() if self.head else ""
-        self._node_commits: dict[tuple[str, ...], dict[str, str]] = {}
+        self._node_commits: dict[tuple[str, ...], tuple[dict[str, str], bool]] = {}
         self._at: dict[int, str | None] = {}
         self._times: tuple[list[str], list[int]] | None = None
         self._paths_asked: Counter[str] = Counter()
@@ -228,20 +228,43 @@ class History:
         if self.head is None:
             return dict.fromkeys(own_files)
         folders = tuple(sorted({f.rsplit("/", 1)[0] for f in own_files.values()}))
-        last = self._node_commits.get(folders)
-        if last is None:
-            out = self._git("log", "--format=%x00%H", "--name-only", "--relative", "--", *folders) or ""
-            last, sha = {}, ""
-            for line in out.splitlines():
+        status = self._git("status", "--porcelain", "--no-renames", "--untracked-files=all", "--", *folders) or ""
+        dirty = {line[3:].strip().strip('"').removeprefix(self.prefix) for line in status.splitlines() if len(line) > 3}
+        last = self._last_commits(folders, set(own_files.values()) - dirty)
+        return {i: self._before(modified.get(i, 0.0)) if f in dirty or f not in last else last[f]
+                for i, f in own_files.items()}
+
+    def _last_commits(self, folders: tuple[str, ...], wanted: set[str]) -> dict[str, str]:
+        """The last commit that changed each file under ``folders``, from ``git log`` read newest first
+        and stopped as soon as every ``wanted`` file has been seen (a long history is not walked to its
+        root for node files committed lately); kept while HEAD stays, walked again only for a file
+        not seen yet."""
+        last, complete = self._node_commits.get(folders, ({}, False))
+        if complete or wanted <= last.keys():
+            return last
+        try:
+            proc = subprocess.Popen(["git", "-c", "core.quotePath=false", "log", "--format=%x00%H", "--name-only",
+                                     "--relative", "--", *folders], cwd=self.root, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, text=True, errors="replace")
+        except OSError:
+            return last
+        sha, complete = "", True
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                line = line.rstrip("\n")
                 if line.startswith("\x00"):
+                    if wanted <= last.keys():
+                        complete = False  # every file asked about is known: the rest of the history can wait
+                        break
                     sha = line[1:]
                 elif line.strip() and line.strip() not in last:
                     last[line.strip()] = sha
-            self._node_commits[folders] = last
-        status = self._git("status", "--porcelain", "--no-renames", "--untracked-files=all", "--", *folders) or ""
-        dirty = {line[3:].strip().strip('"').removeprefix(self.prefix) for line in status.splitlines() if len(line) > 3}
-        return {i: self._before(modified.get(i, 0.0)) if f in dirty or f not in last else last[f]
-                for i, f in own_files.items()}
+        finally:
+            proc.kill() if not complete else None
+            proc.wait()
+        self._node_commits[folders] = (last, complete)
+        return last
 
     def _before(self, when: float) -> str | None:
         """The commit ``git rev-list -1 --before=@when HEAD`` names: the first in HEAD's history (git's
