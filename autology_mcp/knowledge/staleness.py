@@ -366,6 +366,26 @@ class History:
             self._logs[base] = log
         return _touching(log, path)
 
+    def latest(self, base: str, path: str, most: int) -> list[Commit]:
+        """At most ``most`` of the newest commits that changed ``path`` since ``base``, oldest first, for the
+        information line. When :meth:`later` has not been read, by date: the newest commits of the path
+        committed after the base was (git reads back only as far as it needs; ``base..HEAD`` would mark
+        every ancestor of the base first, most of a deep history)."""
+        if (base, path) in self._path_logs or base in self._logs or self._window is not None:
+            return self.later(base, path)[-most:]
+        since = self._commit_time(base)
+        out = self._git("log", "--no-renames", f"-n{most}", "--format=%x00%H%x00%ct%x00%s", "--relative", "HEAD",
+                        "--", path) or ""
+        fields = out.split("\x00")[1:]
+        found = [Commit(sha, int(when or 0), subject.strip(), path)
+                 for sha, when, subject in zip(fields[0::3], fields[1::3], fields[2::3]) if sha != base]
+        def after(c: Commit) -> bool:  # the same second as the base: ask git whether it is an ancestor
+            if since is None or c.when > since:
+                return True
+            return c.when == since and self._git("merge-base", "--is-ancestor", c.sha, base) is None
+
+        return [c for c in found if after(c)][::-1]
+
     def _from_window(self, base: str, path: str) -> list[Commit]:
         """``later`` from one walk of the history since a while before the oldest base asked about: the
         commits of it that are not ``base`` or its ancestors (followed through the parents the walk
@@ -570,7 +590,18 @@ class _Later:
         return self._commits
 
     def text(self, explain: bool) -> str | None:
-        return _later_text(self.commits) if explain else None
+        """"3 later commits, the last: ..." (only with ``explain``). Without the commits read already, the
+        newest few are enough to say it ("more than 30 later commits"): git stops there instead of
+        walking the whole range."""
+        if not explain:
+            return None
+        if self._commits is not None:
+            return _later_text(self._commits)
+        newest = self.h.latest(self.base, self.path, WALK_MAX + 1)
+        if len(newest) <= WALK_MAX:
+            return _later_text(newest)
+        last = newest[-1]
+        return f"more than {WALK_MAX} later commits, the last: {last.subject} ({last.label()})"
 
 
 def _judge(h: History, base: str, ref: str, names: set[str], paths: set[str], explain: bool = False) -> Finding:
