@@ -205,6 +205,7 @@ class History:
         self._touched: dict[str, list[int]] = {}
         self._when: dict[str, int] = {}
         self._renames: dict[str, str] = {}
+        self._latest: dict[tuple[str, str, int], list[Commit]] = {}
         self._path_logs: dict[tuple[str, str], list[Commit]] = {}
         self._diffs: dict[tuple[str, str], bool] = {}
         self._contents: OrderedDict[tuple[str, str], str | None] = OrderedDict()
@@ -373,6 +374,12 @@ class History:
         every ancestor of the base first, most of a deep history)."""
         if (base, path) in self._path_logs or base in self._logs or self._window is not None:
             return self.later(base, path)[-most:]
+        key = (base, path, most)
+        if key not in self._latest:
+            self._latest[key] = self._latest_by_date(base, path, most)
+        return self._latest[key]
+
+    def _latest_by_date(self, base: str, path: str, most: int) -> list[Commit]:
         since = self._commit_time(base)
         out = self._git("log", "--no-renames", f"-n{most}", "--format=%x00%H%x00%ct%x00%s", "--relative", "HEAD",
                         "--", path) or ""
