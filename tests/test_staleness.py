@@ -396,3 +396,14 @@ def test_a_name_only_used_in_another_file_of_its_folder_is_still_gone(repo: Path
                                            .replace("backoff(attempt)", "2 ** attempt"))
     (repo / "src" / "other.py").write_text("from somewhere import backoff\nx = backoff(1)\n")
     assert "`backoff` is gone from src/retry.py" in only(repo, node).why
+
+
+def test_a_running_server_sees_uncommitted_edits_under_a_folder_after_asking_once(repo: Path) -> None:
+    """The History is kept while HEAD stays (a server's hooks), but what the work tree holds is asked
+    again each time: a name removed after a first question is seen at the next."""
+    node = capture(repo, ["src"])
+    commit(repo, "record the decision")
+    assert only(repo, node).stale is False
+    text = (repo / "src" / "retry.py").read_text()
+    (repo / "src" / "retry.py").write_text(text.replace("retry_after", "delay"))
+    assert "`retry_after` is gone from src/" in only(repo, node).why

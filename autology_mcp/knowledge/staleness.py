@@ -474,7 +474,8 @@ class History:
         return self._times_of[sha]
 
     def changed_since(self, base: str, path: str) -> bool:
-        """Whether ``path`` (a file or a folder) differs between ``base`` and the work tree (tracked files)."""
+        """Whether ``path`` (a file or a folder) differs between ``base`` and the work tree (tracked files);
+        kept for one :func:`judge` (the work tree changes between questions)."""
         key = (base, path)
         if key not in self._diffs:
             try:
@@ -756,6 +757,7 @@ def judge(root: Path, store, nodes: list[KnowledgeNode],
     edit hooks and session-start: node id -> its findings (nodes without references are left out).
     ``explain``: each finding also says the later commits that changed nothing (:func:`check`)."""
     h = history(Path(root))
+    h._diffs.clear()  # the work tree may have changed since the last question: only HEAD's answers are kept
     wanted = [n for n in nodes if (references or {}).get(n.id, n.references)]
     if h.head is None or not wanted:
         return {}
