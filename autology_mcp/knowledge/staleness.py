@@ -274,6 +274,10 @@ class History:
         key = int(when)
         if key in self._at:
             return self._at[key]
+        head_time = self._commit_time(self.head) if self.head else None
+        if head_time is not None and key >= head_time:  # written after HEAD was committed: HEAD is the first
+            self._at[key] = self.head
+            return self.head
         if len(self._at) < 8:
             out = self._git("rev-list", "-1", f"--before=@{key}", "HEAD")
             self._at[key] = (out or "").strip() or None
