@@ -65,7 +65,7 @@ class Commit:
     sha: str
     when: int  # committer time, Unix seconds
     subject: str
-    path: str  # the file's name in this commit (renames followed)
+    path: str  # the path asked about (a file, or a folder changed under)
 
     def label(self) -> str:
         from datetime import UTC, datetime
@@ -81,9 +81,6 @@ class Finding:
     stale: bool
     why: str | None = None  # what changed, and where: the flag's text
     later: str | None = None  # "3 later commits, the last: <subject> (sha, date)": information
-
-    def text(self) -> str:
-        return self.why or self.later or ""
 
 
 # ------------------------------------------------------------------------------ what a node mentions
@@ -102,7 +99,7 @@ def mentions(text: str) -> tuple[set[str], set[str]]:
             continue
         for ident in _IDENT.findall(span):
             last = ident.split(".")[-1]
-            if len(last) >= 3 and (last != ident.split(".")[-1].lower() or "_" in last or "." not in ident):
+            if len(last) >= 3 and (last != last.lower() or "_" in last or "." not in ident):
                 names.add(last)
     for ident in _SHAPED.findall(_TICKS.sub(" ", text)):
         last = ident.split(".")[-1]
@@ -188,11 +185,10 @@ def follow_span(before: list[str], after: list[str], span: tuple[int, int]) -> t
 class History:
     """The git history of one work tree as staleness needs it, its answers kept while HEAD stays."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, where: tuple[str | None, str] | None = None):
+        """``where``: HEAD and the root's prefix in the repository (:func:`_where`), when known."""
         self.root = Path(root)
-        self.head = self._git("rev-parse", "HEAD")
-        self.head = self.head.strip() if self.head else None
-        self.prefix = (self._git("rev-parse", "--show-prefix") or "").strip() if self.head else ""
+        self.head, self.prefix = where if where is not None else _where(self.root)
         self._node_commits: dict[tuple[str, ...], tuple[dict[str, str], bool]] = {}
         self._at: dict[int, str | None] = {}
         self._times: tuple[list[str], list[int]] | None = None
@@ -351,23 +347,13 @@ class History:
         self._bases_asked.add(base)
         if log is None and self._paths_asked[base] < PATHS_BEFORE_WALK:
             self._paths_asked[base] += 1
-            out = self._git("log", "--no-renames", "--format=%x00%H%x00%ct%x00%s", "--relative", f"{base}..HEAD",
-                            "--", path) or ""
-            fields = out.split("\x00")[1:]
-            self._path_logs[key] = found = [Commit(sha, int(when or 0), subject.strip(), path)
-                                            for sha, when, subject in zip(fields[0::3], fields[1::3], fields[2::3])][::-1]
+            out = self._git("log", "--no-renames", _FORMAT, "--relative", f"{base}..HEAD", "--", path) or ""
+            self._path_logs[key] = found = _commits(out, path)[::-1]
             return found
         if log is None:
-            out = self._git("log", "--no-renames", "--format=%x00%H%x00%ct%x00%s", "--name-only", "--relative",
-                            f"{base}..HEAD", timeout=60) or ""
-            log = []
-            fields = out.split("\x00")[1:]
-            for at in range(0, len(fields) - 2, 3):
-                sha, when, rest = fields[at:at + 3]
-                subject, _, names = rest.partition("\n")
-                log.append((Commit(sha, int(when or 0), subject.strip(), ""),
-                            frozenset(n.strip() for n in names.splitlines() if n.strip())))
-            log.reverse()  # oldest first
+            out = self._git("log", "--no-renames", _FORMAT, "--name-only", "--relative", f"{base}..HEAD",
+                            timeout=60) or ""
+            log = [(commit, files) for commit, files, _ in _named_log(out)]
             self._logs[base] = log
         return _touching(log, path)
 
@@ -385,11 +371,9 @@ class History:
 
     def _latest_by_date(self, base: str, path: str, most: int) -> list[Commit]:
         since = self._commit_time(base)
-        out = self._git("log", "--no-renames", f"-n{most}", "--format=%x00%H%x00%ct%x00%s", "--relative", "HEAD",
-                        "--", path) or ""
-        fields = out.split("\x00")[1:]
-        found = [Commit(sha, int(when or 0), subject.strip(), path)
-                 for sha, when, subject in zip(fields[0::3], fields[1::3], fields[2::3]) if sha != base]
+        out = self._git("log", "--no-renames", f"-n{most}", _FORMAT, "--relative", "HEAD", "--", path) or ""
+        found = [c for c in _commits(out, path) if c.sha != base]
+
         def after(c: Commit) -> bool:  # the same second as the base: ask git whether it is an ancestor
             if since is None or c.when > since:
                 return True
@@ -407,17 +391,11 @@ class History:
             return []
         if self._window is None or when - WINDOW_SLACK < self._window[0]:
             start = min(when, self._oldest if self._oldest is not None else when) - WINDOW_SLACK
-            out = self._git("log", "--no-renames", "--format=%x00%H%x00%P%x00%ct%x00%s", "--name-only", "--relative",
+            out = self._git("log", "--no-renames", _FORMAT.replace("%H", "%H%x00%P"), "--name-only", "--relative",
                             f"--since=@{start}", "HEAD", timeout=120) or ""
-            entries, parents = [], {}
-            fields = out.split("\x00")[1:]
-            for at in range(0, len(fields) - 3, 4):
-                sha, parent_list, stamp, rest = fields[at:at + 4]
-                subject, _, names = rest.partition("\n")
-                parents[sha] = parent_list.split()
-                entries.append((Commit(sha, int(stamp or 0), subject.strip(), ""),
-                                frozenset(n.strip() for n in names.splitlines() if n.strip())))
-            entries.reverse()  # oldest first
+            named = _named_log(out, parents=True)
+            entries = [(commit, files) for commit, files, _ in named]
+            parents = {commit.sha: ups for commit, _, ups in named}
             touched: dict[str, list[int]] = {}  # a file or folder -> the entries that changed it or under it
             for at, (_, files) in enumerate(entries):
                 for name in files | {f.rsplit("/", k)[0] for f in files for k in range(1, f.count("/") + 1)}:
@@ -495,12 +473,9 @@ class History:
         With the recent history walked already (:meth:`prepare`), the first later commit without the file."""
         if self._window is not None or self._oldest is not None:
             return next((c for c in self.later(since, path) if self.content(c.sha, path) is None), None)
-        out = self._git("log", "--diff-filter=D", "--format=%x00%H%x00%ct%x00%s", f"{since}..HEAD", "--", path) or ""
-        fields = out.split("\x00")[1:]
-        if len(fields) < 3:
-            return None
-        sha, when, subject = fields[-3:]  # the log is newest first: the last is the first deletion
-        return Commit(sha, int(when or 0), subject.strip(), path)
+        out = self._git("log", "--diff-filter=D", _FORMAT, f"{since}..HEAD", "--", path) or ""
+        deletions = _commits(out, path)
+        return deletions[-1] if deletions else None  # the log is newest first: the last is the first deletion
 
     def renamed(self, base: str, path: str) -> tuple[str, Commit] | None:
         """Where a file gone from the work tree went: its name after the renames since ``base``, and the
@@ -534,19 +509,55 @@ _histories: OrderedDict[tuple[str, str | None], History] = OrderedDict()
 _histories_lock = threading.Lock()
 
 
+def _where(root: Path) -> tuple[str | None, str]:
+    """HEAD and the root's path inside its repository (``sub/dir/``), in one git call; (None, "")
+    outside git or before the first commit."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD", "--show-prefix"], cwd=root, capture_output=True, text=True,
+                             timeout=GIT_TIMEOUT)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None, ""
+    lines = out.stdout.splitlines() if out.returncode == 0 else []
+    return (lines[0].strip(), lines[1].strip() if len(lines) > 1 else "") if lines else (None, "")
+
+
 def history(root: Path) -> History:
     """The work tree's :class:`History` for its current HEAD, kept between calls (a server's hooks)."""
-    fresh = History(root)
-    key = (str(Path(root).resolve()), fresh.head)
+    where = _where(Path(root))
+    key = (str(Path(root).resolve()), where[0])
     with _histories_lock:
         have = _histories.get(key)
         if have is None:
-            _histories[key] = have = fresh
+            _histories[key] = have = History(root, where)
             while len(_histories) > 8:
                 _histories.popitem(last=False)[1].close()
-        else:
-            fresh.close()
         return have
+
+
+_FORMAT = "--format=%x00%H%x00%ct%x00%s"  # what _commits reads
+
+
+def _commits(out: str, path: str) -> list[Commit]:
+    """The commits of ``git log`` with :data:`_FORMAT` (no file names), in git's order (newest first)."""
+    fields = out.split("\x00")[1:]
+    return [Commit(sha, int(when or 0), subject.strip(), path)
+            for sha, when, subject in zip(fields[0::3], fields[1::3], fields[2::3])]
+
+
+def _named_log(out: str, parents: bool = False) -> list[tuple[Commit, frozenset[str], list[str]]]:
+    """The commits of ``git log --name-only`` with :data:`_FORMAT` (with ``%P`` after the hash when
+    ``parents``), oldest first: each with the files it changed and its parents."""
+    width = 4 if parents else 3
+    fields = out.split("\x00")[1:]
+    entries = []
+    for at in range(0, len(fields) - width + 1, width):
+        sha, *middle, when, rest = fields[at:at + width]
+        subject, _, names = rest.partition("\n")
+        entries.append((Commit(sha, int(when or 0), subject.strip(), ""),
+                        frozenset(n.strip() for n in names.splitlines() if n.strip()),
+                        middle[0].split() if middle else []))
+    entries.reverse()
+    return entries
 
 
 def _touching(log: list[tuple[Commit, frozenset[str]]], path: str) -> list[Commit]:
@@ -566,7 +577,7 @@ def _later_text(commits: list[Commit]) -> str | None:
     return f"{many}, the last: {last.subject} ({last.label()})"
 
 
-def _first_without(h: History, commits: list[Commit], test, now_ok: bool) -> str:
+def _first_without(h: History, commits: list[Commit], test) -> str:
     """Which change made ``test`` false: the first later commit whose version fails it, or the working tree."""
     for commit in commits[:WALK_MAX]:
         text = h.content(commit.sha, commit.path)
@@ -574,7 +585,7 @@ def _first_without(h: History, commits: list[Commit], test, now_ok: bool) -> str
             return commit.label()
     if len(commits) > WALK_MAX:
         return f"after {commits[WALK_MAX - 1].label()}"
-    return "uncommitted" if not now_ok else "a later commit"
+    return "uncommitted"
 
 
 def check(h: History, node: KnowledgeNode, base: str | None, references: list[str] | None = None,
@@ -643,12 +654,12 @@ def _judge(h: History, base: str, ref: str, names: set[str], paths: set[str], ex
         old = symbol_span(before, anchor, path)
         if old is not None:
             if symbol_span(now, anchor, path) is None:
-                when = _first_without(h, later.commits, lambda t: symbol_span(t, anchor, path) is not None, False)
+                when = _first_without(h, later.commits, lambda t: symbol_span(t, anchor, path) is not None)
                 return Finding(ref, True, f"`{anchor}` is gone from {path} ({when})", later.text(explain))
             return _judge_span(h, ref, path, later, before, now, old, f"`{anchor}`", explain)
         last = anchor.split(".")[-1]
         if _holds(before, last) and not _holds(now, last):
-            when = _first_without(h, later.commits, lambda t: _holds(t, last), False)
+            when = _first_without(h, later.commits, lambda t: _holds(t, last))
             return Finding(ref, True, f"`{anchor}` is gone from {path} ({when})", later.text(explain))
     gone = sorted(n for n in names if _holds(before, n) and not _holds(now, n))
     if gone and "/" in path:  # a name moved to another file of the same folder and kind (a package split) is not gone
@@ -657,7 +668,7 @@ def _judge(h: History, base: str, ref: str, names: set[str], paths: set[str], ex
         gone = sorted(set(gone) - _defined(h, gone, f"{folder}/{kind}", *_NOT_TESTS))
     if gone:
         shown = ", ".join(f"`{n}`" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
-        when = _first_without(h, later.commits, lambda t: _holds(t, gone[0]), False)
+        when = _first_without(h, later.commits, lambda t: _holds(t, gone[0]))
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{shown} {verb} gone from {path} ({when})", later.text(explain))
     kept = any(_holds(before, n) and _holds(now, n) for n in names)
