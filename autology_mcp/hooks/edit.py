@@ -38,7 +38,7 @@ from autology_mcp.hooks.config import load_hooks_config
 from autology_mcp.hooks.output import additional_context
 from autology_mcp.hooks.project import open_store, project_root
 from autology_mcp.hooks.state import session_state, told_nodes
-from autology_mcp.knowledge.untrusted import FRAME, Reviews, held_back, quoted
+from autology_mcp.knowledge.untrusted import FRAME, held_back, quoted
 
 if TYPE_CHECKING:
     from autology_mcp.knowledge.models import KnowledgeNode
@@ -176,8 +176,7 @@ def governing_context(payload: dict[str, Any], root: Path | str | None, event: s
                 (n, [r for r in n.references if reference_applies(r, rel, root / rel, lines)]) for n in candidates
             ]
             governing = [(n, refs) for n, refs in governing if refs][:MAX_NODES]
-            reviews = Reviews(store.paths.base).load() if governing else {}
-            held = [n for n, _ in governing if held_back(store.paths.base, n.id, n.title, n.content, reviews)]
+            held = [n for n, _ in governing if held_back(store.paths.base, n.id, n.title, n.content)]
             governing = [(n, refs) for n, refs in governing if n not in held]
             judged = _judged(root, store, governing) if governing else {}
         finally:

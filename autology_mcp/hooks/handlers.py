@@ -308,11 +308,10 @@ STALE_CHECKED = 10  # nodes about recently changed files judged by the staleness
 
 def _held_back(store: NodeStore, node_ids: list[str]) -> set[str]:
     """Which of these nodes hold instruction-like text no person reviewed (not named unasked)."""
-    from autology_mcp.knowledge.untrusted import Reviews, held_back
+    from autology_mcp.knowledge.untrusted import held_back
 
-    reviews = Reviews(store.paths.base).load()
     nodes = [n for n in (store.index.get_node(i) for i in dict.fromkeys(node_ids)) if n is not None]
-    return {n.id for n in nodes if held_back(store.paths.base, n.id, n.title, n.content, reviews)}
+    return {n.id for n in nodes if held_back(store.paths.base, n.id, n.title, n.content)}
 
 
 def _stale_notes(store: NodeStore, node_ids: list[str]) -> dict[str, str]:

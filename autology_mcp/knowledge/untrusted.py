@@ -185,15 +185,14 @@ def _ensure_ignored(base: Path) -> None:
         atomic_write(path, text + sep + "# Reviews of node text by a person on this machine (autology review)\n" + GITIGNORE_LINE + "\n")
 
 
-def held_back(base: Path, node_id: str, title: str, content: str, reviews: dict[str, str] | None = None) -> list[Flag]:
+def held_back(base: Path, node_id: str, title: str, content: str) -> list[Flag]:
     """The flags that keep a node out of what the hooks inject unasked ([] when it may go: nothing
-    instruction-like, or a person reviewed exactly this text). ``reviews``: :meth:`Reviews.load`'s
-    result, when the caller has it already."""
+    instruction-like, or a person reviewed exactly this text). The reviews are read only for a node
+    with flags: most nodes cost no file read."""
     flags = instruction_flags(node_text(title, content))
-    if not flags:
+    if not flags or Reviews(base).reviewed(node_id, title, content):
         return []
-    have = Reviews(base).load() if reviews is None else reviews
-    return [] if have.get(node_id) == digest(title, content) else flags
+    return flags
 
 
 def flagged_nodes(base: Path, nodes) -> list[tuple[object, list[Flag], bool]]:

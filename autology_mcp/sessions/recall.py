@@ -148,9 +148,8 @@ def latest_recall(root: Path, store: NodeStore | None, exclude_session: str | No
         from autology_mcp.knowledge.search import search_nodes
 
         query = " ".join(re.sub(r"\.[a-z]+$", "", w) if _FILE.fullmatch(w) else w for w in words)  # client.py -> client
-        from autology_mcp.knowledge.untrusted import Reviews, held_back
+        from autology_mcp.knowledge.untrusted import held_back
 
-        reviews = Reviews(store.paths.base).load()
         hits = [h for h in search_nodes(store.index, query, limit=NODES_MAX) if h.node.status.value != "superseded"
-                and not held_back(store.paths.base, h.node.id, h.node.title, h.node.content, reviews)]
+                and not held_back(store.paths.base, h.node.id, h.node.title, h.node.content)]
     return Recall(session_id, title, when, words, hits)
