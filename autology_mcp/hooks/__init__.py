@@ -1,9 +1,11 @@
-"""Claude Code hooks: ``autology hook <event>`` (registered by :mod:`autology_mcp.cli.hook`) and
-``python -m autology_mcp.hooks <event>``, for post-commit, pre-compact, session-end, session-start,
-user-prompt-submit, pre-tool-use and post-read.
+"""The hooks: ``autology hook [--agent AGENT] <event>`` (registered by :mod:`autology_mcp.cli.hook`) and
+``python -m autology_mcp.hooks [--agent AGENT] <event>``, for post-commit, pre-compact, session-end,
+session-start, user-prompt-submit, pre-tool-use, post-read and post-tool-use.
 
-Each reads Claude Code's JSON payload on stdin and prints the documented JSON on stdout (see
-:mod:`autology_mcp.hooks.output`). They fail open: malformed input, a missing store or any error
+Each reads the agent's JSON payload on stdin and prints the agent's JSON on stdout. The handlers
+read Claude Code's payload and answer in its shape (:mod:`autology_mcp.hooks.output`); Codex CLI,
+Gemini CLI and Copilot CLI payloads are mapped onto them and their answers back
+(:mod:`autology_mcp.hooks.dialects`). They fail open: malformed input, a missing store or any error
 means exit 0 and no output (a traceback goes to stderr only when ``AUTOLOGY_HOOK_DEBUG`` is set).
 They stay fast by importing neither the MCP SDK nor NetworkX.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 # event -> (module, function): a hook imports only its own handler's module.
@@ -25,26 +28,71 @@ HANDLERS = {
     "pre-tool-use": ("autology_mcp.hooks.edit", "pre_tool_use"),
     "post-read": ("autology_mcp.hooks.edit", "post_read"),
 }
-EVENTS = tuple(HANDLERS)
+# post-tool-use: one hook after any tool, for agents that have no per-tool matcher or no Read tool; the
+# dialect finds what the tool did (read a file, edited one, committed) and calls those handlers.
+EVENTS = (*HANDLERS, "post-tool-use")
 # The events a running `autology serve` answers for the hook process (hooks/service.py): read-only,
 # and run on every prompt or file, so they must be fast.
 SERVED = ("user-prompt-submit", "post-read", "pre-tool-use", "session-start")
 
 
 def run(event: str, stdin_text: str, root: str | None = None) -> str | None:
-    """The text to print for one hook invocation, or None. Never raises."""
+    """The text to print for one Claude Code hook invocation, or None. Never raises."""
     try:
+        payload = json.loads(stdin_text)
+        if not isinstance(payload, dict) or event not in HANDLERS:
+            return None
+        result = _handle(event, payload, root)
+        return json.dumps(result, ensure_ascii=False) if result else None
+    except Exception:  # fail open: a hook must never get in the way
+        _debug()
+        return None
+
+
+def _handle(event: str, payload: dict[str, Any], root: str | None) -> dict[str, Any] | None:
+    from importlib import import_module
+
+    module, function = HANDLERS[event]
+    return getattr(import_module(module), function)(payload, root)
+
+
+Ask = Callable[[str, str], tuple[bool, "str | None"]]
+
+
+def run_agent(agent: str, event: str, stdin_text: str, root: str | None = None, ask: Ask | None = None) -> str | None:
+    """The text to print for one hook of ``agent`` (its own payload in, its own shape out), or None.
+
+    Each handler call the payload maps to (:func:`~autology_mcp.hooks.dialects.handler_calls`) goes to
+    ``ask`` first when it is one a running server answers (``ask(event, claude_payload_text)`` returns
+    (answered, output)); the rest, and any not answered, run here. Never raises."""
+    try:
+        from autology_mcp.hooks.dialects import DEFAULT, agent_output, handler_calls
+
+        if agent == DEFAULT and event in HANDLERS and ask is None:
+            return run(event, stdin_text, root)  # Claude Code's payload, as it is
         payload = json.loads(stdin_text)
         if not isinstance(payload, dict):
             return None
-        from importlib import import_module
-
-        module, function = HANDLERS[event]
-        result: dict[str, Any] | None = getattr(import_module(module), function)(payload, root)
-        return json.dumps(result, ensure_ascii=False) if result else None
-    except Exception:  # fail open: a hook must never get in the way
-        if os.environ.get("AUTOLOGY_HOOK_DEBUG"):
-            import traceback
-
-            traceback.print_exc(file=sys.stderr)
+        results: list[dict[str, Any]] = []
+        for handler_event, handler_payload in handler_calls(agent, event, payload):
+            if handler_event not in HANDLERS:
+                continue
+            text = json.dumps(handler_payload, ensure_ascii=False)
+            answered, output = ask(handler_event, text) if ask and handler_event in SERVED else (False, None)
+            if not answered:
+                output = run(handler_event, text, root)
+            result = json.loads(output) if output else None
+            if isinstance(result, dict):
+                results.append(result)
+        out = agent_output(agent, event, payload, results)
+        return json.dumps(out, ensure_ascii=False) if out else None
+    except Exception:  # fail open
+        _debug()
         return None
+
+
+def _debug() -> None:
+    if os.environ.get("AUTOLOGY_HOOK_DEBUG"):
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)

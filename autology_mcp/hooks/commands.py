@@ -9,6 +9,7 @@ newlines; in each one, leading ``VAR=value`` assignments and wrappers (``sudo``,
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from dataclasses import dataclass
@@ -99,8 +100,9 @@ def _events_in(words: list[str], depth: int) -> list[GitEvent]:
         if words[2] == "merge":
             return [GitEvent(PR_MERGE)]
         return []
-    if program in _SHELLS and depth < 3 and "-c" in words[1:]:
-        index = words.index("-c", 1)
+    flag = next((w for w in words[1:] if w in ("-c", "-lc")), None)
+    if program in _SHELLS and flag and depth < 3:
+        index = words.index(flag, 1)
         if index + 1 < len(words):
             return detect_events(words[index + 1], depth + 1)
     return []
@@ -117,3 +119,100 @@ def detect_events(command: str, depth: int = 0) -> list[GitEvent]:
     for words in _simple_commands(tokens):
         events.extend(_events_in(words, depth))
     return events
+
+
+# ------------------------------------------------------------------------------ files a shell command reads
+
+# Programs that print a file's text, as agents without a Read tool read files (Codex CLI runs `cat`,
+# `sed -n '1,80p'`, `nl -ba` …). Searches (`rg`, `grep`) and listings are not reads of a file.
+_READERS = {"cat", "head", "tail", "sed", "nl", "less", "more", "bat", "batcat"}
+_SED_RANGE = re.compile(r"^(\d+)(?:,(\d+|\$))?p$")
+# each program's options that take a separate value
+_VALUE_OPTIONS = {
+    "head": {"-n", "-c", "--lines", "--bytes"},
+    "tail": {"-n", "-c", "--lines", "--bytes"},
+    "sed": {"-e", "--expression", "-f", "--file", "-l", "--line-length"},
+    "nl": {"-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"},
+    "bat": {"-r", "--line-range", "-H", "--highlight-line", "-l", "--language", "-m", "--map-syntax"},
+    "batcat": {"-r", "--line-range", "-H", "--highlight-line", "-l", "--language", "-m", "--map-syntax"},
+}
+
+
+@dataclass(frozen=True)
+class FileRead:
+    path: str
+    start: int | None = None  # 1-based first line shown; None with end None: the whole file
+    end: int | None = None  # last line shown; None: to the end
+
+
+def _read_of(words: list[str]) -> list[FileRead]:
+    program = words[0].rsplit("/", 1)[-1]
+    args = words[1:]
+    start = end = None
+    files: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            files.extend(args[i + 1 :])
+            break
+        if word.startswith("-") and word != "-":
+            if program == "head" and re.fullmatch(r"-\d+", word):
+                start, end = 1, int(word[1:])
+            elif word in _VALUE_OPTIONS.get(program, ()) and i + 1 < len(args):
+                if program == "head" and word in ("-n", "--lines") and args[i + 1].isdigit():
+                    start, end = 1, int(args[i + 1])
+                if program == "sed" and word in ("-e", "--expression"):
+                    match = _SED_RANGE.match(args[i + 1])
+                    start, end = (int(match.group(1)), _sed_end(match.group(2), match.group(1))) if match else (start, end)
+                i += 1
+            i += 1
+            continue
+        if program == "sed" and not files and start is None and _SED_RANGE.match(word):
+            match = _SED_RANGE.match(word)
+            assert match is not None
+            start, end = int(match.group(1)), _sed_end(match.group(2), match.group(1))
+        elif program == "sed" and not files and start is None and not any(a in ("-e", "--expression") for a in args):
+            return []  # a sed script that is not a line range: an edit or a search, not a read
+        else:
+            files.append(word)
+        i += 1
+    if program == "tail":
+        start = end = None  # which lines a tail shows depends on the file's length
+    return [FileRead(f, start, end) for f in files if f != "-"]
+
+
+def _sed_end(end: str | None, start: str) -> int | None:
+    if end is None:
+        return int(start)
+    return None if end == "$" else int(end)
+
+
+def file_reads(command: str, depth: int = 0) -> list[FileRead]:
+    """The files a shell command line prints (``cat``, ``head``, ``sed -n 'A,Bp'``, ``nl`` …), with
+    the lines shown when they can be told; empty for anything else (searches, edits, redirections
+    into a file)."""
+    if not isinstance(command, str) or not command.strip():
+        return []
+    tokens = _tokens(command)
+    if tokens is None:
+        return []
+    reads: list[FileRead] = []
+    where = ""  # the folder a `cd` moved to, relative to where the command line started
+    for words in _simple_commands(tokens):
+        words = _strip_prefix(words)
+        if not words:
+            continue
+        program = words[0].rsplit("/", 1)[-1]
+        if program == "cd" and len(words) == 2:
+            where = posixpath.normpath(posixpath.join(where, words[1]))
+            continue
+        flag = next((w for w in words[1:] if w in ("-c", "-lc")), None)
+        if program in _SHELLS and flag and depth < 3:
+            index = words.index(flag, 1)
+            if index + 1 < len(words):
+                reads.extend(file_reads(words[index + 1], depth + 1))
+            continue
+        if program in _READERS and not any(w.startswith(">") for w in words):
+            reads.extend(FileRead(posixpath.join(where, r.path), r.start, r.end) if where else r for r in _read_of(words))
+    return reads

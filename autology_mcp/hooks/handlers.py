@@ -247,11 +247,17 @@ def session_end(payload: dict[str, Any], root: Path | str | None = None) -> dict
     """SessionEnd: ingest the transcript into session memory, write the session node, and give capture tips."""
     root = project_root(payload, root)
     ingested = ingest_session(root, payload)
-    tips = (
-        "autology: before you go — were decisions made, components built or conventions agreed in this session? "
-        "Next time, resume with `claude --continue` and run /autology:capture to record them "
-        "(or a `session` node summarising the work); /autology:explore shows what is already known."
-    )
+    if payload.get("agent", "claude-code") == "claude-code":
+        tips = (
+            "autology: before you go — were decisions made, components built or conventions agreed in this session? "
+            "Next time, resume with `claude --continue` and run /autology:capture to record them "
+            "(or a `session` node summarising the work); /autology:explore shows what is already known."
+        )
+    else:  # another agent (hooks/dialects.py): it has the MCP tools, not Claude Code's skills
+        tips = (
+            "autology: before you go — were decisions made, components built or conventions agreed in this session? "
+            "Resume it and ask the agent to record them with the autology_capture tool."
+        )
     return system_message(tips + (f" {ingested}" if ingested else ""))
 
 
