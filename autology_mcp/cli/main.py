@@ -1,7 +1,7 @@
 """The ``autology`` command line: ``serve`` for MCP clients, and human-facing commands that mirror the tools.
 
 One module per command group registers its commands here: ``store`` (serve, init, rebuild, doctor),
-``nodes`` (the seven tools' twins and show), ``index`` (the code index), ``hook`` (Claude Code hooks),
+``nodes`` (the seven tools' twins and show), ``index`` (the code index), ``hook`` (the agents' hooks), ``setup`` (an agent's configuration),
 ``graph`` (graph walks, export, analyze), ``claims`` (check-claims), ``review`` (nodes whose text addresses the agent), ``search`` (search, context) and
 ``sessions`` (session memory).
 
@@ -37,10 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
         review,
         search,
         sessions,
+        setup,
         store,
     )
 
-    for group in (store, nodes, review, index, hook, graph, claims, search, sessions, imports):
+    for group in (store, nodes, review, index, hook, setup, graph, claims, search, sessions, imports):
         group.add_commands(sub)
     _accept_global_options(parser)
     return parser

@@ -57,7 +57,7 @@ log = logging.getLogger("autology.store")
 GITIGNORE = (
     "# Derived data: rebuilt from nodes/ at any time (autology rebuild)\ncache/\ngraph/\n"
     "# Session memory: redacted transcripts of this machine's sessions (private, never committed)\nsessions/\n"
-    "# Reviews of node text by a person on this machine (autology review)\nlocal/\n"
+    "# This machine's own: reviews of node text (autology review), setup backups (autology setup)\nlocal/\n"
 )
 
 

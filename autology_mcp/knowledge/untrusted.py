@@ -163,7 +163,7 @@ class Reviews:
         data[node_id] = digest(title, content)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self.path, json.dumps(data, indent=1, sort_keys=True) + "\n")
-        _ensure_ignored(self.base)
+        ensure_local_ignored(self.base)
 
     def revoke(self, node_id: str) -> bool:
         data = self.load()
@@ -173,8 +173,9 @@ class Reviews:
         return True
 
 
-def _ensure_ignored(base: Path) -> None:
-    """``.autology/.gitignore`` lists ``local/``: a review is this machine's, never the repository's."""
+def ensure_local_ignored(base: Path) -> None:
+    """``.autology/.gitignore`` lists ``local/``: a review (or a setup's backup) is this machine's, never
+    the repository's."""
     path = base / ".gitignore"
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
@@ -182,7 +183,7 @@ def _ensure_ignored(base: Path) -> None:
         return
     if GITIGNORE_LINE not in text.split():
         sep = "" if not text or text.endswith("\n") else "\n"
-        atomic_write(path, text + sep + "# Reviews of node text by a person on this machine (autology review)\n" + GITIGNORE_LINE + "\n")
+        atomic_write(path, text + sep + "# This machine's own: reviews of node text (autology review), setup backups (autology setup)\n" + GITIGNORE_LINE + "\n")
 
 
 def held_back(base: Path, node_id: str, title: str, content: str) -> list[Flag]:
