@@ -18,13 +18,19 @@ in rounds (one run of every command per round, so load changes touch them all al
   the commit, pre-compact, session-end (a small transcript); pre-tool-use in a session of its own,
   so it does the full work of an edit to a file not read first;
 
+then (issue 30, ``--agents``, all by default) Codex CLI's, Gemini CLI's and Copilot CLI's hooks as
+``autology setup`` registers them (``python -m autology_mcp.hooks --agent A <event>``), with each
+CLI's payloads: session start, the prompt, a read and an edit of that file, and a tool call that is
+none of these (each CLI runs its one tool hook on every tool call);
+
 with no server running, and again with ``autology serve`` running on the project (as in a Claude
 Code session, where the plugin's MCP server runs beside the hooks). Last, the MCP server's spawn to
 first answer (``autology_query``) beside a trivial server on the same SDK (bench/store_floor_server.py).
 The package's bytecode is compiled first, as an installed package has it.
 
 Targets (issue 12), as ratios to the floor's p50 in the same run: user-prompt-submit and the edit
-hooks (post-read, pre-tool-use) <= 3x, session-start <= 4x, ``--help`` <= 3x; the server's first
+hooks (post-read, pre-tool-use) <= 3x, session-start <= 4x, ``--help`` <= 3x, the same for each
+agent's; the server's first
 answer <= the trivial server's + 0.15 s.
 """
 
@@ -62,6 +68,10 @@ PROMPTS = [
     "the kubernetes ingress certificate rotation policy",
 ]
 TARGETS = {"user-prompt-submit": 3.0, "post-read": 3.0, "pre-tool-use": 3.0, "session-start": 4.0, "--help": 3.0}
+AGENTS = ("codex", "gemini", "copilot")
+for _agent in AGENTS:  # issue 30: each agent's hooks, the same targets as Claude Code's
+    TARGETS |= {f"{_agent} session-start": 4.0, f"{_agent} prompt": 3.0, f"{_agent} read": 3.0,
+                f"{_agent} edit": 3.0, f"{_agent} other tool": 3.0}
 SERVER_MARGIN_S = 0.15
 ADR = """## Context
 Trigonometric simplification is slow on large expressions and users rely on its output form.
@@ -139,8 +149,9 @@ def build_project(repo: Path, size: int, data_dir: Path, seed: int, base_commits
     return project, commit
 
 
-def commands(project: Path, commit_output: str, round_no: int, mode: str) -> list[tuple[str, list[str], str]]:
-    """(name, argv, stdin) of every command measured in one round."""
+def commands(project: Path, commit_output: str, round_no: int, mode: str,
+             agents: tuple[str, ...] = ()) -> list[tuple[str, list[str], str]]:
+    """(name, argv, stdin) of every command measured in one round: Claude Code's hooks, then ``agents``'."""
     py = sys.executable
     session = f"bench-{mode.replace(' ', '-')}-{round_no}"
     base = {"session_id": session, "cwd": str(project), "transcript_path": str(TRANSCRIPT)}
@@ -149,7 +160,7 @@ def commands(project: Path, commit_output: str, round_no: int, mode: str) -> lis
     def hook(event: str, payload: dict) -> tuple[str, list[str], str]:
         return event, [py, "-m", "autology_mcp.hooks", event], json.dumps({**base, **payload})
 
-    return [
+    claude = [
         ("floor", [py, "-c", "import sqlite3, json"], ""),
         ("--help", [py, "-m", "autology_mcp", "--help"], ""),
         hook("session-start", {"hook_event_name": "SessionStart", "source": "startup"}),
@@ -166,6 +177,65 @@ def commands(project: Path, commit_output: str, round_no: int, mode: str) -> lis
         hook("pre-compact", {"hook_event_name": "PreCompact", "trigger": "auto"}),
         hook("session-end", {"hook_event_name": "SessionEnd", "reason": "exit"}),
     ]
+    return [*claude, *agent_commands(project, session, round_no, agents)]
+
+
+def agent_commands(project: Path, session: str, round_no: int, agents: tuple[str, ...]) -> list[tuple[str, list[str], str]]:
+    """Codex CLI's, Gemini CLI's and Copilot CLI's hooks (issue 30), as ``autology setup`` registers them
+    (``python -m autology_mcp.hooks --agent A <event>``), with the payloads each CLI sends
+    (docs/agents/<agent>.md): session start, the prompt, a read and an edit of the governed file (in a
+    session of its own, so it does the full work), and a tool that is none of those (a search), which
+    costs a process on every tool call."""
+    py = sys.executable
+    governed = str(project / GOVERNED_FILE)
+    prompt = PROMPTS[round_no % len(PROMPTS)]
+    out = []
+    for agent in agents:
+        sid = f"{session}-{agent}"
+
+        def hook(name: str, event: str, payload: dict, agent: str = agent) -> tuple[str, list[str], str]:
+            return f"{agent} {name}", [py, "-m", "autology_mcp.hooks", "--agent", agent, event], json.dumps(payload)
+
+        if agent == "codex":
+            base = {"session_id": sid, "cwd": str(project), "transcript_path": str(TRANSCRIPT), "model": "gpt-5.5"}
+            patch = f"*** Begin Patch\n*** Update File: {GOVERNED_FILE}\n@@\n-x\n+x\n*** End Patch\n"
+
+            def tool(name: str, command: str, session: str = sid) -> dict:
+                return {**base, "session_id": session, "hook_event_name": "PostToolUse", "turn_id": "t",
+                        "tool_name": name, "tool_input": {"command": command}, "tool_response": ""}
+
+            out += [hook("session-start", "session-start", {**base, "hook_event_name": "SessionStart", "source": "startup"}),
+                    hook("prompt", "user-prompt-submit", {**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}),
+                    hook("read", "post-tool-use", tool("Bash", f"sed -n '1,200p' {GOVERNED_FILE}")),
+                    hook("edit", "post-tool-use", tool("apply_patch", patch, sid + "-edit")),
+                    hook("other tool", "post-tool-use", tool("Bash", "rg -n trigsimp sympy/simplify"))]
+        elif agent == "gemini":
+            base = {"session_id": sid, "cwd": str(project), "transcript_path": str(TRANSCRIPT), "timestamp": "2026-11-27T00:00:00Z"}
+
+            def tool(name: str, args: dict, session: str = sid) -> dict:
+                return {**base, "session_id": session, "hook_event_name": "AfterTool", "tool_name": name,
+                        "tool_input": args, "tool_response": {"llmContent": ""}}
+
+            out += [hook("session-start", "session-start", {**base, "hook_event_name": "SessionStart", "source": "startup"}),
+                    hook("prompt", "user-prompt-submit", {**base, "hook_event_name": "BeforeAgent", "prompt": prompt}),
+                    hook("read", "post-tool-use", tool("read_file", {"file_path": governed})),
+                    hook("edit", "post-tool-use", tool("replace", {"file_path": governed, "old_string": "def trigsimp(",
+                                                                   "new_string": "def trigsimp("}, sid + "-edit")),
+                    hook("other tool", "post-tool-use", tool("glob", {"pattern": "**/*.py"}))]
+        else:
+            base = {"sessionId": sid, "cwd": str(project), "timestamp": 1764201600000}
+
+            def tool(name: str, args: dict, session: str = sid) -> dict:
+                return {**base, "sessionId": session, "toolName": name, "toolArgs": args,
+                        "toolResult": {"resultType": "success", "textResultForLlm": ""}}
+
+            out += [hook("session-start", "session-start", {**base, "source": "new", "initialPrompt": prompt}),
+                    hook("prompt", "user-prompt-submit", {**base, "prompt": prompt}),
+                    hook("read", "post-tool-use", tool("view", {"path": governed})),
+                    hook("edit", "post-tool-use", tool("edit", {"path": governed, "old_str": "def trigsimp(",
+                                                                "new_str": "def trigsimp("}, sid + "-edit")),
+                    hook("other tool", "post-tool-use", tool("grep", {"pattern": "trigsimp"}))]
+    return out
 
 
 def run_once(argv: list[str], stdin: str, cwd: Path) -> float:
@@ -187,10 +257,11 @@ def stats(samples: list[float]) -> dict[str, float]:
     }
 
 
-def measure_hooks(project: Path, commit_output: str, runs: int, mode: str) -> dict[str, dict[str, float]]:
+def measure_hooks(project: Path, commit_output: str, runs: int, mode: str,
+                  agents: tuple[str, ...] = ()) -> dict[str, dict[str, float]]:
     samples: dict[str, list[float]] = {}
     for round_no in range(runs + 1):
-        for name, argv, stdin in commands(project, commit_output, round_no, mode):
+        for name, argv, stdin in commands(project, commit_output, round_no, mode, agents):
             elapsed = run_once(argv, stdin, project)
             if round_no:  # round 0 warms the OS caches and the derived indexes
                 samples.setdefault(name, []).append(elapsed)
@@ -266,6 +337,8 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the generated projects")
     parser.add_argument("--base-commits", type=int, default=0,
                         help="the governing nodes' base this many first-parent commits back (0: committed at HEAD)")
+    parser.add_argument("--agents", nargs="*", default=list(AGENTS), choices=AGENTS,
+                        help="other agents whose hooks are measured beside Claude Code's (default: all)")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args()
     args.data_dir.mkdir(parents=True, exist_ok=True)
@@ -285,9 +358,9 @@ def main() -> int:
             before = uptime()
             if mode == "server running":
                 with RunningServer(project):
-                    result[mode] = measure_hooks(project, commit_output, args.runs, mode)
+                    result[mode] = measure_hooks(project, commit_output, args.runs, mode, tuple(args.agents))
             else:
-                result[mode] = measure_hooks(project, commit_output, args.runs, mode)
+                result[mode] = measure_hooks(project, commit_output, args.runs, mode, tuple(args.agents))
             result["load"][mode] = f"{before} / {uptime()}"
             print(f"[{size}] hooks measured ({mode})", file=sys.stderr)
         before = uptime()
