@@ -20,7 +20,8 @@ ALLOWED: dict[str, set[str]] = {
     "retrieval": {"common", "knowledge", "code", "sessions"},
     "hooks": {"common", "knowledge", "code", "sessions", "retrieval"},
     "server": {"common", "knowledge", "code", "sessions", "retrieval", "hooks"},  # hosts the hook service
-    "cli": {"common", "knowledge", "code", "sessions", "retrieval", "hooks", "server"},
+    "setup": {"common", "knowledge"},  # an agent's configuration files (autology setup)
+    "cli": {"common", "knowledge", "code", "sessions", "retrieval", "hooks", "server", "setup"},
 }
 CORE = ("common", "knowledge", "code", "sessions", "retrieval")
 TOP_LEVEL = {"autology_mcp": None, "autology_mcp.__main__": "cli"}  # the version string; `python -m autology_mcp`
