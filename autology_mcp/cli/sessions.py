@@ -12,17 +12,22 @@ from typing import Any
 from autology_mcp.cli.common import command_group, require_store
 from autology_mcp.common.errors import AutologyError, ValidationError
 
+AGENTS = ("claude-code", "codex", "gemini", "copilot")
+
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     leaf = command_group(
         sub,
         "sessions",
-        "session memory: ingest Claude Code transcripts, search them, mine insights",
-        "Session memory: redacted Claude Code transcripts under .autology/sessions/, searchable.",
+        "session memory: ingest agents' transcripts, search them, mine insights",
+        "Session memory: redacted transcripts of Claude Code, Codex, Gemini CLI and Copilot CLI sessions"
+        " under .autology/sessions/, searchable.",
     )
     p = leaf("ingest", "ingest transcripts (incremental: unchanged ones are skipped)", _ingest)
     p.add_argument("paths", nargs="*", help="transcript files (.jsonl) or folders of them")
-    p.add_argument("--all", action="store_true", help="every transcript of this project under ~/.claude/projects/")
+    p.add_argument("--all", action="store_true", help="every transcript of this project: Claude Code's under"
+                   " ~/.claude/projects/, Codex's, Gemini CLI's and Copilot CLI's sessions started in it")
+    p.add_argument("--agent", choices=AGENTS, help="with --all: only this agent's transcripts")
     p.add_argument("--node", action="store_true", help="also write or update each session's `session` node")
     p = leaf("search", "search past sessions", _search)
     p.add_argument("text", nargs="+", help="what to look for")
@@ -56,17 +61,33 @@ def _require_enabled(root: Path) -> None:
 
 def _targets(args: argparse.Namespace, root: Path) -> list[Path]:
     from autology_mcp.sessions.config import load_sessions_config
-    from autology_mcp.sessions.discover import list_transcripts, subfolder_dirs, transcripts_dir
+    from autology_mcp.sessions.discover import agent_transcripts, list_transcripts, subfolder_dirs, transcripts_dir
 
     if not args.paths and not args.all:
         raise ValidationError("ingest", "give transcript paths, or --all for this project's transcripts")
+    if args.agent and not args.all:
+        raise ValidationError("agent", "goes with --all (the transcripts named are read whatever their agent)")
     found: list[Path] = []
     if args.all:
-        configured = load_sessions_config(root).transcripts_dir
-        found += list_transcripts(transcripts_dir(root, configured))
-        if not configured:  # sessions started in a folder of the project
-            for folder in subfolder_dirs(root):
-                found += list_transcripts(folder)
+        agents = [args.agent] if args.agent else list(AGENTS)
+        missing: ValidationError | None = None
+        if "claude-code" in agents:
+            configured = load_sessions_config(root).transcripts_dir
+            try:
+                found += list_transcripts(transcripts_dir(root, configured))
+            except ValidationError as exc:
+                if configured:
+                    raise
+                missing = exc  # said only when no agent has a session of this project
+            if not configured:  # sessions started in a folder of the project
+                for folder in subfolder_dirs(root):
+                    found += list_transcripts(folder)
+        for agent in agents:
+            if agent != "claude-code":
+                found += agent_transcripts(root, agent)
+        if not found and missing is not None:
+            raise ValidationError(missing.field, f"{missing.reason}; no Codex, Gemini CLI or Copilot CLI session"
+                                  " was started in it either") if len(agents) > 1 else missing
     for raw in args.paths:
         path = Path(raw).expanduser()
         found += list_transcripts(path) if path.is_dir() else [path]

@@ -1,11 +1,13 @@
-"""Ingest a Claude Code transcript into the project's session memory, incrementally and idempotently.
+"""Ingest a coding agent's transcript (Claude Code, Codex, Gemini CLI, Copilot CLI: see
+:mod:`~autology_mcp.sessions.transcript`) into the project's session memory, incrementally and idempotently.
 
 - Unchanged transcript (same size and modification time, or nothing new): nothing is written.
 - Grown transcript whose first ``offset`` bytes are still those ingested: only the new complete
   lines are parsed (a partly written last line waits for the next ingest), and the parser continues
   from its saved state, so turn numbers and chunk ids of the old part do not change.
 - Anything else (rewritten, truncated, replaced by another file, never seen): the whole transcript
-  is parsed again.
+  is parsed again; but another file of the session without a single turn (the stub a Gemini CLI
+  ``--resume`` leaves beside the chat it goes on) leaves the stored session as it is.
 - One ingest step reads at most :data:`STEP_BYTES` (8 MiB: at worst, all of it text to redact,
   about 2.5 s on a 2-core machine), so the SessionEnd hook always finishes within its timeout; the
   checkpoint then says ``"complete": false`` and the next step goes on from the offset.
@@ -17,7 +19,7 @@
   The prefix is not hashed again: the checkpoint keeps the transcript's identity (device, inode) and
   a :func:`fingerprint` of its first ``offset`` bytes, a SHA-256 of bounded parts of them (the first
   and the last MiB before the offset, 16 samples of 64 KiB between), about 3 MB read whatever the size.
-- Only files that look like Claude Code transcripts are read: a regular file whose text starts a
+- Only files that look like transcripts are read: a regular file whose text starts a
   JSON object (``/etc/shadow`` or ``/proc/self/environ`` named as a transcript is refused).
 
 Every string is redacted before it reaches the session file or the index.
@@ -26,6 +28,7 @@ Every string is redacted before it reaches the session file or the index.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import stat
@@ -71,10 +74,40 @@ class IngestResult:
         return dict(self.__dict__)
 
 
+_CODEX_ROLLOUT = re.compile(r"^rollout-.+-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
+_GEMINI_CHAT = re.compile(r"^session-\d{4}-\d\d-\d\dT\d\d-\d\d-[0-9A-Za-z_-]{1,8}$")
+HEADER_MAX = 64 * 1024
+
+
+def _safe(session_id: Any) -> bool:
+    return isinstance(session_id, str) and bool(_SAFE_ID.match(session_id)) and not session_id.startswith(".")
+
+
+def gemini_session_id(transcript: Path) -> str:
+    """The ``sessionId`` of a Gemini CLI chat's header line ("" when it has none)."""
+    try:
+        with open(transcript, "rb") as handle:
+            row = json.loads(handle.readline(HEADER_MAX) or b"null")
+    except (OSError, ValueError, RecursionError):
+        return ""
+    found = row.get("sessionId") if isinstance(row, dict) and isinstance(row.get("projectHash"), str) else None
+    return found if _safe(found) else ""
+
+
 def session_id_for(transcript: Path) -> str:
-    """Claude Code names a transcript ``<session id>.jsonl``; an unusual name gets a stable hashed id."""
+    """The session id a transcript's path gives, the one the agent's hooks name it by: Claude Code names a
+    transcript ``<session id>.jsonl``, Codex ``rollout-<time>-<session id>.jsonl``, Copilot
+    ``<session id>/events.jsonl``; a Gemini chat (``session-<time>-<8 characters of the id>.jsonl``)
+    holds its id in its header. An unusual name gets a stable hashed id."""
     stem = transcript.stem
-    if _SAFE_ID.match(stem) and not stem.startswith("."):
+    if transcript.name == "events.jsonl" and _safe(transcript.parent.name):
+        return transcript.parent.name
+    rollout = _CODEX_ROLLOUT.match(stem)
+    if rollout:
+        return rollout.group(1)
+    if _GEMINI_CHAT.match(stem):
+        return gemini_session_id(transcript) or stem
+    if _safe(stem):
         return stem
     return "t-" + hashlib.sha256(str(transcript).encode()).hexdigest()[:24]
 
@@ -247,6 +280,9 @@ def _ingest_locked(root: Path, path: Path, sid: str, step_bytes: int, until_comp
                     return _unchanged(result, record)  # nothing new, or only an unfinished line
                 first = False
                 new_turns, state = parse_lines(lines, record.state, cwd=str(root))
+                if not continuing and not limited and not state.turns and header is not None \
+                        and header.transcript != str(path) and header.state.turns:
+                    return _unchanged(result, header)  # an empty file of the same session (a Gemini resume's stub)
                 state.malformed += skipped
                 summary = record.running_summary()  # (of a format 1 file: from its turns, before the new ones)
                 summary.update(new_turns, sid)

@@ -28,9 +28,12 @@ def _active(root: Path) -> bool:
 
 
 def _transcript(root: Path, payload: dict[str, Any]) -> tuple[Path, str | None] | None:
-    """The payload's transcript, if it is one Claude Code wrote: a ``.jsonl`` file under its projects
-    folder (or the configured ``transcripts_dir``). A hook payload names any path it likes; this one
-    never reads ``/etc/shadow`` or ``/proc/self/environ``."""
+    """The payload's transcript, if it is one an agent wrote: a ``.jsonl`` file under Claude Code's
+    projects folder, Codex's sessions folder (``$CODEX_HOME/sessions``), Gemini CLI's
+    (``~/.gemini/tmp``), Copilot CLI's (``$COPILOT_HOME/session-state``), or the configured
+    ``transcripts_dir``. A hook payload names any path it likes; this one never reads
+    ``/etc/shadow`` or ``/proc/self/environ``. (The hooks layer hands every agent's payload over with
+    Claude Code's field names, ``transcript_path`` and ``session_id``.)"""
     path = payload.get("transcript_path")
     if not isinstance(path, str) or not path.strip():
         return None
@@ -39,15 +42,16 @@ def _transcript(root: Path, payload: dict[str, Any]) -> tuple[Path, str | None] 
     if transcript.suffix != ".jsonl" or not transcript.is_file():
         return None
     from autology_mcp.sessions.config import load_sessions_config
-    from autology_mcp.sessions.discover import claude_projects_dir
+    from autology_mcp.sessions.discover import agent_transcript_dirs
 
-    allowed = [claude_projects_dir()]
+    allowed = agent_transcript_dirs()
     configured = load_sessions_config(root).transcripts_dir
     if configured:
         allowed.append(Path(configured).expanduser())
     resolved = transcript.resolve()
     if not any(resolved.is_relative_to(folder.resolve()) for folder in allowed):
-        log.warning("not ingesting %s: it is not under Claude Code's projects folder (%s)", transcript, allowed[0])
+        log.warning("not ingesting %s: it is not under a folder where an agent keeps its transcripts (%s)",
+                    transcript, ", ".join(map(str, allowed)))
         return None
     return transcript, session_id
 

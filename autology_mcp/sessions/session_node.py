@@ -5,6 +5,7 @@ found again by its ``session`` field, so a resumed session updates it:
 source ``hook_session_end``, confidence 0.85, references to the files the session changed (those
 that still exist in the project), and ``relates_to`` relations to the nodes the session touched:
 nodes referencing a changed file, and nodes whose id appears in the session (autology tool calls).
+The content's last line names the agent the session was held with (``agent: codex``).
 Everything comes from the redacted session file, so the node (which is committed with the
 project) holds no secret the redaction recognises: from its last checkpoint (the parse state and the
 running summary), not from its turns, so writing the node at the end of a long session is as quick
@@ -22,6 +23,7 @@ from autology_mcp.common.errors import NotFoundError, ValidationError
 from autology_mcp.knowledge.models import REFERENCES_MAX, TITLE_MAX, validate_reference
 from autology_mcp.sessions.handoff import summary_sections
 from autology_mcp.sessions.store import SessionRecord, load_overview
+from autology_mcp.sessions.transcript import CLAUDE
 
 if TYPE_CHECKING:
     from autology_mcp.knowledge.service import Autology
@@ -101,9 +103,10 @@ def node_content(record: SessionRecord) -> str:
     lines += [f"- {summarised(d)}" for d in parts["decisions"]] or ["- none recorded in the conversation"]
     state = record.state
     span = f"{state.first_timestamp} – {state.last_timestamp}" if state.first_timestamp else "time unknown"
+    agent = state.agent or CLAUDE  # (a state too old to name its agent is Claude Code's)
     lines += [
         "",
-        f"_Session `{record.session_id}`, {span}, {record.state.turns} turns"
+        f"_Session `{record.session_id}` (agent: {agent}), {span}, {record.state.turns} turns"
         + (f", {state.compactions} compaction(s)" if state.compactions else "")
         + ". The redacted conversation is searchable on this machine: `autology sessions search`._",
     ]

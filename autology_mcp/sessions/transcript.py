@@ -1,4 +1,13 @@
-"""Parse a Claude Code transcript (``~/.claude/projects/<project>/<session>.jsonl``) into turns.
+"""Parse a coding agent's transcript into turns: Claude Code's here, the other agents' in their own modules.
+
+The first line that belongs to a known format decides the dialect (``ParseState.agent``): Claude Code
+(this module), Codex CLI (:mod:`~autology_mcp.sessions.transcript_codex`), Gemini CLI
+(:mod:`~autology_mcp.sessions.transcript_gemini`) or GitHub Copilot CLI
+(:mod:`~autology_mcp.sessions.transcript_copilot`). The state keeps it, so an incremental ingest goes on
+in the same dialect; every dialect emits the same turns (:class:`Turn`), tool lines and result lines, redacted
+the same way. Lines before the first recognisable one are read as Claude Code's.
+
+Claude Code (``~/.claude/projects/<project>/<session>.jsonl``):
 
 Each line of a transcript is one JSON object. The ones that carry the conversation:
 
@@ -21,16 +30,31 @@ Everything the parser emits (turn text, titles, tool targets, file paths) is alr
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from autology_mcp.sessions.redact import redact
+from autology_mcp.sessions.turns import (  # noqa: F401 - also this module's names, as before
+    AGENTS,
+    CLAUDE,
+    CODEX,
+    COPILOT,
+    GEMINI,
+    ONE_LINE_WINDOW,
+    RESULT_LINE_MAX,
+    ROLES,
+    SEEN_MAX,
+    TARGET_MAX,
+    TITLE_MAX,
+    ParseState,
+    Turn,
+    one_line,
+    strip_injected,
+    tool_target,
+)
 
-ROLES = ("user", "assistant", "compact_summary")
-TARGET_MAX = 160
-RESULT_LINE_MAX = 160
-TITLE_MAX = 120
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read"})
 REPORT_TOOLS = frozenset({"Task", "Agent"})  # subagents: their result is their written report
@@ -40,68 +64,24 @@ _TAG = re.compile(r"<(?P<name>command-name|command-message|command-args|local-co
 _SPACES = re.compile(r"[ \t]+")
 COMPACT_PREFIX = "This session is being continued from a previous conversation"
 
-
-@dataclass(frozen=True)
-class Turn:
-    """One kept entry of the conversation, already summarised (tool calls as short lines)."""
-
-    n: int  # its index among the kept turns of the transcript (stable across incremental ingests)
-    role: str  # "user" | "assistant" | "compact_summary"
-    text: str
-    timestamp: str
-
-
-@dataclass
-class ParseState:
-    """What parsing carries from one part of a transcript to the next (for incremental ingest)."""
-
-    turns: int = 0  # turns emitted so far
-    malformed: int = 0
-    skipped: int = 0
-    summary_title: str = ""
-    custom_title: str = ""
-    first_prompt: str = ""
-    session_id: str = ""
-    cwd: str = ""
-    git_branch: str = ""
-    first_timestamp: str = ""
-    last_timestamp: str = ""
-    compactions: int = 0
-    files_modified: list[str] = field(default_factory=list)
-    files_read: list[str] = field(default_factory=list)
-    tool_counts: dict[str, int] = field(default_factory=dict)
-    pending_tools: dict[str, str] = field(default_factory=dict)  # tool_use id -> "Name target", until its result
-
-    def title(self) -> str:
-        """The session title: the user's own title, else the summary line, else the first prompt."""
-        return self.custom_title or self.summary_title or self.first_prompt or "Untitled session"
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ParseState:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        state = cls(**known)
-        state.files_modified = list(state.files_modified)
-        state.files_read = list(state.files_read)
-        state.tool_counts = dict(state.tool_counts)
-        state.pending_tools = dict(state.pending_tools)
-        return state
-
-
-ONE_LINE_WINDOW = 8192
-
-
-def one_line(text: str, limit: int) -> str:
-    """Redacted, whitespace collapsed to single spaces, cut to ``limit`` characters with an ellipsis.
-
-    Redaction comes first: cutting first could leave half a secret that no pattern recognises. Only a
-    window of ``limit`` + 8 KB is redacted (a 200 KB line of minified code is not scanned whole for a
-    one-line summary); a one-line secret would need to be over 8 KB long to straddle its end.
-    """
-    flat = " ".join(redact(str(text)[: limit + ONE_LINE_WINDOW]).split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+_CODEX_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state",
+                          "token_usage_record"})
+_DOTTED = re.compile(r"^[a-z_]+\.[a-z_.]+$")  # Copilot's event types: "user.message", "tool.execution_complete"
+def detect_agent(entry: dict[str, Any]) -> str:
+    """The agent whose transcript format this line is in ("" when it does not tell)."""
+    kind = entry.get("type") if isinstance(entry.get("type"), str) else None
+    if kind in _CODEX_TYPES and isinstance(entry.get("payload"), dict):
+        return CODEX
+    if kind and _DOTTED.match(kind) and isinstance(entry.get("data"), dict):
+        return COPILOT
+    if (isinstance(entry.get("projectHash"), str) and isinstance(entry.get("sessionId"), str)) or kind == "gemini" \
+            or "$set" in entry or "$rewindTo" in entry \
+            or (kind == "user" and "message" not in entry and "content" in entry and isinstance(entry.get("id"), str)):
+        return GEMINI
+    if (kind in ("user", "assistant") and "message" in entry) or kind in ("summary", "custom-title") \
+            or (kind == "system" and "uuid" in entry):
+        return CLAUDE
+    return ""
 
 
 def _clean_text(text: str) -> str:
@@ -122,16 +102,6 @@ def _clean_text(text: str) -> str:
     rest = "".join(kept).strip()
     command = f"{name} {args}".strip()
     return "\n".join(part for part in (command, rest) if part)
-
-
-def _tool_target(name: str, data: Any) -> str:
-    if not isinstance(data, dict):
-        return ""
-    for key in ("file_path", "notebook_path", "path", "command", "pattern", "url", "query", "description", "prompt"):
-        value = data.get(key)
-        if isinstance(value, str) and value.strip():
-            return one_line(value, TARGET_MAX)
-    return ""
 
 
 def _result_text(content: Any) -> str:
@@ -161,6 +131,7 @@ class TranscriptParser:
     def __init__(self, state: ParseState | None = None, cwd: str = ""):
         self.state = state or ParseState()
         self.root_cwd = cwd  # paths under it are recorded relative to it
+        self._dialect: Any = None  # the other agents' entry reader, once the state names one
 
     def feed(self, line: str) -> list[Turn]:
         line = line.strip()
@@ -174,11 +145,28 @@ class TranscriptParser:
         if not isinstance(entry, dict):
             self.state.malformed += 1
             return []
+        if not self.state.agent:
+            self.state.agent = detect_agent(entry)
         try:
-            return self._entry(entry)
-        except (TypeError, AttributeError, KeyError, ValueError):  # an object of an unexpected shape
+            if self.state.agent in ("", CLAUDE):
+                return self._entry(entry)
+            return self._other_dialect().entry(entry)
+        except (TypeError, AttributeError, KeyError, ValueError, IndexError):  # an object of an unexpected shape
             self.state.malformed += 1
             return []
+
+    def _other_dialect(self) -> Any:
+        if self._dialect is None:
+            if self.state.agent == CODEX:
+                from autology_mcp.sessions.transcript_codex import CodexDialect as dialect
+            elif self.state.agent == GEMINI:
+                from autology_mcp.sessions.transcript_gemini import GeminiDialect as dialect
+            elif self.state.agent == COPILOT:
+                from autology_mcp.sessions.transcript_copilot import CopilotDialect as dialect
+            else:
+                raise ValueError(f"unknown transcript dialect {self.state.agent!r}")
+            self._dialect = dialect(self)
+        return self._dialect
 
     # ------------------------------------------------------------------ entries
 
@@ -258,20 +246,13 @@ class TranscriptParser:
             elif block.get("type") == "tool_result":
                 lines.append(self._tool_result(block))
         prompt = "\n".join(prompt_parts).strip()
-        if prompt and not self.state.first_prompt and not prompt.startswith("/"):
-            self.state.first_prompt = one_line(prompt, TITLE_MAX)
+        self.note_prompt(prompt)
         text = "\n".join(([prompt] if prompt else []) + lines).strip()
         return self._turn("user", text, timestamp)
 
     def _tool_result(self, block: dict[str, Any]) -> str:
-        name = self.state.pending_tools.pop(str(block.get("tool_use_id", "")), "tool")
-        output = _result_text(block.get("content"))
-        outcome = "error" if block.get("is_error") is True else "ok"
-        if name.split(" ", 1)[0] in REPORT_TOOLS and outcome == "ok":
-            report = one_line(output, REPORT_MAX)  # a subagent's report is prose worth keeping, not raw output
-            return f"[result {name}: ok]\n{report}" if report else f"[result {name}: ok]"
-        first = _first_line(output)
-        return f"[result {name}: {outcome}{' — ' + first if first else ''}]"
+        return self.tool_result(str(block.get("tool_use_id", "")), _result_text(block.get("content")),
+                                block.get("is_error") is True)
 
     def _assistant(self, content: Any, timestamp: str) -> list[Turn]:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
@@ -289,24 +270,76 @@ class TranscriptParser:
         return self._turn("assistant", "\n".join(parts).strip(), timestamp)
 
     def _tool_use(self, block: dict[str, Any]) -> str:
-        state = self.state
         name = block.get("name") if isinstance(block.get("name"), str) else "tool"
         data = block.get("input")
-        target = _tool_target(name, data)
-        state.tool_counts[name] = state.tool_counts.get(name, 0) + 1
         path = data.get("file_path") or data.get("notebook_path") if isinstance(data, dict) else None
-        if isinstance(path, str) and path:
-            path = self._relative(path)
-            bucket = state.files_modified if name in EDIT_TOOLS else state.files_read if name in READ_TOOLS else None
-            if bucket is not None and path not in bucket:
-                bucket.append(path)
-            target = one_line(path, TARGET_MAX)
+        kind = "modified" if name in EDIT_TOOLS else "read" if name in READ_TOOLS else None
+        return self.tool_call(name, block.get("id"), tool_target(name, data),
+                              [path] if isinstance(path, str) and path else [], kind)
+
+    # ------------------------------------------------------------------ shared by every dialect
+
+    def turn(self, role: str, text: str, timestamp: str) -> list[Turn]:
+        """The next turn (redacted), or nothing when ``text`` is empty."""
+        return self._turn(role, text, timestamp)
+
+    def note_prompt(self, prompt: str) -> None:
+        """The session's first prompt (a slash command aside) is its title until it gets another."""
+        if prompt and not self.state.first_prompt and not prompt.startswith("/"):
+            self.state.first_prompt = one_line(prompt, TITLE_MAX)
+
+    def tool_call(self, name: str, call_id: Any, target: str = "", paths: list[str] | tuple[str, ...] = (),
+                  kind: str | None = None) -> str:
+        """``[tool Name target]``: counted, its files (``paths``) recorded as ``kind`` ("read" or
+        "modified", relative to the project), and remembered by ``call_id`` until its result comes."""
+        state = self.state
+        state.tool_counts[name] = state.tool_counts.get(name, 0) + 1
+        shown = self.record_files(paths, kind)
+        if shown:
+            target = one_line(", ".join(shown), TARGET_MAX)
         label = f"{name} {target}".strip()
-        if isinstance(block.get("id"), str):
-            state.pending_tools[block["id"]] = one_line(label, 80)
+        if isinstance(call_id, str):
+            state.pending_tools[call_id] = one_line(label, 80)
             if len(state.pending_tools) > 200:  # results that never came: keep the state small
                 state.pending_tools.pop(next(iter(state.pending_tools)))
         return f"[tool {label}]"
+
+    def record_files(self, paths: list[str] | tuple[str, ...], kind: str | None) -> list[str]:
+        """``paths`` relative to the project, each recorded once as ``kind`` ("read", "modified" or None)."""
+        state = self.state
+        bucket = state.files_modified if kind == "modified" else state.files_read if kind == "read" else None
+        relative = []
+        for raw in paths:
+            path = self._relative(raw)
+            if bucket is not None and path not in bucket:
+                bucket.append(path)
+            relative.append(path)
+        return relative
+
+    def tool_result(self, call_id: str, output: str, error: bool, name: str = "tool") -> str:
+        """``[result Name target: ok — first line]`` (a subagent's report: its prose, cut)."""
+        name = self.state.pending_tools.pop(call_id, name)
+        outcome = "error" if error else "ok"
+        if name.split(" ", 1)[0] in REPORT_TOOLS and outcome == "ok":
+            report = one_line(output, REPORT_MAX)  # a subagent's report is prose worth keeping, not raw output
+            return f"[result {name}: ok]\n{report}" if report else f"[result {name}: ok]"
+        first = _first_line(output)
+        return f"[result {name}: {outcome}{' — ' + first if first else ''}]"
+
+    def seen_before(self, key: str) -> bool:
+        """Whether ``key`` was emitted already; remembers it (the last SEEN_MAX keys)."""
+        if key in self.state.seen:
+            return True
+        self.state.seen.append(key)
+        del self.state.seen[:-SEEN_MAX]
+        return False
+
+    def absolute(self, path: str, base: str = "") -> str:
+        """A path the agent named, made absolute against ``base`` (or the session's cwd) and normalised."""
+        base = base or self.state.cwd
+        if not path.startswith("/") and base.startswith("/"):
+            path = os.path.join(base, path)
+        return os.path.normpath(path) if path.startswith("/") else path
 
     def _relative(self, path: str) -> str:
         for base in (self.root_cwd, self.state.cwd):
