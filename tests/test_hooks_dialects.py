@@ -285,3 +285,34 @@ def test_the_hook_command_takes_the_agent_and_exits_zero(repo: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "autology_mcp.hooks", "--agent", "cursor", "user-prompt-submit"],
                           input=payload, text=True, capture_output=True, timeout=60)
     assert done.returncode == 0 and done.stdout == "" and "usage: autology hook [--agent" in done.stderr
+
+
+def test_copilot_session_end_waits_for_the_transcript_copilot_writes_late(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Copilot CLI 1.0.102 runs agentStop before events.jsonl exists in about half of the runs (it is
+    written within 0.1 s): session-end waits for it a little, and ingests it."""
+    import threading
+
+    monkeypatch.setenv("COPILOT_HOME", str(tmp_path / "copilot-home"))
+    folder = tmp_path / "copilot-home" / "session-state" / "abc-123"
+    folder.mkdir(parents=True)
+    events = [
+        {"type": "session.start", "data": {"sessionId": "abc-123", "context": {"cwd": str(repo)}}, "id": "1",
+         "timestamp": "2026-11-27T10:00:00Z", "parentId": None},
+        {"type": "user.message", "data": {"content": "Rename the invoice exporter", "transformedContent": "x"},
+         "id": "2", "timestamp": "2026-11-27T10:00:01Z", "parentId": "1"},
+        {"type": "assistant.message", "data": {"content": "Renamed it.", "toolRequests": []}, "id": "3",
+         "timestamp": "2026-11-27T10:00:02Z", "parentId": "2"},
+    ]
+    late = threading.Timer(0.3, lambda: (folder / "events.jsonl").write_text(
+        "".join(json.dumps(e) + "\n" for e in events)))
+    late.start()
+    try:
+        hook("copilot", "session-end", {"sessionId": "abc-123", "cwd": str(repo), "stopReason": "end_turn",
+                                        "transcriptPath": str(folder / "events.jsonl")})
+    finally:
+        late.join()
+    from autology_mcp.sessions.store import load_header
+
+    header = load_header(repo, "abc-123")
+    assert header is not None and header.state.agent == "copilot" and header.state.turns == 2

@@ -39,7 +39,8 @@ def _transcript(root: Path, payload: dict[str, Any]) -> tuple[Path, str | None] 
         return None
     session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     transcript = Path(path).expanduser()
-    if transcript.suffix != ".jsonl" or not transcript.is_file():
+    wait = WAIT_FOR_TRANSCRIPT_S if payload.get("agent") == "copilot" else 0.0
+    if transcript.suffix != ".jsonl" or not _appears(transcript, wait):
         return None
     from autology_mcp.sessions.config import load_sessions_config
     from autology_mcp.sessions.discover import agent_transcript_dirs
@@ -54,6 +55,23 @@ def _transcript(root: Path, payload: dict[str, Any]) -> tuple[Path, str | None] 
                     transcript, ", ".join(map(str, allowed)))
         return None
     return transcript, session_id
+
+
+WAIT_FOR_TRANSCRIPT_S = 1.5
+
+
+def _appears(transcript: Path, wait: float) -> bool:
+    """The transcript is a file, or becomes one within ``wait`` seconds: Copilot CLI 1.0.102 runs its
+    agentStop hook before it writes the session's events.jsonl in about half of the runs (it appears
+    within 0.1 s)."""
+    import time
+
+    deadline = time.monotonic() + wait
+    while not transcript.is_file():
+        if time.monotonic() >= deadline or transcript.exists():
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def ingest_from_payload(root: Path, payload: dict[str, Any]) -> IngestResult | None:

@@ -134,10 +134,9 @@ def hooks_for(agent: str, hook_prefix: list[str]) -> dict[str, list[dict[str, An
 
 
 def server_entry(agent: str, server_command: list[str]) -> dict[str, Any]:
-    entry: dict[str, Any] = {"command": server_command[0], "args": [*server_command[1:], "serve"]}
-    if agent == "copilot":
-        entry = {"type": "local", **entry, "tools": ["*"]}
-    return entry
+    """The MCP server entry. Claude Code's form (no ``type``) for Copilot CLI too: both read the project's
+    ``.mcp.json``, Copilot CLI 1.0.102 loads this form, and Claude Code 2.1 skips an entry typed ``local``."""
+    return {"command": server_command[0], "args": [*server_command[1:], "serve"]}
 
 
 def _toml_server(server_command: list[str]) -> str:
