@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up, then runs the whole test suite. Extra arguments go to pytest.
 # In CI (CI=true), or with AUTOLOGY_TEST_EXTRAS=1, it first installs the optional tools some
-# tests need (Claude Code, Chromium): see scripts/install-test-extras.sh.
+# tests need (Claude Code, Codex CLI, Gemini CLI, Copilot CLI, Chromium): see scripts/install-test-extras.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
