@@ -206,3 +206,37 @@ def test_a_block_taken_out_gives_back_the_same_bytes(text: str) -> None:
     added = add(data)
     assert add(added) == added  # idempotent
     assert remove(added) == data or (not data and remove(added) is None)
+
+
+@pytest.mark.parametrize("first, second", [("claude-code", "codex"), ("codex", "claude-code")])
+@pytest.mark.parametrize("remove_first", [True, False])
+def test_a_linked_instructions_file_gets_one_block_and_stays_a_link(
+        tmp_path: Path, first: str, second: str, remove_first: bool) -> None:
+    """CLAUDE.md is a link to AGENTS.md (as in colinhacks/zod): one block for both agents, written
+    through the link, kept while either agent is set up, and the link and its target come back as they were."""
+    root = tmp_path / "linked"
+    root.mkdir()
+    (root / "AGENTS.md").write_text("# Agents\n\nUse pnpm.\n")
+    (root / "CLAUDE.md").symlink_to("AGENTS.md")
+    before = (root / "AGENTS.md").read_bytes()
+    assert autology(root, first, "--yes") == 0
+    assert autology(root, second, "--yes") == 0
+    assert (root / "CLAUDE.md").is_symlink()
+    assert (root / "AGENTS.md").read_text().count("## Project memory (autology)") == 1
+    for agent in ((first, second) if remove_first else (second, first)):
+        assert autology(root, agent, "--remove", "--yes") == 0
+        if agent != (second if remove_first else first):
+            assert "## Project memory (autology)" in (root / "AGENTS.md").read_text()  # the other still uses it
+    assert (root / "CLAUDE.md").is_symlink() and (root / "AGENTS.md").read_bytes() == before
+
+
+def test_a_link_out_of_the_project_is_left_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("shared notes\n")
+    (root / "GEMINI.md").symlink_to(outside)
+    assert autology(root, "gemini", "--yes") == 1
+    err = capsys.readouterr().err
+    assert "Invalid GEMINI.md: a link to" in err and "outside the project" in err
+    assert outside.read_text() == "shared notes\n" and not (root / ".gemini").exists()

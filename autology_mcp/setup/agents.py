@@ -56,6 +56,12 @@ EVENTS: dict[str, list[tuple[str, str | None, str]]] = {
         ("agentStop", None, "session-end"),
     ],
 }
+HOOKS_FILE = {  # where each agent's hooks are: an agent is set up while its hooks are there
+    "claude-code": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "gemini": ".gemini/settings.json",
+    "copilot": ".github/hooks/autology.json",
+}
 INSTRUCTIONS_FILE = {
     "claude-code": "CLAUDE.md",
     "codex": "AGENTS.md",
@@ -75,7 +81,8 @@ TRUST = {
                "asks (headless: --trust-folder).",
 }
 MARK_START = {
-    "md": "<!-- autology: start (written by `autology setup`; `autology setup {agent} --remove` takes it out) -->",
+    # one block for every agent: Codex and Copilot may read AGENTS.md, and CLAUDE.md is often a link to it
+    "md": "<!-- autology: start (written by `autology setup`; `autology setup <agent> --remove` takes it out) -->",
     "toml": "# >>> autology (written by `autology setup codex`; `autology setup codex --remove` takes it out) >>>",
 }
 MARK_END = {"md": "<!-- autology: end -->", "toml": "# <<< autology <<<"}
@@ -149,22 +156,8 @@ def _toml_string(text: str) -> str:
 
 
 def _instructions(agent: str) -> FileEdit:
-    start, end = MARK_START["md"].format(agent=agent), MARK_END["md"]
-    return FileEdit(INSTRUCTIONS_FILE[agent], block_edit(start, end, INSTRUCTIONS), _any_block_removal(end))
-
-
-def _any_block_removal(end: str) -> Callable[[bytes | None], bytes | None]:
-    """Takes out our Markdown block whichever agent's setup wrote it (the start line names the agent)."""
-
-    def remove(data: bytes | None) -> bytes | None:
-        text = data.decode("utf-8") if data is not None else ""
-        for agent in AGENTS:
-            start = MARK_START["md"].format(agent=agent)
-            if start in text:
-                return block_edit(start, end, None)(data)
-        return data
-
-    return remove
+    start, end = MARK_START["md"], MARK_END["md"]
+    return FileEdit(INSTRUCTIONS_FILE[agent], block_edit(start, end, INSTRUCTIONS), block_edit(start, end, None))
 
 
 def _json_file(path: str, agent: str, hooks: dict[str, list[dict[str, Any]]] | None,

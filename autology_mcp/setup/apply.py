@@ -9,8 +9,10 @@ and undo them.
   bytes back when the file is still what setup wrote; when someone changed it since (or on another
   machine, which has no backup), it takes out only autology's entries and block and keeps the rest as
   it is now (a JSON file is then written with two-space indents).
-- **Shared files:** ``.mcp.json`` is read by Claude Code and Copilot CLI alike; removing one agent's setup
-  keeps the server entry while the other's hooks are still there.
+- **Shared files:** ``.mcp.json`` is read by Claude Code and Copilot CLI alike, and an instructions file
+  may be another's under a link (``CLAUDE.md`` -> ``AGENTS.md``): removing one agent's setup leaves a
+  file alone while another agent that is still set up (its hooks are there) uses the same file. A link is
+  written through, to its target in the project, and stays a link.
 """
 
 from __future__ import annotations
@@ -26,12 +28,9 @@ from pathlib import Path
 
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.common.fsutil import atomic_write
-from autology_mcp.setup.agents import AGENTS, FileEdit, files_for
+from autology_mcp.setup.agents import AGENTS, HOOKS_FILE, FileEdit, files_for
 
 RECORD = Path(".autology") / "local" / "setup.json"
-# The other agent whose setup also registers the server in this file.
-SHARED = {(".mcp.json", "copilot"): "claude-code", (".mcp.json", "claude-code"): "copilot"}
-SHARED_HOOKS = {"claude-code": ".claude/settings.json", "copilot": ".github/hooks/autology.json"}
 
 
 @dataclass(frozen=True)
@@ -62,9 +61,20 @@ def commands() -> tuple[list[str], list[str]]:
     return [sys.executable, "-m", "autology_mcp.hooks"], [sys.executable, "-m", "autology_mcp"]
 
 
+def _target(root: Path, rel: str) -> Path:
+    """The file to read and write for ``rel``: a link's target, which must be in the project."""
+    path = root / rel
+    if not path.is_symlink():
+        return path
+    target = path.resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise ValidationError(rel, f"a link to {target}, outside the project; autology setup leaves it alone")
+    return target
+
+
 def _read(root: Path, rel: str) -> bytes | None:
     try:
-        return (root / rel).read_bytes()
+        return _target(root, rel).read_bytes()
     except FileNotFoundError:
         return None
     except IsADirectoryError as exc:
@@ -106,12 +116,12 @@ def plan_remove(root: Path, agent: str, edits: list[FileEdit] | None = None) -> 
     _check_agent(agent)
     edits = edits if edits is not None else files_for(agent, *commands())
     kept = _load_record(root).get(agent, {})
+    shared = _used_by_others(root, agent)
     changes = []
     for edit in edits:
+        if _target(root, edit.path).resolve() in shared:
+            continue  # another agent that is still set up uses this file
         current = _read(root, edit.path)
-        other = SHARED.get((edit.path, agent))
-        if other and _read(root, SHARED_HOOKS[other]) is not None and _has_our_hooks(root, SHARED_HOOKS[other]):
-            continue  # the other agent still uses this server entry
         backup = kept.get(edit.path)
         if isinstance(backup, dict) and backup.get("after") == _digest(current) and current is not None:
             before = base64.b64decode(backup["before"]) if backup.get("before") is not None else None
@@ -122,6 +132,15 @@ def plan_remove(root: Path, agent: str, edits: list[FileEdit] | None = None) -> 
         if after != current:
             changes.append(Change(edit.path, current, after, "autology's entries taken out"))
     return changes
+
+
+def _used_by_others(root: Path, agent: str) -> set[Path]:
+    """The files (resolved) of the other agents that are set up here: their hooks are in place."""
+    used: set[Path] = set()
+    for other in AGENTS:
+        if other != agent and _has_our_hooks(root, HOOKS_FILE[other]):
+            used |= {_target(root, e.path).resolve() for e in files_for(other, *commands())}
+    return used
 
 
 def _has_our_hooks(root: Path, rel: str) -> bool:
@@ -140,7 +159,7 @@ def write(root: Path, agent: str, changes: list[Change], removing: bool = False)
     record = _load_record(root)
     kept = record.setdefault(agent, {})
     for change in changes:
-        path = root / change.path
+        path = _target(root, change.path)
         if not removing:
             backup = kept.get(change.path)
             if not (isinstance(backup, dict) and backup.get("after") == _digest(change.before)):

@@ -6,8 +6,10 @@ Each edit is a pure function from the file's bytes (None: no file) to its new by
 - JSON (``hooks``, ``mcpServers``): autology's hook entries are the ones whose command runs
   ``autology_mcp.hooks`` or ``autology hook``; adding replaces those and appends ours after the user's,
   removing drops them (and an event, a ``hooks`` object or a file left empty by it). The file is written
-  with two-space indents: formatting the user gave it is not kept by a JSON edit, which is why
-  ``autology setup`` also keeps the exact bytes it replaced (:mod:`autology_mcp.setup.apply`).
+  as people and Prettier format config files, in its own indentation (:func:`dump_json`), so a
+  Prettier-formatted file changes only where autology's entries go; other formatting is not kept by a
+  JSON edit, which is why ``autology setup`` also keeps the exact bytes it replaced
+  (:mod:`autology_mcp.setup.apply`).
 - TOML and Markdown: one marked block at the end of the file, between a start and an end line that
   name autology; the rest of the file is not touched, so taking the block out gives back the bytes.
 
@@ -50,8 +52,40 @@ def load_json(path: str, data: bytes | None) -> dict[str, Any]:
     return value
 
 
-def dump_json(value: dict[str, Any]) -> bytes:
-    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+WIDTH = 100  # a list of plain values that fits in this many columns stays on one line
+
+
+def dump_json(value: dict[str, Any], indent: str = "  ") -> bytes:
+    """JSON the way people (and Prettier) format config files: objects one key a line, a short list of
+    plain values on one line, the file's own indentation."""
+    return (_dump(value, indent, 0) + "\n").encode("utf-8")
+
+
+def _dump(value: Any, indent: str, depth: int) -> str:
+    pad, inner = indent * depth, indent * (depth + 1)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_dump(v, indent, depth + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(value, list):
+        if not value:
+            return "[]"
+        if all(not isinstance(v, (dict, list)) for v in value):
+            flat = "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in value) + "]"
+            if len(inner) + len(flat) <= WIDTH:
+                return flat
+        return "[\n" + ",\n".join(inner + _dump(v, indent, depth + 1) for v in value) + f"\n{pad}]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def indent_of(data: bytes | None) -> str:
+    """The indentation a JSON file uses (its first indented line's), two spaces when it has none."""
+    for line in (data or b"").decode("utf-8", "replace").splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            return line[: len(line) - len(stripped)]
+    return "  "
 
 
 def json_edit(path: str, change: Callable[[dict[str, Any]], None]) -> Callable[[bytes | None], bytes | None]:
@@ -64,7 +98,7 @@ def json_edit(path: str, change: Callable[[dict[str, Any]], None]) -> Callable[[
         change(value)
         if json.dumps(value, sort_keys=True) == before:
             return data
-        return dump_json(value) if value else None  # a config file left with nothing in it goes
+        return dump_json(value, indent_of(data)) if value else None  # a config file left with nothing in it goes
 
     return edit
 
