@@ -240,3 +240,21 @@ def test_a_link_out_of_the_project_is_left_alone(tmp_path: Path, capsys: pytest.
     err = capsys.readouterr().err
     assert "Invalid GEMINI.md: a link to" in err and "outside the project" in err
     assert outside.read_text() == "shared notes\n" and not (root / ".gemini").exists()
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(max_size=10), JSON, max_size=5), st.sampled_from(["  ", "    ", "\t"]))
+def test_json_is_written_back_with_the_same_values(value: dict, indent: str) -> None:
+    from autology_mcp.setup.edits import dump_json, indent_of
+
+    data = dump_json(value, indent)
+    assert json.loads(data) == value
+    assert data.endswith(b"\n")
+    if value:  # the file's own indentation is found again
+        assert indent_of(data) == indent
