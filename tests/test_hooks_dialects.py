@@ -316,3 +316,12 @@ def test_copilot_session_end_waits_for_the_transcript_copilot_writes_late(
 
     header = load_header(repo, "abc-123")
     assert header is not None and header.state.agent == "copilot" and header.state.turns == 2
+
+
+def test_claude_code_post_tool_use_runs_the_handler_of_its_tool(repo: Path) -> None:
+    decision = node_id(repo, "Retry with exponential backoff")
+    payload = {"session_id": "c1", "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Read",
+               "tool_input": {"file_path": str(repo / "src" / "retry.py")}}
+    out = hook("claude-code", "post-tool-use", payload)
+    assert out["hookSpecificOutput"]["hookEventName"] == "PostToolUse" and decision in context("claude-code", out)
+    assert hook("claude-code", "post-tool-use", payload | {"session_id": "c2", "tool_name": "Glob"}) is None

@@ -69,6 +69,9 @@ def handler_calls(agent: str, event: str, payload: dict[str, Any]) -> list[tuple
     """The handler calls one hook of ``agent`` makes: (autology event, Claude Code-style payload) pairs;
     none when the hook has nothing for autology (a tool that neither reads, edits nor commits)."""
     if agent == DEFAULT:
+        if event == "post-tool-use":  # Claude Code names its tools: the handler of each
+            handler = _CLAUDE_TOOLS.get(payload.get("tool_name"))  # type: ignore[arg-type]
+            return [(handler, payload)] if handler else []
         return [(event, payload)]
     common = _common(agent, payload)
     if event == "post-tool-use":
@@ -85,6 +88,8 @@ def handler_calls(agent: str, event: str, payload: dict[str, Any]) -> list[tuple
 
 
 _CAMEL = {"sessionId", "transcriptPath", "hookEventName"}
+_CLAUDE_TOOLS = {"Read": "post-read", "Bash": "post-commit", "Edit": "pre-tool-use", "Write": "pre-tool-use",
+                 "MultiEdit": "pre-tool-use", "NotebookEdit": "pre-tool-use"}
 
 
 def _common(agent: str, payload: dict[str, Any]) -> dict[str, Any]:
