@@ -17,6 +17,16 @@ real use. Two systems rank the same indexed documents:
 - ``bm25_chunks``: the same over the chunks only (no handoffs): the baseline for the ranking alone,
   since most of ``product``'s lead over ``bm25`` is leaving out handoffs that repeat their chunks.
 
+With ``--semantic DIR`` (issue 31; the optional extra installed, DIR a local model folder), each
+project also turns semantic recall on with that model, embeds its turns, and ranks again with
+``search_sessions``, now fused with the dense channel: ``semantic a,d`` per weighting of ``--weights``
+(best turn, mean of turns; :data:`autology_mcp.sessions.semantic.WEIGHTS` is the product's), side by side
+with the lexical rows in the same run. Choose the weighting on ``--part tuning``, report it on
+``--part held-out``:
+
+    python bench/sessions_locomo_eval.py DATA --part tuning --semantic MODEL_DIR --weights 0.4,0.2 0.6,0.2 1.0,0.4
+    python bench/sessions_locomo_eval.py DATA --part held-out --semantic MODEL_DIR --weights 0.6,0.2
+
 Metrics over the top hits: **evidence recall@5**, the share of a question's evidence turns whose
 text is inside one of the top-5 hits' texts (mean over questions); **any@5**, at least one evidence
 turn inside the top 5; MRR@10 of the first hit holding an evidence turn. By category too.
@@ -160,7 +170,8 @@ def ingest_conversation(conv_id: str, data: dict, root: Path) -> tuple[dict[str,
     return turns, index
 
 
-def evaluate(conv_path: Path, keep: bool = False) -> dict:
+def evaluate(conv_path: Path, keep: bool = False, semantic: Path | None = None,
+             weights: list[tuple[float, float]] = ()) -> dict:
     data = json.loads(conv_path.read_text(encoding="utf-8"))
     conv_id = conv_path.stem
     root = Path(tempfile.mkdtemp(prefix=f"autology-locomo-{conv_id}-")) / "project"
@@ -188,17 +199,48 @@ def evaluate(conv_path: Path, keep: bool = False) -> dict:
             rows["bm25"].append((qa["category"], judge(bm25_hits(conn, qa["question"], TOP), evidence)))
             rows["bm25_chunks"].append((qa["category"], judge(bm25_hits(conn, qa["question"], TOP, True), evidence)))
         docs = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+        extra = _semantic_rows(root, data, turns, semantic, weights, rows) if semantic else {}
         return {"conversation": conv_id, "sessions": len(session_keys(data)), "turns": len(turns), "documents": docs,
                 "questions": len(rows["product"]), "skipped": skipped, "ingest_s": round(ingest_s, 2),
-                "search_ms_median": round(sorted(ms)[len(ms) // 2], 2) if ms else None, "rows": rows}
+                "search_ms_median": round(sorted(ms)[len(ms) // 2], 2) if ms else None, "rows": rows, **extra}
     finally:
         if not keep:
             shutil.rmtree(root.parent, ignore_errors=True)
 
 
+def _semantic_rows(root: Path, data: dict, turns: dict[str, str], folder: Path,
+                   weights: list[tuple[float, float]], rows: dict) -> dict:
+    """Semantic recall on with the model in ``folder``: the turns embedded, then the questions ranked
+    again per weighting (rows ``semantic a,d``); the embedding and query times."""
+    from autology_mcp.semantic.encoder import Encoder
+    from autology_mcp.semantic.state import SemanticState, save_state
+    from autology_mcp.sessions import semantic
+
+    encoder = Encoder(folder)
+    save_state(root, SemanticState(folder.name, str(folder), encoder.dimension, "fastembed"))
+    t0 = time.perf_counter()
+    embedded = semantic.sync_turn_vectors(root)
+    embed_s = time.perf_counter() - t0
+    ms = []
+    for a, d in weights:
+        semantic.WEIGHTS = (a, d)
+        name = f"semantic {a:g},{d:g}"
+        rows[name] = []
+        for qa in data["qa"]:
+            evidence = [turns[x] for x in qa.get("evidence", []) if x in turns]
+            if qa.get("category") == 5 or not evidence:
+                continue
+            t = time.perf_counter()
+            hits = [h.text for h in search_sessions(root, qa["question"], TOP)]
+            ms.append((time.perf_counter() - t) * 1000)
+            rows[name].append((qa["category"], judge(hits, evidence)))
+    return {"embedded_turns": embedded, "embed_s": round(embed_s, 2),
+            "semantic_search_ms_median": round(sorted(ms)[len(ms) // 2], 2) if ms else None}
+
+
 def summarise(results: list[dict]) -> dict:
     out = {}
-    for system in ("product", "bm25", "bm25_chunks"):
+    for system in results[0]["rows"] if results else ():
         rows = [r for res in results for r in res["rows"][system]]
         out[system] = {"all": mean([m for _, m in rows]),
                        **{name: mean([m for c, m in rows if c == cat]) for cat, name in CATEGORIES.items()}}
@@ -210,7 +252,13 @@ def main() -> int:
     ap.add_argument("data", type=Path, help="folder of LoCoMo conversation files (<conv id>.json)")
     ap.add_argument("--json", type=Path, help="write the results here")
     ap.add_argument("--part", choices=("tuning", "held-out", "both"), default="both")
+    ap.add_argument("--semantic", type=Path, help="a local model folder: also rank with semantic recall on (issue 31)")
+    ap.add_argument("--weights", nargs="+", default=None,
+                    help="with --semantic: the weightings 'a,d' (best turn, mean of turns) to rank with")
     args = ap.parse_args()
+    from autology_mcp.sessions.semantic import WEIGHTS
+
+    weights = [tuple(float(x) for x in w.split(",")) for w in args.weights] if args.weights else [WEIGHTS]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
                             text=True).stdout.strip()
     uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
@@ -220,7 +268,7 @@ def main() -> int:
     for part, ids in parts.items():
         if args.part not in (part, "both"):
             continue
-        results = [evaluate(args.data / f"{cid}.json") for cid in ids]
+        results = [evaluate(args.data / f"{cid}.json", semantic=args.semantic, weights=weights) for cid in ids]
         summary = summarise(results)
         report["parts"][part] = {"conversations": [{k: v for k, v in r.items() if k != "rows"} for r in results],
                                  "summary": summary}
@@ -229,10 +277,17 @@ def main() -> int:
               f" (skipped: {sum(r['skipped']['adversarial'] for r in results)} adversarial,"
               f" {sum(r['skipped']['no evidence'] for r in results)} without evidence);"
               f" search median {sorted(r['search_ms_median'] for r in results)[len(results) // 2]} ms")
-        print(f"{'system':<11} {'slice':<12} {'recall@5':>9} {'any@5':>7} {'mrr@10':>7}")
+        if args.semantic:
+            turns = sum(r["turns"] for r in results)
+            embed_s = sum(r["embed_s"] for r in results)
+            print(f"semantic ({args.semantic.name}): {turns} turns embedded in {embed_s:.1f} s"
+                  f" ({embed_s / max(turns, 1) * 1000:.2f} ms a turn; ingest {sum(r['ingest_s'] for r in results):.1f} s"
+                  f" for the same turns), search median"
+                  f" {sorted(r['semantic_search_ms_median'] for r in results)[len(results) // 2]} ms")
+        print(f"{'system':<16} {'slice':<12} {'recall@5':>9} {'any@5':>7} {'mrr@10':>7}")
         for system, slices in summary.items():
             for name, m in slices.items():
-                print(f"{system:<11} {name:<12} {m['recall@5']:>9.3f} {m['any@5']:>7.3f} {m['mrr@10']:>7.3f}")
+                print(f"{system:<16} {name:<12} {m['recall@5']:>9.3f} {m['any@5']:>7.3f} {m['mrr@10']:>7.3f}")
     report["uptime_end"] = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"\n{report['uptime_end']}")
     if args.json:

@@ -5,6 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The semantic recall tests (issue 31) run the optional extra's real code on tiny generated models: the
+# test run installs the extra (the product, and the demo, work without it).
+if ! .venv/bin/python -c "import fastembed" >/dev/null 2>&1; then
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test,semantic]"
+fi
 if [ "${CI:-}" = "true" ] || [ "${AUTOLOGY_TEST_EXTRAS:-}" = "1" ]; then
     bash scripts/install-test-extras.sh
 fi

@@ -16,14 +16,15 @@ ALLOWED: dict[str, set[str]] = {
     "common": set(),
     "knowledge": {"common"},
     "code": {"common"},
-    "sessions": {"common", "knowledge"},
-    "retrieval": {"common", "knowledge", "code", "sessions"},
-    "hooks": {"common", "knowledge", "code", "sessions", "retrieval"},
-    "server": {"common", "knowledge", "code", "sessions", "retrieval", "hooks"},  # hosts the hook service
+    "semantic": {"common", "knowledge"},  # the optional extra's vectors (issue 31)
+    "sessions": {"common", "knowledge", "semantic"},
+    "retrieval": {"common", "knowledge", "code", "sessions", "semantic"},
+    "hooks": {"common", "knowledge", "code", "sessions", "retrieval", "semantic"},
+    "server": {"common", "knowledge", "code", "sessions", "retrieval", "hooks", "semantic"},  # hosts the hook service
     "setup": {"common", "knowledge"},  # an agent's configuration files (autology setup)
-    "cli": {"common", "knowledge", "code", "sessions", "retrieval", "hooks", "server", "setup"},
+    "cli": {"common", "knowledge", "code", "sessions", "retrieval", "hooks", "server", "setup", "semantic"},
 }
-CORE = ("common", "knowledge", "code", "sessions", "retrieval")
+CORE = ("common", "knowledge", "code", "semantic", "sessions", "retrieval")
 TOP_LEVEL = {"autology_mcp": None, "autology_mcp.__main__": "cli"}  # the version string; `python -m autology_mcp`
 
 

@@ -46,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from autology_mcp.hooks.client import ask_server
 
+    # A hook run here has no model loaded and no time to load one: semantic recall (issue 31) is used only
+    # by the running server, which keeps its model warm (autology_mcp.semantic.runtime).
+    os.environ.setdefault("AUTOLOGY_SEMANTIC_LOAD", "never")
+
     if agent != DEFAULT or event not in HANDLERS:
         text = run_agent(agent, event, stdin_text, ask=ask_server)
     else:

@@ -4,7 +4,9 @@ Before the session starts: open the store, start the watcher, reconcile every no
 changed while no server watched must be seen before the first answer). Then, in a thread, while the
 session runs: the watcher lease, the hook service, SQLite's integrity check of the cache (a
 damaged database is rebuilt under the store's lock), and, in a git work tree that has no code index
-yet, the start of its first build, a process of its own (``[index] auto_build``). Measured at 10,000
+yet, the start of its first build, a process of its own (``[index] auto_build``); and, when semantic
+recall is on here (issue 31), its model loaded (so the hooks this server answers use it) and the
+vectors of session memory kept up to date in a thread of their own. Measured at 10,000
 nodes, doing the reconcile in a thread too was slower to the first answer: it competed with tool
 registration for the GIL.
 """
@@ -28,6 +30,7 @@ class Startup:
     done: threading.Event = field(default_factory=threading.Event)  # the work in the thread
     watcher: Any = None  # the NodeWatcher following the files, once started
     service: Any = None  # the HookService, once listening
+    stopping: threading.Event = field(default_factory=threading.Event)  # set by finish(): background work ends
 
 
 GRAPH_INDEX_DELAY = 0.25  # seconds: graph/index.json is rewritten once per burst of relation changes
@@ -64,6 +67,7 @@ def _start_up(startup: Startup) -> None:
                 startup.watcher.lease.advertise(str(socket_path))  # how the hooks find it (hooks/client.py)
         store.verify_cache()  # a damaged cache database is rebuilt from the files (under the store's lock)
         _build_missing_code_index(store.root)
+        _keep_vectors_up_to_date(store.root, startup.stopping)
     except Exception:
         log.exception("start-up in the background failed; serving without what did not start")
     finally:
@@ -84,8 +88,42 @@ def _build_missing_code_index(root: Path) -> None:
     channels.build_missing_index(root)  # it says on stderr what it started, and when it is done
 
 
+VECTOR_CHECK_S = 20.0  # how often the vectors thread looks whether session memory changed
+
+
+def _keep_vectors_up_to_date(root: Path, stopping: threading.Event) -> None:
+    """With semantic recall on here: a thread that loads the model and embeds session turns that have no
+    vector yet, at start and whenever session memory's files change (checked every VECTOR_CHECK_S)."""
+    from autology_mcp.semantic.state import STATE
+
+    if not (root / STATE).is_file():
+        return
+
+    def run() -> None:
+        from autology_mcp.sessions.paths import sessions_dir
+        from autology_mcp.sessions.semantic import sync_turn_vectors
+
+        seen = None
+        while not stopping.is_set():
+            folder = sessions_dir(root)
+            signature = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.glob("*.jsonl")) \
+                if folder.is_dir() else []
+            if signature != seen:
+                try:
+                    done = sync_turn_vectors(root, should_stop=stopping.is_set)
+                    if done:
+                        log.info("semantic recall: %d session turn(s) embedded", done)
+                    seen = signature
+                except Exception:  # noqa: BLE001 - the vectors are a cache: search ranks lexically without them
+                    log.exception("semantic recall: embedding session turns failed")
+            stopping.wait(VECTOR_CHECK_S)
+
+    threading.Thread(target=run, name="autology-vectors", daemon=True).start()
+
+
 def finish(startup: Startup) -> None:
-    """Stop the hook service and the watcher, and close the store."""
+    """Stop the hook service, the vectors thread and the watcher, and close the store."""
+    startup.stopping.set()
     startup.done.wait(timeout=30)
     if startup.service is not None:
         startup.service.stop()

@@ -72,13 +72,26 @@ def search_sessions(root: Path, query: str, limit: int = 20) -> list[SessionHit]
     if not terms or not sessions_dir(Path(root)).is_dir():
         return []
     index = SessionIndex.for_root(Path(root))
+    dense = _dense(Path(root), query)
     try:
-        return _search(index, terms, min(limit, LIMIT_MAX), config)
+        return _search(index, terms, min(limit, LIMIT_MAX), config, dense)
     except sqlite3.DatabaseError as exc:  # damage found mid-query: the index is derived, rebuild it once
         if not is_damaged(exc):
             raise StorageError(str(index.path), f"cannot search the session index: {exc}") from exc
         index.rebuild()
-        return _search(index, terms, min(limit, LIMIT_MAX), config)
+        return _search(index, terms, min(limit, LIMIT_MAX), config, dense)
+
+
+def _dense(root: Path, query: str):
+    """The dense channel's scores when semantic recall is on here (issue 31); None, and nothing imported,
+    when it is off (the default)."""
+    from autology_mcp.semantic.state import STATE
+
+    if not (root / STATE).is_file():
+        return None
+    from autology_mcp.sessions.semantic import dense_scores
+
+    return dense_scores(root, query)
 
 
 def document_counts(root: Path, terms: list[str], cap: int) -> dict[str, int]:
@@ -112,12 +125,15 @@ def _common_terms(conn: sqlite3.Connection, terms: list[str]) -> set[str]:
     return common
 
 
-def _search(index: SessionIndex, terms: list[str], limit: int, config: SessionsConfig) -> list[SessionHit]:
-    return without_repeated_handoffs(ranked_documents(index, terms, limit, config), limit)
+def _search(index: SessionIndex, terms: list[str], limit: int, config: SessionsConfig, dense=None) -> list[SessionHit]:
+    return without_repeated_handoffs(ranked_documents(index, terms, limit, config, dense), limit)
 
 
-def ranked_documents(index: SessionIndex, terms: list[str], limit: int, config: SessionsConfig) -> list[SessionHit]:
-    """Every candidate document scored and sorted, handoffs included (``limit`` sizes the candidate pool)."""
+def ranked_documents(index: SessionIndex, terms: list[str], limit: int, config: SessionsConfig,
+                     dense=None) -> list[SessionHit]:
+    """Every candidate document scored and sorted, handoffs included (``limit`` sizes the candidate pool).
+    With ``dense`` (:class:`~autology_mcp.sessions.semantic.DenseScores`), the chunks of the query's nearest
+    turns join the candidates and the dense similarities are fused into the score."""
     pool = limit * 4 + 40
     with index.reading() as conn:
         common = _common_terms(conn, terms)
@@ -127,6 +143,9 @@ def ranked_documents(index: SessionIndex, terms: list[str], limit: int, config: 
             "SELECT rowid, -bm25(docs_fts) FROM docs_fts WHERE docs_fts MATCH ? ORDER BY bm25(docs_fts) LIMIT ?",
             (match, pool),
         ).fetchall()
+        lexical = {c[0] for c in candidates}
+        if dense is not None:
+            candidates += _nearest_chunks(conn, dense, set(lexical))
         if not candidates:
             return []
         rowids = [c[0] for c in candidates]
@@ -144,7 +163,7 @@ def ranked_documents(index: SessionIndex, terms: list[str], limit: int, config: 
                 ):
                     matched[rowid] += 1
         else:
-            matched = dict.fromkeys(rowids, 1)
+            matched = {rowid: int(rowid in lexical) for rowid in rowids}
         docs = {
             row[0]: row
             for row in conn.execute(
@@ -154,18 +173,55 @@ def ranked_documents(index: SessionIndex, terms: list[str], limit: int, config: 
             )
         }
     best = max(c[1] for c in candidates) or 1.0
+    fused = _fused(dense, docs) if dense is not None else {}
     hits = []
     for rowid, bm25 in candidates:
         row = docs.get(rowid)
         if row is None:
             continue
-        relevance = 0.5 * matched[rowid] / len(terms) + 0.5 * max(bm25, 0.0) / best
+        relevance = 0.5 * matched.get(rowid, 0) / len(terms) + 0.5 * max(bm25, 0.0) / best
+        if fused:
+            relevance = (relevance + fused.get(rowid, 0.0)) / (1.0 + sum(_weights()))
         score = round(min(1.0, max(0.0, relevance + config.boosts.get(row[2], 0.0))), 4)
         hits.append(SessionHit(row[1], row[2], row[3], row[4], row[5], score, row[6], row[7], row[8]))
     hits.sort(key=lambda h: h.doc_id)
     hits.sort(key=lambda h: h.timestamp, reverse=True)
     hits.sort(key=lambda h: h.score, reverse=True)
     return hits
+
+
+def _weights() -> tuple[float, float]:
+    from autology_mcp.sessions.semantic import WEIGHTS
+
+    return WEIGHTS
+
+
+def _nearest_chunks(conn: sqlite3.Connection, dense, known: set[int]) -> list[tuple[int, float]]:
+    """The chunks holding the query's nearest turns, not yet among the candidates (lexical score 0)."""
+    from autology_mcp.sessions.semantic import NEAREST_TURNS
+
+    found: list[tuple[int, float]] = []
+    for session_id, turn in dense.nearest_turns(NEAREST_TURNS):
+        for (rowid,) in conn.execute(
+            "SELECT rowid FROM docs WHERE session_id = ? AND doc_type = 'session_chunk' AND turn_start <= ? "
+            "AND turn_end >= ?", (session_id, turn, turn),
+        ):
+            if rowid not in known:
+                known.add(rowid)
+                found.append((rowid, 0.0))
+    return found
+
+
+def _fused(dense, docs: dict[int, tuple]) -> dict[int, float]:
+    """Per candidate chunk: the weighted dense similarities, each divided by its best among the candidates."""
+    pairs = {rowid: dense.chunk(row[3], row[7], row[8]) for rowid, row in docs.items() if row[2] == "session_chunk"}
+    pairs = {rowid: p for rowid, p in pairs.items() if p is not None}
+    if not pairs:
+        return {}
+    a, d = _weights()
+    best_turn = max(max(p[0] for p in pairs.values()), 1e-9)
+    best_mean = max(max(p[1] for p in pairs.values()), 1e-9)
+    return {rowid: a * max(t, 0.0) / best_turn + d * max(m, 0.0) / best_mean for rowid, (t, m) in pairs.items()}
 
 
 def without_repeated_handoffs(hits: list[SessionHit], limit: int) -> list[SessionHit]:

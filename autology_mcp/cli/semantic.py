@@ -1,0 +1,140 @@
+"""``autology semantic``: semantic recall, an optional extra (issue 31).
+
+    autology semantic enable [MODEL | --path DIR] [--yes]   # a model from fastembed's registry, or a local folder
+    autology semantic status                                # which model, how much of the memory has vectors
+    autology semantic sync                                  # embed what has no vector yet
+    autology semantic disable                               # off, and the vectors removed
+    autology semantic models                                # the models fastembed can fetch, with their sizes
+
+Enabling with a name downloads the model (after showing its size and asking) through fastembed into
+``~/.cache/autology/models``; with a folder nothing is downloaded. Nothing is ever downloaded at search
+time or in a hook. The choice is this machine's (``.autology/local/semantic.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from autology_mcp.cli.common import command_group, root_of
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def _cache_dir() -> Path:
+    import os
+
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "autology" / "models"
+
+
+def _confirm(args: argparse.Namespace, question: str) -> bool:
+    if args.yes:
+        return True
+    if not sys.stdin.isatty():
+        print("Nothing done: run again with --yes.", file=sys.stderr)
+        return False
+    return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+
+
+def cmd_enable(args: argparse.Namespace, root: Path) -> int:
+    from autology_mcp.common.errors import ValidationError
+    from autology_mcp.semantic.encoder import EXTRA, Encoder, available, fetch, registry
+    from autology_mcp.semantic.state import SemanticState, save_state
+
+    if not available():
+        raise ValidationError("semantic recall", f"the optional extra is not installed: {EXTRA}")
+    given = args.path or (args.model if args.model and Path(args.model).expanduser().is_dir() else None)
+    folder = Path(given).expanduser() if given else None
+    if folder is not None:
+        name = folder.resolve().name
+    else:
+        name = args.model or DEFAULT_MODEL
+        model = registry().get(name)
+        if model is None:
+            raise ValidationError("model", f"{name!r} is neither a folder nor one of fastembed's models "
+                                           "(autology semantic models lists them)")
+        size = model.get("size_in_GB", 0) * 1024
+        print(f"{name}: {model.get('dim')} dimensions, about {size:.0f} MB, downloaded by fastembed into {_cache_dir()}.")
+        if not _confirm(args, "Download it?"):
+            return 1
+        folder = fetch(name, _cache_dir())
+    encoder = Encoder(folder.resolve())  # loads it: a folder that does not load is never enabled
+    save_state(root, SemanticState(name, str(folder.resolve()), encoder.dimension, "fastembed"))
+    print(f"✓ semantic recall on with {name} ({encoder.dimension} dimensions, {encoder.kind} model in {folder.resolve()})")
+    return cmd_sync(args, root)
+
+
+def cmd_sync(args: argparse.Namespace, root: Path) -> int:
+    from autology_mcp.sessions.semantic import sync_turn_vectors
+
+    print("embedding session memory's turns that have no vector yet …", file=sys.stderr)
+    done = sync_turn_vectors(root)
+    if done is None:
+        print("semantic recall is off here (autology semantic enable), or its model does not load.", file=sys.stderr)
+        return 1
+    print(f"✓ {done} turn(s) embedded")
+    return 0
+
+
+def cmd_disable(args: argparse.Namespace, root: Path) -> int:
+    from autology_mcp.semantic.state import clear_state, load_state
+    from autology_mcp.semantic.vectors import DB_NAME
+
+    state = load_state(root)
+    was_on = clear_state(root)
+    for suffix in ("", "-wal", "-shm"):
+        (root / ".autology" / "cache" / (DB_NAME + suffix)).unlink(missing_ok=True)
+    print(f"✓ semantic recall off{f' (was {state.model})' if state else ''}; vectors removed" if was_on
+          else "semantic recall was not on here; nothing to do")
+    return 0
+
+
+def status_lines(root: Path) -> list[str]:
+    """What ``status`` and ``doctor`` say about semantic recall."""
+    from autology_mcp.semantic.encoder import EXTRA, available
+    from autology_mcp.semantic.state import load_state
+
+    state = load_state(root)
+    if state is None:
+        return ["semantic recall: off (lexical ranking; `autology semantic enable` turns it on"
+                + ("" if available() else f", after {EXTRA}") + ")"]
+    if not available():
+        return [f"semantic recall: enabled with {state.model}, but the extra is not installed ({EXTRA}): lexical ranking"]
+    from autology_mcp.semantic.runtime import cache
+    from autology_mcp.sessions.semantic import KIND, turn_texts
+
+    counts = cache(root, state).counts()
+    turns = len(turn_texts(root))
+    return [f"semantic recall: on with {state.model} ({state.dimension} dimensions, {state.path})",
+            f"  session turns with a vector: {counts.get(KIND, 0)} of {turns}"]
+
+
+def cmd_status(args: argparse.Namespace, root: Path) -> int:
+    print("\n".join(status_lines(root)))
+    return 0
+
+
+def cmd_models(args: argparse.Namespace, root: Path) -> int:
+    from autology_mcp.semantic.encoder import EXTRA, registry
+
+    models = registry()
+    if not models:
+        print(f"the optional extra is not installed: {EXTRA}", file=sys.stderr)
+        return 1
+    for name, model in sorted(models.items()):
+        print(f"{name:<55} {model.get('dim', '?'):>5}d {model.get('size_in_GB', 0) * 1024:>7.0f} MB")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    leaf = command_group(sub, "semantic", "semantic recall, an optional extra: dense vectors fused with the lexical ranking",
+                         __doc__.split("\n\n", 1)[0])
+    p = leaf("enable", "turn semantic recall on with a model (a name fastembed can fetch, or a local folder)", cmd_enable)
+    p.add_argument("model", nargs="?", help=f"a fastembed model name (default {DEFAULT_MODEL}) or a model folder")
+    p.add_argument("--path", help="a local model folder (model.onnx or model.safetensors beside tokenizer.json)")
+    p.add_argument("--yes", "-y", action="store_true", help="download without asking")
+    leaf("status", "which model, and how much of the memory has vectors", cmd_status)
+    leaf("sync", "embed what has no vector yet", cmd_sync)
+    leaf("disable", "turn semantic recall off and remove the vectors", cmd_disable)
+    leaf("models", "the models fastembed can fetch, with their dimensions and sizes", cmd_models)

@@ -1,0 +1,67 @@
+"""Semantic recall as the other parts use it: is it on here, the vector cache, and a query's vector.
+
+Off by default; on after ``autology semantic enable`` on this machine (:mod:`~autology_mcp.semantic.state`).
+Loading the model takes a few tenths of a second, so a process that must answer fast and has no model
+loaded yet (a hook run in-process, without a server: ``AUTOLOGY_SEMANTIC_LOAD=never``, which the hook
+command sets for itself) does not load one, and ranks lexically as before. ``autology serve`` loads the model once and keeps it, so the
+hooks it answers use the vectors.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autology_mcp.semantic.state import SemanticState, load_state
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from autology_mcp.semantic.vectors import VectorCache
+
+log = logging.getLogger("autology.semantic")
+NO_LOADING = ("AUTOLOGY_SEMANTIC_LOAD", "never")  # a process that must answer fast: never load a model
+
+
+def active(root: Path) -> SemanticState | None:
+    """The enabled model when semantic recall is on here and the extra is installed; else None."""
+    state = load_state(root)
+    if state is None:
+        return None
+    from autology_mcp.semantic.encoder import available
+
+    return state if available() else None
+
+
+def cache(root: Path, state: SemanticState) -> VectorCache:
+    from autology_mcp.semantic.vectors import VectorCache
+
+    return VectorCache(root, state.model, state.dimension)
+
+
+def encoder(state: SemanticState, may_load: bool | None = None):
+    """The loaded model, loading it if this process may; None when it may not or it fails."""
+    from autology_mcp.semantic import encoder as enc
+
+    if may_load is None:
+        may_load = os.environ.get(NO_LOADING[0]) != NO_LOADING[1]
+    if not may_load and enc.load.cache_info().currsize == 0:
+        return None
+    try:
+        return enc.load(state.path)
+    except Exception as exc:  # noqa: BLE001 - a broken model must not break search: it ranks lexically
+        log.warning("semantic recall off for now: cannot load the model in %s: %s", state.path, exc)
+        return None
+
+
+def query_vector(root: Path, text: str) -> tuple[VectorCache, np.ndarray] | None:
+    """The vector cache and ``text``'s vector, when semantic recall is on and its model can be used here."""
+    state = active(root)
+    if state is None:
+        return None
+    model = encoder(state)
+    if model is None:
+        return None
+    return cache(root, state), model.encode([text])[0]

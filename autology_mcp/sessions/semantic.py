@@ -1,0 +1,105 @@
+"""Session memory's dense channel (issue 31), used only when semantic recall is on
+(:mod:`autology_mcp.semantic.runtime`): every turn's vector, and per chunk two similarities to a query.
+
+- ``turn``: the best cosine between the query and one of the chunk's turns (a chunk is found by the one
+  turn that says what the query asks, in other words);
+- ``mean``: the cosine between the query and the mean of the chunk's turn vectors (no extra embedding).
+
+:func:`search_sessions` adds both, each divided by its best value among the candidates, to the lexical
+score (:data:`WEIGHTS`), and the chunks whose best turn is among the query's nearest turns join the
+candidates, so a paraphrase with no word in common can be found. Vectors are a derived cache
+(``.autology/cache/semantic.sqlite``, kind ``session_turn``, key ``<session>:<turn>``), made by
+:func:`sync_turn_vectors` (``autology semantic enable``, ``autology semantic sync``, and a running server
+after session memory changed); a chunk whose turns have no vector yet is ranked lexically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autology_mcp.sessions.chunking import render_turn
+
+if TYPE_CHECKING:
+    import numpy as np
+
+KIND = "session_turn"
+# (best turn, mean of turns): chosen on LoCoMo's tuning conversations through search_sessions itself
+# (bench/sessions_locomo_eval.py --semantic), reported on the held-out ones (docs/benchmarks.md).
+WEIGHTS = (1.0, 0.2)
+NEAREST_TURNS = 40  # the query's nearest turns whose chunks join the candidates
+
+
+def turn_texts(root: Path) -> dict[str, str]:
+    """Every ingested turn's text as its chunk shows it, by ``<session>:<turn>``."""
+    from autology_mcp.sessions.paths import sessions_dir
+    from autology_mcp.sessions.store import load_session
+
+    texts: dict[str, str] = {}
+    folder = sessions_dir(Path(root))
+    if not folder.is_dir():
+        return texts
+    for path in sorted(folder.glob("*.jsonl")):
+        record = load_session(root, path.stem)
+        if record is None:
+            continue
+        for turn in record.turns:
+            texts[f"{record.session_id}:{turn.n}"] = render_turn(turn)
+    return texts
+
+
+def sync_turn_vectors(root: Path, should_stop: Callable[[], bool] | None = None, may_load: bool = True) -> int | None:
+    """Embed the turns that have no vector yet (and drop those of forgotten sessions); how many were
+    embedded, or None when semantic recall is off here or its model cannot be loaded."""
+    from autology_mcp.semantic import runtime
+
+    state = runtime.active(root)
+    model = runtime.encoder(state, may_load) if state else None
+    if state is None or model is None:
+        return None
+    return runtime.cache(root, state).sync(KIND, turn_texts(root), model.encode, should_stop)
+
+
+class DenseScores:
+    """The query's similarities to the turns of session memory, per chunk."""
+
+    def __init__(self, keys: list[str], matrix: np.ndarray, query: np.ndarray):
+        self.row = {key: i for i, key in enumerate(keys)}
+        self.matrix = matrix
+        self.sims = matrix @ query if len(keys) else matrix[:, :0].sum(axis=1)
+        self.query = query
+
+    def nearest_turns(self, count: int) -> list[tuple[str, int]]:
+        """(session, turn) of the ``count`` turns nearest the query."""
+        import numpy as np
+
+        if not len(self.sims):
+            return []
+        top = np.argsort(-self.sims, kind="stable")[:count]
+        keys = list(self.row)
+        return [(keys[i].rsplit(":", 1)[0], int(keys[i].rsplit(":", 1)[1])) for i in top.tolist()]
+
+    def chunk(self, session_id: str, turn_start: int, turn_end: int) -> tuple[float, float] | None:
+        """(best turn cosine, cosine with the mean of the turns) of a chunk; None when its turns have no vectors."""
+        import numpy as np
+
+        rows = [self.row[k] for k in (f"{session_id}:{n}" for n in range(turn_start, turn_end + 1)) if k in self.row]
+        if not rows:
+            return None
+        best = float(self.sims[rows].max())
+        total = self.matrix[rows].sum(axis=0)
+        norm = float(np.linalg.norm(total))
+        return best, (float(total @ self.query) / norm if norm else 0.0)
+
+
+def dense_scores(root: Path, query: str) -> DenseScores | None:
+    """The query's similarities, when semantic recall is on here and has vectors; else None."""
+    from autology_mcp.semantic import runtime
+
+    found = runtime.query_vector(root, query)
+    if found is None:
+        return None
+    cache, vector = found
+    keys, matrix = cache.matrix(KIND)
+    return DenseScores(keys, matrix, vector) if keys else None

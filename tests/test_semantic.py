@@ -1,0 +1,161 @@
+"""Semantic recall, the optional extra (issue 31), on a tiny model the tests write in the format the extra
+reads (random vectors over a small vocabulary, synonyms sharing a direction: tests/semantic_models.py):
+the real loading and embedding code runs, and nothing is downloaded. Off (the default), nothing changes
+and the extra is never imported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from semantic_models import write_tiny_static_model
+from sessions.sessions_helpers import assistant_line, user_line
+
+from autology_mcp.cli.main import main
+from autology_mcp.knowledge.store import NodeStore
+from autology_mcp.semantic.encoder import available
+from autology_mcp.sessions.ingest import ingest_transcript
+from autology_mcp.sessions.search import search_sessions
+
+pytestmark = pytest.mark.skipif(not available(), reason="the optional extra is not installed (autology-mcp[semantic])")
+
+WORDS = """we i you the a to of and for with is it was on in this that what which has have been deal deals john
+    signed up shoe basketball gear offered weather rain tomorrow forecast cold painted picture lake sunset
+    caroline joined support group last week""".split()
+SYNONYMS = [["nike", "endorsement", "sponsorship"], ["painted", "painting", "artwork"]]
+SESSIONS = {
+    "s-deal": [("user", "John signed up Nike for a basketball shoe and gear deal"), ("assistant", "That is great")],
+    "s-weather": [("user", "What is the weather forecast for tomorrow"), ("assistant", "Rain and cold")],
+    "s-art": [("user", "Caroline painted a picture of the lake at sunset"), ("assistant", "Lovely")],
+}
+PARAPHRASE = "Which sponsorship was offered"  # no word of any session; "sponsorship" is near "nike"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    NodeStore(root).init()
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    for sid, turns in SESSIONS.items():
+        lines = [(user_line if role == "user" else assistant_line)(sid, text, f"2026-11-0{i + 1}T10:00:00Z", f"u{sid}{i}")
+                 for i, (role, text) in enumerate(turns)]
+        (folder / f"{sid}.jsonl").write_text("\n".join(lines) + "\n")
+        ingest_transcript(root, folder / f"{sid}.jsonl")
+    return root
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> Path:
+    return write_tiny_static_model(tmp_path / "tiny-model", WORDS, SYNONYMS)
+
+
+def autology(root: Path, *args: str) -> int:
+    return main(["--root", str(root), *args])
+
+
+def test_off_by_default_nothing_changes_and_the_extra_is_not_imported(project: Path) -> None:
+    code = (f"import sys, json; from autology_mcp.sessions.search import search_sessions as s;"
+            f"hits = s({str(project)!r}, {PARAPHRASE!r}, 5);"
+            "print(json.dumps([h.doc_id for h in hits])); print('fastembed' in sys.modules, 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[1] == "False False"  # neither the extra nor numpy is loaded by a lexical search
+    assert json.loads(out[0]) == [h.doc_id for h in search_sessions(project, PARAPHRASE, 5)]
+
+
+def test_enable_finds_a_paraphrase_lexical_search_ranks_below(
+        project: Path, model: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lexical = [h.session_id for h in search_sessions(project, PARAPHRASE, 5)]
+    assert autology(project, "semantic", "enable", "--path", str(model)) == 0
+    out = capsys.readouterr().out
+    assert "semantic recall on with tiny-model (32 dimensions, static model" in out and "6 turn(s) embedded" in out
+    semantic = search_sessions(project, PARAPHRASE, 5)
+    assert semantic[0].session_id == "s-deal"  # the turn about the Nike deal, found through "endorsement"
+    assert "s-deal" not in lexical  # no word in common: lexical search cannot find it
+    assert all(0.0 <= h.score <= 1.0 for h in semantic)
+    # what must not come back first: a query about the weather still finds the weather
+    assert search_sessions(project, "weather forecast tomorrow", 5)[0].session_id == "s-weather"
+    assert search_sessions(project, "painting of a lake", 5)[0].session_id == "s-art"
+    assert autology(project, "semantic", "status") == 0
+    assert "session turns with a vector: 6 of 6" in capsys.readouterr().out
+
+
+def test_vectors_are_synced_incrementally_and_removed_on_disable(
+        project: Path, model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert autology(project, "semantic", "enable", "--path", str(model)) == 0
+    assert autology(project, "semantic", "sync") == 0
+    assert "✓ 0 turn(s) embedded" in capsys.readouterr().out  # nothing new: nothing embedded again
+    extra = tmp_path / "transcripts" / "s-new.jsonl"
+    extra.write_text(user_line("s-new", "John painted the gear", "2026-11-09T10:00:00Z", "n1") + "\n")
+    ingest_transcript(project, extra)
+    assert autology(project, "semantic", "sync") == 0
+    assert "✓ 1 turn(s) embedded" in capsys.readouterr().out
+    cache = project / ".autology" / "cache" / "semantic.sqlite"
+    assert cache.exists()
+    assert autology(project, "semantic", "disable") == 0
+    assert not cache.exists() and not (project / ".autology" / "local" / "semantic.json").exists()
+    assert search_sessions(project, PARAPHRASE, 5) == []  # lexical again: no word in common, nothing found
+
+
+def test_a_folder_that_is_not_a_model_is_refused(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "empty").mkdir()
+    assert autology(project, "semantic", "enable", "--path", str(tmp_path / "empty")) == 1
+    assert "not a model folder" in capsys.readouterr().err
+    assert not (project / ".autology" / "local" / "semantic.json").exists()
+
+
+def test_a_hook_process_never_loads_the_model(project: Path, model: Path) -> None:
+    """A hook run in-process has no time to load a model: it ranks lexically; the server's hooks use it."""
+    assert autology(project, "semantic", "enable", "--path", str(model)) == 0
+    payload = json.dumps({"session_id": "h1", "cwd": str(project), "hook_event_name": "UserPromptSubmit",
+                          "prompt": PARAPHRASE})
+    code = ("import sys, runpy; sys.argv = ['x', 'user-prompt-submit'];"
+            "sys.stdin = __import__('io').StringIO(sys.argv_payload) if False else sys.stdin;"
+            "from autology_mcp.hooks.__main__ import main; main(['user-prompt-submit']);"
+            "print('fastembed' in sys.modules, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], input=payload, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "False"
+
+
+def test_a_model_change_starts_the_vectors_again(project: Path, tmp_path: Path, capsys) -> None:
+    first = write_tiny_static_model(tmp_path / "m1", WORDS, SYNONYMS, dim=16)
+    second = write_tiny_static_model(tmp_path / "m2", WORDS, SYNONYMS, dim=24, seed=3)
+    assert autology(project, "semantic", "enable", "--path", str(first)) == 0
+    assert autology(project, "semantic", "enable", "--path", str(second)) == 0
+    out = capsys.readouterr().out
+    assert out.count("6 turn(s) embedded") == 2  # the 16-d vectors are not mixed with the 24-d ones
+    assert search_sessions(project, PARAPHRASE, 5)[0].session_id == "s-deal"
+
+
+def test_a_server_keeps_the_vectors_up_to_date_in_the_background(
+        project: Path, model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
+    from autology_mcp.semantic.state import SemanticState, save_state
+    from autology_mcp.semantic.vectors import VectorCache
+    from autology_mcp.server import startup
+
+    save_state(project, SemanticState("tiny-model", str(model), 32, "fastembed"))  # enabled, nothing embedded yet
+    monkeypatch.setattr(startup, "VECTOR_CHECK_S", 0.1)
+    stopping = threading.Event()
+    startup._keep_vectors_up_to_date(project, stopping)
+    cache = VectorCache(project, "tiny-model", 32)
+    try:
+        deadline = time.monotonic() + 30
+        while cache.counts().get("session_turn", 0) < 6 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert cache.counts().get("session_turn") == 6
+        extra = tmp_path / "transcripts" / "s-late.jsonl"
+        extra.write_text(user_line("s-late", "a late sponsorship turn", "2026-11-10T10:00:00Z", "l1") + "\n")
+        ingest_transcript(project, extra)
+        while cache.counts().get("session_turn", 0) < 7 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert cache.counts().get("session_turn") == 7  # the new session's turn, without anybody asking
+    finally:
+        stopping.set()
