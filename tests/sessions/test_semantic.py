@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from semantic_models import write_tiny_static_model
-from sessions.sessions_helpers import assistant_line, user_line
+from sessions_helpers import assistant_line, user_line
 
 from autology_mcp.cli.main import main
 from autology_mcp.knowledge.store import NodeStore
