@@ -93,7 +93,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     require_store(args, "doctor")
     store = NodeStore(root_of(args))
     report = diagnose(store)
-    emit(args, report.to_dict(), lambda: render(report, store.root))
+    from autology_mcp.cli.semantic import status_lines
+
+    semantic = status_lines(store.root)  # semantic recall: a line of its own, never a failure
+    emit(args, {**report.to_dict(), "semantic": semantic},
+         lambda: render(report, store.root) + "\n" + "\n".join(semantic))
     return 0 if report.ok else 1
 
 

@@ -165,7 +165,9 @@ class StatusResult(BaseModel):
         default=None,
         description="Counters of search verdicts (grounded, weak, ambiguous, no_evidence) and claim-check "
         "outcomes (supported, unsupported, unresolved), with rates; see autology_mcp/retrieval/ledger.py "
-        "(filled in by retrieval.ledger.status_with_counters: the knowledge graph does not count searches)",
+        "(filled in by retrieval.ledger.status_with_counters: the knowledge graph does not count searches); "
+        "and `semantic`: whether semantic recall (an optional extra) is on here, its model, how many session "
+        "turns have vectors",
     )
 
 

@@ -256,5 +256,9 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
 
 
 def status_with_counters(autology: Autology) -> StatusResult:
-    """``autology_status``'s answer: the knowledge graph's statistics with these counters in ``retrieval``."""
-    return autology.status().model_copy(update={"retrieval": counters(autology.store.root)})
+    """``autology_status``'s answer: the knowledge graph's statistics with these counters in ``retrieval``,
+    and whether semantic recall is on here (``retrieval.semantic``: the model, the turns with vectors)."""
+    from autology_mcp.sessions.semantic import coverage
+
+    root = autology.store.root
+    return autology.status().model_copy(update={"retrieval": {**counters(root), "semantic": coverage(root)}})

@@ -103,3 +103,28 @@ def dense_scores(root: Path, query: str) -> DenseScores | None:
     cache, vector = found
     keys, matrix = cache.matrix(KIND)
     return DenseScores(keys, matrix, vector) if keys else None
+
+
+def coverage(root: Path) -> dict:
+    """What ``autology_status`` and ``autology doctor`` say of semantic recall: on or off, the model, and
+    how many of session memory's turns have a vector (``enabled: false`` and nothing else when off)."""
+    from autology_mcp.semantic import runtime
+    from autology_mcp.semantic.encoder import available
+    from autology_mcp.semantic.state import load_state
+
+    state = load_state(root)
+    if state is None:
+        return {"enabled": False}
+    out: dict = {"enabled": True, "model": state.model, "dimension": state.dimension, "extra_installed": available()}
+    if not out["extra_installed"]:
+        return out
+    from autology_mcp.sessions.index import SessionIndex
+    from autology_mcp.sessions.paths import sessions_dir
+
+    turns = 0
+    if sessions_dir(Path(root)).is_dir():
+        with SessionIndex.for_root(Path(root)).reading() as conn:
+            turns = conn.execute("SELECT coalesce(sum(turns), 0) FROM sources").fetchone()[0]
+    out["session_turns"] = turns
+    out["session_turns_with_vectors"] = runtime.cache(root, state).counts().get(KIND, 0)
+    return out

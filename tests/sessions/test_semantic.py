@@ -159,3 +159,18 @@ def test_a_server_keeps_the_vectors_up_to_date_in_the_background(
         assert cache.counts().get("session_turn") == 7  # the new session's turn, without anybody asking
     finally:
         stopping.set()
+
+
+def test_status_and_doctor_say_which_model_and_how_much_has_vectors(
+        project: Path, model: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert autology(project, "status", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["retrieval"]["semantic"] == {"enabled": False}
+    assert autology(project, "semantic", "enable", "--path", str(model)) == 0
+    capsys.readouterr()
+    assert autology(project, "status", "--json") == 0
+    semantic = json.loads(capsys.readouterr().out)["retrieval"]["semantic"]
+    assert semantic == {"enabled": True, "model": "tiny-model", "dimension": 32, "extra_installed": True,
+                        "session_turns": 6, "session_turns_with_vectors": 6}
+    assert autology(project, "doctor") == 0
+    out = capsys.readouterr().out
+    assert "semantic recall: on with tiny-model (32 dimensions" in out and "session turns with a vector: 6 of 6" in out
