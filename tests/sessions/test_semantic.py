@@ -20,7 +20,7 @@ from autology_mcp.semantic.encoder import available
 from autology_mcp.sessions.ingest import ingest_transcript
 from autology_mcp.sessions.search import search_sessions
 
-pytestmark = pytest.mark.skipif(not available(), reason="the optional extra is not installed (autology-mcp[semantic])")
+needs_extra = pytest.mark.skipif(not available(), reason="the optional extra is not installed (autology-mcp[semantic])")
 
 WORDS = """we i you the a to of and for with is it was on in this that what which has have been deal deals john
     signed up shoe basketball gear offered weather rain tomorrow forecast cold painted picture lake sunset
@@ -67,6 +67,7 @@ def test_off_by_default_nothing_changes_and_the_extra_is_not_imported(project: P
     assert json.loads(out[0]) == [h.doc_id for h in search_sessions(project, PARAPHRASE, 5)]
 
 
+@needs_extra
 def test_enable_finds_a_paraphrase_lexical_search_ranks_below(
         project: Path, model: Path, capsys: pytest.CaptureFixture[str]) -> None:
     lexical = [h.session_id for h in search_sessions(project, PARAPHRASE, 5)]
@@ -84,6 +85,7 @@ def test_enable_finds_a_paraphrase_lexical_search_ranks_below(
     assert "session turns with a vector: 6 of 6" in capsys.readouterr().out
 
 
+@needs_extra
 def test_vectors_are_synced_incrementally_and_removed_on_disable(
         project: Path, model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert autology(project, "semantic", "enable", "--path", str(model)) == 0
@@ -101,6 +103,7 @@ def test_vectors_are_synced_incrementally_and_removed_on_disable(
     assert search_sessions(project, PARAPHRASE, 5) == []  # lexical again: no word in common, nothing found
 
 
+@needs_extra
 def test_a_folder_that_is_not_a_model_is_refused(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "empty").mkdir()
     assert autology(project, "semantic", "enable", "--path", str(tmp_path / "empty")) == 1
@@ -108,6 +111,7 @@ def test_a_folder_that_is_not_a_model_is_refused(project: Path, tmp_path: Path, 
     assert not (project / ".autology" / "local" / "semantic.json").exists()
 
 
+@needs_extra
 def test_a_hook_process_never_loads_the_model(project: Path, model: Path) -> None:
     """A hook run in-process has no time to load a model: it ranks lexically; the server's hooks use it."""
     assert autology(project, "semantic", "enable", "--path", str(model)) == 0
@@ -122,6 +126,7 @@ def test_a_hook_process_never_loads_the_model(project: Path, model: Path) -> Non
     assert done.stderr.strip().splitlines()[-1] == "False"
 
 
+@needs_extra
 def test_a_model_change_starts_the_vectors_again(project: Path, tmp_path: Path, capsys) -> None:
     first = write_tiny_static_model(tmp_path / "m1", WORDS, SYNONYMS, dim=16)
     second = write_tiny_static_model(tmp_path / "m2", WORDS, SYNONYMS, dim=24, seed=3)
@@ -132,6 +137,7 @@ def test_a_model_change_starts_the_vectors_again(project: Path, tmp_path: Path, 
     assert search_sessions(project, PARAPHRASE, 5)[0].session_id == "s-deal"
 
 
+@needs_extra
 def test_a_server_keeps_the_vectors_up_to_date_in_the_background(
         project: Path, model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
@@ -161,6 +167,7 @@ def test_a_server_keeps_the_vectors_up_to_date_in_the_background(
         stopping.set()
 
 
+@needs_extra
 def test_status_and_doctor_say_which_model_and_how_much_has_vectors(
         project: Path, model: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert autology(project, "status", "--json") == 0
@@ -174,3 +181,15 @@ def test_status_and_doctor_say_which_model_and_how_much_has_vectors(
     assert autology(project, "doctor") == 0
     out = capsys.readouterr().out
     assert "semantic recall: on with tiny-model (32 dimensions" in out and "session turns with a vector: 6 of 6" in out
+
+
+def test_without_the_extra_enable_says_how_to_install_it(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from autology_mcp.semantic import encoder
+
+    monkeypatch.setattr(encoder, "available", lambda: False)
+    assert autology(project, "semantic", "enable", "--path", str(tmp_path)) == 1
+    assert "pip install 'autology-mcp[semantic]'" in capsys.readouterr().err
+    assert autology(project, "semantic", "status") == 0
+    assert "semantic recall: off" in capsys.readouterr().out
+    assert not (project / ".autology" / "local" / "semantic.json").exists()
