@@ -325,3 +325,26 @@ def test_claude_code_post_tool_use_runs_the_handler_of_its_tool(repo: Path) -> N
     out = hook("claude-code", "post-tool-use", payload)
     assert out["hookSpecificOutput"]["hookEventName"] == "PostToolUse" and decision in context("claude-code", out)
     assert hook("claude-code", "post-tool-use", payload | {"session_id": "c2", "tool_name": "Glob"}) is None
+
+
+def test_an_apply_patch_edit_touches_the_lines_of_its_hunks(repo: Path) -> None:
+    """A Codex patch already ran: the lines its hunks left say what it touched, so a decision about other
+    lines of the file (a #L range) is not told, and one about these lines is."""
+    from autology_mcp.hooks.dialects import patch_hunks
+
+    patch = ("*** Begin Patch\n*** Update File: src/retry.py\n@@ def retry(times=3):\n     for i in range(times):\n"
+             "-        time.sleep(2**i)\n+        time.sleep(2**i + 1)\n*** Add File: src/new.py\n+x = 1\n"
+             "*** Delete File: src/old.py\n*** End Patch\n")
+    assert patch_hunks(patch) == {"src/retry.py": ["    for i in range(times):\n        time.sleep(2**i + 1)"],
+                                  "src/new.py": None}
+    (repo / "src" / "retry.py").write_text(RETRY_PY.replace("time.sleep(2**i)", "time.sleep(2**i + 1)"))
+    service = Autology.open(repo)
+    try:
+        first = service.capture("Imports stay at the top of the retry module", ADR.format(decision="Imports first."),
+                                type="convention", references=["src/retry.py#L1-L2"]).id
+        loop = service.capture("The retry loop sleeps exponentially", ADR.format(decision="Sleep 2**i."),
+                               type="decision", references=["src/retry.py#L5-L6"]).id
+    finally:
+        service.close()
+    text = context("codex", hook("codex", "post-tool-use", codex_tool(repo, "apply_patch", patch, session="p1")))
+    assert loop in text and first not in text

@@ -62,7 +62,7 @@ WORDING = {
     "/autology:tutorial": "docs/agents.md",
 }
 _HOOK_CONTEXT = re.compile(r"^\s*(?:<hook_context>.*?</hook_context>\s*)+", re.DOTALL)
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (.+?)\s*$", re.MULTILINE)
+_PATCH_HEADER = re.compile(r"^\*\*\* (Update|Add|Delete) File: (.+?)\s*$")
 
 
 def handler_calls(agent: str, event: str, payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -156,8 +156,42 @@ def _codex_tool(name: str, args: dict[str, Any], response: Any) -> list[tuple[st
     if name == "Bash":
         return _shell(args.get("command"), response)
     if name in ("apply_patch", "Edit", "Write") and isinstance(args.get("command"), str):
-        return [_edited(path) for path in dict.fromkeys(_PATCH_FILE.findall(args["command"]))]
+        return [_patched(path, hunks) for path, hunks in patch_hunks(args["command"]).items()]
     return []
+
+
+def patch_hunks(patch: str) -> dict[str, list[str] | None]:
+    """The files an apply_patch text updates or adds, each with the text each of its hunks left in the
+    file (context and added lines; None for an added file: all of it is new). Deleted files are left out."""
+    files: dict[str, list[str] | None] = {}
+    current: list[str] | None = None
+    for line in patch.splitlines():
+        header = _PATCH_HEADER.match(line)
+        if header:
+            kind, path = header.groups()
+            current = None
+            if kind == "Update":
+                current = files.setdefault(path, [])
+                current.append("")
+            elif kind == "Add":
+                files[path] = None
+            continue
+        if current is None or line.startswith("*** "):  # "*** Move to:", "*** End of File", "*** End Patch"
+            continue
+        if line.startswith("@@"):
+            current.append("")
+        elif line[:1] in (" ", "+"):
+            current[-1] += line[1:] + "\n"
+    return {path: [h.rstrip("\n") for h in hunks if h.strip()] if hunks is not None else None
+            for path, hunks in files.items()}
+
+
+def _patched(path: str, hunks: list[str] | None) -> tuple[str, dict[str, Any]]:
+    """A patch that already ran: the text of its hunks says which lines it touched (a new file: all)."""
+    if not hunks:
+        return _edited(path)
+    return "pre-tool-use", {"tool_name": "MultiEdit", "tool_input": {
+        "file_path": path, "edits": [{"old_string": text, "new_string": text} for text in hunks]}}
 
 
 def _gemini_tool(name: str, args: dict[str, Any], response: Any) -> list[tuple[str, dict[str, Any]]]:
