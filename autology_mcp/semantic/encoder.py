@@ -120,7 +120,13 @@ def fetch(name: str, cache_dir: Path) -> Path:
     if name not in registry():
         raise ValidationError("model", f"{name!r} is not one of fastembed's models (autology semantic models lists "
                                        "them), nor a folder")
-    model = TextEmbedding(model_name=name, cache_dir=str(cache_dir))
+    try:
+        model = TextEmbedding(model_name=name, cache_dir=str(cache_dir))
+    except Exception as exc:  # noqa: BLE001 - fastembed raises ValueError, OSError, requests' errors...
+        from autology_mcp.common.errors import StorageError
+
+        raise StorageError(str(cache_dir), f"could not download {name} ({exc}); check the network, or put the "
+                                           "model's files in a folder and run autology semantic enable --path DIR") from exc
     folder = getattr(model.model, "_model_dir", None)
     if folder is None:
         raise ValidationError("model", f"fastembed did not say where it put {name}")

@@ -193,3 +193,22 @@ def test_without_the_extra_enable_says_how_to_install_it(
     assert autology(project, "semantic", "status") == 0
     assert "semantic recall: off" in capsys.readouterr().out
     assert not (project / ".autology" / "local" / "semantic.json").exists()
+
+
+@needs_extra
+def test_a_failed_download_says_what_to_do_and_enables_nothing(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import fastembed
+
+    class Offline:
+        list_supported_models = staticmethod(fastembed.TextEmbedding.list_supported_models)
+
+        def __init__(self, *args, **kwargs):
+            raise ValueError("Could not load model from any source.")
+
+    monkeypatch.setattr(fastembed, "TextEmbedding", Offline)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert autology(project, "semantic", "enable", "sentence-transformers/all-MiniLM-L6-v2", "--yes") == 1
+    err = capsys.readouterr().err
+    assert "could not download sentence-transformers/all-MiniLM-L6-v2" in err and "--path DIR" in err
+    assert not (project / ".autology" / "local" / "semantic.json").exists()
