@@ -258,3 +258,28 @@ def test_json_is_written_back_with_the_same_values(value: dict, indent: str) -> 
     assert data.endswith(b"\n")
     if value:  # the file's own indentation is found again
         assert indent_of(data) == indent
+
+
+def test_the_autology_command_is_named_when_it_is_this_installation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With this installation's `autology` on PATH (pip/pipx), the files name `autology`, portable to a
+    teammate who installed it too; otherwise this interpreter by absolute path."""
+    from autology_mcp.setup.apply import commands
+
+    script = Path(sys.executable).with_name("autology")
+    if not script.exists():
+        pytest.skip("no autology script beside this interpreter")
+    monkeypatch.setenv("PATH", f"{script.parent}:/usr/bin:/bin")
+    assert commands() == (["autology"], ["autology"])
+    root = tmp_path / "p"
+    root.mkdir()
+    assert autology(root, "copilot", "--yes") == 0
+    entry = json.loads((root / ".github/hooks/autology.json").read_text())["hooks"]["userPromptSubmitted"][0]
+    assert entry["bash"] == "autology hook --agent copilot user-prompt-submit"
+    assert json.loads((root / ".mcp.json").read_text())["mcpServers"]["autology"] == {"command": "autology",
+                                                                                    "args": ["serve"]}
+    done = subprocess.run(entry["bash"], shell=True, input=json.dumps({"sessionId": "s", "cwd": str(root),
+                          "prompt": "How do retries back off?"}), text=True, capture_output=True, cwd=root, timeout=60)
+    assert done.returncode == 0, done.stderr  # the command runs (nothing to say: the store is empty)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert commands() == ([sys.executable, "-m", "autology_mcp.hooks"], [sys.executable, "-m", "autology_mcp"])
