@@ -23,11 +23,6 @@ the files are read at each clone's HEAD, whose commit is printed.
 - **Rankers:** ``autology_query``; plain BM25 over the same node texts (``knowledge_eval.PlainBM25``);
   unified search over the nodes (``scope=["nodes"]``).
 - **Metrics:** MRR@10 and recall@10 of the cited PEP.
-
-With ``--semantic DIR`` (issue 31; the optional extra installed, DIR a local model folder) the store
-also turns semantic recall on with that model and embeds the nodes, and unified search ranks again
-with the ``node_dense`` channel at each weight of ``--node-dense`` (rows ``unified, dense W``), side by
-side with the rows above in one run; choose the weight on the tuning split.
 """
 
 from __future__ import annotations
@@ -177,29 +172,6 @@ def evaluate(rankers: dict, queries: list[dict], ids: dict[int, str]) -> dict[st
     return out
 
 
-def _semantic_rows(root: Path, autology, folder: Path, weights: list[float], unified, splits: dict, ids: dict) -> dict:
-    """Semantic recall on with the model in ``folder``, the nodes embedded, then unified search again per
-    ``node_dense`` weight (written to the store's pyproject.toml, as a user would)."""
-    import time as _time
-
-    from autology_mcp.retrieval.dense import sync_node_vectors
-    from autology_mcp.semantic.encoder import Encoder
-    from autology_mcp.semantic.state import SemanticState, save_state
-
-    encoder = Encoder(folder.resolve())
-    save_state(root, SemanticState(folder.name, str(folder.resolve()), encoder.dimension, "fastembed"))
-    t0 = _time.perf_counter()
-    embedded = sync_node_vectors(root, autology.store)
-    print(f"# {embedded} nodes embedded in {_time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    out: dict = {split: {} for split in splits}
-    for weight in weights:
-        (root / "pyproject.toml").write_text(f"[tool.autology.retrieval.channel_weights]\nnode_dense = {weight}\n")
-        _time.sleep(0.01)
-        for split, qs in splits.items():
-            out[split].update(evaluate({f"unified, dense {weight:g}": unified}, qs, ids))
-    return out
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--peps", type=Path, required=True, help="a clone of python/peps")
@@ -207,9 +179,6 @@ def main() -> int:
                         help="a clone and the path of its changelog (repeat)")
     parser.add_argument("--per-query", action="store_true")
     parser.add_argument("--json", type=Path)
-    parser.add_argument("--semantic", type=Path, help="a local model folder: also rank with semantic recall on")
-    parser.add_argument("--node-dense", type=float, nargs="+", default=[0.5],
-                        help="with --semantic: the node_dense channel weights to rank with")
     args = parser.parse_args()
     load = os.getloadavg()
     changelogs = [(Path(c.rsplit(":", 1)[0]), c.rsplit(":", 1)[1]) for c in args.changelog]
@@ -234,9 +203,6 @@ def main() -> int:
             "unified, nodes": unified,
         }
         results = {split: evaluate(rankers, qs, ids) for split, qs in splits.items()}
-        if args.semantic:
-            for split, rows in _semantic_rows(root, autology, args.semantic, args.node_dense, unified, splits, ids).items():
-                results[split].update(rows)
         autology.close()
     sources = {clone_name(repo): git(repo, "rev-parse", "--short", "HEAD").strip() for repo in [args.peps, *(r for r, _ in changelogs)]}
     report = {

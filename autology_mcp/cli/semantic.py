@@ -68,30 +68,13 @@ def cmd_enable(args: argparse.Namespace, root: Path) -> int:
 def cmd_sync(args: argparse.Namespace, root: Path) -> int:
     from autology_mcp.sessions.semantic import sync_turn_vectors
 
-    print("embedding the knowledge nodes and session turns that have no vector yet …", file=sys.stderr)
-    nodes = _sync_nodes(root)
+    print("embedding session memory's turns that have no vector yet …", file=sys.stderr)
     done = sync_turn_vectors(root)
     if done is None:
         print("semantic recall is off here (autology semantic enable), or its model does not load.", file=sys.stderr)
         return 1
-    print(f"✓ {nodes or 0} node(s) and {done} turn(s) embedded")
+    print(f"✓ {done} turn(s) embedded")
     return 0
-
-
-def _sync_nodes(root: Path) -> int | None:
-    from autology_mcp.common.paths import ProjectPaths
-
-    if not ProjectPaths(root).nodes.is_dir():
-        return 0
-    from autology_mcp.knowledge.store import NodeStore
-    from autology_mcp.retrieval.dense import sync_node_vectors
-
-    store = NodeStore(root)
-    try:
-        store.refresh()
-        return sync_node_vectors(root, store)
-    finally:
-        store.close()
 
 
 def cmd_disable(args: argparse.Namespace, root: Path) -> int:
@@ -119,12 +102,12 @@ def status_lines(root: Path) -> list[str]:
     if not available():
         return [f"semantic recall: enabled with {state.model}, but the extra is not installed ({EXTRA}): lexical ranking"]
     from autology_mcp.semantic.runtime import cache
-    from autology_mcp.sessions.semantic import coverage
+    from autology_mcp.sessions.semantic import KIND, turn_texts
 
-    found = coverage(root)
+    counts = cache(root, state).counts()
+    turns = len(turn_texts(root))
     return [f"semantic recall: on with {state.model} ({state.dimension} dimensions, {state.path})",
-            f"  knowledge nodes with a vector: {found.get('nodes_with_vectors', 0)} of {found.get('nodes', 0)}",
-            f"  session turns with a vector: {found.get('session_turns_with_vectors', 0)} of {found.get('session_turns', 0)}"]
+            f"  session turns with a vector: {counts.get(KIND, 0)} of {turns}"]
 
 
 def cmd_status(args: argparse.Namespace, root: Path) -> int:

@@ -14,8 +14,7 @@ from autology_mcp.common.config import section
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.common.paths import ProjectPaths
 
-CHANNELS = ("node_bm25", "node_title_tags", "node_dense", "code_bm25", "symbols", "paths", "vectors", "sessions",
-            "graph")
+CHANNELS = ("node_bm25", "node_title_tags", "code_bm25", "symbols", "paths", "vectors", "sessions", "graph")
 
 # Tuned on the judged knowledge queries (bench/knowledge_eval.py) and the commit-history code
 # evaluation (bench/unified_code_eval.py); see docs/retrieval.md for what each choice cost or gained.
@@ -28,9 +27,6 @@ DEFAULT_CHANNEL_WEIGHTS = {
     "vectors": 0.6,
     "sessions": 0.7,
     "graph": 0.1,  # neighbours brought in by graph expansion (times relation weight and confidence)
-    # semantic recall's node ranking (issue 31): runs only when it is on here; chosen on the tuning part
-    # of bench/records_eval.py --semantic (docs/benchmarks.md)
-    "node_dense": 0.5,
 }
 DEFAULT_TYPE_PRIORS = {  # equal: favouring decisions (or demoting session logs) cost knowledge nDCG@10
     "decision": 1.0,

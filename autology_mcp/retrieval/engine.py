@@ -230,11 +230,6 @@ def run_channels(s: Search, index_cfg) -> None:
         s.runs += node_runs
         s.pool.items.update(node_pool.items)
         s.freshness["nodes"] = {"generation": s.store.index.generation(), "nodes": s.store.index.count()}
-        from autology_mcp.retrieval.dense import node_channel
-
-        dense = node_channel(s.root, s.store, s.text_query, s.pool, cfg.node_pool)
-        if dense.status != "disabled":  # semantic recall off here (the default): not even in the trace
-            s.runs.append(dense)
     else:
         s.runs += [ch.ChannelRun("node_bm25", "out_of_scope"), ch.ChannelRun("node_title_tags", "out_of_scope")]
     s.runs += code_runs

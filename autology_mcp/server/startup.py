@@ -67,7 +67,7 @@ def _start_up(startup: Startup) -> None:
                 startup.watcher.lease.advertise(str(socket_path))  # how the hooks find it (hooks/client.py)
         store.verify_cache()  # a damaged cache database is rebuilt from the files (under the store's lock)
         _build_missing_code_index(store.root)
-        _keep_vectors_up_to_date(store.root, startup.stopping, store)
+        _keep_vectors_up_to_date(store.root, startup.stopping)
     except Exception:
         log.exception("start-up in the background failed; serving without what did not start")
     finally:
@@ -91,10 +91,9 @@ def _build_missing_code_index(root: Path) -> None:
 VECTOR_CHECK_S = 20.0  # how often the vectors thread looks whether session memory changed
 
 
-def _keep_vectors_up_to_date(root: Path, stopping: threading.Event, store: NodeStore) -> None:
-    """With semantic recall on here: a thread that loads the model and embeds the knowledge nodes and
-    session turns that have no vector yet, at start and whenever the nodes or session memory's files
-    change (checked every VECTOR_CHECK_S)."""
+def _keep_vectors_up_to_date(root: Path, stopping: threading.Event) -> None:
+    """With semantic recall on here: a thread that loads the model and embeds session turns that have no
+    vector yet, at start and whenever session memory's files change (checked every VECTOR_CHECK_S)."""
     from autology_mcp.semantic.state import STATE
 
     if not (root / STATE).is_file():
@@ -104,20 +103,16 @@ def _keep_vectors_up_to_date(root: Path, stopping: threading.Event, store: NodeS
         from autology_mcp.sessions.paths import sessions_dir
         from autology_mcp.sessions.semantic import sync_turn_vectors
 
-        from autology_mcp.retrieval.dense import sync_node_vectors
-
         seen = None
         while not stopping.is_set():
             folder = sessions_dir(root)
             signature = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.glob("*.jsonl")) \
                 if folder.is_dir() else []
-            signature.append(("nodes", store.index.generation(), 0))
             if signature != seen:
                 try:
-                    nodes = sync_node_vectors(root, store, should_stop=stopping.is_set)
                     done = sync_turn_vectors(root, should_stop=stopping.is_set)
-                    if nodes or done:
-                        log.info("semantic recall: %s node(s), %s session turn(s) embedded", nodes, done)
+                    if done:
+                        log.info("semantic recall: %d session turn(s) embedded", done)
                     seen = signature
                 except Exception:  # noqa: BLE001 - the vectors are a cache: search ranks lexically without them
                     log.exception("semantic recall: embedding session turns failed")

@@ -125,14 +125,6 @@ def coverage(root: Path) -> dict:
     if sessions_dir(Path(root)).is_dir():
         with SessionIndex.for_root(Path(root)).reading() as conn:
             turns = conn.execute("SELECT coalesce(sum(turns), 0) FROM sources").fetchone()[0]
-    counts = runtime.cache(root, state).counts()
     out["session_turns"] = turns
-    out["session_turns_with_vectors"] = counts.get(KIND, 0)
-    nodes = 0
-    from autology_mcp.common.paths import ProjectPaths
-
-    if ProjectPaths(Path(root)).nodes.is_dir():
-        nodes = sum(1 for _ in ProjectPaths(Path(root)).nodes.rglob("*.md"))
-    out["nodes"] = nodes
-    out["nodes_with_vectors"] = counts.get("node", 0)  # kind of autology_mcp.retrieval.dense
+    out["session_turns_with_vectors"] = runtime.cache(root, state).counts().get(KIND, 0)
     return out

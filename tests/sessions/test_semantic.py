@@ -90,12 +90,12 @@ def test_vectors_are_synced_incrementally_and_removed_on_disable(
         project: Path, model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert autology(project, "semantic", "enable", "--path", str(model)) == 0
     assert autology(project, "semantic", "sync") == 0
-    assert "✓ 0 node(s) and 0 turn(s) embedded" in capsys.readouterr().out  # nothing new: nothing embedded again
+    assert "✓ 0 turn(s) embedded" in capsys.readouterr().out  # nothing new: nothing embedded again
     extra = tmp_path / "transcripts" / "s-new.jsonl"
     extra.write_text(user_line("s-new", "John painted the gear", "2026-11-09T10:00:00Z", "n1") + "\n")
     ingest_transcript(project, extra)
     assert autology(project, "semantic", "sync") == 0
-    assert "✓ 0 node(s) and 1 turn(s) embedded" in capsys.readouterr().out
+    assert "✓ 1 turn(s) embedded" in capsys.readouterr().out
     cache = project / ".autology" / "cache" / "semantic.sqlite"
     assert cache.exists()
     assert autology(project, "semantic", "disable") == 0
@@ -150,8 +150,7 @@ def test_a_server_keeps_the_vectors_up_to_date_in_the_background(
     save_state(project, SemanticState("tiny-model", str(model), 32, "fastembed"))  # enabled, nothing embedded yet
     monkeypatch.setattr(startup, "VECTOR_CHECK_S", 0.1)
     stopping = threading.Event()
-    store = NodeStore(project)
-    startup._keep_vectors_up_to_date(project, stopping, store)
+    startup._keep_vectors_up_to_date(project, stopping)
     cache = VectorCache(project, "tiny-model", 32)
     try:
         deadline = time.monotonic() + 30
@@ -166,7 +165,6 @@ def test_a_server_keeps_the_vectors_up_to_date_in_the_background(
         assert cache.counts().get("session_turn") == 7  # the new session's turn, without anybody asking
     finally:
         stopping.set()
-        store.close()
 
 
 @needs_extra
@@ -179,7 +177,7 @@ def test_status_and_doctor_say_which_model_and_how_much_has_vectors(
     assert autology(project, "status", "--json") == 0
     semantic = json.loads(capsys.readouterr().out)["retrieval"]["semantic"]
     assert semantic == {"enabled": True, "model": "tiny-model", "dimension": 32, "extra_installed": True,
-                        "session_turns": 6, "session_turns_with_vectors": 6, "nodes": 0, "nodes_with_vectors": 0}
+                        "session_turns": 6, "session_turns_with_vectors": 6}
     assert autology(project, "doctor") == 0
     out = capsys.readouterr().out
     assert "semantic recall: on with tiny-model (32 dimensions" in out and "session turns with a vector: 6 of 6" in out
@@ -214,4 +212,3 @@ def test_a_failed_download_says_what_to_do_and_enables_nothing(
     err = capsys.readouterr().err
     assert "could not download sentence-transformers/all-MiniLM-L6-v2" in err and "--path DIR" in err
     assert not (project / ".autology" / "local" / "semantic.json").exists()
-
