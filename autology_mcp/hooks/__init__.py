@@ -42,18 +42,14 @@ def run(event: str, stdin_text: str, root: str | None = None) -> str | None:
         payload = json.loads(stdin_text)
         if not isinstance(payload, dict) or event not in HANDLERS:
             return None
-        result = _handle(event, payload, root)
+        from importlib import import_module
+
+        module, function = HANDLERS[event]
+        result: dict[str, Any] | None = getattr(import_module(module), function)(payload, root)
         return json.dumps(result, ensure_ascii=False) if result else None
     except Exception:  # fail open: a hook must never get in the way
         _debug()
         return None
-
-
-def _handle(event: str, payload: dict[str, Any], root: str | None) -> dict[str, Any] | None:
-    from importlib import import_module
-
-    module, function = HANDLERS[event]
-    return getattr(import_module(module), function)(payload, root)
 
 
 Ask = Callable[[str, str], tuple[bool, "str | None"]]
@@ -64,12 +60,13 @@ def run_agent(agent: str, event: str, stdin_text: str, root: str | None = None, 
 
     Each handler call the payload maps to (:func:`~autology_mcp.hooks.dialects.handler_calls`) goes to
     ``ask`` first when it is one a running server answers (``ask(event, claude_payload_text)`` returns
-    (answered, output)); the rest, and any not answered, run here. Never raises."""
+    (answered, output)); the rest, and any not answered, run here. Claude Code's own payload goes as it
+    is. Never raises."""
     try:
         from autology_mcp.hooks.dialects import DEFAULT, agent_output, handler_calls
 
-        if agent == DEFAULT and event in HANDLERS and ask is None:
-            return run(event, stdin_text, root)  # Claude Code's payload, as it is
+        if agent == DEFAULT and event in HANDLERS:  # Claude Code's payload, as it is
+            return _answer(event, stdin_text, root, ask)
         payload = json.loads(stdin_text)
         if not isinstance(payload, dict):
             return None
@@ -77,10 +74,7 @@ def run_agent(agent: str, event: str, stdin_text: str, root: str | None = None, 
         for handler_event, handler_payload in handler_calls(agent, event, payload):
             if handler_event not in HANDLERS:
                 continue
-            text = json.dumps(handler_payload, ensure_ascii=False)
-            answered, output = ask(handler_event, text) if ask and handler_event in SERVED else (False, None)
-            if not answered:
-                output = run(handler_event, text, root)
+            output = _answer(handler_event, json.dumps(handler_payload, ensure_ascii=False), root, ask)
             result = json.loads(output) if output else None
             if isinstance(result, dict):
                 results.append(result)
@@ -89,6 +83,18 @@ def run_agent(agent: str, event: str, stdin_text: str, root: str | None = None, 
     except Exception:  # fail open
         _debug()
         return None
+
+
+def _answer(event: str, text: str, root: str | None, ask: Ask | None) -> str | None:
+    """One handler's output for a Claude Code-shaped payload: from the running server when it answers
+    this event, else run here."""
+    if ask is not None and event in SERVED:
+        answered, output = ask(event, text)
+        if answered:
+            if os.environ.get("AUTOLOGY_HOOK_DEBUG"):
+                print("autology hook: answered by the running server", file=sys.stderr)
+            return output
+    return run(event, text, root)
 
 
 def _debug() -> None:

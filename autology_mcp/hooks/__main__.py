@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from autology_mcp.hooks import EVENTS, HANDLERS, SERVED, run, run_agent
+from autology_mcp.hooks import EVENTS, run_agent
 from autology_mcp.hooks.dialects import AGENTS, DEFAULT
 
 
@@ -50,17 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     # by the running server, which keeps its model warm (autology_mcp.semantic.runtime).
     os.environ.setdefault("AUTOLOGY_SEMANTIC_LOAD", "never")
 
-    if agent != DEFAULT or event not in HANDLERS:
-        text = run_agent(agent, event, stdin_text, ask=ask_server)
-    else:
-        text = None
-        answered = False
-        if event in SERVED:
-            answered, text = ask_server(event, stdin_text)
-            if answered and os.environ.get("AUTOLOGY_HOOK_DEBUG"):
-                print("autology hook: answered by the running server", file=sys.stderr)
-        if not answered:
-            text = run(event, stdin_text)
+    text = run_agent(agent, event, stdin_text, ask=ask_server)
     if text:
         sys.stdout.write(text + "\n")
     return 0

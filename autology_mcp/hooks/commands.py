@@ -100,12 +100,17 @@ def _events_in(words: list[str], depth: int) -> list[GitEvent]:
         if words[2] == "merge":
             return [GitEvent(PR_MERGE)]
         return []
+    script = _shell_script(program, words, depth)
+    return detect_events(script, depth + 1) if script is not None else []
+
+
+def _shell_script(program: str, words: list[str], depth: int) -> str | None:
+    """The script of ``sh -c '…'`` / ``bash -lc '…'`` (looked into up to three shells deep), else None."""
     flag = next((w for w in words[1:] if w in ("-c", "-lc")), None)
-    if program in _SHELLS and flag and depth < 3:
-        index = words.index(flag, 1)
-        if index + 1 < len(words):
-            return detect_events(words[index + 1], depth + 1)
-    return []
+    if program not in _SHELLS or flag is None or depth >= 3:
+        return None
+    index = words.index(flag, 1)
+    return words[index + 1] if index + 1 < len(words) else None
 
 
 def detect_events(command: str, depth: int = 0) -> list[GitEvent]:
@@ -168,9 +173,8 @@ def _read_of(words: list[str]) -> list[FileRead]:
                 i += 1
             i += 1
             continue
-        if program == "sed" and not files and start is None and _SED_RANGE.match(word):
-            match = _SED_RANGE.match(word)
-            assert match is not None
+        match = _SED_RANGE.match(word) if program == "sed" and not files and start is None else None
+        if match:
             start, end = int(match.group(1)), _sed_end(match.group(2), match.group(1))
         elif program == "sed" and not files and start is None and not any(a in ("-e", "--expression") for a in args):
             return []  # a sed script that is not a line range: an edit or a search, not a read
@@ -207,11 +211,9 @@ def file_reads(command: str, depth: int = 0) -> list[FileRead]:
         if program == "cd" and len(words) == 2:
             where = posixpath.normpath(posixpath.join(where, words[1]))
             continue
-        flag = next((w for w in words[1:] if w in ("-c", "-lc")), None)
-        if program in _SHELLS and flag and depth < 3:
-            index = words.index(flag, 1)
-            if index + 1 < len(words):
-                reads.extend(file_reads(words[index + 1], depth + 1))
+        script = _shell_script(program, words, depth)
+        if script is not None:
+            reads.extend(file_reads(script, depth + 1))
             continue
         if program in _READERS and not any(w.startswith(">") for w in words):
             reads.extend(FileRead(posixpath.join(where, r.path), r.start, r.end) if where else r for r in _read_of(words))
