@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -95,10 +94,19 @@ def _onnx_name(folder: Path) -> str:
     return name
 
 
-@lru_cache(maxsize=4)
+_loaded: dict[str, Encoder] = {}
+
+
+def loaded(folder: str) -> Encoder | None:
+    """The model of ``folder`` if this process loaded it already."""
+    return _loaded.get(folder)
+
+
 def load(folder: str) -> Encoder:
     """The model of ``folder``, loaded once per process (a server keeps it warm)."""
-    return Encoder(Path(folder))
+    if folder not in _loaded:
+        _loaded[folder] = Encoder(Path(folder))
+    return _loaded[folder]
 
 
 def registry() -> dict[str, dict]:

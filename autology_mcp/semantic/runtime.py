@@ -47,8 +47,8 @@ def encoder(state: SemanticState, may_load: bool | None = None):
 
     if may_load is None:
         may_load = os.environ.get(NO_LOADING[0]) != NO_LOADING[1]
-    if not may_load and enc.load.cache_info().currsize == 0:
-        return None
+    if not may_load:
+        return enc.loaded(state.path)  # this very model, if it is loaded already; never another one
     try:
         return enc.load(state.path)
     except Exception as exc:  # noqa: BLE001 - a broken model must not break search: it ranks lexically

@@ -27,6 +27,11 @@ class SemanticState:
         return asdict(self)
 
 
+def enabled_here(root: Path) -> bool:
+    """Whether semantic recall was turned on here: one stat, so a search or a server start pays nothing when off."""
+    return (Path(root) / STATE).is_file()
+
+
 def load_state(root: Path) -> SemanticState | None:
     """The enabled model, or None (off: the default)."""
     try:

@@ -94,9 +94,9 @@ VECTOR_CHECK_S = 20.0  # how often the vectors thread looks whether session memo
 def _keep_vectors_up_to_date(root: Path, stopping: threading.Event) -> None:
     """With semantic recall on here: a thread that loads the model and embeds session turns that have no
     vector yet, at start and whenever session memory's files change (checked every VECTOR_CHECK_S)."""
-    from autology_mcp.semantic.state import STATE
+    from autology_mcp.semantic.state import enabled_here
 
-    if not (root / STATE).is_file():
+    if not enabled_here(root):
         return
 
     def run() -> None:

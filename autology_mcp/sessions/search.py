@@ -85,9 +85,9 @@ def search_sessions(root: Path, query: str, limit: int = 20) -> list[SessionHit]
 def _dense(root: Path, query: str):
     """The dense channel's scores when semantic recall is on here (issue 31); None, and nothing imported,
     when it is off (the default)."""
-    from autology_mcp.semantic.state import STATE
+    from autology_mcp.semantic.state import enabled_here
 
-    if not (root / STATE).is_file():
+    if not enabled_here(root):
         return None
     from autology_mcp.sessions.semantic import dense_scores
 
@@ -173,27 +173,22 @@ def ranked_documents(index: SessionIndex, terms: list[str], limit: int, config: 
             )
         }
     best = max(c[1] for c in candidates) or 1.0
-    fused = _fused(dense, docs) if dense is not None else {}
+    fused, scale = dense.fused({r: (row[3], row[7], row[8]) for r, row in docs.items() if row[2] == "session_chunk"}) \
+        if dense is not None else ({}, 1.0)
     hits = []
     for rowid, bm25 in candidates:
         row = docs.get(rowid)
         if row is None:
             continue
-        relevance = 0.5 * matched.get(rowid, 0) / len(terms) + 0.5 * max(bm25, 0.0) / best
+        relevance = 0.5 * matched[rowid] / len(terms) + 0.5 * max(bm25, 0.0) / best
         if fused:
-            relevance = (relevance + fused.get(rowid, 0.0)) / (1.0 + sum(_weights()))
+            relevance = (relevance + fused.get(rowid, 0.0)) / scale
         score = round(min(1.0, max(0.0, relevance + config.boosts.get(row[2], 0.0))), 4)
         hits.append(SessionHit(row[1], row[2], row[3], row[4], row[5], score, row[6], row[7], row[8]))
     hits.sort(key=lambda h: h.doc_id)
     hits.sort(key=lambda h: h.timestamp, reverse=True)
     hits.sort(key=lambda h: h.score, reverse=True)
     return hits
-
-
-def _weights() -> tuple[float, float]:
-    from autology_mcp.sessions.semantic import WEIGHTS
-
-    return WEIGHTS
 
 
 def _nearest_chunks(conn: sqlite3.Connection, dense, known: set[int]) -> list[tuple[int, float]]:
@@ -210,18 +205,6 @@ def _nearest_chunks(conn: sqlite3.Connection, dense, known: set[int]) -> list[tu
                 known.add(rowid)
                 found.append((rowid, 0.0))
     return found
-
-
-def _fused(dense, docs: dict[int, tuple]) -> dict[int, float]:
-    """Per candidate chunk: the weighted dense similarities, each divided by its best among the candidates."""
-    pairs = {rowid: dense.chunk(row[3], row[7], row[8]) for rowid, row in docs.items() if row[2] == "session_chunk"}
-    pairs = {rowid: p for rowid, p in pairs.items() if p is not None}
-    if not pairs:
-        return {}
-    a, d = _weights()
-    best_turn = max(max(p[0] for p in pairs.values()), 1e-9)
-    best_mean = max(max(p[1] for p in pairs.values()), 1e-9)
-    return {rowid: a * max(t, 0.0) / best_turn + d * max(m, 0.0) / best_mean for rowid, (t, m) in pairs.items()}
 
 
 def without_repeated_handoffs(hits: list[SessionHit], limit: int) -> list[SessionHit]:

@@ -93,6 +93,21 @@ class DenseScores:
         return best, (float(total @ self.query) / norm if norm else 0.0)
 
 
+    def fused(self, chunks: dict[int, tuple[str, int, int]]) -> tuple[dict[int, float], float]:
+        """Per chunk (``rowid: (session, first turn, last turn)``): :data:`WEIGHTS` times its two
+        similarities, each divided by its best among these chunks; and the scale that brings a lexical
+        score in [0, 1] plus these back into [0, 1] (1 + the weights). Chunks without vectors are left out."""
+        pairs = {rowid: self.chunk(*span) for rowid, span in chunks.items()}
+        pairs = {rowid: p for rowid, p in pairs.items() if p is not None}
+        a, d = WEIGHTS
+        if not pairs:
+            return {}, 1.0 + a + d
+        best_turn = max(max(p[0] for p in pairs.values()), 1e-9)
+        best_mean = max(max(p[1] for p in pairs.values()), 1e-9)
+        return ({rowid: a * max(t, 0.0) / best_turn + d * max(m, 0.0) / best_mean for rowid, (t, m) in pairs.items()},
+                1.0 + a + d)
+
+
 def dense_scores(root: Path, query: str) -> DenseScores | None:
     """The query's similarities, when semantic recall is on here and has vectors; else None."""
     from autology_mcp.semantic import runtime
