@@ -25,7 +25,7 @@ import re
 import shlex
 from typing import Any
 
-from autology_mcp.sessions.turns import TARGET_MAX, Turn, tool_target, one_line, strip_injected
+from autology_mcp.sessions.turns import Dialect, TARGET_MAX, Turn, one_line, strip_injected, tool_target
 
 INJECTED_PREFIXES = ("# AGENTS.md instructions", "<environment_context>", "<user_instructions>", "<hook_prompt",
                      "<INSTRUCTIONS>")
@@ -97,11 +97,7 @@ def _output_text(output: Any) -> tuple[str, bool]:
     return output, failed
 
 
-class CodexDialect:
-    def __init__(self, parser: Any):  # the transcript.TranscriptParser reading the lines: it emits the turns
-        self.parser = parser
-        self.state = parser.state
-
+class CodexDialect(Dialect):
     def entry(self, entry: dict[str, Any]) -> list[Turn]:
         state = self.state
         kind = entry.get("type")

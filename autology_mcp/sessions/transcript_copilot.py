@@ -22,7 +22,7 @@ import json
 import re
 from typing import Any
 
-from autology_mcp.sessions.turns import TITLE_MAX, Turn, tool_target, one_line, strip_injected
+from autology_mcp.sessions.turns import Dialect, TITLE_MAX, Turn, one_line, strip_injected, tool_target
 from autology_mcp.sessions.transcript_codex import patch_files
 
 READ_TOOLS = frozenset({"view"})
@@ -30,11 +30,7 @@ EDIT_TOOLS = frozenset({"edit", "create", "str_replace_editor", "apply_patch"})
 _GUIDANCE = re.compile(r"\s*Tool \"[^\"\n]*\" \w+\. Additional guidance from \w+ hooks:.*\Z", re.DOTALL)
 
 
-class CopilotDialect:
-    def __init__(self, parser: Any):  # the transcript.TranscriptParser reading the lines: it emits the turns
-        self.parser = parser
-        self.state = parser.state
-
+class CopilotDialect(Dialect):
     def entry(self, entry: dict[str, Any]) -> list[Turn]:
         state = self.state
         kind = entry.get("type")

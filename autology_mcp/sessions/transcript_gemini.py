@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from autology_mcp.sessions.turns import TITLE_MAX, Turn, tool_target, one_line, strip_injected
+from autology_mcp.sessions.turns import Dialect, TITLE_MAX, Turn, one_line, strip_injected, tool_target
 
 READ_TOOLS = frozenset({"read_file"})
 EDIT_TOOLS = frozenset({"write_file", "replace", "edit"})
@@ -37,11 +37,7 @@ def _parts(content: Any) -> list[dict[str, Any]]:
     return [p for p in content if isinstance(p, dict)] if isinstance(content, list) else []
 
 
-class GeminiDialect:
-    def __init__(self, parser: Any):  # the transcript.TranscriptParser reading the lines: it emits the turns
-        self.parser = parser
-        self.state = parser.state
-
+class GeminiDialect(Dialect):
     def entry(self, entry: dict[str, Any]) -> list[Turn]:
         state = self.state
         if isinstance(entry.get("$set"), dict):

@@ -107,3 +107,13 @@ def tool_target(name: str, data: Any) -> str:
         if isinstance(value, str) and value.strip():
             return one_line(value, TARGET_MAX)
     return ""
+
+
+class Dialect:
+    """The base of the other agents' transcript readers (``transcript_codex`` …): the parser that feeds
+    them lines (a :class:`~autology_mcp.sessions.transcript.TranscriptParser`: it emits the turns) and
+    its state. A dialect's ``entry(line's object)`` returns the turns of one line."""
+
+    def __init__(self, parser: Any):
+        self.parser = parser
+        self.state: ParseState = parser.state
