@@ -28,7 +28,7 @@ from pathlib import Path
 
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.common.fsutil import atomic_write
-from autology_mcp.setup.agents import AGENTS, HOOKS_FILE, FileEdit, files_for
+from autology_mcp.setup.agents import AGENTS, HOOKS_FILE, files_for
 
 RECORD = Path(".autology") / "local" / "setup.json"
 
@@ -98,12 +98,11 @@ def _check_agent(agent: str) -> None:
         raise ValidationError("agent", f"unknown agent {agent!r}", AGENTS)
 
 
-def plan(root: Path, agent: str, edits: list[FileEdit] | None = None) -> list[Change]:
+def plan(root: Path, agent: str) -> list[Change]:
     """The changes ``autology setup <agent>`` makes (only the files it changes)."""
     _check_agent(agent)
-    edits = edits if edits is not None else files_for(agent, *commands())
     changes = []
-    for edit in edits:
+    for edit in files_for(agent, *commands()):
         before = _read(root, edit.path)
         after = edit.add(before)
         if after != before:
@@ -111,14 +110,14 @@ def plan(root: Path, agent: str, edits: list[FileEdit] | None = None) -> list[Ch
     return changes
 
 
-def plan_remove(root: Path, agent: str, edits: list[FileEdit] | None = None) -> list[Change]:
+def plan_remove(root: Path, agent: str) -> list[Change]:
     """The changes ``autology setup <agent> --remove`` makes."""
     _check_agent(agent)
-    edits = edits if edits is not None else files_for(agent, *commands())
+    prefixes = commands()
     kept = _load_record(root).get(agent, {})
-    shared = _used_by_others(root, agent)
+    shared = _used_by_others(root, agent, prefixes)
     changes = []
-    for edit in edits:
+    for edit in files_for(agent, *prefixes):
         if _target(root, edit.path).resolve() in shared:
             continue  # another agent that is still set up uses this file
         current = _read(root, edit.path)
@@ -134,12 +133,12 @@ def plan_remove(root: Path, agent: str, edits: list[FileEdit] | None = None) -> 
     return changes
 
 
-def _used_by_others(root: Path, agent: str) -> set[Path]:
+def _used_by_others(root: Path, agent: str, prefixes: tuple[list[str], list[str]]) -> set[Path]:
     """The files (resolved) of the other agents that are set up here: their hooks are in place."""
     used: set[Path] = set()
     for other in AGENTS:
         if other != agent and _has_our_hooks(root, HOOKS_FILE[other]):
-            used |= {_target(root, e.path).resolve() for e in files_for(other, *commands())}
+            used |= {_target(root, e.path).resolve() for e in files_for(other, *prefixes)}
     return used
 
 
