@@ -28,6 +28,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from sessions_locomo_eval import ingest_conversation  # noqa: E402
+
 from autology_mcp.hooks.prompt import user_prompt_submit  # noqa: E402
 from autology_mcp.semantic.encoder import Encoder  # noqa: E402
 from autology_mcp.semantic.state import STATE, SemanticState, save_state  # noqa: E402
@@ -60,7 +62,7 @@ def main() -> int:
         turn_count = 0
         for conv in args.conversations:
             data = json.loads((args.data / f"{conv}.json").read_text(encoding="utf-8"))
-            turns = _ingest_into(root, conv, data)  # every conversation into the one project
+            turns, _ = ingest_conversation(conv, data, root)  # every conversation into the one project
             turn_count += len(turns)
             for qa in data["qa"]:
                 evidence = [turns[d] for d in qa.get("evidence", []) if d in turns]
@@ -92,30 +94,6 @@ def main() -> int:
     finally:
         shutil.rmtree(root.parent, ignore_errors=True)
     return 0
-
-
-def _ingest_into(root: Path, conv: str, data: dict) -> dict[str, str]:
-    """The conversation's sessions ingested into ``root`` (as sessions_locomo_eval does for one project)."""
-    from sessions_locomo_eval import session_keys, transcript, turn_text
-
-    from autology_mcp.knowledge.store import NodeStore
-    from autology_mcp.sessions.index import SessionIndex
-    from autology_mcp.sessions.ingest import ingest_transcript
-
-    if not (root / ".autology" / "nodes").is_dir():
-        NodeStore(root).init()
-    folder = root.parent / f"transcripts-{conv}"
-    folder.mkdir()
-    turns: dict[str, str] = {}
-    for key in session_keys(data):
-        sid, text = transcript(conv, key, data)
-        path = folder / f"{sid}.jsonl"
-        path.write_text(text, encoding="utf-8")
-        ingest_transcript(root, path, index=False, until_complete=True)
-        for turn in data[key]:
-            turns[turn["dia_id"]] = f"{turn['speaker']}: {turn_text(turn)}"
-    SessionIndex.for_root(root).sync()
-    return turns
 
 
 if __name__ == "__main__":

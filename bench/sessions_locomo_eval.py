@@ -153,9 +153,9 @@ def mean(rows: list[dict]) -> dict:
 def ingest_conversation(conv_id: str, data: dict, root: Path) -> tuple[dict[str, str], SessionIndex]:
     """A store at ``root`` holding the conversation's sessions, each written as a Claude Code
     transcript beside it and ingested with the product's ingest: (each turn's text by dia id, the
-    synced session index)."""
+    synced session index). Several conversations may go into one store (bench/semantic_gate.py)."""
     NodeStore(root).init()
-    folder = root.parent / "transcripts"
+    folder = root.parent / f"transcripts-{conv_id}"
     folder.mkdir()
     turns: dict[str, str] = {}
     for key in session_keys(data):
