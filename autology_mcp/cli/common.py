@@ -93,3 +93,18 @@ def read_content(value: str | None, args_file: str | None) -> str | None:
     if args_file == "-":
         return sys.stdin.read()
     return Path(args_file).read_text(encoding="utf-8")
+
+
+def confirm(yes: bool, question: str, off_terminal: str, declined: str | None = None) -> bool:
+    """Go ahead? Yes with ``--yes``, or when a person at a terminal answers y. Off a terminal without
+    ``--yes``, ``off_terminal`` goes to stderr and nothing is asked; ``declined`` is printed after a no."""
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        print(off_terminal, file=sys.stderr)
+        return False
+    if input(f"{question} [y/N] ").strip().lower() in ("y", "yes"):
+        return True
+    if declined:
+        print(declined)
+    return False

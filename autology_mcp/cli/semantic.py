@@ -17,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from autology_mcp.cli.common import command_group, root_of
+from autology_mcp.cli.common import command_group, confirm
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -26,15 +26,6 @@ def _cache_dir() -> Path:
     import os
 
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "autology" / "models"
-
-
-def _confirm(args: argparse.Namespace, question: str) -> bool:
-    if args.yes:
-        return True
-    if not sys.stdin.isatty():
-        print("Nothing done: run again with --yes.", file=sys.stderr)
-        return False
-    return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
 
 
 def cmd_enable(args: argparse.Namespace, root: Path) -> int:
@@ -56,7 +47,7 @@ def cmd_enable(args: argparse.Namespace, root: Path) -> int:
                                            "(autology semantic models lists them)")
         size = model.get("size_in_GB", 0) * 1024
         print(f"{name}: {model.get('dim')} dimensions, about {size:.0f} MB, downloaded by fastembed into {_cache_dir()}.")
-        if not _confirm(args, "Download it?"):
+        if not confirm(args.yes, "Download it?", "Nothing done: run again with --yes."):
             return 1
         folder = fetch(name, _cache_dir())
     encoder = Encoder(folder.resolve())  # loads it: a folder that does not load is never enabled

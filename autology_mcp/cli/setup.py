@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from autology_mcp.cli.common import root_of
+from autology_mcp.cli.common import confirm, root_of
 from autology_mcp.setup.agents import AGENTS, TRUST
 
 
@@ -37,14 +37,9 @@ def cmd_setup(args: argparse.Namespace) -> int:
     if args.dry_run:
         print("\n(dry run: nothing written)")
         return 0
-    if not args.yes:
-        if not sys.stdin.isatty():
-            print("\nNothing written: run again with --yes to write these changes.", file=sys.stderr)
-            return 1
-        answer = input("\nWrite these changes? [y/N] ").strip().lower()
-        if answer not in ("y", "yes"):
-            print("Nothing written.")
-            return 1
+    if not confirm(args.yes, "\nWrite these changes?", "\nNothing written: run again with --yes to write these changes.",
+                   "Nothing written."):
+        return 1
     if not args.remove and not (root / ".autology" / "nodes").is_dir():
         from autology_mcp.knowledge.store import NodeStore
 
