@@ -36,8 +36,8 @@ sys.path.insert(0, str(HERE))
 from hooks import RunningServer  # noqa: E402
 from sessions_locomo_eval import ingest_conversation  # noqa: E402
 
-from autology_mcp.semantic.encoder import Encoder  # noqa: E402
-from autology_mcp.semantic.state import STATE, SemanticState, save_state  # noqa: E402
+from autology_mcp.semantic.runtime import enable  # noqa: E402
+from autology_mcp.semantic.state import STATE  # noqa: E402
 from autology_mcp.semantic.vectors import VectorCache  # noqa: E402
 from autology_mcp.sessions.search import search_sessions  # noqa: E402
 from autology_mcp.sessions.semantic import KIND, sync_turn_vectors  # noqa: E402
@@ -86,9 +86,7 @@ def main() -> int:
         t = time.perf_counter()
         turns, _ = ingest_conversation(args.conversation, data, root)
         ingest_s = time.perf_counter() - t
-        encoder = Encoder(args.model.resolve())
-        state = SemanticState(args.model.name, str(args.model.resolve()), encoder.dimension, "fastembed")
-        save_state(root, state)
+        state, _ = enable(root, args.model)
         t = time.perf_counter()
         embedded = sync_turn_vectors(root)
         embed_s = time.perf_counter() - t

@@ -31,8 +31,8 @@ sys.path.insert(0, str(HERE))
 from sessions_locomo_eval import ingest_conversation  # noqa: E402
 
 from autology_mcp.hooks.prompt import user_prompt_submit  # noqa: E402
-from autology_mcp.semantic.encoder import Encoder  # noqa: E402
-from autology_mcp.semantic.state import STATE, SemanticState, save_state  # noqa: E402
+from autology_mcp.semantic.runtime import enable  # noqa: E402
+from autology_mcp.semantic.state import STATE  # noqa: E402
 from autology_mcp.sessions.semantic import sync_turn_vectors  # noqa: E402
 
 
@@ -68,9 +68,7 @@ def main() -> int:
                 evidence = [turns[d] for d in qa.get("evidence", []) if d in turns]
                 if qa.get("category") != 5 and evidence:
                     on_topic.append((qa["question"], evidence))
-        encoder = Encoder(args.model.resolve())
-        state = SemanticState(args.model.name, str(args.model.resolve()), encoder.dimension, "fastembed")
-        save_state(root, state)
+        enable(root, args.model)
         t = time.perf_counter()
         embedded = sync_turn_vectors(root)
         print(f"{turn_count} turns, {embedded} embedded in {time.perf_counter() - t:.1f} s; "

@@ -212,12 +212,10 @@ def _semantic_rows(root: Path, data: dict, turns: dict[str, str], folder: Path,
                    weights: list[tuple[float, float]], rows: dict) -> dict:
     """Semantic recall on with the model in ``folder``: the turns embedded, then the questions ranked
     again per weighting (rows ``semantic a,d``); the embedding and query times."""
-    from autology_mcp.semantic.encoder import Encoder
-    from autology_mcp.semantic.state import SemanticState, save_state
+    from autology_mcp.semantic.runtime import enable
     from autology_mcp.sessions import semantic
 
-    encoder = Encoder(folder)
-    save_state(root, SemanticState(folder.name, str(folder), encoder.dimension, "fastembed"))
+    enable(root, folder)
     t0 = time.perf_counter()
     embedded = semantic.sync_turn_vectors(root)
     embed_s = time.perf_counter() - t0

@@ -30,16 +30,15 @@ def _cache_dir() -> Path:
 
 def cmd_enable(args: argparse.Namespace, root: Path) -> int:
     from autology_mcp.common.errors import ValidationError
-    from autology_mcp.semantic.encoder import EXTRA, Encoder, available, fetch, registry
-    from autology_mcp.semantic.state import SemanticState, save_state
+    from autology_mcp.semantic.encoder import EXTRA, available, fetch, registry
+    from autology_mcp.semantic.runtime import enable
 
     if not available():
         raise ValidationError("semantic recall", f"the optional extra is not installed: {EXTRA}")
     given = args.path or (args.model if args.model and Path(args.model).expanduser().is_dir() else None)
     folder = Path(given).expanduser() if given else None
-    if folder is not None:
-        name = folder.resolve().name
-    else:
+    name = None  # a folder: named after itself
+    if folder is None:
         name = args.model or DEFAULT_MODEL
         model = registry().get(name)
         if model is None:
@@ -50,9 +49,8 @@ def cmd_enable(args: argparse.Namespace, root: Path) -> int:
         if not confirm(args.yes, "Download it?", "Nothing done: run again with --yes."):
             return 1
         folder = fetch(name, _cache_dir())
-    encoder = Encoder(folder.resolve())  # loads it: a folder that does not load is never enabled
-    save_state(root, SemanticState(name, str(folder.resolve()), encoder.dimension, "fastembed"))
-    print(f"✓ semantic recall on with {name} ({encoder.dimension} dimensions, {encoder.kind} model in {folder.resolve()})")
+    state, encoder = enable(root, folder, name)  # loads it: a folder that does not load is never enabled
+    print(f"✓ semantic recall on with {state.model} ({state.dimension} dimensions, {encoder.kind} model in {state.path})")
     return cmd_sync(args, root)
 
 

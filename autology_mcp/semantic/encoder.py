@@ -1,12 +1,16 @@
 """Text to vectors, through the optional extra ``autology-mcp[semantic]`` (fastembed: ONNX Runtime, no
 torch; decision in ``.autology/``, measurement in docs/benchmarks.md).
 
-A model is a folder on this machine, in one of fastembed's two formats:
+A model is a folder on this machine, read in one of two ways:
 
-- a transformer exported to ONNX (``model.onnx``, ``tokenizer.json``, ``tokenizer_config.json``,
-  ``special_tokens_map.json``, ``config.json``): mean pooled, unit length;
-- a static model in model2vec's format (``model.safetensors`` with an ``embeddings`` tensor,
-  ``tokenizer.json``): token vectors averaged.
+- a model of fastembed's registry, by its name (``autology semantic enable NAME`` fetched it): fastembed's
+  own description of it says which file to load, how to pool and whether to normalise;
+- any other folder, in one of fastembed's two formats: a transformer exported to ONNX (``model.onnx``,
+  ``tokenizer.json``, ``tokenizer_config.json``, ``special_tokens_map.json``, ``config.json``), pooled as
+  sentence-transformers' ``1_Pooling/config.json`` says (mean when it says nothing: CLS and last-token
+  too), with the query and document prompts of ``config_sentence_transformers.json`` when it has them;
+  or a static model in model2vec's format (``model.safetensors`` with an ``embeddings`` tensor,
+  ``tokenizer.json``): token vectors averaged. Vectors are unit length.
 
 :func:`fetch` brings a model of fastembed's own registry into fastembed's cache (the one step that uses
 the network, run only by ``autology semantic enable NAME``). Loading never downloads. The library is
@@ -25,8 +29,8 @@ from autology_mcp.common.errors import ValidationError
 
 EXTRA = "pip install 'autology-mcp[semantic]'"
 STATIC, ONNX = "static", "onnx"
-# fastembed loads a local folder under a name of its registry with the same kind of model; these two
-# stand for "a static model" and "a mean-pooled transformer" (the folder's own files are what is read).
+# fastembed loads a local folder under a name of its registry with the same kind of model: this one stands
+# for "a static model" (the folder's own files are what is read); transformers get names of their own.
 _STATIC_NAME = "minishlab/potion-base-8M"
 BATCH = 32
 
@@ -50,63 +54,112 @@ def folder_kind(folder: Path) -> str:
 
 
 class Encoder:
-    """One loaded model: ``encode(texts)`` gives unit-length float32 rows."""
+    """One loaded model: ``encode(texts)`` gives documents' unit-length float32 rows, ``encode_query(text)``
+    a query's (the two differ only for a model with a query prompt)."""
 
-    def __init__(self, folder: Path, threads: int | None = None):
+    def __init__(self, folder: Path, name: str | None = None, threads: int | None = None):
         if not available():
             raise ValidationError("semantic recall", f"the optional extra is not installed: {EXTRA}")
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # a folder is read as it is: never a download
         from fastembed import TextEmbedding
 
         self.folder = Path(folder)
-        self.kind = folder_kind(self.folder)
-        name = _STATIC_NAME if self.kind == STATIC else _onnx_name(self.folder)
-        self.model = TextEmbedding(model_name=name, specific_model_path=str(self.folder), threads=threads)
+        known = registry().get(name) if name else None
+        self.prompts: dict[str, str] = {}
+        if known is not None:  # fetched by name: fastembed knows its file, pooling and normalisation
+            self.kind = STATIC if str(known.get("model_file", "")).endswith(".safetensors") else ONNX
+            model_name = name
+        else:
+            self.kind = folder_kind(self.folder)
+            model_name = _STATIC_NAME if self.kind == STATIC else _onnx_name(self.folder)
+            self.prompts = _prompts(self.folder)
+        self.model = TextEmbedding(model_name=model_name, specific_model_path=str(self.folder), threads=threads)
         self.dimension = int(self.encode(["dimension"]).shape[1])
 
     def encode(self, texts: list[str]) -> np.ndarray:
+        """Documents' vectors (session turns)."""
+        return self._rows([self.prompts.get("document", "") + t for t in texts], self.model.passage_embed)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """A query's vector."""
+        return self._rows([self.prompts.get("query", "") + text], self.model.query_embed)[0]
+
+    def _rows(self, texts: list[str], embed) -> np.ndarray:
         if not texts:
             return np.zeros((0, getattr(self, "dimension", 0)), dtype=np.float32)
         # fastembed pads each batch to its longest text: longest first, then put back in order
         order = np.argsort([-len(t) for t in texts], kind="stable")
-        rows = np.stack(list(self.model.embed([texts[i] for i in order], batch_size=BATCH))).astype(np.float32)
+        rows = np.stack(list(embed([texts[i] for i in order], batch_size=BATCH))).astype(np.float32)
         out = np.empty_like(rows)
         out[order] = rows
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.where(norms == 0, 1.0, norms)
 
 
+def _read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def pooling(folder: Path) -> str:
+    """How a transformer folder's token vectors become one: sentence-transformers' ``1_Pooling/config.json``
+    (``cls``, ``lasttoken`` or ``mean``); mean when the folder does not say."""
+    config = _read_json(Path(folder) / "1_Pooling" / "config.json")
+    if config.get("pooling_mode_cls_token"):
+        return "cls"
+    if config.get("pooling_mode_lasttoken"):
+        return "lasttoken"
+    return "mean"
+
+
+def _prompts(folder: Path) -> dict[str, str]:
+    """The query and document prompts sentence-transformers keeps for the folder's model (e5's "query: ",
+    say); none when it has none."""
+    given = _read_json(Path(folder) / "config_sentence_transformers.json").get("prompts") or {}
+    out = {}
+    for role, keys in (("query", ("query",)), ("document", ("document", "passage", "corpus"))):
+        prompt = next((given[k] for k in keys if isinstance(given.get(k), str)), "")
+        if prompt:
+            out[role] = prompt
+    return out
+
+
 def _onnx_name(folder: Path) -> str:
-    """A name fastembed's registry knows for a mean-pooled ONNX transformer of this folder's dimension
-    (registered once per dimension: the files read are the folder's)."""
+    """A name fastembed's registry knows for an ONNX transformer of this folder's pooling and dimension
+    (registered once per pair: the files read are the folder's)."""
     from fastembed import TextEmbedding
     from fastembed.common.model_description import ModelSource, PoolingType
 
+    config = _read_json(folder / "config.json")
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         dimension = int(config.get("hidden_size") or config.get("dim") or 0)
-    except (OSError, ValueError, TypeError):
+    except (ValueError, TypeError):
         dimension = 0
-    name = f"autology-local/mean-pooled-{dimension or 'any'}"
-    if name not in {m["model"] for m in TextEmbedding.list_supported_models()}:
-        TextEmbedding.add_custom_model(model=name, pooling=PoolingType.MEAN, normalization=True,
+    how = pooling(folder)
+    name = f"autology-local/{how}-pooled-{dimension or 'any'}"
+    if name not in registry():
+        kind = {"cls": PoolingType.CLS, "lasttoken": PoolingType.LAST_TOKEN}.get(how, PoolingType.MEAN)
+        TextEmbedding.add_custom_model(model=name, pooling=kind, normalization=True,
                                        sources=ModelSource(hf=name), dim=dimension or 384, model_file="model.onnx")
     return name
 
 
-_loaded: dict[str, Encoder] = {}
+_loaded: dict[tuple[str, str | None], Encoder] = {}
 
 
-def loaded(folder: str) -> Encoder | None:
-    """The model of ``folder`` if this process loaded it already."""
-    return _loaded.get(folder)
+def loaded(folder: str, name: str | None = None) -> Encoder | None:
+    """The model of ``folder`` (read as ``name`` says) if this process loaded it already."""
+    return _loaded.get((folder, name))
 
 
-def load(folder: str) -> Encoder:
+def load(folder: str, name: str | None = None) -> Encoder:
     """The model of ``folder``, loaded once per process (a server keeps it warm)."""
-    if folder not in _loaded:
-        _loaded[folder] = Encoder(Path(folder))
-    return _loaded[folder]
+    if (folder, name) not in _loaded:
+        _loaded[(folder, name)] = Encoder(Path(folder), name)
+    return _loaded[(folder, name)]
 
 
 def registry() -> dict[str, dict]:

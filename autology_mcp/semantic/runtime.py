@@ -19,6 +19,7 @@ from autology_mcp.semantic.state import SemanticState, load_state
 if TYPE_CHECKING:
     import numpy as np
 
+    from autology_mcp.semantic.encoder import Encoder
     from autology_mcp.semantic.vectors import VectorCache
 
 log = logging.getLogger("autology.semantic")
@@ -48,9 +49,9 @@ def encoder(state: SemanticState, may_load: bool | None = None):
     if may_load is None:
         may_load = os.environ.get(NO_LOADING[0]) != NO_LOADING[1]
     if not may_load:
-        return enc.loaded(state.path)  # this very model, if it is loaded already; never another one
+        return enc.loaded(state.path, state.model)  # this very model, if it is loaded already; never another one
     try:
-        return enc.load(state.path)
+        return enc.load(state.path, state.model)
     except Exception as exc:  # noqa: BLE001 - a broken model must not break search: it ranks lexically
         log.warning("semantic recall off for now: cannot load the model in %s: %s", state.path, exc)
         return None
@@ -64,4 +65,18 @@ def query_vector(root: Path, text: str) -> tuple[VectorCache, np.ndarray] | None
     model = encoder(state)
     if model is None:
         return None
-    return cache(root, state), model.encode([text])[0]
+    return cache(root, state), model.encode_query(text)
+
+
+def enable(root: Path, folder: Path, name: str | None = None) -> tuple[SemanticState, Encoder]:
+    """Turn semantic recall on here with the model in ``folder`` (``name``: fastembed's name for it, when it
+    was fetched by name), after loading it: a folder that does not load is never enabled."""
+    from autology_mcp.semantic import encoder as enc
+    from autology_mcp.semantic.state import save_state
+
+    folder = Path(folder).expanduser().resolve()
+    name = name or folder.name
+    model = enc.load(str(folder), name)
+    state = SemanticState(name, str(folder), model.dimension, "fastembed")
+    save_state(root, state)
+    return state, model

@@ -1,7 +1,13 @@
 """Tiny models for the semantic recall tests, written in the formats the optional extra reads (no network,
-no torch): a static model in model2vec's layout (``model.safetensors`` with an ``embeddings`` tensor,
-``tokenizer.json``), with random vectors over a small vocabulary, except for groups of words given the
-same direction, so that paraphrases are near and everything else is not."""
+no torch):
+
+- a static model in model2vec's layout (``model.safetensors`` with an ``embeddings`` tensor,
+  ``tokenizer.json``), with random vectors over a small vocabulary, except for groups of words given the
+  same direction, so that paraphrases are near and everything else is not;
+- a BERT-shaped transformer exported to ONNX (``model.onnx`` and the tokenizer files), random weights: a
+  real graph (token and type embeddings, tanh, a projection) that ONNX Runtime runs, written with the
+  ``onnx`` package (a test dependency).
+"""
 
 from __future__ import annotations
 
@@ -54,4 +60,56 @@ def write_tiny_static_model(folder: Path, words: list[str], synonyms: list[list[
     tokenizer.save(str(folder / "tokenizer.json"))
     write_safetensors(folder / "model.safetensors", {"embeddings": vectors})
     (folder / "config.json").write_text(json.dumps({"model_type": "model2vec", "hidden_dim": dim, "normalize": True}))
+    return folder
+
+
+ONNX_WORDS = ("the a and of to in is it was i you he she we they session search recall memory code test bug fix "
+              "query passage python function class file error import run build deploy database index vector model "
+              "nike shoe deal basketball endorsement john caroline support group painting camping").split()
+
+
+def write_tiny_onnx_model(folder: Path, dim: int = 16, seed: int = 0, model_file: str = "model.onnx") -> Path:
+    """A tiny transformer in the layout of an ONNX export (BERT's inputs ``input_ids``, ``attention_mask``,
+    ``token_type_ids``; output ``last_hidden_state`` = tanh(token + type embedding) @ W), with a WordPiece
+    tokenizer.json that wraps each text in [CLS] ... [SEP]."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    pieces = sorted(set(ONNX_WORDS)) + [f"##{c}" for c in "abcdefghijklmnopqrstuvwxyz0123456789"]
+    tokens = special + pieces + list("abcdefghijklmnopqrstuvwxyz0123456789.,!?'-:")
+    vocab = {token: i for i, token in enumerate(dict.fromkeys(tokens))}  # "a" and "i" are words and letters
+    tokenizer = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]", max_input_chars_per_word=100))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])])
+    tokenizer.save(str(folder / "tokenizer.json"))
+    (folder / "tokenizer_config.json").write_text(json.dumps(
+        {"model_max_length": 64, "pad_token": "[PAD]", "tokenizer_class": "BertTokenizer", "do_lower_case": True}))
+    (folder / "special_tokens_map.json").write_text(json.dumps(
+        {"pad_token": "[PAD]", "unk_token": "[UNK]", "cls_token": "[CLS]", "sep_token": "[SEP]", "mask_token": "[MASK]"}))
+    (folder / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_size": dim, "pad_token_id": 0}))
+
+    rng = np.random.default_rng(seed)
+    weights = {"emb": rng.standard_normal((len(vocab), dim)), "typ": rng.standard_normal((2, dim)) * 0.1,
+               "w": rng.standard_normal((dim, dim)) / np.sqrt(dim)}
+    inputs = [helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "seq"])
+              for name in ("input_ids", "attention_mask", "token_type_ids")]
+    output = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "seq", dim])
+    nodes = [helper.make_node("Gather", ["emb", "input_ids"], ["tok"], axis=0),
+             helper.make_node("Gather", ["typ", "token_type_ids"], ["tt"], axis=0),
+             helper.make_node("Add", ["tok", "tt"], ["h0"]),
+             helper.make_node("Tanh", ["h0"], ["h1"]),
+             helper.make_node("MatMul", ["h1", "w"], ["last_hidden_state"])]
+    graph = helper.make_graph(nodes, "tiny_bert", inputs, [output], initializer=[
+        numpy_helper.from_array(array.astype(np.float32), name) for name, array in weights.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="autology-tests")
+    model.ir_version = 8  # what ONNX Runtime reads
+    onnx.checker.check_model(model)
+    onnx.save(model, str(folder / model_file))
     return folder
