@@ -7,6 +7,9 @@ entries of four projects that cite them.
 where each path is a clone (python/peps, python/mypy, pypa/pip, python/typing_extensions, psf/black);
 the files are read at each clone's HEAD, whose commit is printed.
 
+With ``--semantic MODEL_DIR`` (issue 31), the store is ranked again with semantic recall on, in the same
+run (rows ``…, semantic``).
+
 - **Nodes:** every ``peps/pep-NNNN.rst`` becomes a ``decision`` node: its ``Title:`` header as the
   title, its ``Topic:`` headers as tags, the text after the headers as the content (cut at the
   store's 200,000-character limit). Written straight to the store: benchmark data, not an import
@@ -179,6 +182,8 @@ def main() -> int:
                         help="a clone and the path of its changelog (repeat)")
     parser.add_argument("--per-query", action="store_true")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--semantic", type=Path, help="a local model folder: rank again with semantic recall on, "
+                                                      "in the same run (issue 31; the optional extra installed)")
     args = parser.parse_args()
     load = os.getloadavg()
     changelogs = [(Path(c.rsplit(":", 1)[0]), c.rsplit(":", 1)[1]) for c in args.changelog]
@@ -203,6 +208,13 @@ def main() -> int:
             "unified, nodes": unified,
         }
         results = {split: evaluate(rankers, qs, ids) for split, qs in splits.items()}
+        if args.semantic:
+            from autology_mcp.semantic.runtime import enable
+
+            enable(root, args.semantic)
+            on = {f"{name}, semantic": rankers[name] for name in ("autology_query", "unified, nodes")}
+            for split, qs in splits.items():
+                results[split] |= evaluate(on, qs, ids)
         autology.close()
     sources = {clone_name(repo): git(repo, "rev-parse", "--short", "HEAD").strip() for repo in [args.peps, *(r for r, _ in changelogs)]}
     report = {
@@ -217,9 +229,9 @@ def main() -> int:
     print("# " + ", ".join(f"{k}@{v}" for k, v in sources.items()))
     for split, rows in results.items():
         print(f"\n{split} ({report['queries'][split]} queries)")
-        print(f"{'ranker':<18} {'MRR@10':>7} {'recall@10':>9}")
+        print(f"{'ranker':<28} {'MRR@10':>7} {'recall@10':>9}")
         for name, r in rows.items():
-            print(f"{name:<18} {r['mrr@10']:>7.3f} {r['recall@10']:>9.3f}")
+            print(f"{name:<28} {r['mrr@10']:>7.3f} {r['recall@10']:>9.3f}")
             if args.per_query:
                 print("    ranks:", r["per_query"])
     if args.json:

@@ -25,6 +25,9 @@ It also counts the queries where unified search at ``limit=10`` returns fewer di
 (``unified_limit10_short_lists``), and the same counting only the files the scope admits
 (``..._in_scope``: with scope=code, docs and changelogs are out of scope, as unified search leaves them out).
 
+With ``--semantic DIR`` (issue 31), semantic recall is on in the work tree's store with the model in DIR;
+the JSON says so. Run it with and without to see that code ranking does not move.
+
 File-level Recall@1/5/10 and MRR@10, means over the commits. The goal (issue 6): unified search
 with scope=code does at least as well as the index alone.
 
@@ -56,6 +59,7 @@ from retrieval_eval import (  # noqa: E402  (bench/ is not a package)
 
 from autology_mcp.code import service  # noqa: E402
 from autology_mcp.retrieval.candidates import is_doc_path  # noqa: E402
+from autology_mcp.semantic.state import clear_state  # noqa: E402
 
 NO_BUDGET = 1_000_000
 UNIFIED_LIMIT = 50  # autology_search's maximum
@@ -81,9 +85,16 @@ def main() -> int:
     ap.add_argument("--scope", default="code", help="unified search scope, comma-separated (default code)")
     ap.add_argument("--json", type=Path, help="write the results here")
     ap.add_argument("--per-query", action="store_true", help="print every query's MRR per ranker")
+    ap.add_argument("--semantic", type=Path, help="a local model folder: semantic recall on in the work tree's store "
+                                                  "(issue 31; the optional extra installed)")
     args = ap.parse_args()
     scope = [s.strip() for s in args.scope.split(",") if s.strip()]
     name, work, head, commits = prepare_history(args.repo, args.workdir, args.commits)
+    clear_state(work)  # a work tree reused from a --semantic run ranks lexically again
+    if args.semantic:
+        from autology_mcp.semantic.runtime import enable
+
+        enable(work, args.semantic)  # .autology survives each checkout's clean (-e .autology)
     rows: dict[str, list[dict]] = {name: [] for name in ("index", "unified", "grep", "bm25_files", "bm25_chunks",
                                                          "bm25_files_code", "bm25_chunks_code")}
     source_rows: dict[str, list[dict]] = {name: [] for name in rows}
@@ -130,6 +141,7 @@ def main() -> int:
                   + f"  {c['subject']}", flush=True)
     results = {
         "repo": name, "head": head, "commits": len(commits), "unified_scope": scope,
+        "semantic": str(args.semantic) if args.semantic else None,
         "mean_relevant_files": round(statistics.fmean(len(c["relevant"]) for c in commits), 2),
         "index": mean(rows["index"]), "unified": mean(rows["unified"]), "grep_baseline": mean(rows["grep"]),
         **{f"{name}_baseline": mean(rows[name]) for name in ("bm25_files", "bm25_chunks", "bm25_files_code", "bm25_chunks_code")},
