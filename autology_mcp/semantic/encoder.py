@@ -33,6 +33,17 @@ STATIC, ONNX = "static", "onnx"
 # for "a static model" (the folder's own files are what is read); transformers get names of their own.
 _STATIC_NAME = "minishlab/potion-base-8M"
 BATCH = 32
+# The prompts some models of fastembed's registry are trained with (their model cards), put before queries
+# and documents when the fetched folder does not name its own.
+_SEARCH = "Represent this sentence for searching relevant passages: "
+PROMPTS: dict[str, dict[str, str]] = {
+    "nomic-ai/nomic-embed-text-v1": {"query": "search_query: ", "document": "search_document: "},
+    "intfloat/multilingual-e5-": {"query": "query: ", "document": "passage: "},
+    "BAAI/bge-small-en-v1.5": {"query": _SEARCH},
+    "BAAI/bge-base-en-v1.5": {"query": _SEARCH},
+    "BAAI/bge-large-en-v1.5": {"query": _SEARCH},
+    "snowflake/snowflake-arctic-embed-": {"query": _SEARCH},
+}
 
 
 def available() -> bool:
@@ -65,14 +76,14 @@ class Encoder:
 
         self.folder = Path(folder)
         known = registry().get(name) if name else None
-        self.prompts: dict[str, str] = {}
         if known is not None:  # fetched by name: fastembed knows its file, pooling and normalisation
             self.kind = STATIC if str(known.get("model_file", "")).endswith(".safetensors") else ONNX
             model_name = name
         else:
             self.kind = folder_kind(self.folder)
             model_name = _STATIC_NAME if self.kind == STATIC else _onnx_name(self.folder)
-            self.prompts = _prompts(self.folder)
+        # fastembed adds no prompt of its own: the folder's, else the one its model card asks for
+        self.prompts = _prompts(self.folder) or next((p for prefix, p in PROMPTS.items() if (name or "").startswith(prefix)), {})
         self.model = TextEmbedding(model_name=model_name, specific_model_path=str(self.folder), threads=threads)
         self.dimension = int(self.encode(["dimension"]).shape[1])
 

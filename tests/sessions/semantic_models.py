@@ -111,5 +111,6 @@ def write_tiny_onnx_model(folder: Path, dim: int = 16, seed: int = 0, model_file
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="autology-tests")
     model.ir_version = 8  # what ONNX Runtime reads
     onnx.checker.check_model(model)
+    (folder / model_file).parent.mkdir(parents=True, exist_ok=True)
     onnx.save(model, str(folder / model_file))
     return folder

@@ -33,7 +33,7 @@ def by_hand(folder: Path, texts: list[str], how: str) -> np.ndarray:
     import onnxruntime
     from tokenizers import Tokenizer
 
-    session = onnxruntime.InferenceSession(str(next(folder.glob("*.onnx"))), providers=["CPUExecutionProvider"])
+    session = onnxruntime.InferenceSession(str(next(folder.rglob("*.onnx"))), providers=["CPUExecutionProvider"])
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     rows = []
     for text in texts:
@@ -80,6 +80,17 @@ def test_a_model_fetched_by_name_is_read_as_fastembed_describes_it(tmp_path: Pat
     model = Encoder(folder, "BAAI/bge-small-en-v1.5")
     assert model.kind == "onnx"
     assert np.allclose(model.encode(TEXTS), by_hand(folder, TEXTS, "cls"), atol=1e-5)
+
+
+def test_a_model_fetched_by_name_gets_the_prompts_its_card_asks_for(tmp_path: Path) -> None:
+    """nomic-embed-text-v1.5 is trained with "search_query: " and "search_document: " before its texts, and
+    fastembed adds neither (its folder keeps the model as onnx/model.onnx, mean pooled)."""
+    folder = write_tiny_onnx_model(tmp_path / "nomic", model_file="onnx/model.onnx")
+    model = Encoder(folder, "nomic-ai/nomic-embed-text-v1.5")
+    assert np.allclose(model.encode_query("fix the bug"), by_hand(folder, ["search_query: fix the bug"], "mean")[0], atol=1e-5)
+    assert np.allclose(model.encode(["fix the bug"]), by_hand(folder, ["search_document: fix the bug"], "mean"), atol=1e-5)
+    quantised = write_tiny_onnx_model(tmp_path / "nomic-q", model_file="onnx/model_quantized.onnx")
+    assert Encoder(quantised, "nomic-ai/nomic-embed-text-v1.5-Q").prompts == model.prompts
 
 
 def test_enable_by_name_then_search_with_the_fetched_model(
