@@ -27,6 +27,9 @@ with the lexical rows in the same run. Choose the weighting on ``--part tuning``
     python bench/sessions_locomo_eval.py DATA --part tuning --semantic MODEL_DIR --weights 0.4,0.2 0.6,0.2 1.0,0.4
     python bench/sessions_locomo_eval.py DATA --part held-out --semantic MODEL_DIR --weights 0.6,0.2
 
+A large model embeds the turns once with ``--keep-vectors DIR`` (each conversation's vectors kept there,
+per model folder name) and each question once per run, whatever the number of weightings.
+
 Metrics over the top hits: **evidence recall@5**, the share of a question's evidence turns whose
 text is inside one of the top-5 hits' texts (mean over questions); **any@5**, at least one evidence
 turn inside the top 5; MRR@10 of the first hit holding an evidence turn. By category too.
@@ -171,7 +174,7 @@ def ingest_conversation(conv_id: str, data: dict, root: Path) -> tuple[dict[str,
 
 
 def evaluate(conv_path: Path, keep: bool = False, semantic: Path | None = None,
-             weights: list[tuple[float, float]] = ()) -> dict:
+             weights: list[tuple[float, float]] = (), vectors: Path | None = None) -> dict:
     data = json.loads(conv_path.read_text(encoding="utf-8"))
     conv_id = conv_path.stem
     root = Path(tempfile.mkdtemp(prefix=f"autology-locomo-{conv_id}-")) / "project"
@@ -199,7 +202,7 @@ def evaluate(conv_path: Path, keep: bool = False, semantic: Path | None = None,
             rows["bm25"].append((qa["category"], judge(bm25_hits(conn, qa["question"], TOP), evidence)))
             rows["bm25_chunks"].append((qa["category"], judge(bm25_hits(conn, qa["question"], TOP, True), evidence)))
         docs = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
-        extra = _semantic_rows(root, data, turns, semantic, weights, rows) if semantic else {}
+        extra = _semantic_rows(root, data, turns, semantic, weights, rows, vectors, conv_id) if semantic else {}
         return {"conversation": conv_id, "sessions": len(session_keys(data)), "turns": len(turns), "documents": docs,
                 "questions": len(rows["product"]), "skipped": skipped, "ingest_s": round(ingest_s, 2),
                 "search_ms_median": round(sorted(ms)[len(ms) // 2], 2) if ms else None, "rows": rows, **extra}
@@ -209,16 +212,28 @@ def evaluate(conv_path: Path, keep: bool = False, semantic: Path | None = None,
 
 
 def _semantic_rows(root: Path, data: dict, turns: dict[str, str], folder: Path,
-                   weights: list[tuple[float, float]], rows: dict) -> dict:
-    """Semantic recall on with the model in ``folder``: the turns embedded, then the questions ranked
-    again per weighting (rows ``semantic a,d``); the embedding and query times."""
+                   weights: list[tuple[float, float]], rows: dict, vectors: Path | None, conv: str) -> dict:
+    """Semantic recall on with the model in ``folder``: the turns embedded (starting from the vectors kept
+    in ``vectors`` by an earlier run, if any), then the questions ranked again per weighting (rows
+    ``semantic a,d``); the embedding and query times."""
     from autology_mcp.semantic.runtime import enable
     from autology_mcp.sessions import semantic
 
-    enable(root, folder)
+    _, model = enable(root, folder)
+    asked: dict = {}  # a question's vector, computed once whatever the weighting (a large model takes 0.1 s)
+    plain = model.encode_query
+    model.encode_query = lambda text: asked[text] if text in asked else asked.setdefault(text, plain(text))
+    kept = vectors / f"{folder.name}-{conv}.sqlite" if vectors else None
+    cache = root / ".autology" / "cache" / "semantic.sqlite"
+    if kept and kept.exists():  # the same turns embedded by an earlier run: only what changed is embedded
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(kept, cache)
     t0 = time.perf_counter()
     embedded = semantic.sync_turn_vectors(root)
     embed_s = time.perf_counter() - t0
+    if kept:
+        sqlite3.connect(cache).execute("PRAGMA wal_checkpoint(TRUNCATE)").connection.close()
+        shutil.copyfile(cache, kept)
     ms = []
     for a, d in weights:
         semantic.WEIGHTS = (a, d)
@@ -230,7 +245,8 @@ def _semantic_rows(root: Path, data: dict, turns: dict[str, str], folder: Path,
                 continue
             t = time.perf_counter()
             hits = [h.text for h in search_sessions(root, qa["question"], TOP)]
-            ms.append((time.perf_counter() - t) * 1000)
+            if (a, d) == weights[0]:  # the question embedded: later weightings reuse its vector
+                ms.append((time.perf_counter() - t) * 1000)
             rows[name].append((qa["category"], judge(hits, evidence)))
     return {"embedded_turns": embedded, "embed_s": round(embed_s, 2),
             "semantic_search_ms_median": round(sorted(ms)[len(ms) // 2], 2) if ms else None}
@@ -253,8 +269,13 @@ def main() -> int:
     ap.add_argument("--semantic", type=Path, help="a local model folder: also rank with semantic recall on (issue 31)")
     ap.add_argument("--weights", nargs="+", default=None,
                     help="with --semantic: the weightings 'a,d' (best turn, mean of turns) to rank with")
+    ap.add_argument("--keep-vectors", type=Path, help="with --semantic: keep each conversation's vectors in this "
+                                                      "folder and start from them next time (a large model embeds once)")
     args = ap.parse_args()
     from autology_mcp.sessions.semantic import WEIGHTS
+
+    if args.keep_vectors:
+        args.keep_vectors.mkdir(parents=True, exist_ok=True)
 
     weights = [tuple(float(x) for x in w.split(",")) for w in args.weights] if args.weights else [WEIGHTS]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
@@ -266,7 +287,8 @@ def main() -> int:
     for part, ids in parts.items():
         if args.part not in (part, "both"):
             continue
-        results = [evaluate(args.data / f"{cid}.json", semantic=args.semantic, weights=weights) for cid in ids]
+        results = [evaluate(args.data / f"{cid}.json", semantic=args.semantic, weights=weights, vectors=args.keep_vectors)
+                   for cid in ids]
         summary = summarise(results)
         report["parts"][part] = {"conversations": [{k: v for k, v in r.items() if k != "rows"} for r in results],
                                  "summary": summary}
