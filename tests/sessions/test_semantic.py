@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from semantic_models import write_tiny_static_model
 from sessions_helpers import assistant_line, user_line
 
@@ -212,3 +214,29 @@ def test_a_failed_download_says_what_to_do_and_enables_nothing(
     err = capsys.readouterr().err
     assert "could not download sentence-transformers/all-MiniLM-L6-v2" in err and "--path DIR" in err
     assert not (project / ".autology" / "local" / "semantic.json").exists()
+
+
+@given(sims=st.lists(st.integers(-20, 90).map(lambda n: n / 100), min_size=6, max_size=30),
+       shift=st.integers(5, 50).map(lambda n: n / 100))
+@settings(max_examples=60, deadline=None)
+def test_chunk_scores_do_not_move_when_every_similarity_moves_together(sims: list[float], shift: float) -> None:
+    """A model whose unrelated texts sit at cosine 0.5 scores chunks as one whose sit near 0 does: each
+    similarity is counted above the memory's mean, so adding the same amount to every turn's changes nothing.
+    (One-turn chunks over unit rows: a turn's similarity is the query's value at its row, as is its chunk's
+    mean.)"""
+    import numpy as np
+
+    from autology_mcp.sessions.semantic import WEIGHTS, DenseScores
+
+    keys = [f"s:{n}" for n in range(len(sims))]
+    chunks = {n: ("s", n, n) for n in range(len(sims))}
+    rows = np.eye(len(sims), dtype=np.float64)
+    before, scale = DenseScores(keys, rows, np.array(sims)).fused(chunks)
+    after, _ = DenseScores(keys, rows, np.array(sims) + shift).fused(chunks)
+    assert scale == pytest.approx(1.0 + sum(WEIGHTS))
+    assert before.keys() == after.keys() == chunks.keys()
+    assert all(abs(before[r] - after[r]) < 1e-6 for r in chunks)
+    assert all(0.0 <= v <= sum(WEIGHTS) + 1e-9 for v in before.values())
+    top = max(chunks, key=lambda r: sims[r])
+    if max(sims) > min(sims):
+        assert before[top] == pytest.approx(sum(WEIGHTS))  # the best gets both weights
