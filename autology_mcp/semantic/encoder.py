@@ -83,7 +83,8 @@ class Encoder:
             self.kind = folder_kind(self.folder)
             model_name = _STATIC_NAME if self.kind == STATIC else _onnx_name(self.folder)
         # fastembed adds no prompt of its own: the folder's, else the one its model card asks for
-        self.prompts = _prompts(self.folder) or next((p for prefix, p in PROMPTS.items() if (name or "").startswith(prefix)), {})
+        card = next((p for prefix, p in PROMPTS.items() if (name or "").startswith(prefix)), {})
+        self.prompts = _prompts(self.folder) or card
         self.model = TextEmbedding(model_name=model_name, specific_model_path=str(self.folder), threads=threads)
         self.dimension = int(self.encode(["dimension"]).shape[1])
 
