@@ -118,7 +118,10 @@ class HookService:
             return {"served": False}
         if root.resolve() != self.root:
             return {"served": False}  # another project's hook: not ours to answer
-        return {"served": True, "output": run(event, stdin, str(self.root))}
+        from autology_mcp.semantic.runtime import answering_a_hook
+
+        with answering_a_hook():  # semantic recall only with a model fast enough for a hook's budget
+            return {"served": True, "output": run(event, stdin, str(self.root))}
 
     def stop(self) -> None:
         if self._server is not None:

@@ -87,6 +87,21 @@ class Encoder:
         self.prompts = _prompts(self.folder) or card
         self.model = TextEmbedding(model_name=model_name, specific_model_path=str(self.folder), threads=threads)
         self.dimension = int(self.encode(["dimension"]).shape[1])
+        self.query_ms = self._query_time()
+
+    def _query_time(self) -> float:
+        """Milliseconds to embed a short question here, the median of three after a first (the hooks' budget
+        is checked against it: :func:`autology_mcp.semantic.runtime.query_vector`)."""
+        import time
+
+        question = "which decision explains why the session store writes each file atomically?"
+        self.encode_query(question)
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            self.encode_query(question)
+            times.append((time.perf_counter() - start) * 1000)
+        return sorted(times)[1]
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Documents' vectors (session turns)."""

@@ -3,14 +3,19 @@
 Off by default; on after ``autology semantic enable`` on this machine (:mod:`~autology_mcp.semantic.state`).
 Loading the model takes a few tenths of a second, so a process that must answer fast and has no model
 loaded yet (a hook run in-process, without a server: ``AUTOLOGY_SEMANTIC_LOAD=never``, which the hook
-command sets for itself) does not load one, and ranks lexically as before. ``autology serve`` loads the model once and keeps it, so the
-hooks it answers use the vectors.
+command sets for itself) does not load one, and ranks lexically as before. ``autology serve`` loads the
+model once and keeps it, so the hooks it answers use the vectors, when the model embeds a question within
+:data:`HOOK_QUERY_MS` (measured when it loads): a larger model serves the tools and ``sessions search``,
+and the hooks rank lexically rather than miss their latency budget.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +29,20 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("autology.semantic")
 NO_LOADING = ("AUTOLOGY_SEMANTIC_LOAD", "never")  # a process that must answer fast: never load a model
+# A hook answered by the server stays within about 3x the bare interpreter with lexical ranking plus this
+# (all-MiniLM-L6-v2 embeds a question in ~5 ms here, nomic-embed-text-v1.5 in ~70: docs/benchmarks.md).
+HOOK_QUERY_MS = 30.0
+_answering_a_hook: ContextVar[bool] = ContextVar("autology_semantic_answering_a_hook", default=False)
+
+
+@contextmanager
+def answering_a_hook() -> Iterator[None]:
+    """While a hook's answer is made: a model slower than :data:`HOOK_QUERY_MS` is not asked."""
+    token = _answering_a_hook.set(True)
+    try:
+        yield
+    finally:
+        _answering_a_hook.reset(token)
 
 
 def active(root: Path) -> SemanticState | None:
@@ -63,7 +82,7 @@ def query_vector(root: Path, text: str) -> tuple[VectorCache, np.ndarray] | None
     if state is None:
         return None
     model = encoder(state)
-    if model is None:
+    if model is None or (_answering_a_hook.get() and model.query_ms > HOOK_QUERY_MS):
         return None
     return cache(root, state), model.encode_query(text)
 

@@ -240,3 +240,33 @@ def test_chunk_scores_do_not_move_when_every_similarity_moves_together(sims: lis
     top = max(chunks, key=lambda r: sims[r])
     if max(sims) > min(sims):
         assert before[top] == pytest.approx(sum(WEIGHTS))  # the best gets both weights
+
+
+@needs_extra
+def test_a_hook_uses_the_vectors_only_with_a_model_fast_enough_for_its_budget(
+        project: Path, model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server answers hooks within their latency budget: a model that embeds a question slower than
+    HOOK_QUERY_MS serves the tools, and a hook's search ranks lexically (here: finds no paraphrase)."""
+    from autology_mcp.semantic import encoder, runtime
+
+    assert autology(project, "semantic", "enable", "--path", str(model)) == 0
+    loaded = encoder.load(str(model.resolve()), model.name)
+    assert 0 < loaded.query_ms < runtime.HOOK_QUERY_MS  # a tiny static model: well within
+    with runtime.answering_a_hook():
+        assert search_sessions(project, PARAPHRASE, 5)[0].session_id == "s-deal"
+    monkeypatch.setattr(loaded, "query_ms", runtime.HOOK_QUERY_MS + 1)  # as a large model measures here
+    with runtime.answering_a_hook():
+        assert search_sessions(project, PARAPHRASE, 5) == []  # lexical: no word in common
+    assert search_sessions(project, PARAPHRASE, 5)[0].session_id == "s-deal"  # a tool call still uses it
+
+
+def test_the_server_answers_a_hook_inside_the_hook_budget(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import autology_mcp.hooks as hooks
+    from autology_mcp.hooks.service import HookService
+    from autology_mcp.semantic import runtime
+
+    seen = []
+    monkeypatch.setattr(hooks, "run", lambda event, stdin, root: seen.append(runtime._answering_a_hook.get()) or "")
+    payload = json.dumps({"session_id": "h1", "cwd": str(project), "prompt": "anything"})
+    assert HookService(project).answer("user-prompt-submit", payload, str(project)) == {"served": True, "output": ""}
+    assert seen == [True] and runtime._answering_a_hook.get() is False
