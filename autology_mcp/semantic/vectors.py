@@ -6,9 +6,9 @@ that is new, is embedded again; keys no longer given are dropped. The model's na
 kept in ``meta``: another model makes the cache start again. Deleting the file loses nothing but the
 time to embed again.
 
-Kinds: ``node`` (a knowledge node: title and content), ``session_chunk`` and ``session_turn`` (session
-memory's chunks and the turns in them). Searching loads one kind's vectors into one numpy matrix, kept
-while the file is unchanged, and ranks by dot product (cosine: the vectors are unit length).
+Kinds: ``session_turn`` (session memory's turns; knowledge nodes, code and docs get no vectors:
+docs/semantic.md). Searching loads one kind's vectors into one numpy matrix, kept while the file is
+unchanged, and ranks by dot product (cosine: the vectors are unit length).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -127,17 +127,6 @@ class VectorCache:
         with self._lock:
             self._matrices[cache_key] = (signature, keys, matrix)
         return keys, matrix
-
-    def similarities(self, kind: str, query: np.ndarray, keys: Iterable[str] | None = None) -> dict[str, float]:
-        """Cosine of ``query`` (a unit vector) with each vector of ``kind`` (only ``keys``, when given)."""
-        all_keys, matrix = self.matrix(kind)
-        if not all_keys:
-            return {}
-        scores = matrix @ np.asarray(query, dtype=np.float32)
-        if keys is None:
-            return dict(zip(all_keys, scores.tolist()))
-        wanted = set(keys)
-        return {k: float(s) for k, s in zip(all_keys, scores.tolist()) if k in wanted}
 
     def clear(self) -> None:
         """Remove the cache (``autology semantic disable``)."""
