@@ -68,35 +68,30 @@ def cmd_sync(args: argparse.Namespace, root: Path) -> int:
 
 def cmd_disable(args: argparse.Namespace, root: Path) -> int:
     from autology_mcp.semantic.state import clear_state, load_state
-    from autology_mcp.semantic.vectors import DB_NAME
+    from autology_mcp.semantic.vectors import VectorCache
 
     state = load_state(root)
     was_on = clear_state(root)
-    for suffix in ("", "-wal", "-shm"):
-        (root / ".autology" / "cache" / (DB_NAME + suffix)).unlink(missing_ok=True)
+    VectorCache(root, "", 0).clear()  # the project's cache file, whichever model made it
     print(f"✓ semantic recall off{f' (was {state.model})' if state else ''}; vectors removed" if was_on
           else "semantic recall was not on here; nothing to do")
     return 0
 
 
 def status_lines(root: Path) -> list[str]:
-    """What ``status`` and ``doctor`` say about semantic recall."""
+    """What ``status`` and ``doctor`` say about semantic recall (:func:`~autology_mcp.sessions.semantic.coverage`)."""
     from autology_mcp.semantic.encoder import EXTRA, available
     from autology_mcp.semantic.state import load_state
+    from autology_mcp.sessions.semantic import coverage
 
-    state = load_state(root)
-    if state is None:
+    found = coverage(root)
+    if not found["enabled"]:
         return ["semantic recall: off (lexical ranking; `autology semantic enable` turns it on"
                 + ("" if available() else f", after {EXTRA}") + ")"]
-    if not available():
-        return [f"semantic recall: enabled with {state.model}, but the extra is not installed ({EXTRA}): lexical ranking"]
-    from autology_mcp.semantic.runtime import cache
-    from autology_mcp.sessions.semantic import KIND, turn_texts
-
-    counts = cache(root, state).counts()
-    turns = len(turn_texts(root))
-    return [f"semantic recall: on with {state.model} ({state.dimension} dimensions, {state.path})",
-            f"  session turns with a vector: {counts.get(KIND, 0)} of {turns}"]
+    if not found["extra_installed"]:
+        return [f"semantic recall: enabled with {found['model']}, but the extra is not installed ({EXTRA}): lexical ranking"]
+    return [f"semantic recall: on with {found['model']} ({found['dimension']} dimensions, {load_state(root).path})",
+            f"  session turns with a vector: {found['session_turns_with_vectors']} of {found['session_turns']}"]
 
 
 def cmd_status(args: argparse.Namespace, root: Path) -> int:

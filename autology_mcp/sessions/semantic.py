@@ -94,7 +94,6 @@ class DenseScores:
         norm = float(np.linalg.norm(total))
         return best, (float(total @ self.query) / norm if norm else 0.0)
 
-
     def fused(self, chunks: dict[int, tuple[str, int, int]]) -> tuple[dict[int, float], float]:
         """Per chunk (``rowid: (session, first turn, last turn)``): :data:`WEIGHTS` times its two
         similarities, each counted above the memory's mean similarity to the query and divided by the best
