@@ -36,6 +36,10 @@ import pytest
 import agent_standins as standins
 from agent_standins import edit, read, shell
 from autology_mcp.knowledge.service import Autology
+from autology_mcp.sessions import pending
+from autology_mcp.sessions.ingest import session_id_for
+from autology_mcp.sessions.store import load_session
+from autology_mcp.sessions.transcript import parse_lines
 
 pytestmark = pytest.mark.slow
 
@@ -91,11 +95,23 @@ class Agent:
         finally:
             model.close()
         assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+        settled(self.project)
         turns = model.turns()
         assert turns, f"{self.name} sent no model request: {model.requests}"
         assert prompt in json.dumps(turns[0], ensure_ascii=False), "the prompt did not reach the model"
         assert len(turns) == len(script) + 1, f"the model did not get an answer for every step ({len(turns)} turns)"
         return model
+
+
+def settled(project: Path, bound: float = 60.0) -> None:
+    """Waits (at most ``bound`` seconds) until no transcript is noted as still being written: the end hook
+    notes one that the agent writes after it (Copilot), and the follower process ingests it once it is
+    written through (autology_mcp/sessions/pending.py)."""
+    deadline = time.monotonic() + bound
+    while any(not e.error for e in pending.entries(project)):
+        assert time.monotonic() < deadline, f"still noted after {bound} s: {pending.entries(project)}"
+        time.sleep(0.05)
+    assert not pending.entries(project), pending.entries(project)  # none failed
 
 
 def attached(agent: str, body: dict) -> list[str]:
@@ -202,6 +218,10 @@ def test_hooks_reach_the_model(name: str, tmp_path: Path) -> None:
 
     # the session-end hook ingested the transcript: the session is found, its node names the agent
     assert standins.transcripts(name, home), f"{name} wrote no transcript under {home}"
+    for transcript in standins.transcripts(name, home):  # each session whole, its last answer included
+        record = load_session(project, session_id_for(transcript))
+        written, _ = parse_lines(transcript.read_text().splitlines())
+        assert record is not None and [t.role for t in record.turns] == [t.role for t in written], transcript
     out = run([AUTOLOGY, "--root", str(project), "sessions", "search", "--json", "capital", "France"], project, env)
     assert out.returncode == 0, out.stdout + out.stderr
     hits = json.loads(out.stdout)

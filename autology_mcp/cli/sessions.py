@@ -104,6 +104,10 @@ def _ingest(args: argparse.Namespace, root: Path) -> int:
     NodeStore(root).init()  # the store's layout and .gitignore (sessions/ stays private)
     started = time.perf_counter()
     results, failed = [], []
+    if args.all:  # the transcripts an end hook noted as still being written: ingested now, as they are
+        from autology_mcp.sessions.lifecycle import ingest_pending
+
+        ingest_pending(root, force=True)
     for path in targets:
         try:
             results.append(ingest_transcript(root, path, index=False, until_complete=True))
@@ -213,7 +217,15 @@ def _status(args: argparse.Namespace, root: Path) -> int:
             ]
             latest = conn.execute("SELECT session_id, title, last_timestamp FROM sources ORDER BY last_timestamp DESC LIMIT 1").fetchone()
             data["latest"] = {"session_id": latest[0], "title": latest[1], "timestamp": latest[2]} if latest else None
+    from autology_mcp.sessions.pending import entries
+
+    data["pending"] = [e.__dict__ for e in entries(root)]
     lines = [f"session memory {'on' if config.enabled else 'OFF'}: {data['sessions']} session(s), {data['bytes']:,} bytes in {data['folder']}"]
+    for e in data["pending"]:
+        age = max(0, int(time.time() - e["noted_ms"] / 1000))
+        lines.append(f"  … {e['agent']} session {e['session_id']}: its transcript was still being written at its end "
+                     f"({age} s ago); " + (f"ingest failed: {e['error']} (`autology sessions ingest --all` retries it)"
+                                           if e["error"] else "it is ingested once complete"))
     if "documents" in data:
         docs = data["documents"]
         lines.append(f"  index: {docs.get('session_chunk', 0)} chunk(s), {docs.get('handoff', 0)} handoff(s); "

@@ -218,16 +218,16 @@ def pre_compact(payload: dict[str, Any], root: Path | str | None = None) -> dict
 
 
 def ingest_session(root: Path, payload: dict[str, Any]) -> str | None:
-    """Session memory at SessionEnd: ingest the transcript, then write or update the session node.
+    """Session memory at SessionEnd: ingest the transcript, then write or update the session node (or,
+    when the agent is still writing the transcript, leave that to the follower process).
 
     Returns what was done, or None (session memory disabled, no store, no transcript). Fails open:
     an error here never costs the capture tips.
     """
     try:
-        from autology_mcp.sessions.lifecycle import finish_session, ingest_from_payload
+        from autology_mcp.sessions.lifecycle import session_ended
 
-        result = ingest_from_payload(root, payload)
-        return finish_session(root, result) if result is not None else None
+        return session_ended(root, payload)
     except Exception:  # the hook must not fail; AUTOLOGY_HOOK_DEBUG shows why
         _debug_traceback()
         return None
@@ -362,8 +362,9 @@ def session_start(payload: dict[str, Any], root: Path | str | None = None) -> di
 def _session_recall(root: Path, store: NodeStore, payload: dict[str, Any]) -> str:
     """The latest session's key topics and the nodes they retrieve ("" when none, disabled, or on error)."""
     try:
-        from autology_mcp.sessions.lifecycle import recall_block
+        from autology_mcp.sessions.lifecycle import recall_block, resume_pending
 
+        resume_pending(root)
         return recall_block(root, store, payload, SESSION_RECALL_MAX_CHARS)
     except Exception:  # fail open: the node recall still goes out
         _debug_traceback()

@@ -33,15 +33,24 @@ def _transcript(root: Path, payload: dict[str, Any]) -> tuple[Path, str | None] 
     (``~/.gemini/tmp``), Copilot CLI's (``$COPILOT_HOME/session-state``), or the configured
     ``transcripts_dir``. A hook payload names any path it likes; this one never reads
     ``/etc/shadow`` or ``/proc/self/environ``. (The hooks layer hands every agent's payload over with
-    Claude Code's field names, ``transcript_path`` and ``session_id``.)"""
+    Claude Code's field names, ``transcript_path`` and ``session_id``.) The file of an agent that writes
+    it after its end event (:data:`~autology_mcp.sessions.pending.LATE_WRITERS`) may not exist yet."""
+    from autology_mcp.sessions.pending import late_writer
+
     path = payload.get("transcript_path")
     if not isinstance(path, str) or not path.strip():
         return None
     session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     transcript = Path(path).expanduser()
-    wait = WAIT_FOR_TRANSCRIPT_S if payload.get("agent") == "copilot" else 0.0
-    if transcript.suffix != ".jsonl" or not _appears(transcript, wait):
+    if transcript.suffix != ".jsonl" or not allowed_transcript(root, transcript):
         return None
+    if not transcript.is_file() and (transcript.exists() or not late_writer(payload.get("agent"))):
+        return None
+    return transcript, session_id
+
+
+def allowed_transcript(root: Path, transcript: Path) -> bool:
+    """Whether ``transcript`` is under a folder where an agent keeps its transcripts, or the configured one."""
     from autology_mcp.sessions.config import load_sessions_config
     from autology_mcp.sessions.discover import agent_transcript_dirs
 
@@ -50,41 +59,98 @@ def _transcript(root: Path, payload: dict[str, Any]) -> tuple[Path, str | None] 
     if configured:
         allowed.append(Path(configured).expanduser())
     resolved = transcript.resolve()
-    if not any(resolved.is_relative_to(folder.resolve()) for folder in allowed):
-        log.warning("not ingesting %s: it is not under a folder where an agent keeps its transcripts (%s)",
-                    transcript, ", ".join(map(str, allowed)))
-        return None
-    return transcript, session_id
-
-
-WAIT_FOR_TRANSCRIPT_S = 1.5
-
-
-def _appears(transcript: Path, wait: float) -> bool:
-    """The transcript is a file, or becomes one within ``wait`` seconds: Copilot CLI 1.0.102 runs its
-    agentStop hook before it writes the session's events.jsonl in about half of the runs (it appears
-    within 0.1 s)."""
-    import time
-
-    deadline = time.monotonic() + wait
-    while not transcript.is_file():
-        if time.monotonic() >= deadline or transcript.exists():
-            return False
-        time.sleep(0.05)
-    return True
+    if any(resolved.is_relative_to(folder.resolve()) for folder in allowed):
+        return True
+    log.warning("not ingesting %s: it is not under a folder where an agent keeps its transcripts (%s)",
+                transcript, ", ".join(map(str, allowed)))
+    return False
 
 
 def ingest_from_payload(root: Path, payload: dict[str, Any]) -> IngestResult | None:
-    """Ingest the payload's transcript; None when disabled, without a store, or without a transcript."""
+    """Ingest the payload's transcript now; None when disabled, without a store, or without a transcript."""
     if not _active(root):
         return None
     found = _transcript(root, payload)
-    if found is None:
+    if found is None or not found[0].is_file():
         return None
     from autology_mcp.sessions.ingest import ingest_transcript
 
     result = ingest_transcript(root, found[0], session_id=found[1])
     return None if result.mode == "forgotten" else result
+
+
+def session_ended(root: Path, payload: dict[str, Any]) -> str | None:
+    """What the end hook does for session memory; returns what was done, or None (disabled, no store,
+    no transcript).
+
+    The transcript is ingested and the session finished (:func:`finish_session`) now when it holds
+    everything the agent did before this hook; otherwise it is noted and a follower process ingests
+    it once it does (:mod:`~autology_mcp.sessions.pending`, :mod:`~autology_mcp.sessions.follow`)."""
+    if not _active(root):
+        return None
+    found = _transcript(root, payload)
+    if found is None:
+        return None
+    from autology_mcp.sessions import pending
+
+    agent = payload.get("agent")
+    since = pending.ended_ms(payload)
+    if not pending.written_through(agent, found[0], since):
+        pending.note(root, found[0], found[1], str(agent), since)
+        start_follower(root)
+        return ("autology session memory: the transcript is still being written; it is ingested as soon as it"
+                " is complete (`autology sessions status` shows it meanwhile).")
+    result = ingest_from_payload(root, payload)
+    return finish_session(root, result) if result is not None else None
+
+
+def start_follower(root: Path) -> None:
+    """Start the process that ingests noted transcripts once they are written through
+    (:mod:`~autology_mcp.sessions.follow`; it exits at once when another one follows this project).
+    Detached: its own session, no standard streams, so the hook and the agent never wait for it."""
+    import subprocess
+    import sys
+
+    subprocess.Popen(
+        [sys.executable, "-m", "autology_mcp.sessions.follow", str(root)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True, close_fds=True,
+    )
+
+
+def resume_pending(root: Path) -> None:
+    """At a session's start: a follower for the notes an earlier one left (none is started when there are none)."""
+    from autology_mcp.sessions.pending import entries
+
+    if any(not e.error for e in entries(root)):
+        start_follower(root)
+
+
+def ingest_pending(root: Path, force: bool = False) -> list[str]:
+    """One pass over the noted transcripts: each one written through (or noted :data:`FOLLOW_FOR_S` ago,
+    or any, with ``force``) is ingested to its end and its session finished. Returns what was done."""
+    from autology_mcp.common.errors import AutologyError
+    from autology_mcp.sessions import pending
+    from autology_mcp.sessions.ingest import ingest_transcript
+
+    done = []
+    for entry in pending.entries(root):
+        transcript = Path(entry.transcript)
+        ready = force or entry.expired or pending.written_through(entry.agent, transcript, entry.ended_ms)
+        if not ready or (entry.error and not force):
+            continue
+        if not _active(root) or not transcript.is_file() or not allowed_transcript(root, transcript):
+            pending.done(root, entry)  # nothing to ingest: off, gone, or never written
+            continue
+        try:
+            result = ingest_transcript(root, transcript, session_id=entry.session_id, until_complete=True)
+            if result.mode != "forgotten":
+                done.append(finish_session(root, result))
+        except (AutologyError, OSError) as exc:
+            pending.done(root, entry, error=str(exc))
+            continue
+        pending.done(root, entry)
+    return done
 
 
 def finish_session(root: Path, result: IngestResult) -> str:
