@@ -1,11 +1,12 @@
 """The evidence gate, measured (issue 28): what the prompt hook injects and what ``autology_search``
 calls grounded, on prompts about the project and on prompts about nothing any project knows, side by
-side for two checkouts of the code in one run, and the gate's risk-coverage curve.
+side for several checkouts of the code in one run, and the gate's risk-coverage curve.
 
     python bench/gate_sets.py --mirrors /work/.mirror            # the sets (bench/gate_sets.py)
-    git worktree add /tmp/gate-main 5f378d6                      # the code to compare with
-    python bench/gate_eval.py --mirrors /work/.mirror --workdir /tmp/gate --against /tmp/gate-main \\
-        [--json out.json] [--svg docs/gate-curve.svg]            # about 15 minutes
+    git worktree add /tmp/gate-5f378d6 5f378d6                   # the code to compare with (repeat
+    git worktree add /tmp/gate-2fb10ee 2fb10ee                   # --against for several)
+    python bench/gate_eval.py --mirrors /work/.mirror --workdir /tmp/gate --against /tmp/gate-5f378d6 \\
+        --against /tmp/gate-2fb10ee [--json out.json] [--svg docs/gate-curve.svg]   # about 12 minutes a checkout
 
 Each checkout is measured by a process of its own (``PYTHONPATH`` = that checkout), which builds its
 own three stores under ``--workdir`` (a clone of the project, its records as nodes, its code index)
@@ -76,17 +77,30 @@ def block_items(text: str, ids: dict[str, str]) -> list[str]:
     for line in text.split("\n"):
         if not line.startswith("- "):
             continue
-        head = line.split(" — ", 1)[0]
-        key = next((by_id[i] for i in by_id if f"({i})" in head), None)
+        head = line.split(" — ", 1)[0]  # "- [decision] <id>: "title"", or "- [decision] title (<id>)" before f5230a6
+        key = next((by_id[i] for i in by_id if i in head), None)
         items.append(key or head[2:])
     return items
 
 
-def measure(project: Path, prompts: list[dict], ids: dict[str, str]) -> list[dict]:
+def named_items(text: str, ids: dict[str, str]) -> list[str]:
+    """The records a prompt block names without their text (its "Also about this" line, issue 37)."""
+    line = next((line for line in text.split("\n") if line.startswith("Also about this")), "")
+    return [key for key, node_id in ids.items() if node_id in line]
+
+
+def measure(project: Path, prompts: list[dict], ids: dict[str, str], rankings: bool = False) -> list[dict]:
+    """Each prompt through the hook and search; with ``rankings`` (the on-topic prompts), also
+    ``autology_query``'s ten best records and plain BM25's over the same records (issue 37)."""
+    from knowledge_eval import PlainBM25
+
     from autology_mcp.hooks.prompt import prompt_query, user_prompt_submit
+    from autology_mcp.knowledge.service import Autology
     from autology_mcp.retrieval.engine import search
 
     by_id = {v: k for k, v in ids.items()}
+    autology = Autology.open(project) if rankings else None
+    bm25 = PlainBM25(list(autology.store.index.all_nodes())) if autology else None
     rows = []
     for p in prompts:
         t = time.perf_counter()
@@ -104,6 +118,7 @@ def measure(project: Path, prompts: list[dict], ids: dict[str, str]) -> list[dic
         rows.append({
             **p,
             "items": block_items(text, ids) if text else [],
+            "named": named_items(text, ids) if text else [],
             "verdict": answer["verdict"],
             "best": best,
             "confidence": gate.get("confidence"),
@@ -115,7 +130,13 @@ def measure(project: Path, prompts: list[dict], ids: dict[str, str]) -> list[dic
             "hook_unknown_share": (hook_answer["trace"].get("gate") or {}).get("unknown_share"),
             "hook_ms": round(hook_ms, 2),
             "search_ms": round(search_ms, 2),
+            "chars": len(text),
         })
+        if autology is not None:
+            rows[-1]["query_ranking"] = [by_id.get(h.node.id, h.node.id) for h in autology.query(p["prompt"], limit=10)]
+            rows[-1]["bm25_ranking"] = [by_id.get(i, i) for i in bm25(p["prompt"])]
+    if autology is not None:
+        autology.close()
     return rows
 
 
@@ -135,7 +156,7 @@ def worker(args: argparse.Namespace) -> int:
             build_store(domain, project)
         ids = domain.node_ids()
         t = time.perf_counter()
-        on = measure(project, [{**q, "kind": "on"} for q in domain.queries], ids)
+        on = measure(project, [{**q, "kind": "on"} for q in domain.queries], ids, rankings=True)
         off = measure(project, [{**q, "kind": "off"} for q in off_topic], ids)
         print(f"  {name}: {len(on)} on-topic and {len(off)} off-topic prompts in {time.perf_counter() - t:.0f} s",
               file=sys.stderr)
@@ -165,17 +186,33 @@ def figures(results: dict, split: str) -> dict:
     return out
 
 
+def _mrr(rows: list[dict], field: str) -> float | None:
+    ranked = [r[field] for r in rows if field in r]
+    if not ranked or len(ranked) < len(rows):
+        return None
+    return statistics.fmean(1 / (ranking.index(r["answer"]) + 1) if r["answer"] in ranking[:10] else 0.0
+                            for r, ranking in zip(rows, ranked))
+
+
 def _on(rows: list[dict]) -> dict:
     injected = [r for r in rows if r["items"]]
+    query_first = [r for r in rows if (r.get("query_ranking") or [None])[0] == r["answer"]]
     return {
         "prompts": len(rows),
         "injected": _share(rows, lambda r: r["items"]),
         "governing_injected": _share(rows, lambda r: r["answer"] in r["items"]),
+        "governing_named": _share(rows, lambda r: r["answer"] in r["items"] + r.get("named", [])),
+        "named_per_injection": statistics.fmean(len(r.get("named", [])) for r in injected) if injected else 0.0,
         "others_per_injection": statistics.fmean(sum(1 for i in r["items"] if i != r["answer"]) for r in injected)
         if injected else 0.0,
         "items_per_injection": statistics.fmean(len(r["items"]) for r in injected) if injected else 0.0,
         "grounded": _share(rows, lambda r: r["verdict"] in ("grounded", "ambiguous")),
         "best_is_governing": _share(rows, lambda r: r["best"] == r["answer"]),
+        "chars_per_injection": statistics.fmean(r.get("chars", 0) for r in injected) if injected else 0.0,
+        "query_mrr": _mrr(rows, "query_ranking"),
+        "bm25_mrr": _mrr(rows, "bm25_ranking"),
+        "query_first": len(query_first),
+        "hook_keeps_query_first": _share(query_first, lambda r: r["answer"] in r["items"]) if query_first else None,
     }
 
 
@@ -187,6 +224,8 @@ def _off(rows: list[dict]) -> dict:
         "grounded_or_ambiguous": _share(rows, lambda r: r["verdict"] in ("grounded", "ambiguous")),
         "grounded": _share(rows, lambda r: r["verdict"] == "grounded"),
         "ambiguous": _share(rows, lambda r: r["verdict"] == "ambiguous"),
+        "chars_per_injection": statistics.fmean(r.get("chars", 0) for r in rows if r["items"])
+        if any(r["items"] for r in rows) else 0.0,
     }
 
 
@@ -328,6 +367,20 @@ def report(runs: dict[str, dict], split: str) -> None:
             print(f"    {lb:<22} {_pct(f['injected']):>7} / {_pct(f['governing_injected']):>7} / "
                   f"{f['others_per_injection']:.2f} ({f['items_per_injection']:.2f} items) / {_pct(f['grounded']):>7} / "
                   f"{_pct(f['best_is_governing']):>7}")
+    print("\non-topic, the records a block names by title and id only: governing record with text or named / "
+          "records named per injection")
+    for store in [*runs[labels[0]]["stores"], "all"]:
+        print(f"{store}: " + ", ".join(f"{lb} {_pct(figs[lb]['on'][store]['governing_named'])} / "
+                                       f"{figs[lb]['on'][store]['named_per_injection']:.2f}" for lb in labels))
+    print("\non-topic records: autology_query MRR@10 / plain BM25 MRR@10 / prompts where autology_query's first "
+          "is the governing record: the hook injects it / characters per injection")
+    for store in [*runs[labels[0]]["stores"], "all"]:
+        print(f"{store}")
+        for lb in labels:
+            f = figs[lb]["on"][store]
+            q, b, k = f["query_mrr"], f["bm25_mrr"], f["hook_keeps_query_first"]
+            print(f"    {lb:<22} {q if q is None else f'{q:.3f}'} / {b if b is None else f'{b:.3f}'} / "
+                  f"{f['query_first']}: {'-' if k is None else _pct(k)} / {f['chars_per_injection']:.0f}")
     print("\nlatency p50 (in process): hook / search ms: " +
           ", ".join(f"{lb} {figs[lb]['hook_ms_p50']:.1f} / {figs[lb]['search_ms_p50']:.1f}" for lb in labels))
 
@@ -336,7 +389,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mirrors", type=Path, required=True)
     parser.add_argument("--workdir", type=Path, required=True)
-    parser.add_argument("--against", type=Path, help="a checkout of the code to compare with (e.g. main at 5f378d6)")
+    parser.add_argument("--against", type=Path, action="append", default=[],
+                        help="a checkout of the code to compare with (e.g. main at 5f378d6); repeat for several")
     parser.add_argument("--checkout", type=Path, default=REPO, help="the checkout to measure (default: this one)")
     parser.add_argument("--label", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -351,8 +405,8 @@ def main() -> int:
     if args.worker:
         return worker(args)
     checkouts = {}
-    if args.against:
-        checkouts[f"{args.against.name}@{_head(args.against)}"] = args.against
+    for against in args.against:
+        checkouts[f"{against.name}@{_head(against)}"] = against
     checkouts[f"this@{_head(args.checkout)}"] = args.checkout
     load = [os.getloadavg()]
     runs = {}
