@@ -43,6 +43,30 @@ def git(repo: Path, *args: str) -> str:
     return out.stdout
 
 
+def dogfood_project(root: Path, code: bool = True) -> Path:
+    """This repository's own decision log (``.autology/nodes``), with its code and docs when ``code``,
+    in a fresh git work tree at ``root``, the code index built: a real store nobody wrote for a test."""
+    import shutil
+
+    repo = Path(__file__).resolve().parents[1]
+    shutil.copytree(repo / ".autology" / "nodes", root / ".autology" / "nodes")
+    if code:
+        shutil.copytree(repo / "autology_mcp", root / "autology_mcp", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(repo / "docs", root / "docs")
+        shutil.copy(repo / "README.md", root / "README.md")
+    env = {**GIT_ENV, "PATH": os.environ["PATH"]}
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "the project"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    from autology_mcp.knowledge.service import Autology
+
+    Autology.open(root).close()
+    if code:
+        from autology_mcp.code.service import build_index
+
+        build_index(root)
+    return root
+
+
 def adr(extra: str = "") -> str:
     """A decision body with all four ADR sections (plus optional text)."""
     return ADR + (f"\n\n{extra}" if extra else "")

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from core_helpers import GIT_ENV, git
+from core_helpers import GIT_ENV, dogfood_project, git
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +23,6 @@ from autology_mcp.knowledge.service import Autology
 from autology_mcp.retrieval import gate
 from autology_mcp.retrieval.engine import search
 
-REPO = Path(__file__).resolve().parents[1]
 
 # Questions no software project answers: everyday life and general knowledge. Written for this test
 # (the calibration sets, bench/gate_sets.py, come from public sources), and quoted nowhere in the
@@ -135,19 +133,7 @@ def test_one_item_when_one_clearly_wins_more_only_when_as_good() -> None:
 def dogfood(tmp_path_factory) -> Path:
     """This repository's own decision log (``.autology/nodes``) beside its own code and docs, in a
     fresh git work tree with the code index built."""
-    root = tmp_path_factory.mktemp("dogfood") / "autology"
-    shutil.copytree(REPO / ".autology" / "nodes", root / ".autology" / "nodes")
-    shutil.copytree(REPO / "autology_mcp", root / "autology_mcp", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "docs", root / "docs")
-    shutil.copy(REPO / "README.md", root / "README.md")
-    env = {**GIT_ENV, "PATH": shutil.os.environ["PATH"]}
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "the project"]):
-        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
-    Autology.open(root).close()
-    from autology_mcp.code.service import build_index
-
-    build_index(root)
-    return root
+    return dogfood_project(tmp_path_factory.mktemp("dogfood") / "autology")
 
 
 def prompt(root: Path, text: str, session: str) -> dict | None:

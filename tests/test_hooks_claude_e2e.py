@@ -367,5 +367,30 @@ def test_prompt_and_edit_hooks_reach_the_model(tmp_path: Path) -> None:
                 assert "UserPromptSubmit hook additional context" not in sent
         finally:
             quiet.close()
+
+        # a change description naming an identifier and crediting a person (issue 37): the record about the
+        # identifier is in the block, the record that names the person is not
+        service = Autology.open(project)
+        budget = service.capture(
+            "Cap upload retries with `RetryBudget`",
+            "## Context\nUploads retried without end.\n\n## Decision\nRetryBudget caps the retries of each upload.\n\n"
+            "## Alternatives\nA global cap.\n\n## Consequences\nLarge uploads may fail sooner.", type="decision",
+        ).id
+        people = service.capture(
+            "Release managers", "Jelle Zijlstra manages the releases; Jelle Zijlstra signs the upload tags.",
+            type="convention",
+        ).id
+        service.close()
+        change = ScriptedModel([])
+        try:
+            out = run(["claude", "-p", "Raise the `RetryBudget` cap for large uploads. Patch by Jelle Zijlstra (#4021)"],
+                      project, claude_env(home, change))
+            assert out.returncode == 0, out.stdout + out.stderr
+            asked = [r for r in change.requests if "Bash" in [t.get("name") for t in r.get("tools") or []]]
+            sent = json.dumps(asked[0]["messages"], ensure_ascii=False)
+            block = sent[sent.index("autology — project memory relevant to this prompt"):].split("More: autology_search")[0]
+            assert f"] {budget}: " in block and people not in block, block
+        finally:
+            change.close()
     finally:
         model.close()

@@ -189,7 +189,9 @@ def test_a_title_match_is_found_even_below_many_stronger_content_matches(root):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-_WORDS = ["cache", "caching", "auth", "token", "session", "queue", "retry", "the", "graph", "index"]
+_WORDS = ["cache", "caching", "auth", "token", "session", "queue", "retry", "the", "graph", "index",
+          # identifiers and compounds (issue 37): weighed in the labels; "authtoken" meets the title "auth token"
+          "token_cache", "retryQueue", "`session`", "auth.token", "authtoken"]
 
 
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
@@ -211,7 +213,9 @@ def _corpus(max_size: int):
 
 
 def _query(max_words: int):
-    return st.lists(st.sampled_from(_WORDS), min_size=1, max_size=max_words).map(" ".join)
+    words = st.lists(st.sampled_from(_WORDS), min_size=1, max_size=max_words).map(" ".join)
+    credit = st.sampled_from(["", " (Jane Doe, PR 12)", ". Patch by Graph Index", " (#31)"])
+    return st.tuples(words, credit).map("".join)
 
 
 def _service_with(tmp_path_factory, corpus):
@@ -252,29 +256,36 @@ def test_ranking_properties(tmp_path_factory, corpus, query, limit, filters):
 
 def _brute_force(index, query: str, node_type, tags, limit):
     """The ranking by the documented formula, scoring every matching node one by one:
-    ``(bm25 + label) / (bm25 ceiling + label ceiling) * status``, where label adds each term's IDF
-    among titles when the node's title holds it, and among tags when its tags do (times the label
-    weights)."""
+    ``(bm25 + label) / (bm25 ceiling + label ceiling) * status``, where label adds, for each label
+    field (title, tags, title compounds, identifiers) that holds a term, the term's IDF among that
+    field times the field's weight, times 1.5 for a term of an identifier the query names; credits
+    and pull-request numbers are not part of the query."""
     import math
 
+    from autology_mcp.common.query_text import identifier_words, without_boilerplate
     from autology_mcp.common.text import node_query_terms as query_terms
     from autology_mcp.knowledge.models import NodeStatus
-    from autology_mcp.knowledge.search import COLUMN_WEIGHTS, LABEL_WEIGHTS, STATUS_FACTOR
+    from autology_mcp.knowledge.search import COLUMN_WEIGHTS, IDENTIFIER_WEIGHT, LABEL_WEIGHTS, STATUS_FACTOR
 
+    query = without_boilerplate(query)
     terms = query_terms(query)
+    named = set(identifier_words(query))
     quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
     conn = index.conn
     total = conn.execute("SELECT count(*) FROM nodes").fetchone()[0]
 
-    def idf(expression: str) -> tuple[float, int]:
-        hits = conn.execute("SELECT count(*) FROM nodes_fts WHERE nodes_fts MATCH ?", (expression,)).fetchone()[0]
+    def idf(table: str, expression: str) -> tuple[float, int]:
+        hits = conn.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (expression,)).fetchone()[0]
         value = math.log((total - hits + 0.5) / (hits + 0.5))
         return (value if value > 0 else 1e-6), hits
 
-    idfs = [idf(q)[0] for q in quoted]
-    title_idfs = [LABEL_WEIGHTS[0] * v if n else 0.0 for v, n in (idf("{title} : " + q) for q in quoted)]
-    tag_idfs = [LABEL_WEIGHTS[1] * v if n else 0.0 for v, n in (idf("{tags} : " + q) for q in quoted)]
-    ceiling = 2.2 * sum(idfs) + sum(title_idfs) + sum(tag_idfs)
+    idfs = [idf("nodes_fts", q)[0] for q in quoted]
+    field_idfs = {
+        field: [weight * v * (IDENTIFIER_WEIGHT if t in named else 1.0) if n else 0.0
+                for t, (v, n) in zip(terms, (idf("nodes_labels", "{" + field + "} : " + q) for q in quoted))]
+        for field, weight in LABEL_WEIGHTS.items()
+    }
+    ceiling = 2.2 * sum(idfs) + sum(sum(v) for v in field_idfs.values())
     w = COLUMN_WEIGHTS
     bm25 = dict(
         conn.execute(
@@ -293,11 +304,11 @@ def _brute_force(index, query: str, node_type, tags, limit):
 
         def has(expression):
             return conn.execute(
-                "SELECT 1 FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid = ?", (expression, rowid)
+                "SELECT 1 FROM nodes_labels WHERE nodes_labels MATCH ? AND rowid = ?", (expression, rowid)
             ).fetchone() is not None
 
-        label = sum(v for v, q in zip(title_idfs, quoted) if has("{title} : " + q))
-        label += sum(v for v, q in zip(tag_idfs, quoted) if has("{tags} : " + q))
+        label = sum(v for field, values in field_idfs.items() for v, q in zip(values, quoted)
+                    if v and has("{" + field + "} : " + q))
         relevance = min((max(score, 0) + label) / ceiling, 1)
         scored.append((node_id, modified, round(relevance * STATUS_FACTOR[NodeStatus(status)], 4)))
     scored.sort(key=lambda s: s[0])

@@ -36,6 +36,10 @@ QUERY_CHARS = 2000  # unified retrieval's query limit; a longer prompt is search
 PROOF_CHARS = 160
 MIN_PROOF_CHARS = 40  # a proof line cut shorter than this says nothing
 RUNNER_UP = 0.95  # an item after the first needs this share of the first's score: else the first clearly wins
+NODE_RUNNER_UP = 0.9  # the same for a record after a record, by the node search's score
+ALSO_MAX = 3  # records that pass the gate beyond the block: named on one line, at most this many
+ALSO_TITLE_CHARS = 60
+ALSO = "Also about this, not shown (title, id): "
 GOVERNING = ("decision", "convention", "issue")
 # Conversational words that carry no topic: a prompt made only of these (and stop words) is trivial.
 TRIVIAL_WORDS = frozenset(
@@ -112,6 +116,13 @@ def _fit(hit: dict[str, Any], terms: list[str], room: int) -> str | None:
     return line if len(line) <= room else None
 
 
+def passing_records(hits: list[dict[str, Any]], item_threshold: float) -> list[dict[str, Any]]:
+    """The knowledge nodes among ``hits`` that pass the evidence gate on their own, in the answer's order
+    (the node search's: one ranking of records), superseded and stale ones left out."""
+    return [h for h in hits if h["kind"] == "node" and h.get("status") != "superseded" and not h.get("stale")
+            and h["components"].get("support", 0.0) >= item_threshold]
+
+
 def chosen_items(hits: list[dict[str, Any]], item_threshold: float, max_items: int,
                  node_threshold: float = 0.0) -> list[dict[str, Any]]:
     """The items worth a slot, each passing the evidence gate on its own (its ``support`` reaches
@@ -126,7 +137,20 @@ def chosen_items(hits: list[dict[str, Any]], item_threshold: float, max_items: i
     if not passing:
         return []
     first = passing[0]
-    return [first] + [h for h in passing[1:] if h["score"] >= RUNNER_UP * first["score"]][: max_items - 1]
+    chosen = [first] + [h for h in passing[1:] if _close(h, first)][: max_items - 1]
+    records = passing_records(passing, item_threshold)
+    if records and records[0] not in chosen:  # the best record that passes is never left out for code
+        chosen = [records[0], *chosen[: max_items - 1]]
+    return chosen
+
+
+def _close(hit: dict[str, Any], first: dict[str, Any]) -> bool:
+    """Whether ``hit`` is about as good as ``first``: two records by the node search's score
+    (:data:`NODE_RUNNER_UP` of the first's), anything else by the answer's (:data:`RUNNER_UP`)."""
+    mine, best = hit["components"].get("node_score"), first["components"].get("node_score")
+    if mine is not None and best is not None:
+        return mine >= NODE_RUNNER_UP * best
+    return hit["score"] >= RUNNER_UP * first["score"]
 
 
 def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tokens: int,
@@ -151,9 +175,21 @@ def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tok
         keys.append(_key(hit))
     if not keys:
         return "", []
+    also = _also(answer["hits"], keys, seen, item_threshold)
+    if also and len("\n".join(lines)) + 1 + len(also) <= budget:
+        lines.append(also)
     if len("\n".join(lines)) + 1 + len(footer) <= budget:
         lines.append(footer)
     return "\n".join(lines), keys
+
+
+def _also(hits: list[dict[str, Any]], keys: list[str], seen: set[str], item_threshold: float) -> str:
+    """One line naming the records that pass the gate but did not fit the block, by title and id (at
+    most :data:`ALSO_MAX`): a few tokens that let the model open them ("" when there are none)."""
+    named = [h for h in passing_records(hits, item_threshold) if _key(h) not in keys and _key(h) not in seen]
+    if not named:
+        return ""
+    return ALSO + "; ".join(f"{quoted(h['title'] or '', ALSO_TITLE_CHARS)} {h['node_id']}" for h in named[:ALSO_MAX])
 
 
 def _held_back(store: Any, hit: dict[str, Any]) -> bool:

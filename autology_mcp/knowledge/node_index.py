@@ -21,11 +21,12 @@ from typing import Any
 
 from autology_mcp.common.sqlite import connect_wal, create_schema, schema_version
 from autology_mcp.common.text import NODE_FTS_TOKENIZER, fts_text
+from autology_mcp.knowledge import labels
 from autology_mcp.knowledge.models import KnowledgeNode, Relation, RelationRecord
 from autology_mcp.knowledge.references import reference_path
 
-SCHEMA_VERSION = "6"  # 2: the refs table; 3: titles and contents through text.fts_text (CJK bigrams); 4: nodes_title;
-# 5: nodes_labels, meta node_count, relations.ord; 6: files.rendered
+SCHEMA_VERSION = "7"  # 2: the refs table; 3: titles and contents through text.fts_text (CJK bigrams); 4: nodes_title;
+# 5: nodes_labels, meta node_count, relations.ord; 6: files.rendered; 7: compounds, identifiers in nodes_labels
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -72,7 +73,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5(
     title, content, tags, tokenize = '{NODE_FTS_TOKENIZER}'
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS nodes_labels USING fts5(
-    title, tags, tokenize = '{NODE_FTS_TOKENIZER}'
+    title, tags, compounds, identifiers, tokenize = '{NODE_FTS_TOKENIZER}'
 );
 """
 
@@ -324,7 +325,10 @@ class NodeIndex:
                 conn.execute("DELETE FROM nodes_fts WHERE rowid = ?", (rowid,))
                 conn.execute("DELETE FROM nodes_labels WHERE rowid = ?", (rowid,))
             conn.execute("INSERT INTO nodes_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?)", (rowid, *texts))
-            conn.execute("INSERT INTO nodes_labels (rowid, title, tags) VALUES (?, ?, ?)", (rowid, texts[0], texts[2]))
+            conn.execute(
+                "INSERT INTO nodes_labels (rowid, title, tags, compounds, identifiers) VALUES (?, ?, ?, ?, ?)",
+                (rowid, texts[0], texts[2], labels.compounds(node.title), labels.identifiers(node.content)),
+            )
         # A node not indexed yet has no tag, reference or relation rows (delete_node removes them all):
         # nothing to delete or compare (a rebuild inserts every node so).
         if row is not None:
@@ -786,8 +790,9 @@ class NodeIndex:
             )]
 
     def label_rowids(self, match: str) -> list[int]:
-        """The rowids of every node whose title and tags (``nodes_labels``, the same text and tokens as
-        those columns of ``nodes_fts``) match the FTS5 expression: a walk over the title and tag
+        """The rowids of every node whose labels (``nodes_labels``: the title and tags, the same text and
+        tokens as those columns of ``nodes_fts``, and the title compounds and identifiers of
+        :mod:`~autology_mcp.knowledge.labels`) match the FTS5 expression: a walk over the label
         matches only, where a column filter on ``nodes_fts`` walks every match of the term."""
         with self._lock:  # one string: cheaper to take apart than thousands of rows
             row = self.conn.execute(

@@ -38,6 +38,7 @@ import heapq
 import math
 from dataclasses import dataclass
 
+from autology_mcp.common.query_text import identifier_words, without_boilerplate
 from autology_mcp.common.text import node_query_terms
 from autology_mcp.knowledge.models import KnowledgeNode, NodeStatus
 from autology_mcp.knowledge.node_index import NodeIndex
@@ -45,7 +46,11 @@ from autology_mcp.knowledge.node_index import NodeIndex
 COLUMN_WEIGHTS = (1.0, 1.0, 1.0)  # title, content, tags: BM25 over the node as one text
 STATUS_FACTOR = {NodeStatus.ACTIVE: 1.0, NodeStatus.NEEDS_REVIEW: 0.9, NodeStatus.SUPERSEDED: 0.5}
 BM25_K1 = 1.2  # FTS5's constant (fts5_aux.c)
-LABEL_WEIGHTS = (1.0, 0.5)  # what a title term, a tag term adds, times its IDF among titles, tags
+# What a query term held in each label field adds, times its IDF among that field (title and tags
+# first: their bits say which terms a node surely holds, for the pruned path's bounds). Fitted on the
+# tuning part of bench/gate_eval.py's record domains (docs/retrieval.md, issue 37).
+LABEL_WEIGHTS = {"title": 1.0, "tags": 0.5, "compounds": 1.0, "identifiers": 0.5}
+IDENTIFIER_WEIGHT = 1.5  # a term of an identifier the query names (query_text.identifier_words): its labels count 1.5 times
 PRUNE_FROM_MATCHES = 2000  # below this many term matches in all, scoring every match is as quick
 SEED_LABELLED = 200  # scored first to find the threshold: this many + 4 * limit of the best-labelled nodes,
 SEED_EXTRA = 20  # and the first limit + this many nodes holding every term
@@ -67,13 +72,16 @@ def _quoted(term: str) -> str:
 def search_nodes(
     index: NodeIndex, query: str, node_type: str | None = None, tags: tuple[str, ...] = (), limit: int = 10
 ) -> list[Hit]:
-    terms = node_query_terms(query or "")
+    query = without_boilerplate(query or "")
+    terms = node_query_terms(query)
     if not terms:
-        if (query or "").strip():  # something was asked, but nothing in it is searchable (only '🚀' or '?')
+        if query.strip():  # something was asked, but nothing in it is searchable (only '🚀' or '?')
             return []
         return [Hit(node, None) for node in index.recent(node_type, tags, limit)]
+    named = set(identifier_words(query))
+    weights = [IDENTIFIER_WEIGHT if t in named else 1.0 for t in terms]
     with index.snapshot():  # counts, candidates, term matches and node data from one state of the index
-        return _ranked(index, terms, node_type, tags, limit)
+        return _ranked(index, terms, node_type, tags, limit, weights)
 
 
 def term_idfs(total: int, hits: list[int]) -> list[float]:
@@ -92,43 +100,47 @@ def bm25_ceiling(idfs: list[float]) -> float:
 
 
 def label_scores(
-    index: NodeIndex, quoted: list[str], total: int, known: dict[int, int] | None = None
+    index: NodeIndex, quoted: list[str], total: int, known: dict[int, int] | None = None,
+    weights: list[float] | None = None,
 ) -> tuple[dict[int, float], float]:
-    """What each node's title and tags add (rowid -> sum over the query terms it holds there of the
-    term's IDF among titles, or among tags, times :data:`LABEL_WEIGHTS`), and the most any node
-    could get (the sum over the terms some title, some tag holds). ``known``, if given, gets for each
-    of those nodes the terms it holds there (bit i: ``quoted[i]``)."""
+    """What each node's labels add (rowid -> sum, over the query terms and the label fields of
+    :data:`LABEL_WEIGHTS` that hold them, of the term's IDF among that field times the field's weight
+    and the term's ``weights``), and the most any node could get (the sum over the terms and fields
+    some node holds them in). ``known``, if given, gets for each of those nodes the terms its title or
+    tags hold (bit i: ``quoted[i]``): terms it surely holds in the full-text index too."""
     n = len(quoted)
-    found = [index.label_rowids("{" + field + "} : " + q) for field in ("title", "tags") for q in quoted]
-    pattern: dict[int, int] = {}  # rowid -> bit i: found[i] holds it (titles, then tags)
+    fields = list(LABEL_WEIGHTS)
+    found = [index.label_rowids("{" + field + "} : " + q) for field in fields for q in quoted]
+    pattern: dict[int, int] = {}  # rowid -> bit i: found[i] holds it (fields in order, terms in order within)
     adds: list[float] = []  # what found[i] adds
     ceiling = 0.0
     for i, (rowids, idf) in enumerate(zip(found, term_idfs(total, [len(r) for r in found]))):
-        adds.append(LABEL_WEIGHTS[i // n] * idf)
-        if rowids:
+        adds.append(LABEL_WEIGHTS[fields[i // n]] * idf * (weights[i % n] if weights else 1.0))
+        if rowids and adds[i] > 0.0:
             ceiling += adds[i]
             bit = 1 << i
             for rowid in rowids:
                 pattern[rowid] = pattern.get(rowid, 0) | bit
     values: dict[int, float] = {}
     for bits in set(pattern.values()):
-        value = 0.0  # summed in the order above (titles, then tags, in term order): the same float always
+        value = 0.0  # summed in the order above (fields, then terms): the same float always
         for i, add in enumerate(adds):
             if bits >> i & 1:
                 value += add
         values[bits] = value
     if known is not None:
-        every = (1 << n) - 1
+        every = (1 << n) - 1  # the title's bits, or the tags' shifted onto them; the other fields' cut off
         known.update((rowid, (bits | bits >> n) & every) for rowid, bits in pattern.items())
     return {rowid: values[bits] for rowid, bits in pattern.items()}, ceiling
 
 
-def _ranked(index: NodeIndex, terms: list[str], node_type: str | None, tags: tuple[str, ...], limit: int) -> list[Hit]:
+def _ranked(index: NodeIndex, terms: list[str], node_type: str | None, tags: tuple[str, ...], limit: int,
+            weights: list[float] | None = None) -> list[Hit]:
     quoted = [_quoted(t) for t in terms]
     total, hits = index.match_counts(quoted)
     idfs = term_idfs(total, hits)
     known: dict[int, int] = {}
-    bonus, label_ceiling = label_scores(index, quoted, total, known)
+    bonus, label_ceiling = label_scores(index, quoted, total, known, weights)
     ceiling = bm25_ceiling(idfs) + label_ceiling
     if ceiling <= 0.0:
         return []

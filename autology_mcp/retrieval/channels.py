@@ -107,6 +107,8 @@ def node_channels(store: NodeStore, query: str, terms: list[str], pool: Pool, si
         decoded = index.nodes_by_rowid([r[0] for r in rows_fielded]) if rows_fielded else {}
     t2 = time.perf_counter()
     bm25.ranking = [pool.add(node_candidate(hit.node)).key for hit in ranked]
+    for key, hit in zip(bm25.ranking, ranked):
+        pool.items[key].meta["node_score"] = hit.score  # autology_query's score: the record ranking (issue 37)
     fielded.ranking = [pool.add(node_candidate(decoded[r[0]])).key for r in rows_fielded if r[0] in decoded]
     for run in (bm25, fielded):
         if not run.ranking:

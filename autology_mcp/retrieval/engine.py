@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.common.query_text import without_boilerplate
 from autology_mcp.common.text import keyword_coverage, keyword_stem, keyword_terms
 from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.retrieval import budget as budget_mod
@@ -176,7 +177,9 @@ class Search:
 
 def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint, refresh_code=True) -> dict:
     t_start = time.perf_counter()
-    text_query = query + (" " + module_hint if module_hint else "")
+    # what the channels and the gate search for: the query without the credits and pull-request numbers a
+    # change description carries (issue 37), and the module hint
+    text_query = without_boilerplate(query) + (" " + module_hint if module_hint else "")
     intent = classify_intent(query)
     terms = keyword_terms(text_query)
     s = Search(
@@ -196,6 +199,7 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
         score(s)
     with s.timed("mmr"):
         diversify(s)
+        order_records(s)
     with s.timed("gate"):
         weigh_evidence(s)
     with s.timed("spans"):
@@ -301,6 +305,8 @@ def score(s: Search) -> None:
             "rrf": round(s.fused[key], 6),
             "score": round(scoring.blend(pri, sim, kw, cfg), 4),
         }
+        if cand.meta.get("node_score") is not None:
+            s.scored[key]["node_score"] = cand.meta["node_score"]
 
 
 FAMILIES = {"node": "knowledge", "code": "code", "doc": "code", "session_chunk": "sessions", "handoff": "sessions"}
@@ -394,6 +400,19 @@ def diversify(s: Search) -> None:
     # ``limit`` do, the best of the rest fill the list (a list BM25 would fill is never cut short).
     s.order = ranked(above, s.limit)
     s.order += ranked(below, s.limit - len(s.order))
+
+
+def order_records(s: Search) -> None:
+    """Knowledge nodes in the node search's order (``autology_query``'s, the ``node_bm25`` channel), in
+    the places of the list the blend gave to nodes: one ranking of records everywhere (issue 37). A node
+    that channel did not rank (found by its title and tags alone, or brought in by the graph) follows
+    the ranked ones, in the blend's order."""
+    ranking = next((r.ranking for r in s.runs if r.name == "node_bm25"), [])
+    rank = {key: i for i, key in enumerate(ranking)}
+    places = [i for i, key in enumerate(s.order) if s.pool.items[key].kind == "node"]
+    records = sorted((s.order[i] for i in places), key=lambda key: (rank.get(key, len(rank)), s.order.index(key)))
+    for place, key in zip(places, records):
+        s.order[place] = key
 
 
 # Every chunk these channels return matched the full-text index on a query word (the vectors and

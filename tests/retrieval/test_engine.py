@@ -29,7 +29,7 @@ def test_answer_contract(project):
         assert 0 <= hit["score"] <= 1
         assert {"priority", "similarity", "keyword", "rrf", "coverage", "title_coverage", "support"} <= set(hit["components"])
         assert set(hit["components"]) <= {"priority", "similarity", "keyword", "rrf", "coverage", "title_coverage",
-                                          "support", "via_support"}
+                                          "support", "via_support", "node_score"}
         assert 0 <= hit["components"]["support"] <= 1
         assert hit["channels"]
         if hit["kind"] == "node":
