@@ -20,6 +20,17 @@ if os.environ.get("CI") == "true":
 
 
 @pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No project root from the environment (the test names it), and git's identity and config fixed."""
+    from core_helpers import GIT_ENV
+
+    for name in ("AUTOLOGY_ROOT", "CLAUDE_PROJECT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)
+
+
+@pytest.fixture
 def root(tmp_path: Path) -> Path:
     project = tmp_path / "project"
     project.mkdir()

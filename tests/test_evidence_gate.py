@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from core_helpers import GIT_ENV, dogfood_project, git
+from core_helpers import dogfood_project, git
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -55,12 +55,7 @@ OFF_TOPIC = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("AUTOLOGY_ROOT", "CLAUDE_PROJECT_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in GIT_ENV.items():
-        monkeypatch.setenv(name, value)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 # ------------------------------------------------------------------------------ the parts

@@ -18,7 +18,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from core_helpers import GIT_ENV, dogfood_project
+from core_helpers import dogfood_project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -32,12 +32,7 @@ MERGE_DECISION = "Node files merge through a git merge driver, field by field"
 STEMMER_DECISION = "The keyword check keeps its light stemmer; the claim check takes FTS5's Porter"
 
 
-@pytest.fixture(autouse=True)
-def _env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("AUTOLOGY_ROOT", "CLAUDE_PROJECT_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    for name, value in GIT_ENV.items():
-        monkeypatch.setenv(name, value)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 # ------------------------------------------------------------------------------ the query's parts

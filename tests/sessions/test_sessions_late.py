@@ -20,17 +20,17 @@ from autology_mcp.sessions.follow import follow
 from autology_mcp.sessions.lifecycle import ingest_pending, session_ended
 from autology_mcp.sessions.search import search_sessions
 from autology_mcp.sessions.store import load_session
-from test_transcript_agents import COPILOT_ID, agent_homes, copilot_event, copilot_rows, dumps, stamp  # noqa: F401
+from test_transcript_agents import (  # noqa: F401  (agent_homes: the fixture)
+    COPILOT_ID,
+    COPILOT_TURNS,
+    agent_homes,
+    copilot_event,
+    copilot_rows,
+    dumps,
+    stamp,
+)
 
-WHOLE = [  # the turns of copilot_rows, the last answer included
-    ("user", "Rename the config loader to load_settings"),
-    ("assistant", "[tool view src/config.py]"),
-    ("user", "[result view src/config.py: ok — def load_config():]"),
-    ("assistant", "Renaming it now.\n[tool edit src/config.py]\n[tool bash pytest -q]"),
-    ("user", "[result edit src/config.py: ok — File updated.]"),
-    ("user", "[result bash pytest -q: error — 2 failed, 10 passed]"),
-    ("assistant", "Renamed load_config to load_settings; 2 tests fail."),
-]
+WHOLE = COPILOT_TURNS  # every turn, the last answer included
 
 
 def ms(text: str) -> int:

@@ -339,6 +339,17 @@ def copilot_rows(cwd: str) -> list[dict]:
     ]
 
 
+COPILOT_TURNS = [  # copilot_rows' turns, as session memory keeps them
+    ("user", "Rename the config loader to load_settings"),
+    ("assistant", "[tool view src/config.py]"),
+    ("user", "[result view src/config.py: ok — def load_config():]"),
+    ("assistant", "Renaming it now.\n[tool edit src/config.py]\n[tool bash pytest -q]"),
+    ("user", "[result edit src/config.py: ok — File updated.]"),
+    ("user", "[result bash pytest -q: error — 2 failed, 10 passed]"),
+    ("assistant", "Renamed load_config to load_settings; 2 tests fail."),
+]
+
+
 def copilot_transcript(home: Path, cwd: str, session_id: str = COPILOT_ID, rows: list[dict] | None = None) -> Path:
     folder = home / "session-state" / session_id
     folder.mkdir(parents=True, exist_ok=True)
@@ -351,15 +362,7 @@ def copilot_transcript(home: Path, cwd: str, session_id: str = COPILOT_ID, rows:
 def test_copilot_events_turns_files_and_no_reminders(project: Path) -> None:
     turns, state = parse_lines(dumps(copilot_rows(str(project))).splitlines(), cwd=str(project))
     assert state.agent == "copilot" and state.session_id == COPILOT_ID and state.git_branch == "main"
-    assert [(t.role, t.text) for t in turns] == [
-        ("user", "Rename the config loader to load_settings"),
-        ("assistant", "[tool view src/config.py]"),
-        ("user", "[result view src/config.py: ok — def load_config():]"),
-        ("assistant", "Renaming it now.\n[tool edit src/config.py]\n[tool bash pytest -q]"),
-        ("user", "[result edit src/config.py: ok — File updated.]"),
-        ("user", "[result bash pytest -q: error — 2 failed, 10 passed]"),
-        ("assistant", "Renamed load_config to load_settings; 2 tests fail."),
-    ]
+    assert [(t.role, t.text) for t in turns] == COPILOT_TURNS
     assert state.files_read == ["src/config.py"] and state.files_modified == ["src/config.py", "src/settings.py"]
     assert state.tool_counts == {"view": 1, "edit": 1, "bash": 1}
     text = "\n".join(t.text for t in turns)
