@@ -142,7 +142,10 @@ class Search:
     cfg: RetrievalConfig
     module_hint: str | None
     intent: Intent
-    text_query: str  # the query and the module hint: what the channels search for
+    text_query: str  # the query and the module hint: what the code and session channels search for
+    # the same without the credits and pull-request numbers a change description carries (issue 37): what
+    # the node channels rank and the evidence gate weighs (code search keeps the query as written)
+    record_query: str
     terms: list[str]  # its keyword terms
     term_stems: list[str]
     weights: dict[str, float]
@@ -177,14 +180,13 @@ class Search:
 
 def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint, refresh_code=True) -> dict:
     t_start = time.perf_counter()
-    # what the channels and the gate search for: the query without the credits and pull-request numbers a
-    # change description carries (issue 37), and the module hint
-    text_query = without_boilerplate(query) + (" " + module_hint if module_hint else "")
+    text_query = query + (" " + module_hint if module_hint else "")
     intent = classify_intent(query)
     terms = keyword_terms(text_query)
     s = Search(
         root=root, query=query, scopes=scopes, limit=limit, detail=detail, store=store, cfg=cfg,
         module_hint=module_hint, intent=intent, text_query=text_query, terms=terms,
+        record_query=without_boilerplate(query) + (" " + module_hint if module_hint else ""),
         term_stems=list(dict.fromkeys(keyword_stem(t) for t in terms)),
         weights=intent.channel_weights(cfg.channel_weights),
         refresh_code=refresh_code,
@@ -216,7 +218,8 @@ def run_channels(s: Search, index_cfg) -> None:
         s.code_index = ch.index_location(s.root, index_cfg)
     node_job = None
     if "nodes" in s.scopes:
-        node_job = _executor().submit(ch.node_channels, s.store, s.text_query, s.terms, ch.Pool(), cfg.node_pool)
+        node_job = _executor().submit(ch.node_channels, s.store, s.record_query, keyword_terms(s.record_query), ch.Pool(),
+                                      cfg.node_pool)
     code_pool = ch.Pool()
     if s.code_index is not None:
         code_runs, code_fresh = ch.code_channels(
@@ -452,7 +455,7 @@ def weigh_evidence(s: Search) -> None:
     likely the hit is about it (``support``). A node the graph brought in (a neighbour of a hit, a
     decision referencing a code hit) also gets ``via_support``, the best support of the hits it came
     from: it is about the subject through them, not by its own words."""
-    terms = gate.subject_terms(s.text_query)
+    terms = gate.subject_terms(s.record_query)
     sessions = "sessions" in s.scopes and any(r.name == "sessions" and r.status == "ok" for r in s.runs)
     df = ch.document_counts(s.root, terms, s.store if "nodes" in s.scopes else None, s.code_index, sessions)
     s.subject = gate.subject(terms, df, sum(df.values()))
