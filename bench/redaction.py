@@ -12,7 +12,7 @@ sessions (provider tokens, command lines, config files, headers, URLs, SQL, pros
 split across two messages), all generated from fixed seeds. Per form, a leak is any of its secret
 strings left in the output.
 
-- **ours**: ``sessions.redact.redact`` on each message (the split PEM key: the two messages apart,
+- **ours**: ``common.redact.redact`` on each message (the split PEM key: the two messages apart,
   as the parser sees them).
 - **detect-secrets** (if installed: ``pip install detect-secrets``): ``SecretsCollection.scan_file``
   with its default plugins and filters on each message, each secret it reports replaced.
@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "sessions
 
 from secret_corpus import CORPUS, FRESH, HELD_OUT, Form  # noqa: E402
 
-from autology_mcp.sessions.redact import redact  # noqa: E402
+from autology_mcp.common.redact import redact  # noqa: E402
 
 
 def leaks(form: Form, outputs: list[str]) -> list[str]:

@@ -40,7 +40,7 @@ from autology_mcp.common.errors import StorageError, ValidationError
 from autology_mcp.common.fsutil import WriteLock, atomic_write
 from autology_mcp.common.paths import ProjectPaths
 from autology_mcp.sessions.paths import SESSIONS_DIR, sessions_dir
-from autology_mcp.sessions.redact import redact, redact_value
+from autology_mcp.common.redact import redact, redact_value
 from autology_mcp.sessions.summary import SessionSummary
 from autology_mcp.sessions.transcript import ParseState, Turn
 

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from autology_mcp.sessions.redact import redact
+from autology_mcp.common.redact import redact
 from autology_mcp.sessions.turns import (  # noqa: F401 - also this module's names, as before
     AGENTS,
     CLAUDE,

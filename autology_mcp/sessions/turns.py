@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from autology_mcp.sessions.redact import redact
+from autology_mcp.common.redact import redact
 
 ROLES = ("user", "assistant", "compact_summary")
 TARGET_MAX = 160

@@ -12,7 +12,7 @@ from sessions_helpers import BASIC, COMPACTED
 
 from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.sessions.ingest import ingest_transcript
-from autology_mcp.sessions.redact import redact
+from autology_mcp.common.redact import redact
 from autology_mcp.sessions.store import SessionRecord, load_session, parse, render
 from autology_mcp.sessions.transcript import ParseState, Turn
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autology_mcp.sessions.chunking import BODY_MAX, CHUNK_MAX, chunk_turns, split_text
-from autology_mcp.sessions.redact import redact
+from autology_mcp.common.redact import redact
 from autology_mcp.sessions.transcript import TITLE_MAX, Turn
 
 ALNUM = string.ascii_letters + string.digits
@@ -136,7 +136,7 @@ def test_long_turn_is_split_at_word_boundaries() -> None:
 
 
 def _redact_every_rule(text: str) -> str:
-    from autology_mcp.sessions.redact import _RULES, redact_shapes
+    from autology_mcp.common.redact import _RULES, redact_shapes
 
     for _kind, pattern, replacement in _RULES:
         text = pattern.sub(replacement, text)

@@ -13,7 +13,7 @@ import pytest
 from secret_corpus import ALL_SECRETS, CORPUS, FRESH, HELD_OUT
 
 from autology_mcp.cli.main import main
-from autology_mcp.sessions.redact import redact
+from autology_mcp.common.redact import redact
 from autology_mcp.sessions.session_node import summarised
 
 

@@ -1,4 +1,4 @@
-"""Remove secrets from session text before anything is written or indexed.
+"""Remove secrets from text before anything is written or indexed: session transcripts, and commit messages.
 
 Common credential shapes are replaced by ``[REDACTED:<kind>]``: provider API keys and tokens
 (OpenAI/Anthropic ``sk-…``, GitHub ``ghp_…``/``github_pat_…``, Slack ``xox…``, AWS ``AKIA…`` and
