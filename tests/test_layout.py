@@ -18,13 +18,14 @@ ALLOWED: dict[str, set[str]] = {
     "code": {"common"},
     "semantic": {"common", "knowledge"},  # the optional extra's vectors (issue 31)
     "sessions": {"common", "knowledge", "semantic"},
-    "retrieval": {"common", "knowledge", "code", "sessions", "semantic"},
-    "hooks": {"common", "knowledge", "code", "sessions", "retrieval", "semantic"},
-    "server": {"common", "knowledge", "code", "sessions", "retrieval", "hooks", "semantic"},  # hosts the hook service
+    "history": {"common", "code"},  # the commits (issue 41); code: the branch namespace its index lives in
+    "retrieval": {"common", "knowledge", "code", "sessions", "semantic", "history"},
+    "hooks": {"common", "knowledge", "code", "sessions", "retrieval", "semantic", "history"},
+    "server": {"common", "knowledge", "code", "sessions", "retrieval", "hooks", "semantic", "history"},  # hosts the hook service
     "setup": {"common", "knowledge"},  # an agent's configuration files (autology setup)
-    "cli": {"common", "knowledge", "code", "sessions", "retrieval", "hooks", "server", "setup", "semantic"},
+    "cli": {"common", "knowledge", "code", "sessions", "retrieval", "hooks", "server", "setup", "semantic", "history"},
 }
-CORE = ("common", "knowledge", "code", "semantic", "sessions", "retrieval")
+CORE = ("common", "knowledge", "code", "semantic", "sessions", "history", "retrieval")
 TOP_LEVEL = {"autology_mcp": None, "autology_mcp.__main__": "cli"}  # the version string; `python -m autology_mcp`
 
 

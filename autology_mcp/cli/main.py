@@ -3,7 +3,7 @@
 One module per command group registers its commands here: ``store`` (serve, init, rebuild, doctor),
 ``nodes`` (the seven tools' twins and show), ``index`` (the code index), ``hook`` (the agents' hooks), ``setup`` (an agent's configuration),
 ``graph`` (graph walks, export, analyze), ``claims`` (check-claims), ``review`` (nodes whose text addresses the agent), ``search`` (search, context) and
-``sessions`` (session memory), ``semantic`` (semantic recall, an optional extra).
+``sessions`` (session memory), ``history`` (the repository's commits), ``semantic`` (semantic recall, an optional extra).
 
 Every command accepts ``--root``, before or after the command name; the data commands accept
 ``--json`` for scripts. Errors print ``error: <message>`` on stderr and exit 1; usage errors exit 2.
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     from autology_mcp.cli import (  # not needed by `autology hook`
         claims,
         graph,
+        history,
         hook,
         imports,
         index,
@@ -42,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         store,
     )
 
-    for group in (store, nodes, review, index, hook, setup, graph, claims, search, sessions, semantic, imports):
+    for group in (store, nodes, review, index, hook, setup, graph, claims, search, sessions, history, semantic, imports):
         group.add_commands(sub)
     _accept_global_options(parser)
     return parser

@@ -164,6 +164,23 @@ def _commit_section(
     return lines, summary
 
 
+def _history_after_commit(root: Path) -> None:
+    """The new commit into the history index at once (issue 41); a search would take it in anyway.
+    Fails open: the hook's words matter more."""
+    try:
+        from autology_mcp.history.index import HistoryIndex
+
+        if not (root / ".autology").is_dir():
+            return  # a project that does not use autology gets no cache folder
+        index = HistoryIndex(root)
+        try:
+            index.sync()
+        finally:
+            index.close()
+    except Exception:
+        _debug_traceback()
+
+
 def post_commit(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:
     """PostToolUse on Bash: react to git commit, gh pr create and gh pr merge anywhere in the command."""
     if payload.get("tool_name") != "Bash":
@@ -186,6 +203,7 @@ def post_commit(payload: dict[str, Any], root: Path | str | None = None) -> dict
         if section:
             lines.extend(section[0])
             summaries.append(section[1])
+        _history_after_commit(root)
     if PR_CREATE in kinds:
         lines.append(
             "autology (pull request created): before review, record the decisions, components and conventions "

@@ -29,7 +29,7 @@ from autology_mcp.hooks.config import load_hooks_config
 from autology_mcp.hooks.output import additional_context
 from autology_mcp.hooks.project import open_store, project_root
 from autology_mcp.hooks.state import session_state, told_nodes
-from autology_mcp.knowledge.untrusted import FRAME, held_back, quoted
+from autology_mcp.knowledge.untrusted import FRAME, FRAME_WITH_COMMITS, held_back, quoted
 
 EVENT = "UserPromptSubmit"
 QUERY_CHARS = 2000  # unified retrieval's query limit; a longer prompt is searched by its start
@@ -69,10 +69,11 @@ def is_trivial(prompt: str) -> bool:
 
 
 def _group(hit: dict[str, Any]) -> int:
-    """Decisions, conventions and open issues first, then other nodes, then code and docs, then sessions."""
+    """Decisions, conventions and open issues first, then other nodes, then commits (why the code is as it
+    is), then code and docs, then sessions."""
     if hit["kind"] == "node":
         return 0 if hit.get("node_type") in GOVERNING else 1
-    return 2 if hit["kind"] in ("code", "doc") else 3
+    return {"commit": 2, "code": 3, "doc": 3}.get(hit["kind"], 4)
 
 
 def _key(hit: dict[str, Any]) -> str:
@@ -96,6 +97,11 @@ def _item(hit: dict[str, Any], terms: list[str], proof_chars: int = PROOF_CHARS)
     elif hit["kind"] in ("code", "doc"):
         symbol = f" {hit['symbol']}" if hit.get("symbol") else ""
         head = f"- {hit['ref']}{symbol}"
+    elif hit["kind"] == "commit":  # the subject, the date and the files are the repository's words too
+        commit = hit.get("commit") or {}
+        files = commit.get("files") or []
+        head = (f"- commit {hit['ref']} ({(commit.get('date') or '')[:10]}): {quoted(hit['title'] or '')}"
+                + (f" — files: {quoted(', '.join(files[:3]) + (' …' if len(files) > 3 else ''))}" if files else ""))
     else:
         head = f"- past session {hit['ref']}: {quoted(hit['title'] or '')}"
     words = _matched_words(terms, f"{hit.get('title') or ''}\n{hit.get('path') or ''}\n{hit.get('snippet') or ''}")
@@ -124,7 +130,7 @@ def passing_records(hits: list[dict[str, Any]], item_threshold: float) -> list[d
 
 
 def chosen_items(hits: list[dict[str, Any]], item_threshold: float, max_items: int,
-                 node_threshold: float = 0.0) -> list[dict[str, Any]]:
+                 node_threshold: float = 0.0, why: bool = False) -> list[dict[str, Any]]:
     """The items worth a slot, each passing the evidence gate on its own (its ``support`` reaches
     ``item_threshold``): when a knowledge node grounds the answer itself (its support reaches
     ``node_threshold``, the gate's threshold), only nodes, the memory the agent cannot grep for; the
@@ -134,6 +140,8 @@ def chosen_items(hits: list[dict[str, Any]], item_threshold: float, max_items: i
                and h["components"].get("support", 0.0) >= item_threshold]
     if any(h["kind"] == "node" and h["components"]["support"] >= node_threshold for h in passing):
         passing = [h for h in passing if h["kind"] == "node"]
+    elif why and any(h["kind"] == "commit" and h["components"]["support"] >= node_threshold for h in passing):
+        passing = [h for h in passing if h["kind"] == "commit"]  # a why question: the commit that explains
     if not passing:
         return []
     first = passing[0]
@@ -157,14 +165,16 @@ def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tok
                  item_threshold: float, node_threshold: float = 0.0) -> tuple[str, list[str]]:
     """The block to inject for a grounded answer, and the keys of the items in it ("" and [] for none)."""
     # A code hit whose file changed since it was indexed may prove nothing any more: left out.
-    chosen = [h for h in chosen_items(answer["hits"], item_threshold, max_items, node_threshold) if _key(h) not in seen]
+    chosen = [h for h in chosen_items(answer["hits"], item_threshold, max_items, node_threshold,
+                                      why=answer.get("intent") == "research") if _key(h) not in seen]
     # decisions, conventions and open issues first; within each group the item most about the subject first
     ranked = sorted(chosen, key=lambda h: (_group(h), -h["components"].get("support", 0.0)))
     if not ranked:
         return "", []
     terms = keyword_terms(answer["query"])
     where = " in two areas" if answer["verdict"] == "ambiguous" else ""
-    lines = [f"autology — project memory relevant to this prompt (grounded evidence{where}, best first; {FRAME}):"]
+    frame = FRAME_WITH_COMMITS if any(h["kind"] == "commit" for h in ranked) else FRAME
+    lines = [f"autology — project memory relevant to this prompt (grounded evidence{where}, best first; {frame}):"]
     footer = "More: autology_search / autology_context. Cite these ids and path:lines when you rely on them."
     budget, keys = max_tokens * 4, []
     for hit in ranked:

@@ -6,6 +6,8 @@ One unified search (every scope) for the task, plus the module hint, regrouped b
   ``other`` (concepts, patterns, issues, sessions) — graph-expanded (``via`` says how a node came in);
 - ``task_retrieval``: code and doc spans (``path:lines`` with the proof snippet);
 - ``sessions``: past session chunks and handoffs;
+- ``history``: commits of the repository's history (issue 41): sha, date, subject, the message lines
+  that prove it, the files it touched;
 - ``verdict``, ``clarifying_question``, ``guidance``, ``cut`` and ``trace`` as in a search answer.
 
 Each item passes the evidence gate (its ``support`` reaches ``gate_item_threshold``, docs/retrieval.md;
@@ -84,6 +86,20 @@ def _session_item(hit: dict[str, Any]) -> dict[str, Any]:
     return item
 
 
+def _commit_item(hit: dict[str, Any]) -> dict[str, Any]:
+    commit = hit.get("commit") or {}
+    return {
+        "sha": commit.get("sha") or hit["ref"],
+        "ref": hit["ref"],
+        "date": commit.get("date") or "",
+        "subject": hit["title"],
+        "snippet": hit["snippet"],
+        "files": list(commit.get("files") or []),
+        "score": hit["score"],
+        "support": hit["components"]["support"],
+    }
+
+
 def gated(hits: list[dict[str, Any]], item_threshold: float) -> list[dict[str, Any]]:
     """The hits whose support, or for a node the graph brought in the support of the hits it came from,
     reaches ``item_threshold``; the best :data:`WEAK_KEPT` when none does."""
@@ -95,12 +111,14 @@ def gated(hits: list[dict[str, Any]], item_threshold: float) -> list[dict[str, A
 def render(state: dict[str, Any]) -> dict[str, Any]:
     """The bundle from a search answer (``state``) and the bundle's own fields."""
     memory: dict[str, list[dict[str, Any]]] = {"decisions": [], "conventions": [], "components": [], "other": []}
-    spans, sessions = [], []
+    spans, sessions, history = [], [], []
     for hit in state["hits"]:
         if hit["kind"] == "node":
             memory[MEMORY_GROUPS.get(hit["node_type"], "other")].append(_memory_item(hit))
         elif hit["kind"] in ("code", "doc"):
             spans.append(_span_item(hit))
+        elif hit["kind"] == "commit":
+            history.append(_commit_item(hit))
         else:
             sessions.append(_session_item(hit))
     return {
@@ -115,6 +133,7 @@ def render(state: dict[str, Any]) -> dict[str, Any]:
         "structured_memory": memory,
         "task_retrieval": spans,
         "sessions": sessions,
+        "history": history,
         "cut": state["cut"],
         "trace": state["trace"],
     }

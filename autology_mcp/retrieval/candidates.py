@@ -24,9 +24,9 @@ def is_doc_path(path: str) -> bool:
 
 @dataclass
 class Candidate:
-    key: str  # unique across sources: node:<id>, chunk:<path>:<start>-<end>, session:<doc id>
-    kind: str  # node | code | doc | session_chunk | handoff
-    ref: str  # node id | path:start-end | session doc id
+    key: str  # unique across sources: node:<id>, chunk:<path>:<start>-<end>, session:<doc id>, commit:<sha>
+    kind: str  # node | code | doc | session_chunk | handoff | commit
+    ref: str  # node id | path:start-end | session doc id | the commit's short sha
     title: str
     text: str = ""  # what keyword coverage and proof spans are computed on ("" until loaded)
     path: str | None = None
@@ -46,6 +46,8 @@ class Candidate:
             return f"tag {self.node.tags[0]}" if self.node.tags else f"{self.node.type.value}s"
         if self.kind in ("session_chunk", "handoff"):
             return "past sessions"
+        if self.kind == "commit":
+            return "the commit history"
         parts = (self.path or "").split("/")
         return "/".join(parts[:2]) if len(parts) > 2 else (parts[0] if len(parts) == 2 else "(project root)")
 
@@ -57,4 +59,6 @@ class Candidate:
             return f"@nodes/{self.node.type.value}/{tag}/{self.node.id}"
         if self.kind in ("session_chunk", "handoff"):
             return f"@sessions/{self.meta.get('session_id', '-')}/{self.ref}"
+        if self.kind == "commit":
+            return f"@history/{self.ref}"
         return self.path or self.ref

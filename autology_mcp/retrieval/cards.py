@@ -79,6 +79,15 @@ def card(cand: Candidate, s: dict[str, float], term_stems: list[str], detail: st
         if detail == "full":
             hit["section"] = {"start_line": cand.start_line, "end_line": cand.end_line,
                               "chunk_type": cand.meta.get("chunk_type")}
+    elif cand.kind == "commit":
+        # the proof lines come from the message's body; the subject is the hit's title, the files its own field
+        lines = [line for line in (cand.text or "").split("\n")[1:] if not line.startswith("Files: ")]
+        at, _ = proof_window(lines, term_stems, n_lines)
+        hit["snippet"] = "\n".join(line[:SNIPPET_WIDTH] for line in lines[at : at + n_lines])
+        hit["commit"] = {"sha": cand.meta.get("sha"), "date": cand.meta.get("date"), "author": cand.meta.get("author"),
+                         "files": list(cand.meta.get("files") or [])[: 20 if detail == "full" else 5]}
+        if cand.meta.get("bot"):
+            hit["commit"]["bot"] = True
     else:
         lines = cand.text.split("\n") if cand.text else []
         at, _ = proof_window(lines, term_stems, n_lines)

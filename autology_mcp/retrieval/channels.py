@@ -853,9 +853,62 @@ _df_cache: OrderedDict[tuple, int] = OrderedDict()
 _df_lock = threading.Lock()
 
 
-def document_counts(root: Path, terms: list[str], store: NodeStore | None, code_where, sessions: bool) -> dict[str, int]:
-    """How many documents in scope hold each term: nodes, code and doc chunks, and session documents,
-    summed (the evidence gate's ``df``, :mod:`autology_mcp.retrieval.gate`). Counts of nodes and chunks
+def history_channel(root: Path, query: str, pool: Pool, size: int) -> tuple[ChannelRun, dict[str, Any]]:
+    """The commits HEAD reaches that best match the query (issue 41: :mod:`autology_mcp.history`), the
+    index brought in step with HEAD first (nothing to do when HEAD did not move), and the index's
+    freshness (``head``, ``commits``, ``sync``)."""
+    run = ChannelRun("history")
+    fresh: dict[str, Any] = {}
+    t0 = time.perf_counter()
+    try:
+        from autology_mcp.history.config import load_history_config
+        from autology_mcp.history.index import HistoryIndex
+
+        if not load_history_config(root).enabled:
+            run.status, run.note = "disabled", "the history channel is turned off for this project"
+            return run, fresh
+        index = HistoryIndex(root)
+        try:
+            synced = index.sync()
+            hits = index.search(query, size)
+        finally:
+            index.close()
+    except Exception as exc:  # the history failing must not fail the search
+        run.status, run.note = "error", f"{type(exc).__name__}: {exc}"
+        run.ms = (time.perf_counter() - t0) * 1000
+        return run, fresh
+    fresh = {"head": synced.head, "commits": synced.commits, "sync": synced.mode}
+    if synced.mode in ("empty", "not a git repository"):
+        run.note = synced.mode
+    for h in hits:
+        files = "\n".join(h.files)
+        cand = Candidate(
+            key=f"commit:{h.sha}", kind="commit", ref=h.short, title=h.subject,
+            text=h.subject + ("\n" + h.body if h.body else "") + ("\nFiles: " + " ".join(h.files) if files else ""),
+            meta={"sha": h.sha, "date": h.date, "author": h.author, "files": list(h.files), "bot": h.bot,
+                  "history_score": h.score},
+        )
+        run.ranking.append(pool.add(cand).key)
+    run.ms = (time.perf_counter() - t0) * 1000
+    if not run.ranking:
+        run.status = "empty"
+    return run, fresh
+
+
+def _history_counts(root: Path, terms: list[str]) -> dict[str, int]:
+    from autology_mcp.history.index import HistoryIndex
+
+    index = HistoryIndex(root)
+    try:
+        return index.document_counts(terms, DF_CAP)
+    finally:
+        index.close()
+
+
+def document_counts(root: Path, terms: list[str], store: NodeStore | None, code_where, sessions: bool,
+                    history: str | None = None) -> dict[str, int]:
+    """How many documents in scope hold each term: nodes, code and doc chunks, session documents and
+    commits (``history``: the head the history index is at), summed (the evidence gate's ``df``, :mod:`autology_mcp.retrieval.gate`). Counts of nodes and chunks
     are kept per index version, so a hook asking about the same words again reads no index."""
     totals = dict.fromkeys(terms, 0)
     if not terms:
@@ -871,6 +924,8 @@ def document_counts(root: Path, terms: list[str], store: NodeStore | None, code_
             st = None
         if st is not None:
             sources.append((("code", str(db), st.st_ino, st.st_mtime_ns, st.st_size), lambda ts: _chunk_counts(db, ts)))
+    if history:
+        sources.append((("history", str(root), history), lambda ts: _history_counts(root, ts)))
     for version, count in sources:
         with _df_lock:
             known = {t: _df_cache.get((version, t)) for t in terms}

@@ -14,7 +14,7 @@ from autology_mcp.common.config import section
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.common.paths import ProjectPaths
 
-CHANNELS = ("node_bm25", "node_title_tags", "code_bm25", "symbols", "paths", "vectors", "sessions", "graph")
+CHANNELS = ("node_bm25", "node_title_tags", "code_bm25", "symbols", "paths", "vectors", "sessions", "history", "graph")
 
 # Tuned on the judged knowledge queries (bench/knowledge_eval.py) and the commit-history code
 # evaluation (bench/unified_code_eval.py); see docs/retrieval.md for what each choice cost or gained.
@@ -26,6 +26,7 @@ DEFAULT_CHANNEL_WEIGHTS = {
     "paths": 0.5,
     "vectors": 0.6,
     "sessions": 0.7,
+    "history": 0.7,
     "graph": 0.1,  # neighbours brought in by graph expansion (times relation weight and confidence)
 }
 DEFAULT_TYPE_PRIORS = {  # equal: favouring decisions (or demoting session logs) cost knowledge nDCG@10
@@ -38,8 +39,8 @@ DEFAULT_TYPE_PRIORS = {  # equal: favouring decisions (or demoting session logs)
     "session": 1.0,
 }
 DEFAULT_STATUS_PRIORS = {"active": 1.0, "needs_review": 0.9, "superseded": 0.4}
-DEFAULT_KIND_PRIORS = {"code": 0.85, "doc": 0.8, "session_chunk": 0.65, "handoff": 0.7}
-DEFAULT_RANK_SHARE = {"nodes": 0.65, "files": 0.5, "sessions": 0.65}
+DEFAULT_KIND_PRIORS = {"code": 0.85, "doc": 0.8, "session_chunk": 0.65, "handoff": 0.7, "commit": 0.7}
+DEFAULT_RANK_SHARE = {"nodes": 0.65, "files": 0.5, "sessions": 0.65, "history": 0.65}
 DEFAULT_RELATION_WEIGHTS = {
     "supersedes": 0.9,
     "implements": 0.8,

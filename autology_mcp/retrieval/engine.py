@@ -246,6 +246,11 @@ def run_channels(s: Search, index_cfg) -> None:
         s.freshness["sessions"] = s.runs[-1].status
     else:
         s.runs.append(ch.ChannelRun("sessions", "out_of_scope"))
+    if "history" in s.scopes:
+        run, s.freshness["history"] = ch.history_channel(s.root, s.record_query, s.pool, cfg.pool)
+        s.runs.append(run)
+    else:
+        s.runs.append(ch.ChannelRun("history", "out_of_scope"))
 
 
 def fuse(s: Search) -> None:
@@ -294,7 +299,7 @@ def score(s: Search) -> None:
     for key in s.shortlist:
         cand = pool.items[key]
         kw = scoring.weighted_share(matched[key], term_weights)
-        cos = scoring.cosine(qvec, cand) if cand.kind in ("node", "session_chunk", "handoff") else (cand.cosine or 0.0)
+        cos = scoring.cosine(qvec, cand) if cand.kind in ("node", "session_chunk", "handoff", "commit") else (cand.cosine or 0.0)
         index_relative = cand.meta.get("index_relative") if index_counts else None
         sim = scoring.similarity(s.fused[key], cos, cand.kind, s.weights, cfg.rrf_k, scoring.rank_share(cand, cfg),
                                  index_relative)
@@ -312,7 +317,8 @@ def score(s: Search) -> None:
             s.scored[key]["node_score"] = cand.meta["node_score"]
 
 
-FAMILIES = {"node": "knowledge", "code": "code", "doc": "code", "session_chunk": "sessions", "handoff": "sessions"}
+FAMILIES = {"node": "knowledge", "code": "code", "doc": "code", "session_chunk": "sessions", "handoff": "sessions",
+            "commit": "history"}
 
 
 def shortlist(ranked: list[str], pool: ch.Pool, size: int, per_family: int) -> list[str]:
@@ -457,7 +463,8 @@ def weigh_evidence(s: Search) -> None:
     from: it is about the subject through them, not by its own words."""
     terms = gate.subject_terms(s.record_query)
     sessions = "sessions" in s.scopes and any(r.name == "sessions" and r.status == "ok" for r in s.runs)
-    df = ch.document_counts(s.root, terms, s.store if "nodes" in s.scopes else None, s.code_index, sessions)
+    df = ch.document_counts(s.root, terms, s.store if "nodes" in s.scopes else None, s.code_index, sessions,
+                            (s.freshness.get("history") or {}).get("head"))
     s.subject = gate.subject(terms, df, sum(df.values()))
 
     def weigh(key: str) -> float:
@@ -484,6 +491,8 @@ def _label(cand: Candidate) -> str:
         return f"{cand.node.title}\n{' '.join(cand.node.tags)}"
     if cand.kind in ("code", "doc"):
         return f"{cand.path or ''}\n{cand.meta.get('symbol') or ''}"
+    if cand.kind == "commit":  # its subject, and the files it touched
+        return f"{cand.title or ''}\n{' '.join(cand.meta.get('files') or [])}"
     return cand.title or ""
 
 

@@ -45,7 +45,8 @@ CHANNEL_BOOSTS: dict[str, dict[str, float]] = {
     "code_location": {"code_bm25": 1.3, "symbols": 2.0, "paths": 1.6, "node_bm25": 0.8, "node_title_tags": 0.8},
     "doc_lookup": {"node_title_tags": 1.3, "node_bm25": 1.2, "code_bm25": 1.1},
     "module_health": {"node_bm25": 1.3, "node_title_tags": 1.2, "paths": 1.3, "graph": 1.3},
-    "research": {"node_bm25": 1.4, "node_title_tags": 1.3, "sessions": 1.4, "graph": 1.4, "symbols": 0.7},
+    "research": {"node_bm25": 1.4, "node_title_tags": 1.3, "sessions": 1.4, "history": 1.4, "graph": 1.4,
+                 "symbols": 0.7},
     "general": {},
 }
 KIND_BOOSTS: dict[str, dict[str, float]] = {

@@ -52,6 +52,7 @@ CORE_CHANNELS = {
     "doc": ("code_bm25", "vectors"),
     "session_chunk": ("sessions",),
     "handoff": ("sessions",),
+    "commit": ("history",),
 }
 
 _vectors: OrderedDict[str, dict[int, float]] = OrderedDict()
@@ -142,7 +143,8 @@ def term_weights(term_stems: list[str], matched_sets, idf: bool = True) -> dict[
 
 
 def rank_share(cand: Candidate, cfg: RetrievalConfig) -> float:
-    family = "nodes" if cand.node is not None else "sessions" if cand.kind in ("session_chunk", "handoff") else "files"
+    family = ("nodes" if cand.node is not None else "sessions" if cand.kind in ("session_chunk", "handoff")
+              else "history" if cand.kind == "commit" else "files")
     return min(1.0, cfg.rank_share.get(family, 0.5))
 
 

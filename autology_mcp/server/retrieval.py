@@ -75,8 +75,9 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
     def autology_search(
         query: Annotated[str, Field(description="What to find, in words: 'why do we retry the upload', 'where is the token refreshed'")],
         scope: Annotated[
-            list[Literal["nodes", "code", "docs", "sessions"]] | None,
-            Field(description="Sources to search (default all): knowledge nodes, code, docs (Markdown/RST/text files), past sessions"),
+            list[Literal["nodes", "code", "docs", "sessions", "history"]] | None,
+            Field(description="Sources to search (default all): knowledge nodes, code, docs (Markdown/RST/text files), past "
+                              "sessions, history (the repository's commits: why the code is as it is)"),
         ] = None,
         limit: Annotated[int, Field(description="Maximum hits (default 10, at most 50)", json_schema_extra={"minimum": 1, "maximum": 50})] = 10,
         max_tokens: Annotated[
@@ -89,7 +90,7 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
         ] = "normal",
     ) -> dict[str, Any]:
         """Start here to find out anything about this project: one search over its decisions, conventions and other
-        knowledge, its code and docs, and past sessions. Each hit: node id or path:lines, the lines that prove it, a
+        knowledge, its code and docs, past sessions and its commit history. Each hit: node id or path:lines, the lines that prove it, a
         score. The verdict: grounded (a hit is about the question's subject), ambiguous (with a question to ask), weak
         or no_evidence (the memory does not know the subject; for a question about the project, how to record it)."""
         from autology_mcp.retrieval import engine  # imported on the first search, not at start-up

@@ -25,7 +25,7 @@ def test_answer_contract(project):
     assert answer["hits"]
     for hit in answer["hits"]:
         assert set(hit) >= HIT_KEYS
-        assert hit["kind"] in ("node", "code", "doc", "session_chunk", "handoff")
+        assert hit["kind"] in ("node", "code", "doc", "session_chunk", "handoff", "commit")
         assert 0 <= hit["score"] <= 1
         assert {"priority", "similarity", "keyword", "rrf", "coverage", "title_coverage", "support"} <= set(hit["components"])
         assert set(hit["components"]) <= {"priority", "similarity", "keyword", "rrf", "coverage", "title_coverage",
@@ -187,7 +187,8 @@ def test_scope_limits_the_sources_and_the_trace_says_so(project):
 def test_trace_has_channels_fusion_timings_and_freshness(project):
     trace = run(project, "websocket reconnect backoff", max_tokens=20000)["trace"]
     names = [c["name"] for c in trace["channels"]]
-    assert names == ["node_bm25", "node_title_tags", "code_bm25", "symbols", "paths", "vectors", "sessions", "graph"]
+    assert names == ["node_bm25", "node_title_tags", "code_bm25", "symbols", "paths", "vectors", "sessions", "history",
+                     "graph"]
     assert all("candidates" in c and "status" in c for c in trace["channels"])
     assert trace["fusion"]["k"] == 60 and trace["fusion"]["inputs"]["code_bm25"]
     assert set(trace["timings_ms"]) >= {"channels", "fusion", "expand", "score", "mmr", "spans", "total"}
@@ -212,7 +213,7 @@ def test_without_an_index_the_other_channels_still_answer(tmp_path):
     finally:
         proj.autology.close()
     assert answer["verdict"] == "grounded"
-    assert {h["kind"] for h in answer["hits"]} == {"node"}
+    assert "node" in {h["kind"] for h in answer["hits"]} <= {"node", "commit"}
     assert answer["trace"]["freshness"]["code_index"]["exists"] is False
     assert {c["status"] for c in answer["trace"]["channels"] if c["name"] in ("code_bm25", "paths")} == {"no_index"}
     assert "autology index build" in answer["guidance"]

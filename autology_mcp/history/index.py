@@ -1,0 +1,274 @@
+"""The history index: the commits HEAD reaches, searchable by what they say and the files they touched.
+
+One SQLite database per branch and work tree, where the code index keeps its own
+(``.autology/cache/history/<namespace>.sqlite``, :func:`autology_mcp.code.layout.namespace`): a
+commit's text never changes, but which commits a branch reaches does. It is a cache: deleting it
+loses nothing, the next search builds it again from git.
+
+- **Kept in step with HEAD** (:meth:`HistoryIndex.sync`, before every search and after a commit):
+  nothing to do when HEAD is the indexed head; when the indexed head is an ancestor of HEAD (a
+  commit, a pull, a fast-forward) only the new commits are read; otherwise (another branch checked
+  out in this namespace, a rebase, a reset) the set is reconciled: commits HEAD no longer reaches go,
+  missing ones are read. At most ``max_commits`` (50,000) of the newest are kept; nothing is fetched.
+- **What is searched:** each commit's subject, body and touched files (:mod:`autology_mcp.history.text`:
+  no trailers, no CI markers, a merge by its pull-request title, secrets redacted), FTS5 with the
+  Porter stemmer like the node index. Score, 0 to 1: ``BM25 / ((k1 + 1) · Σ IDF · subject weight)``
+  over the columns weighted :data:`COLUMN_WEIGHTS`, times :data:`~autology_mcp.history.text.BOT_WEIGHT`
+  for a bot's commit; ties by newest first.
+- Writers take a lock file; readers never wait for them (WAL).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import math
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+
+from autology_mcp.common.errors import StorageError
+from autology_mcp.common.paths import ProjectPaths
+from autology_mcp.common.query_text import without_boilerplate
+from autology_mcp.common.sqlite import connect_wal, create_schema, retry_locked, schema_version
+from autology_mcp.common.text import NODE_FTS_TOKENIZER, fts_text, node_query_terms
+from autology_mcp.history import log, text
+from autology_mcp.history.config import load_history_config
+
+SCHEMA_VERSION = "1"
+COLUMN_WEIGHTS = (3.0, 1.0, 0.5)  # subject, body, files
+BM25_K1 = 1.2
+BATCH = 2000
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS commits (
+    rowid INTEGER PRIMARY KEY,
+    sha TEXT NOT NULL UNIQUE,
+    date TEXT NOT NULL,       -- the author date as git gives it (ISO 8601, with its offset)
+    epoch INTEGER NOT NULL,   -- the same, in seconds: newest first breaks ties
+    author TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    body TEXT NOT NULL,
+    files TEXT NOT NULL,      -- one path per line
+    merge INTEGER NOT NULL,
+    bot INTEGER NOT NULL
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS commits_fts USING fts5(subject, body, files, tokenize = '{NODE_FTS_TOKENIZER}');
+"""
+
+
+@dataclass(frozen=True)
+class CommitHit:
+    sha: str
+    date: str
+    author: str
+    subject: str
+    body: str
+    files: tuple[str, ...]
+    bot: bool
+    score: float
+
+    @property
+    def short(self) -> str:
+        return self.sha[:10]
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    head: str | None
+    mode: str  # "unchanged" | "appended" | "reconciled" | "empty" | "disabled" | "not a git repository"
+    added: int = 0
+    removed: int = 0
+    commits: int = 0
+    seconds: float = 0.0
+
+
+def location(root: Path) -> Path:
+    """Where the history index of ``root``'s current branch and work tree lives."""
+    from autology_mcp.code.config import load_index_config
+    from autology_mcp.code.layout import namespace
+
+    return ProjectPaths(Path(root)).cache / "history" / f"{namespace(Path(root), load_index_config(root))}.sqlite"
+
+
+class HistoryIndex:
+    def __init__(self, root: Path, path: Path | None = None):
+        self.root = Path(root)
+        self.path = path or location(self.root)
+        self._conn: sqlite3.Connection | None = None
+
+    # ---------------------------------------------------------------- the database
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = connect_wal(self.path)
+            if schema_version(conn) not in (None, SCHEMA_VERSION):
+                conn.close()
+                for suffix in ("", "-wal", "-shm"):
+                    Path(str(self.path) + suffix).unlink(missing_ok=True)
+                conn = connect_wal(self.path)
+            create_schema(conn, _SCHEMA, {"schema_version": SCHEMA_VERSION, "head": ""})
+            self._conn = conn
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _meta(self, key: str) -> str:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else ""
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """The writers' lock (one process at a time), then one transaction."""
+        lock = self.path.with_suffix(".lock")
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(lock, "a+")
+        except OSError as exc:
+            raise StorageError(str(lock), f"cannot open the history index's lock: {exc.strerror or exc}") from exc
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            retry_locked(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+            try:
+                yield
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()
+
+    # ---------------------------------------------------------------- keeping in step with HEAD
+
+    def sync(self) -> SyncResult:
+        """Bring the index in step with HEAD (module docstring)."""
+        started = time.perf_counter()
+        config = load_history_config(self.root)
+        if not config.enabled:
+            return SyncResult(None, "disabled")
+        head = log.head(self.root)
+        if head is None:
+            mode = "empty" if (self.root / ".git").exists() else "not a git repository"
+            return SyncResult(None, mode)
+        indexed = self._meta("head")
+        if indexed == head:
+            return SyncResult(head, "unchanged", commits=self.count())
+        with self._writing():
+            indexed = self._meta("head")  # another process may have done it meanwhile
+            if indexed == head:
+                return SyncResult(head, "unchanged", commits=self.count())
+            added = removed = 0
+            new = log.reachable(self.root, config.max_commits, since=indexed) if indexed and \
+                log.is_ancestor(self.root, indexed, head) else None
+            if new is not None and self.count() + len(new) <= config.max_commits:
+                added = self._insert(log.read(self.root, shas=new)) if new else 0
+                mode = "appended"
+            else:
+                wanted = log.reachable(self.root, config.max_commits)
+                have = {sha: rowid for rowid, sha in self.conn.execute("SELECT rowid, sha FROM commits")}
+                gone = [rowid for sha, rowid in have.items() if sha not in set(wanted)]
+                for at in range(0, len(gone), BATCH):
+                    part = gone[at:at + BATCH]
+                    marks = ",".join("?" * len(part))
+                    self.conn.execute(f"DELETE FROM commits WHERE rowid IN ({marks})", part)
+                    self.conn.execute(f"DELETE FROM commits_fts WHERE rowid IN ({marks})", part)
+                removed = len(gone)
+                missing = [sha for sha in wanted if sha not in have]
+                if not have:  # a first build: one walk from HEAD
+                    added = self._insert(log.read(self.root, limit=config.max_commits))
+                elif missing:
+                    added = self._insert(log.read(self.root, shas=missing))
+                mode = "reconciled"
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('head', ?)", (head,))
+        return SyncResult(head, mode, added, removed, self.count(), round(time.perf_counter() - started, 3))
+
+    def _insert(self, commits: Iterator[log.Commit]) -> int:
+        added = 0
+        for commit in commits:
+            subject, body = text.message(commit)
+            if not subject and not body:
+                continue  # a merge with nothing to say
+            cursor = self.conn.execute(
+                "INSERT OR IGNORE INTO commits (sha, date, epoch, author, subject, body, files, merge, bot)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (commit.sha, commit.date, _epoch(commit.date), commit.author, subject, body, "\n".join(commit.files),
+                 int(commit.merge), int(text.is_bot(commit))),
+            )
+            if cursor.rowcount:
+                self.conn.execute("INSERT INTO commits_fts (rowid, subject, body, files) VALUES (?, ?, ?, ?)",
+                                  (cursor.lastrowid, fts_text(subject), fts_text(body),
+                                   fts_text(" ".join(commit.files).replace("/", " "))))
+                added += 1
+        return added
+
+    def count(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM commits").fetchone()[0]
+
+    def head(self) -> str:
+        """The head the index is in step with ("" before the first sync)."""
+        return self._meta("head")
+
+    def document_counts(self, terms: list[str], cap: int) -> dict[str, int]:
+        """How many commits hold each term (an FTS5 phrase each), a count stopping at ``cap``."""
+        return {t: self.conn.execute(
+            "SELECT count(*) FROM (SELECT rowid FROM commits_fts WHERE commits_fts MATCH ? LIMIT ?)",
+            ('"' + t.replace('"', '""') + '"', cap)).fetchone()[0] for t in terms}
+
+    # ---------------------------------------------------------------- search
+
+    def search(self, query: str, limit: int = 10) -> list[CommitHit]:
+        """The commits best matching ``query`` (credits and pull-request numbers out), best first."""
+        terms = node_query_terms(without_boilerplate(query))
+        if not terms:
+            return []
+        quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
+        total = self.count()
+        if not total:
+            return []
+        idfs = []
+        for q in quoted:
+            n = self.conn.execute("SELECT count(*) FROM commits_fts WHERE commits_fts MATCH ?", (q,)).fetchone()[0]
+            idf = math.log((total - n + 0.5) / (n + 0.5)) if n else 0.0
+            idfs.append(idf if idf > 0 else 1e-6 if n else 0.0)
+        ceiling = (BM25_K1 + 1.0) * sum(idfs) * max(COLUMN_WEIGHTS)
+        if ceiling <= 0:
+            return []
+        weights = ", ".join(repr(float(w)) for w in COLUMN_WEIGHTS)
+        rows = self.conn.execute(
+            f"SELECT c.sha, c.date, c.epoch, c.author, c.subject, c.body, c.files, c.bot, -bm25(commits_fts, {weights}) AS s"
+            " FROM commits_fts JOIN commits c ON c.rowid = commits_fts.rowid WHERE commits_fts MATCH ?"
+            " ORDER BY s DESC LIMIT ?",
+            (" OR ".join(quoted), limit * 4),
+        ).fetchall()
+        scored = [(round(min(1.0, s / ceiling) * (text.BOT_WEIGHT if bot else 1.0), 4), -epoch, sha,
+                   CommitHit(sha, date, author, subject, body, tuple(files.split("\n")) if files else (), bool(bot), 0.0))
+                  for sha, date, epoch, author, subject, body, files, bot, s in rows]
+        scored.sort(key=lambda r: (-r[0], r[1], r[2]))
+        return [replace(hit, score=score) for score, _, _, hit in scored[:limit]]
+
+
+def _epoch(date: str) -> int:
+    try:
+        return int(datetime.fromisoformat(date).timestamp())
+    except ValueError:
+        return 0
+
+
+def sync_and_search(root: Path, query: str, limit: int = 10) -> list[CommitHit]:
+    """Search the history of ``root`` in step with HEAD (an index that cannot be opened or built: [])."""
+    index = HistoryIndex(root)
+    try:
+        index.sync()
+        return index.search(query, limit)
+    finally:
+        index.close()

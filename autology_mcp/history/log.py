@@ -1,0 +1,107 @@
+"""Reading commits from git: which commits HEAD reaches, and what each says and touched.
+
+One ``git log`` streams every commit asked for: its sha, parents, author, author date, subject, body
+and the files it touched (a merge: the files its first parent did not have, ``--diff-merges=first-parent``,
+so a merged pull request names what the pull request changed). Output is NUL- and control-character
+framed (``-z``, ``%x1e``/``%x1f``), so no path or message can break the parse. Nothing is fetched.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+FORMAT = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%b%x1f"
+FILES_MAX = 200  # files kept per commit: a vendored tree or a mass rename says little beyond its first files
+TIMEOUT_S = 600
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    parents: tuple[str, ...]
+    author: str
+    email: str
+    date: str  # author date, ISO 8601
+    subject: str
+    body: str
+    files: tuple[str, ...]
+
+    @property
+    def merge(self) -> bool:
+        return len(self.parents) > 1
+
+
+def _run(root: Path, *args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=TIMEOUT_S)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else None
+
+
+def head(root: Path) -> str | None:
+    """HEAD's sha; None outside git or in a repository without a commit."""
+    out = _run(root, "rev-parse", "--verify", "-q", "HEAD")
+    return out.strip() or None if out else None
+
+
+def is_ancestor(root: Path, older: str, newer: str) -> bool:
+    try:
+        out = subprocess.run(["git", "merge-base", "--is-ancestor", older, newer], cwd=root, capture_output=True,
+                             timeout=TIMEOUT_S)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0
+
+
+def reachable(root: Path, limit: int, since: str | None = None) -> list[str]:
+    """The shas HEAD reaches, newest first, at most ``limit`` (with ``since``: only those ``since`` does not reach)."""
+    out = _run(root, "rev-list", f"--max-count={limit}", "HEAD" if since is None else f"{since}..HEAD")
+    return out.split() if out else []
+
+
+def read(root: Path, shas: list[str] | None = None, limit: int | None = None) -> Iterator[Commit]:
+    """The commits ``shas`` names (any order), or HEAD's ``limit`` newest, parsed as they stream in."""
+    args = ["git", "log", "-z", f"--format={FORMAT}", "--name-only", "--diff-merges=first-parent", "--no-color",
+            "--no-renames"]
+    if shas is not None:
+        args += ["--no-walk=unsorted", "--stdin"]
+    else:
+        args += [f"--max-count={limit}", "HEAD"]
+    try:
+        proc = subprocess.Popen(args, cwd=root, stdin=subprocess.PIPE if shas is not None else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:
+        return
+    try:
+        if shas is not None:
+            assert proc.stdin is not None
+            proc.stdin.write(("\n".join(shas) + "\n").encode())
+            proc.stdin.close()
+        assert proc.stdout is not None
+        pending = b""
+        for block in iter(lambda: proc.stdout.read(1 << 16), b""):
+            pending += block
+            *records, pending = pending.split(b"\x1e")
+            for record in records:
+                commit = _parse(record)
+                if commit is not None:
+                    yield commit
+        commit = _parse(pending)
+        if commit is not None:
+            yield commit
+    finally:
+        proc.stdout and proc.stdout.close()
+        proc.wait()
+
+
+def _parse(record: bytes) -> Commit | None:
+    fields = record.split(b"\x1f", 7)
+    if len(fields) < 8:
+        return None
+    sha, parents, author, email, date, subject, body, rest = (f.decode("utf-8", "replace") for f in fields)
+    files = tuple(dict.fromkeys(p.strip("\n") for p in rest.split("\0") if p.strip("\n")))[:FILES_MAX]
+    return Commit(sha.strip(), tuple(parents.split()), author, email, date, subject.strip(), body.strip(), files)

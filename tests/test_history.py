@@ -1,0 +1,236 @@
+"""History as memory (issue 41): the repository's commits, indexed from git and searchable.
+
+Real git repositories in temp dirs: commits with bodies, trailers, merges, bots and a secret; the index
+kept in step with HEAD through a commit, a branch switch, a rebase and a reset; the history channel in
+unified search, the context bundle and the prompt hook; ``autology history`` on the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+from core_helpers import GIT_ENV, git
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autology_mcp.history import log, text
+from autology_mcp.history.index import HistoryIndex
+from autology_mcp.hooks.prompt import user_prompt_submit
+from autology_mcp.knowledge.service import Autology
+from autology_mcp.retrieval.bundle import context
+from autology_mcp.retrieval.engine import search
+
+pytestmark = pytest.mark.usefixtures("clean_env")
+
+SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+def commit(repo: Path, message: str, files: dict[str, str] | None = None, author: str = "Ana Lima <ana@example.com>",
+           allow_empty: bool = False) -> str:
+    for name, body in (files or {}).items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(body)
+    git(repo, "add", "-A")
+    args = ["commit", "-q", "-m", message, f"--author={author}"] + (["--allow-empty"] if allow_empty else [])
+    git(repo, *args)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    Autology.open(root).close()
+    commit(root, "Add the upload client", {"src/upload.py": "def upload(): pass\n"})
+    commit(root, "Switch the connection pool to httpcore\n\nurllib3's pool leaked sockets under load, so the upload\n"
+                 "client now keeps its connections in httpcore's pool.\n\nSigned-off-by: Ana Lima <ana@example.com>\n"
+                 "Co-authored-by: Bo Chen <bo@example.com>", {"src/pool.py": "POOL = 'httpcore'\n"})
+    commit(root, "Bump requests from 2.31.0 to 2.32.0", {"requirements.txt": "requests==2.32.0\n"},
+           author="dependabot[bot] <support@github.com>")
+    commit(root, f"Rotate the deploy token [skip ci]\n\nThe old one was {SECRET}.", {"deploy.cfg": "token=env\n"})
+    return root
+
+
+def index_of(root: Path) -> HistoryIndex:
+    index = HistoryIndex(root)
+    index.sync()
+    return index
+
+
+# ------------------------------------------------------------------------------ reading and cleaning
+
+
+def test_a_commit_is_read_whole_and_its_message_cleaned(repo: Path) -> None:
+    commits = {c.subject: c for c in log.read(repo, limit=10)}
+    pool = commits["Switch the connection pool to httpcore"]
+    assert pool.files == ("src/pool.py",) and pool.author == "Ana Lima" and not pool.merge
+    subject, body = text.message(pool)
+    assert "urllib3's pool leaked sockets" in body and "Signed-off-by" not in body and "Bo Chen" not in body
+    rotated = next(c for s, c in commits.items() if s.startswith("Rotate"))
+    subject, body = text.message(rotated)
+    assert "[skip ci]" not in subject and SECRET not in body and "REDACTED" in body
+    assert text.is_bot(commits["Bump requests from 2.31.0 to 2.32.0"])
+    assert not text.is_bot(pool)
+
+
+def test_a_merge_is_its_pull_request_title_and_the_files_it_brought(repo: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "feature")
+    commit(repo, "Retry uploads with backoff", {"src/retry.py": "def retry(): pass\n"})
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "feature", "-m", "Merge pull request #12 from ana/feature",
+        "-m", "Retry failed uploads with exponential backoff")
+    merge = next(c for c in log.read(repo, limit=1))
+    assert merge.merge and merge.files == ("src/retry.py",)
+    assert text.message(merge) == ("Retry failed uploads with exponential backoff", "")
+    git(repo, "checkout", "-q", "-b", "other")
+    commit(repo, "A side change", {"side.txt": "x\n"})
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "other", "-m", "Merge branch 'other'")
+    assert text.message(next(c for c in log.read(repo, limit=1))) == ("", "")
+
+
+@settings(max_examples=60, deadline=None)
+@given(subject=st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=60).filter(str.strip),
+       path=st.from_regex(r"[a-z]{1,8}( [a-z]{1,8})?/[a-z]{1,8}\.(py|txt)", fullmatch=True))
+def test_any_subject_and_path_survive_the_parse(tmp_path_factory, subject: str, path: str) -> None:
+    """Control characters frame git's output: no subject or file name can break it."""
+    root = tmp_path_factory.mktemp("parse")
+    git(root, "init", "-q", "-b", "main")
+    sha = commit(root, subject, {path: "x\n"})
+    (found,) = list(log.read(root, limit=5))
+    assert found.sha == sha and found.subject == " ".join(subject.split()) or found.subject == subject.strip()
+    assert found.files == (path,)
+
+
+# ------------------------------------------------------------------------------ the index in step with HEAD
+
+
+def test_the_index_follows_commits_branches_rebases_and_resets(repo: Path) -> None:
+    index = HistoryIndex(repo)
+    first = index.sync()
+    assert first.mode == "reconciled" and first.commits == 4
+    assert index.sync().mode == "unchanged"
+    new = commit(repo, "Document the pool switch", {"docs/pool.md": "httpcore\n"})
+    appended = index.sync()
+    assert appended.mode == "appended" and appended.added == 1 and appended.head == new
+    assert [h.sha for h in index.search("document pool switch", 1)] == [new]
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    reset = index.sync()
+    assert reset.mode == "reconciled" and reset.removed == 1 and reset.commits == 4
+    assert not [h for h in index.search("document pool switch", 5) if h.sha == new]
+    index.close()
+
+
+def test_each_branch_has_its_own_index(repo: Path) -> None:
+    main = index_of(repo)
+    git(repo, "checkout", "-q", "-b", "topic")
+    only_here = commit(repo, "Cache the token between uploads", {"src/token.py": "CACHE = {}\n"})
+    topic = index_of(repo)
+    assert topic.path != main.path
+    assert [h.sha for h in topic.search("cache token uploads", 1)] == [only_here]
+    git(repo, "checkout", "-q", "main")
+    assert only_here not in [h.sha for h in index_of(repo).search("cache token uploads", 5)]
+    main.close()
+    topic.close()
+
+
+def test_a_bound_keeps_the_newest_commits(repo: Path) -> None:
+    (repo / ".autology" / "config.toml").write_text("[history]\nmax_commits = 2\n")
+    index = index_of(repo)
+    assert index.count() == 2
+    assert not index.search("upload client", 5) or all("Add the upload client" != h.subject for h in index.search("upload client", 5))
+    index.close()
+
+
+def test_a_secret_in_a_commit_reaches_neither_the_index_nor_an_answer(repo: Path) -> None:
+    index = index_of(repo)
+    index.close()
+    raw = b"".join(p.read_bytes() for p in (repo / ".autology" / "cache" / "history").iterdir() if p.is_file())
+    assert SECRET.encode() not in raw
+    answer = search(repo, "deploy token rotated", scope=["history"], detail="full")
+    assert answer["hits"] and SECRET not in json.dumps(answer)
+
+
+def test_a_bot_commit_does_not_outrank_a_persons_explanation(repo: Path) -> None:
+    commit(repo, "Bump httpcore from 0.17 to 1.0 in the connection pool",
+           {"requirements.txt": "requests==2.32.0\nhttpcore==1.0\n"}, author="dependabot[bot] <support@github.com>")
+    hits = index_of(repo).search("httpcore connection pool", 3)
+    assert hits[0].subject == "Switch the connection pool to httpcore"
+    assert next(h for h in hits if h.bot).score < hits[0].score
+
+
+# ------------------------------------------------------------------------------ in unified retrieval and the hook
+
+
+def test_a_day_one_repository_answers_a_why_question_from_its_commits(repo: Path) -> None:
+    """No knowledge node at all: the commit that explains is the evidence, quoted in the block."""
+    answer = search(repo, "why do we use httpcore for the connection pool?")
+    assert answer["verdict"] == "grounded"
+    first = answer["hits"][0]
+    assert first["kind"] == "commit" and first["title"] == "Switch the connection pool to httpcore"
+    assert first["commit"]["files"] == ["src/pool.py"] and "leaked sockets" in first["snippet"]
+    out = user_prompt_submit({"session_id": uuid.uuid4().hex, "cwd": str(repo),
+                              "prompt": "Why do we use httpcore for the connection pool?"}, repo)
+    block = out["hookSpecificOutput"]["additionalContext"]
+    assert f"- commit {first['ref']} (" in block and '"Switch the connection pool to httpcore"' in block
+    assert "commit messages" in block.split("\n")[0]  # the header says commit text is quoted data
+    assert user_prompt_submit({"session_id": uuid.uuid4().hex, "cwd": str(repo),
+                               "prompt": "How long should I boil an egg?"}, repo) is None
+
+
+def test_the_bundle_has_the_commits(repo: Path) -> None:
+    bundle = context(repo, "switch the connection pool")
+    assert bundle["history"] and bundle["history"][0]["subject"] == "Switch the connection pool to httpcore"
+    assert bundle["history"][0]["files"] == ["src/pool.py"]
+
+
+def test_scope_history_alone_and_history_turned_off(repo: Path) -> None:
+    assert {h["kind"] for h in search(repo, "connection pool", scope=["history"])["hits"]} == {"commit"}
+    (repo / ".autology" / "config.toml").write_text("[history]\nenabled = false\n")
+    answer = search(repo, "connection pool")
+    assert not [h for h in answer["hits"] if h["kind"] == "commit"]
+    assert next(c for c in answer["trace"]["channels"] if c["name"] == "history")["status"] == "disabled"
+
+
+def test_the_post_commit_hook_takes_the_new_commit_in_at_once(repo: Path) -> None:
+    from autology_mcp.hooks.handlers import post_commit
+
+    index_of(repo).close()
+    sha = commit(repo, "Explain the retry budget in the pool", {"src/pool.py": "POOL = 'httpcore'\nBUDGET = 3\n"})
+    post_commit({"tool_name": "Bash", "cwd": str(repo), "tool_input": {"command": "git commit -m x"},
+                 "tool_response": {"stdout": ""}}, repo)
+    index = HistoryIndex(repo)
+    assert index.head() == sha and index.search("retry budget pool", 1)[0].sha == sha
+    index.close()
+
+
+# ------------------------------------------------------------------------------ the command line
+
+
+def test_the_command_line(repo: Path, capsys) -> None:
+    from autology_mcp.cli.main import main
+
+    assert main(["--root", str(repo), "history", "build"]) == 0
+    assert "4 commit(s) indexed" in capsys.readouterr().out
+    assert main(["--root", str(repo), "history", "search", "--json", "connection", "pool"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert hits[0]["subject"] == "Switch the connection pool to httpcore" and hits[0]["files"] == ["src/pool.py"]
+    assert main(["--root", str(repo), "history", "search", "pool", "--limit", "0"]) == 1
+    assert "limit" in capsys.readouterr().err
+    assert main(["--root", str(repo), "history", "status"]) == 0
+    assert "history on: 4 commit(s) indexed" in capsys.readouterr().out
+
+
+def test_outside_git_there_is_no_history(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    index = HistoryIndex(root)
+    assert index.sync().mode == "not a git repository" and index.search("anything") == []
+    index.close()
+    assert subprocess.run(["git", "init", "-q", str(tmp_path / "new")], env={**GIT_ENV, "PATH": "/usr/bin:/bin"}).returncode == 0
+    assert HistoryIndex(tmp_path / "new").sync().mode == "empty"
