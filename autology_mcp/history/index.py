@@ -39,7 +39,7 @@ from autology_mcp.history import log, text
 from autology_mcp.history.config import load_history_config
 
 SCHEMA_VERSION = "1"
-COLUMN_WEIGHTS = (3.0, 1.0, 0.5)  # subject, body, files
+COLUMN_WEIGHTS = (1.0, 1.0, 1.0)  # subject, body, files: equal (bench/history_eval.py, tuning part)
 BM25_K1 = 1.2
 BATCH = 2000
 
