@@ -147,6 +147,25 @@ def test_a_bound_keeps_the_newest_commits(repo: Path) -> None:
     index.close()
 
 
+def test_at_the_bound_a_commit_is_appended_and_a_reconcile_trims_the_oldest(repo: Path) -> None:
+    (repo / ".autology" / "config.toml").write_text("[history]\nmax_commits = 20\n")
+    for i in range(16):
+        commit(repo, f"Step {i} of the migration", {"steps.txt": f"{i}\n"})
+    index = index_of(repo)
+    assert index.count() == 20
+    newest = commit(repo, "The last step of the migration", {"steps.txt": "last\n"})
+    appended = index.sync()
+    assert appended.mode == "appended" and appended.commits == 21  # past the bound by at most 5 %
+    git(repo, "checkout", "-q", "--detach", "HEAD~1")
+    git(repo, "checkout", "-q", "main")  # HEAD is back where it was: nothing to do
+    assert index.sync().mode == "unchanged"
+    git(repo, "commit", "-q", "--amend", "-m", "The very last step of the migration")
+    trimmed = index.sync()
+    assert trimmed.mode == "reconciled" and trimmed.commits == 20
+    assert newest not in [h.sha for h in index.search("last step migration", 5)]
+    index.close()
+
+
 def test_a_secret_in_a_commit_reaches_neither_the_index_nor_an_answer(repo: Path) -> None:
     index = index_of(repo)
     index.close()

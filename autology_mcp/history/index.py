@@ -9,7 +9,8 @@ loses nothing, the next search builds it again from git.
   nothing to do when HEAD is the indexed head; when the indexed head is an ancestor of HEAD (a
   commit, a pull, a fast-forward) only the new commits are read; otherwise (another branch checked
   out in this namespace, a rebase, a reset) the set is reconciled: commits HEAD no longer reaches go,
-  missing ones are read. At most ``max_commits`` (50,000) of the newest are kept; nothing is fetched.
+  missing ones are read. The newest ``max_commits`` (50,000) are kept: appends may pass the bound by
+  5 %, the next reconcile trims it. Nothing is fetched.
 - **What is searched:** each commit's subject, body and touched files (:mod:`autology_mcp.history.text`:
   no trailers, no CI markers, a merge by its pull-request title, secrets redacted), FTS5 with the
   Porter stemmer like the node index. Score, 0 to 1: ``BM25 / ((k1 + 1) · Σ IDF · subject weight)``
@@ -38,7 +39,7 @@ from autology_mcp.common.text import NODE_FTS_TOKENIZER, fts_text, node_query_te
 from autology_mcp.history import log, text
 from autology_mcp.history.config import load_history_config
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: merges without a title kept as rows (not searchable), so a reconcile never reads them again
 COLUMN_WEIGHTS = (1.0, 1.0, 1.0)  # subject, body, files: equal (bench/history_eval.py, tuning part)
 BM25_K1 = 1.2
 BATCH = 2000
@@ -170,13 +171,15 @@ class HistoryIndex:
             added = removed = 0
             new = log.reachable(self.root, config.max_commits, since=indexed) if indexed and \
                 log.is_ancestor(self.root, indexed, head) else None
-            if new is not None and self.count() + len(new) <= config.max_commits:
+            # appended past the bound by at most 5 %: the oldest go at the next reconcile, not at every commit
+            if new is not None and self.count() + len(new) <= config.max_commits * 1.05:
                 added = self._insert(log.read(self.root, shas=new)) if new else 0
                 mode = "appended"
             else:
                 wanted = log.reachable(self.root, config.max_commits)
                 have = {sha: rowid for rowid, sha in self.conn.execute("SELECT rowid, sha FROM commits")}
-                gone = [rowid for sha, rowid in have.items() if sha not in set(wanted)]
+                keep = set(wanted)
+                gone = [rowid for sha, rowid in have.items() if sha not in keep]
                 for at in range(0, len(gone), BATCH):
                     part = gone[at:at + BATCH]
                     marks = ",".join("?" * len(part))
@@ -190,21 +193,21 @@ class HistoryIndex:
                     added = self._insert(log.read(self.root, shas=missing))
                 mode = "reconciled"
             self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('head', ?)", (head,))
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('searchable',"
+                              " (SELECT count(*) FROM commits WHERE subject != '' OR body != ''))")
         return SyncResult(head, mode, added, removed, self.count(), round(time.perf_counter() - started, 3))
 
     def _insert(self, commits: Iterator[log.Commit]) -> int:
         added = 0
         for commit in commits:
             subject, body = text.message(commit)
-            if not subject and not body:
-                continue  # a merge with nothing to say
             cursor = self.conn.execute(
                 "INSERT OR IGNORE INTO commits (sha, date, epoch, author, subject, body, files, merge, bot)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (commit.sha, commit.date, _epoch(commit.date), commit.author, subject, body, "\n".join(commit.files),
                  int(commit.merge), int(text.is_bot(commit))),
             )
-            if cursor.rowcount:
+            if cursor.rowcount and (subject or body):  # a merge with nothing to say is kept, not searchable
                 self.conn.execute("INSERT INTO commits_fts (rowid, subject, body, files) VALUES (?, ?, ?, ?)",
                                   (cursor.lastrowid, fts_text(subject), fts_text(body),
                                    fts_text(" ".join(commit.files).replace("/", " "))))
@@ -212,6 +215,7 @@ class HistoryIndex:
         return added
 
     def count(self) -> int:
+        """The commits read (a merge with nothing to say included)."""
         return self.conn.execute("SELECT count(*) FROM commits").fetchone()[0]
 
     def head(self) -> str:
@@ -232,7 +236,7 @@ class HistoryIndex:
         if not terms:
             return []
         quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
-        total = self.count()
+        total = int(self._meta("searchable") or 0)  # the commits with text: what the IDFs are over
         if not total:
             return []
         idfs = []
@@ -244,10 +248,10 @@ class HistoryIndex:
         if ceiling <= 0:
             return []
         weights = ", ".join(repr(float(w)) for w in COLUMN_WEIGHTS)
-        rows = self.conn.execute(
-            f"SELECT c.sha, c.date, c.epoch, c.author, c.subject, c.body, c.files, c.bot, -bm25(commits_fts, {weights}) AS s"
-            " FROM commits_fts JOIN commits c ON c.rowid = commits_fts.rowid WHERE commits_fts MATCH ?"
-            " ORDER BY s DESC LIMIT ?",
+        rows = self.conn.execute(  # the best rows by BM25 first, then only those joined (a third faster)
+            "SELECT c.sha, c.date, c.epoch, c.author, c.subject, c.body, c.files, c.bot, t.s FROM"
+            f" (SELECT rowid, -bm25(commits_fts, {weights}) AS s FROM commits_fts WHERE commits_fts MATCH ?"
+            " ORDER BY s DESC LIMIT ?) t JOIN commits c ON c.rowid = t.rowid",
             (" OR ".join(quoted), limit * 4),
         ).fetchall()
         scored = [(round(min(1.0, s / ceiling) * (text.BOT_WEIGHT if bot else 1.0), 4), -epoch, sha,
