@@ -183,6 +183,20 @@ def test_a_bot_commit_does_not_outrank_a_persons_explanation(repo: Path) -> None
     assert next(h for h in hits if h.bot).score < hits[0].score
 
 
+def test_a_word_most_commits_hold_is_not_matched_but_the_rare_ones_are(repo: Path) -> None:
+    """"fix" in 20 of 24 commits says little: the commit with the rare words still comes first, a commit
+    holding only "fix" is not a hit at all, and with only common words the two rarest are still matched."""
+    for i in range(20):
+        commit(repo, f"Fix typo {i}", {f"docs/page{i}.md": "text\n"})
+    index = index_of(repo)
+    hits = index.search("fix the leaked sockets", 10)
+    assert [h.subject for h in hits] == ["Switch the connection pool to httpcore"]
+    common_only = index.search("fix typo", 5)
+    assert len(common_only) == 5 and all(h.subject.startswith("Fix typo") for h in common_only)
+    # a hook's search is stricter (5 %) and still finds the rare word
+    assert index.search("fix sockets", 3, common_share=0.05)[0].subject == "Switch the connection pool to httpcore"
+
+
 # ------------------------------------------------------------------------------ in unified retrieval and the hook
 
 

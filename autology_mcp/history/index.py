@@ -42,6 +42,8 @@ from autology_mcp.history.config import load_history_config
 SCHEMA_VERSION = "2"  # 2: merges without a title kept as rows (not searchable), so a reconcile never reads them again
 COLUMN_WEIGHTS = (1.0, 1.0, 1.0)  # subject, body, files: equal (bench/history_eval.py, tuning part)
 BM25_K1 = 1.2
+COMMON_SHARE = 0.2  # a query word held by more than this share of the commits is not matched (the 2 rarest always are)
+HOOK_COMMON_SHARE = 0.05  # the same for a hook's search, which must answer within the hooks' budget
 BATCH = 2000
 
 _SCHEMA = f"""
@@ -230,8 +232,10 @@ class HistoryIndex:
 
     # ---------------------------------------------------------------- search
 
-    def search(self, query: str, limit: int = 10) -> list[CommitHit]:
-        """The commits best matching ``query`` (credits and pull-request numbers out), best first."""
+    def search(self, query: str, limit: int = 10, common_share: float | None = None) -> list[CommitHit]:
+        """The commits best matching ``query`` (credits and pull-request numbers out), best first; a word
+        more than ``common_share`` (:data:`COMMON_SHARE`) of the commits hold is not matched."""
+        common_share = COMMON_SHARE if common_share is None else common_share
         terms = node_query_terms(without_boilerplate(query))
         if not terms:
             return []
@@ -239,11 +243,19 @@ class HistoryIndex:
         total = int(self._meta("searchable") or 0)  # the commits with text: what the IDFs are over
         if not total:
             return []
+        counts = [self.conn.execute("SELECT count(*) FROM commits_fts WHERE commits_fts MATCH ?", (q,)).fetchone()[0]
+                  for q in quoted]
+        # A word a large share of the commits hold ("fix", a project's own name) says little and costs most:
+        # BM25 walks every commit holding it. Only the rarer words are matched (the two rarest at least).
+        rare = sorted((n, i) for i, n in enumerate(counts) if n)
+        keep = {i for n, i in rare if n <= common_share * total} | {i for _, i in rare[:2]}
+        quoted = [q for i, q in enumerate(quoted) if i in keep]
         idfs = []
-        for q in quoted:
-            n = self.conn.execute("SELECT count(*) FROM commits_fts WHERE commits_fts MATCH ?", (q,)).fetchone()[0]
-            idf = math.log((total - n + 0.5) / (n + 0.5)) if n else 0.0
-            idfs.append(idf if idf > 0 else 1e-6 if n else 0.0)
+        for n in (counts[i] for i in sorted(keep)):
+            idf = math.log((total - n + 0.5) / (n + 0.5))
+            idfs.append(idf if idf > 0 else 1e-6)
+        if not quoted:
+            return []
         ceiling = (BM25_K1 + 1.0) * sum(idfs) * max(COLUMN_WEIGHTS)
         if ceiling <= 0:
             return []

@@ -853,30 +853,32 @@ _df_cache: OrderedDict[tuple, int] = OrderedDict()
 _df_lock = threading.Lock()
 
 
-def history_channel(root: Path, query: str, pool: Pool, size: int) -> tuple[ChannelRun, dict[str, Any]]:
+def history_channel(root: Path, query: str, pool: Pool, size: int, hook: bool = False) -> tuple[ChannelRun, dict[str, Any], Pool]:
     """The commits HEAD reaches that best match the query (issue 41: :mod:`autology_mcp.history`), the
-    index brought in step with HEAD first (nothing to do when HEAD did not move), and the index's
-    freshness (``head``, ``commits``, ``sync``)."""
+    index brought in step with HEAD first (nothing to do when HEAD did not move), the index's freshness
+    (``head``, ``commits``, ``sync``) and ``pool`` with the commits added. A ``hook``'s search matches
+    only the words at most 5 % of the commits hold (:data:`~autology_mcp.history.index.HOOK_COMMON_SHARE`):
+    BM25 walks every commit holding a word, and a hook answers within a small multiple of the interpreter's start."""
     run = ChannelRun("history")
     fresh: dict[str, Any] = {}
     t0 = time.perf_counter()
     try:
         from autology_mcp.history.config import load_history_config
-        from autology_mcp.history.index import HistoryIndex
+        from autology_mcp.history.index import HOOK_COMMON_SHARE, HistoryIndex
 
         if not load_history_config(root).enabled:
             run.status, run.note = "disabled", "the history channel is turned off for this project"
-            return run, fresh
+            return run, fresh, pool
         index = HistoryIndex(root)
         try:
             synced = index.sync()
-            hits = index.search(query, size)
+            hits = index.search(query, size, common_share=HOOK_COMMON_SHARE if hook else None)
         finally:
             index.close()
     except Exception as exc:  # the history failing must not fail the search
         run.status, run.note = "error", f"{type(exc).__name__}: {exc}"
         run.ms = (time.perf_counter() - t0) * 1000
-        return run, fresh
+        return run, fresh, pool
     fresh = {"head": synced.head, "commits": synced.commits, "sync": synced.mode}
     if synced.mode in ("empty", "not a git repository"):
         run.note = synced.mode
@@ -892,7 +894,7 @@ def history_channel(root: Path, query: str, pool: Pool, size: int) -> tuple[Chan
     run.ms = (time.perf_counter() - t0) * 1000
     if not run.ranking:
         run.status = "empty"
-    return run, fresh
+    return run, fresh, pool
 
 
 def _history_counts(root: Path, terms: list[str]) -> dict[str, int]:

@@ -211,11 +211,15 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
 
 
 def run_channels(s: Search, index_cfg) -> None:
-    """Every channel of the scope. The node channels run in a worker thread while this one runs the
-    code channels: both spend much of their time inside SQLite, which releases the GIL."""
+    """Every channel of the scope. The node channels and the history channel run in worker threads while
+    this one runs the code channels: all spend much of their time inside SQLite, which releases the GIL."""
     cfg = s.cfg
     if "code" in s.scopes or "docs" in s.scopes:
         s.code_index = ch.index_location(s.root, index_cfg)
+    history_job = None
+    if "history" in s.scopes:  # the commits, in a worker thread too (SQLite releases the GIL)
+        history_job = _executor().submit(ch.history_channel, s.root, s.record_query, ch.Pool(), cfg.pool,
+                                         not s.refresh_code)  # refresh_code=False: a hook's search
     node_job = None
     if "nodes" in s.scopes:
         node_job = _executor().submit(ch.node_channels, s.store, s.record_query, keyword_terms(s.record_query), ch.Pool(),
@@ -246,9 +250,10 @@ def run_channels(s: Search, index_cfg) -> None:
         s.freshness["sessions"] = s.runs[-1].status
     else:
         s.runs.append(ch.ChannelRun("sessions", "out_of_scope"))
-    if "history" in s.scopes:
-        run, s.freshness["history"] = ch.history_channel(s.root, s.record_query, s.pool, cfg.pool)
+    if history_job is not None:
+        run, s.freshness["history"] = history_job.result()[:2]
         s.runs.append(run)
+        s.pool.items.update(history_job.result()[2].items)
     else:
         s.runs.append(ch.ChannelRun("history", "out_of_scope"))
 
