@@ -17,6 +17,7 @@ from core_helpers import GIT_ENV, git
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from autology_mcp.code.service import build_index
 from autology_mcp.history import log, text
 from autology_mcp.history.index import HistoryIndex
 from autology_mcp.hooks.prompt import user_prompt_submit
@@ -240,6 +241,58 @@ def test_the_post_commit_hook_takes_the_new_commit_in_at_once(repo: Path) -> Non
     index = HistoryIndex(repo)
     assert index.head() == sha and index.search("retry budget pool", 1)[0].sha == sha
     index.close()
+
+
+def test_files_past_commits_like_the_query_touched_rank_higher(repo: Path) -> None:
+    """The history prior (issue 41, item 3): two retry modules that look alike; an earlier commit about
+    jitter touched only the second. A jitter question ranks it first, a question no commit is like keeps
+    the code search's order, and the prior changes no hit's support (it orders, it is not evidence)."""
+    retry = "def retry(call, attempts):\n    # retry the call, waiting between attempts\n    return call()\n"
+    commit(repo, "Add the retry helpers", {"src/retry_a.py": retry + "# retry retry\n", "src/retry_b.py": retry})
+    commit(repo, "Spread the waits with jitter so clients do not retry in lockstep",
+           {"src/retry_b.py": retry + "SPREAD = 0.1\n"})
+    build_index(repo)
+    query = "the retry waits need more jitter"
+
+    def ranked(weight: float) -> tuple[list[str], dict[str, float]]:
+        (repo / ".autology" / "config.toml").write_text(f"[retrieval]\nhistory_prior = {weight}\n")
+        hits = [h for h in search(repo, query, scope=["code"])["hits"] if h["path"].startswith("src/retry")]
+        return [h["path"] for h in hits], {h["path"]: h["components"]["support"] for h in hits}
+
+    (off, off_support), (on, on_support) = ranked(0.0), ranked(0.3)
+    assert off == ["src/retry_a.py", "src/retry_b.py"]
+    assert on == ["src/retry_b.py", "src/retry_a.py"]
+    assert on_support == off_support
+    hit = next(h for h in search(repo, query, scope=["code"])["hits"] if h["path"] == "src/retry_b.py")
+    best_commit = index_of(repo).search(query, 1)[0]
+    assert best_commit.files == ("src/retry_b.py",) and hit["components"]["history_prior"] == best_commit.score
+    unlike_hits = search(repo, "call attempts between", scope=["code"])["hits"]
+    unlike = [h["path"] for h in unlike_hits]
+    assert {"src/retry_a.py", "src/retry_b.py"} <= set(unlike)
+    assert not any("history_prior" in h["components"] for h in unlike_hits)
+    (repo / ".autology" / "config.toml").write_text("[retrieval]\nhistory_prior = 0\n")
+    assert unlike == [h["path"] for h in search(repo, "call attempts between", scope=["code"])["hits"]]
+
+
+@given(st.lists(st.tuples(st.floats(0, 1), st.lists(st.sampled_from("abcdef"), max_size=4)), max_size=6),
+       st.integers(1, 8))
+def test_a_file_prior_is_from_0_to_1_and_the_best_file_has_the_best_commits_score(commits, depth) -> None:
+    from autology_mcp.retrieval.history_prior import file_prior
+
+    commits = sorted(commits, key=lambda c: -c[0])
+    prior = file_prior(commits, depth)
+    voters = [c for c in commits[:depth] if c[0] > 0 and c[1]]
+    assert bool(prior) == bool(voters)
+    assert set(prior) == {f for _, files in voters for f in files}
+    assert all(0 <= v <= 1 for v in prior.values())
+    assert not prior or max(prior.values()) == pytest.approx(voters[0][0])
+
+
+def test_a_commit_touching_fewer_files_says_more_about_each() -> None:
+    from autology_mcp.retrieval.history_prior import file_prior
+
+    prior = file_prior([(0.8, ["wide1", "wide2", "wide3", "wide4"]), (0.6, ["narrow"])], 10)
+    assert prior["narrow"] == pytest.approx(0.8) and prior["wide1"] < prior["narrow"]
 
 
 # ------------------------------------------------------------------------------ the command line

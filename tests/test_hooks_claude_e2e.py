@@ -392,5 +392,25 @@ def test_prompt_and_edit_hooks_reach_the_model(tmp_path: Path) -> None:
             assert f"] {budget}: " in block and people not in block, block
         finally:
             change.close()
+
+        # a "why" no record answers is answered by the commit that explains (issue 41): in the block, quoted
+        (project / "src" / "transport.py").write_text("TRANSPORT = 'httpcore'\n")
+        git(project, env, "add", "-A")
+        git(project, env, "commit", "-qm", "Switch the HTTP transport to httpcore\n\nurllib3's pool leaked sockets "
+            "under load, so every request now goes through httpcore's pool.")
+        sha = git(project, env, "rev-parse", "HEAD").strip()
+        why = ScriptedModel([])
+        try:
+            out = run(["claude", "-p", "Why do we use httpcore as the HTTP transport?"], project, claude_env(home, why))
+            assert out.returncode == 0, out.stdout + out.stderr
+            asked = [r for r in why.requests if "Bash" in [t.get("name") for t in r.get("tools") or []]]
+            sent = json.dumps(asked[0]["messages"], ensure_ascii=False)
+            block = sent[sent.index("autology — project memory relevant to this prompt"):].split("More: autology_search")[0]
+            assert f"- commit {sha[:10]} (" in block, block
+            assert '\\"Switch the HTTP transport to httpcore\\"' in block, block  # quoted, inside the JSON
+            assert 'files: \\"src/retry.py, src/transport.py, .autology/' in block  # the project's files first
+            assert "commit messages" in block.split("\\n")[0]  # the header says commit text is quoted data
+        finally:
+            why.close()
     finally:
         model.close()

@@ -99,7 +99,8 @@ def _item(hit: dict[str, Any], terms: list[str], proof_chars: int = PROOF_CHARS)
         head = f"- {hit['ref']}{symbol}"
     elif hit["kind"] == "commit":  # the subject, the date and the files are the repository's words too
         commit = hit.get("commit") or {}
-        files = commit.get("files") or []
+        # the project's files first, its memory records (.autology/) after: the three shown say where the change was
+        files = sorted(commit.get("files") or [], key=lambda f: f.startswith(".autology/"))
         head = (f"- commit {hit['ref']} ({(commit.get('date') or '')[:10]}): {quoted(hit['title'] or '')}"
                 + (f" — files: {quoted(', '.join(files[:3]) + (' …' if len(files) > 3 else ''))}" if files else ""))
     else:

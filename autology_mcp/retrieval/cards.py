@@ -32,7 +32,8 @@ def card(cand: Candidate, s: dict[str, float], term_stems: list[str], detail: st
         "snippet": "",
         "score": s["score"],
         "components": {k: round(s[k], 6 if k == "rrf" else 4) for k in (
-            "priority", "similarity", "keyword", "rrf", "coverage", "title_coverage", "support", "via_support", "node_score")
+            "priority", "similarity", "keyword", "rrf", "coverage", "title_coverage", "support", "via_support", "node_score",
+            "history_prior")
             if k in s},
         "channels": sorted(set(cand.meta.get("channels", []) + cand.meta.get("channels_inherited", []))),
         "via": cand.via,

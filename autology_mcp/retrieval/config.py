@@ -81,6 +81,10 @@ class RetrievalConfig:
     relation_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_RELATION_WEIGHTS))
     # "tag:<tag>" (nodes) or a path glob (code, docs, node files) -> multiplier of the priority; the lowest match wins
     area_priors: dict[str, float] = field(default_factory=dict)
+    # the history prior (retrieval/history_prior.py): a code or doc hit's score is raised by this much times its
+    # file's prior from the best history_prior_commits commits matching the query (0 to 1); 0 turns it off
+    history_prior: float = 0.3
+    history_prior_commits: int = 20
     pool: int = 40  # candidates taken from each code, docs and sessions channel
     node_pool: int = 20  # candidates taken from each node channel
     expand_top: int = 5  # graph expansion starts from this many best node hits
@@ -102,8 +106,9 @@ _FLOAT_RANGES = {
     "gate_threshold": (0.0, 1.0),
     "gate_item_threshold": (0.0, 1.0),
     "refresh_interval_s": (0.0, 86400.0),
+    "history_prior": (0.0, 1.0),
 }
-_INT_RANGES = {"rrf_k": (1, 10_000), "pool": (5, 500), "node_pool": (5, 100), "expand_top": (0, 50), "default_max_tokens": (200, 200_000)}
+_INT_RANGES = {"rrf_k": (1, 10_000), "pool": (5, 500), "node_pool": (5, 100), "expand_top": (0, 50), "history_prior_commits": (1, 200), "default_max_tokens": (200, 200_000)}
 _TABLE_KEYS: dict[str, set[str] | None] = {
     "channel_weights": set(DEFAULT_CHANNEL_WEIGHTS),
     "type_priors": set(DEFAULT_TYPE_PRIORS),

@@ -32,6 +32,7 @@ from autology_mcp.retrieval.candidates import Candidate
 from autology_mcp.retrieval.cards import card
 from autology_mcp.retrieval.config import RetrievalConfig, project_configs
 from autology_mcp.retrieval.fusion import location_similarity, mmr, rrf
+from autology_mcp.retrieval.history_prior import file_prior
 from autology_mcp.retrieval.intent import Intent, classify_intent
 from autology_mcp.retrieval.options import DETAILS, LIMIT_MAX, QUERY_MAX, SCOPES
 from autology_mcp.retrieval.verdict import decide
@@ -156,6 +157,7 @@ class Search:
     runs: list[ch.ChannelRun] = field(default_factory=list)
     freshness: dict[str, Any] = field(default_factory=dict)
     code_index: tuple | None = None  # where the code index lives, when code or docs are in scope
+    file_prior: dict[str, float] = field(default_factory=dict)  # path -> the history prior, 0 to 1
     # fuse, expand
     fused: dict[str, float] = field(default_factory=dict)
     superseded: list[dict] = field(default_factory=list)
@@ -201,6 +203,7 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
         score(s)
     with s.timed("mmr"):
         diversify(s)
+        order_code(s)
         order_records(s)
     with s.timed("gate"):
         weigh_evidence(s)
@@ -217,8 +220,10 @@ def run_channels(s: Search, index_cfg) -> None:
     if "code" in s.scopes or "docs" in s.scopes:
         s.code_index = ch.index_location(s.root, index_cfg)
     history_job = None
-    if "history" in s.scopes:  # the commits, in a worker thread too (SQLite releases the GIL)
-        history_job = _executor().submit(ch.history_channel, s.root, s.record_query, ch.Pool(), cfg.pool,
+    wants_prior = "code" in s.scopes and cfg.history_prior > 0  # the commits vote for the files they touched
+    if "history" in s.scopes or wants_prior:  # the commits, in a worker thread too (SQLite releases the GIL)
+        size = max(cfg.pool, cfg.history_prior_commits) if wants_prior else cfg.pool
+        history_job = _executor().submit(ch.history_channel, s.root, s.record_query, ch.Pool(), size,
                                          not s.refresh_code)  # refresh_code=False: a hook's search
     node_job = None
     if "nodes" in s.scopes:
@@ -251,9 +256,15 @@ def run_channels(s: Search, index_cfg) -> None:
     else:
         s.runs.append(ch.ChannelRun("sessions", "out_of_scope"))
     if history_job is not None:
-        run, s.freshness["history"] = history_job.result()[:2]
+        run, fresh, commits = history_job.result()
+        if wants_prior:
+            s.file_prior = file_prior(((commits.items[k].meta["history_score"], commits.items[k].meta["files"])
+                                       for k in run.ranking), cfg.history_prior_commits)
+    if "history" in s.scopes:
+        s.freshness["history"] = fresh
+        run.ranking = run.ranking[:cfg.pool]
         s.runs.append(run)
-        s.pool.items.update(history_job.result()[2].items)
+        s.pool.items.update((k, commits.items[k]) for k in run.ranking)
     else:
         s.runs.append(ch.ChannelRun("history", "out_of_scope"))
 
@@ -311,13 +322,20 @@ def score(s: Search) -> None:
         pri = scoring.priority(cand, cfg, s.intent)
         if s.module_hint and _in_module(cand, s.module_hint):
             pri = min(1.0, pri * 1.15)
+        blended = scoring.blend(pri, sim, kw, cfg)
         s.scored[key] = {
             "priority": round(pri, 4),
             "similarity": round(sim, 4),
             "keyword": round(kw, 4),
             "rrf": round(s.fused[key], 6),
-            "score": round(scoring.blend(pri, sim, kw, cfg), 4),
         }
+        s.scored[key]["score"] = round(blended, 4)
+        # the order: the score, and for code and docs the history prior (issue 41: history_prior.py), which
+        # orders the hits without changing the score the verdict and the hooks read
+        prior = s.file_prior.get(cand.path) if cand.kind in ("code", "doc") else None
+        s.scored[key]["rank"] = round(blended + cfg.history_prior * (prior or 0.0), 4)
+        if prior:
+            s.scored[key]["history_prior"] = round(prior, 4)
         if cand.meta.get("node_score") is not None:
             s.scored[key]["node_score"] = cand.meta["node_score"]
 
@@ -359,9 +377,10 @@ def shortlist(ranked: list[str], pool: ch.Pool, size: int, per_family: int) -> l
     return chosen
 
 
-def diversify(s: Search) -> None:
+def diversify(s: Search, by: str = "score") -> None:
     """The evidence, one hit per file, re-ranked by MMR for diversity, cut to the limit: first what
-    clears the similarity floor, then, when that is fewer than the limit, the best of the rest.
+    clears the similarity floor, then, when that is fewer than the limit, the best of the rest; ranked
+    ``by`` the score (or the ``rank``: the score with the history prior, :func:`order_code`).
 
     Evidence is something of the query in the text, or reached through the graph from evidence. The
     floor applies to direct evidence; a node the graph brought in (neighbour, referencing node,
@@ -387,10 +406,10 @@ def diversify(s: Search) -> None:
     # evidence, which the verdict looks for) over one that scores higher on the blend with fewer.
     strong = s.cfg.grounded_min_keyword
     above = one_per_file(
-        sorted((k for k in s.evidence if passes(k)), key=lambda k: (scored[k]["keyword"] <= strong, -scored[k]["score"], k)),
+        sorted((k for k in s.evidence if passes(k)), key=lambda k: (scored[k]["keyword"] <= strong, -scored[k][by], k)),
         pool,
     )
-    below = one_per_file(sorted((k for k in s.evidence if not passes(k)), key=lambda k: (-scored[k]["score"], k)), pool,
+    below = one_per_file(sorted((k for k in s.evidence if not passes(k)), key=lambda k: (-scored[k][by], k)), pool,
                          taken={pool.items[k].path for k in above})
     s.below_floor = len(below)
     s.chosen_pool = above + below[: max(0, s.limit - len(above))]
@@ -398,9 +417,9 @@ def diversify(s: Search) -> None:
     for k in s.evidence:
         cand = pool.items[k]
         if cand.kind in ("code", "doc"):
-            file_best[cand.path] = max(file_best.get(cand.path, 0.0), scored[k]["score"])
-    relevance = {k: file_best.get(pool.items[k].path, scored[k]["score"]) if pool.items[k].kind in ("code", "doc")
-                 else scored[k]["score"] for k in above + below}
+            file_best[cand.path] = max(file_best.get(cand.path, 0.0), scored[k][by])
+    relevance = {k: file_best.get(pool.items[k].path, scored[k][by]) if pool.items[k].kind in ("code", "doc")
+                 else scored[k][by] for k in above + below}
 
     def diversity(a: str, b: str) -> float:
         ca, cb = pool.items[a], pool.items[b]
@@ -414,6 +433,24 @@ def diversify(s: Search) -> None:
     # ``limit`` do, the best of the rest fill the list (a list BM25 would fill is never cut short).
     s.order = ranked(above, s.limit)
     s.order += ranked(below, s.limit - len(s.order))
+
+
+def order_code(s: Search) -> None:
+    """Code and doc hits in the order the history prior gives them (issue 41:
+    :mod:`autology_mcp.retrieval.history_prior`), in the places of the list the score gave to code and
+    docs: the prior orders files among themselves, it never lifts a file over a record, a commit or a
+    session."""
+    if not s.file_prior or s.cfg.history_prior <= 0:
+        return
+    by_score = s.order
+    diversify(s, by="rank")
+    is_code = {k: s.pool.items[k].kind in ("code", "doc") for k in set(by_score) | set(s.order)}
+    files = [k for k in s.order if is_code[k]]
+    files += [k for k in by_score if is_code[k] and k not in files]
+    places = [i for i, k in enumerate(by_score) if is_code[k]]
+    s.order = list(by_score)
+    for place, key in zip(places, files):
+        s.order[place] = key
 
 
 def order_records(s: Search) -> None:

@@ -203,9 +203,14 @@ def test_a_hook_reads_another_branchs_index_and_builds_nothing(proj):
 def test_a_server_indexes_many_changed_files_in_the_background(proj, monkeypatch):
     channels.rebuild_in_background(True)
     monkeypatch.setattr(channels, "DEFER_OVER", 0)  # any change counts as many
+    # the rebuild waits until the first answer is out: a one-file rebuild could otherwise end before it
+    answered = threading.Event()
+    rebuild = channels._refresh_in_background
+    monkeypatch.setattr(channels, "_refresh_in_background", lambda *a: (answered.wait(30), rebuild(*a)))
     path = proj.root / "src/net/websocket.py"
     path.write_text(path.read_text() + "\n# edited\n")
     first = _search(proj)
+    answered.set()
     fresh = first["trace"]["freshness"]["code_index"]
     assert fresh["checked"] == "updating" and fresh["pending"] == 1
     assert first["hits"][0]["path"] == "src/net/websocket.py" and first["hits"][0]["stale"] is True

@@ -28,7 +28,7 @@ def test_answer_contract(project):
         assert hit["kind"] in ("node", "code", "doc", "session_chunk", "handoff", "commit")
         assert 0 <= hit["score"] <= 1
         assert {"priority", "similarity", "keyword", "rrf", "coverage", "title_coverage", "support"} <= set(hit["components"])
-        assert set(hit["components"]) <= {"priority", "similarity", "keyword", "rrf", "coverage", "title_coverage",
+        assert set(hit["components"]) <= {"priority", "similarity", "keyword", "rrf", "coverage", "title_coverage", "history_prior",
                                           "support", "via_support", "node_score"}
         assert 0 <= hit["components"]["support"] <= 1
         assert hit["channels"]
