@@ -36,7 +36,9 @@ def _card(i: int, hit: dict[str, Any]) -> str:
         where = ""
     c = hit["components"]
     score = (f"      score {hit['score']:.2f} (priority {c['priority']:.2f}, similarity {c['similarity']:.2f}, "
-             f"keyword {c['keyword']:.2f}) via {', '.join(hit['channels']) or '-'}")
+             f"keyword {c['keyword']:.2f}"
+             + (f"; history prior {c['history_prior']:.2f}" if c.get("history_prior") else "")
+             + f") via {', '.join(hit['channels']) or '-'}")
     lines = [head]
     if where:
         lines.append(f"      {where}")
