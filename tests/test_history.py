@@ -243,7 +243,7 @@ def test_the_post_commit_hook_takes_the_new_commit_in_at_once(repo: Path) -> Non
     index.close()
 
 
-def test_files_past_commits_like_the_query_touched_rank_higher(repo: Path) -> None:
+def test_files_past_commits_like_the_query_touched_rank_higher(repo: Path, capsys) -> None:
     """The history prior (issue 41, item 3): two retry modules that look alike; an earlier commit about
     jitter touched only the second. A jitter question ranks it first, a question no commit is like keeps
     the code search's order, and the prior changes no hit's support (it orders, it is not evidence)."""
@@ -266,6 +266,10 @@ def test_files_past_commits_like_the_query_touched_rank_higher(repo: Path) -> No
     hit = next(h for h in search(repo, query, scope=["code"])["hits"] if h["path"] == "src/retry_b.py")
     best_commit = index_of(repo).search(query, 1)[0]
     assert best_commit.files == ("src/retry_b.py",) and hit["components"]["history_prior"] == best_commit.score
+    from autology_mcp.cli.main import main  # the command line shows it beside the score
+
+    assert main(["--root", str(repo), "search", "--scope", "code", query]) == 0
+    assert f"history prior {best_commit.score:.2f}" in capsys.readouterr().out
     unlike_hits = search(repo, "call attempts between", scope=["code"])["hits"]
     unlike = [h["path"] for h in unlike_hits]
     assert {"src/retry_a.py", "src/retry_b.py"} <= set(unlike)
