@@ -31,12 +31,13 @@ SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 
 
 def commit(repo: Path, message: str, files: dict[str, str] | None = None, author: str = "Ana Lima <ana@example.com>",
-           allow_empty: bool = False) -> str:
+           allow_empty: bool = False, date: str | None = None) -> str:
     for name, body in (files or {}).items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(body)
     git(repo, "add", "-A")
-    args = ["commit", "-q", "-m", message, f"--author={author}"] + (["--allow-empty"] if allow_empty else [])
+    args = (["commit", "-q", "-m", message, f"--author={author}"] + (["--allow-empty"] if allow_empty else [])
+            + ([f"--date={date}"] if date else []))
     git(repo, *args)
     return git(repo, "rev-parse", "HEAD").strip()
 
@@ -297,6 +298,49 @@ def test_a_commit_touching_fewer_files_says_more_about_each() -> None:
 
     prior = file_prior([(0.8, ["wide1", "wide2", "wide3", "wide4"]), (0.6, ["narrow"])], 10)
     assert prior["narrow"] == pytest.approx(0.8) and prior["wide1"] < prior["narrow"]
+
+
+
+def read(repo: Path, rel: str, session: str, offset: int | None = None, limit: int | None = None) -> str | None:
+    from autology_mcp.hooks.edit import post_read
+
+    window = {"offset": offset, "limit": limit} if offset else {}
+    out = post_read({"session_id": session, "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Read",
+                     "tool_input": {"file_path": str(repo / rel), **window}, "tool_response": {"type": "text"}}, repo)
+    return out["hookSpecificOutput"]["additionalContext"] if out else None
+
+
+def test_a_read_is_told_the_commit_that_explains_the_lines_it_shows(repo: Path) -> None:
+    """Blame at a read (issue 41): the lines read were last changed by a commit whose message explains
+    them; it is told, quoted, from the index's text (a secret in it redacted), once per session. Lines
+    last changed by a commit that explains nothing (no body) get nothing; nor does history turned off."""
+    body = [f"line {i}\n" for i in range(1, 21)]
+    commit(repo, "Add the limits module", {"src/limits.py": "".join(body)}, date="2024-01-01T10:00:00+00:00")
+    body[2] = "MAX_RETRIES = 5\n"
+    why = commit(repo, "Cap the retries at five\n\nThe billing API bans a client after six failed calls in a "
+                       f"minute, so five is the most we may try. Token for the test account: {SECRET}",
+                 {"src/limits.py": "".join(body)}, date="2024-02-01T10:00:00+00:00")
+    body[15] = "TIMEOUT = 30\n"
+    commit(repo, "Raise the timeout", {"src/limits.py": "".join(body)}, date="2024-03-01T10:00:00+00:00")
+
+    text = read(repo, "src/limits.py", "s1", offset=1, limit=5)
+    assert text is not None and f"- commit {why[:10]} (" in text
+    assert '"Cap the retries at five"' in text and "bans a client after six failed calls" in text
+    assert SECRET not in text and "commit messages" in text.split("\n")[0]
+    assert read(repo, "src/limits.py", "s2", offset=14, limit=4) is None  # "Raise the timeout" explains nothing
+    assert read(repo, "src/pool.py", "s1") is not None  # the whole file: its last commit explains (its body)
+    assert read(repo, "src/pool.py", "s1") is None  # once per file and commit per session
+    (repo / ".autology" / "config.toml").write_text("[history]\nenabled = false\n")
+    assert read(repo, "src/limits.py", "s3", offset=1, limit=5) is None
+
+
+def test_a_session_is_told_at_most_five_commits_by_its_reads(repo: Path) -> None:
+    for i in range(7):
+        commit(repo, f"Explain module {i}\n\nModule {i} keeps its own cache because the shared one was evicted too "
+                     "often under load.", {f"src/mod{i}.py": f"X = {i}\n"}, date=f"2024-0{i + 1}-01T10:00:00+00:00")
+    told = [read(repo, f"src/mod{i}.py", "s1") for i in range(7)]
+    assert [t is not None for t in told] == [True] * 5 + [False] * 2
+    assert read(repo, "src/mod6.py", "s2") is not None  # another session
 
 
 # ------------------------------------------------------------------------------ the command line

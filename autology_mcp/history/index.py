@@ -273,6 +273,34 @@ class HistoryIndex:
         return [replace(hit, score=score) for score, _, _, hit in scored[:limit]]
 
 
+    # ---------------------------------------------------------------- by sha and by file
+
+    _COLUMNS = "sha, date, author, subject, body, files, bot"
+
+    @staticmethod
+    def _hit(row) -> CommitHit:
+        sha, date, author, subject, body, files, bot = row
+        return CommitHit(sha, date, author, subject, body, tuple(files.split("\n")) if files else (), bool(bot), 0.0)
+
+    def commits(self, shas: list[str]) -> list[CommitHit]:
+        """The indexed commits among ``shas`` (as stored: cleaned and redacted), newest first."""
+        if not shas:
+            return []
+        marks = ",".join("?" * len(shas))
+        rows = self.conn.execute(f"SELECT {self._COLUMNS} FROM commits WHERE sha IN ({marks}) ORDER BY epoch DESC",
+                                 shas).fetchall()
+        return [self._hit(r) for r in rows]
+
+    def last_touching(self, path: str) -> CommitHit | None:
+        """The newest indexed commit that touched ``path`` (None when none did)."""
+        phrase = '"' + path.replace('"', '""') + '"'
+        rows = self.conn.execute(
+            f"SELECT {', '.join('c.' + c for c in self._COLUMNS.split(', '))} FROM commits_fts f JOIN commits c"
+            " ON c.rowid = f.rowid WHERE commits_fts MATCH ? ORDER BY c.epoch DESC LIMIT 50",
+            ("files : " + phrase,),
+        ).fetchall()
+        return next((self._hit(r) for r in rows if path in r[5].split("\n")), None)
+
 def _epoch(date: str) -> int:
     try:
         return int(datetime.fromisoformat(date).timestamp())

@@ -38,7 +38,7 @@ from autology_mcp.hooks.config import load_hooks_config
 from autology_mcp.hooks.output import additional_context
 from autology_mcp.hooks.project import open_store, project_root
 from autology_mcp.hooks.state import session_state, told_nodes
-from autology_mcp.knowledge.untrusted import FRAME, held_back, quoted
+from autology_mcp.knowledge.untrusted import FRAME, FRAME_WITH_COMMITS, held_back, quoted
 
 if TYPE_CHECKING:
     from autology_mcp.knowledge.models import KnowledgeNode
@@ -182,7 +182,14 @@ def governing_context(payload: dict[str, Any], root: Path | str | None, event: s
         finally:
             store.close()
         state["edit"] = state.get("edit", []) + [rel]
-        if not governing and not held:
+        commit = None
+        if event == "PostToolUse" and len(state.get("commits", [])) < MAX_COMMITS:  # the last change to the lines read
+            from autology_mcp.history.explain import explaining_commit
+
+            commit = explaining_commit(root, rel, touched_lines(payload, root / rel))
+            if commit is not None and commit.short in told:
+                commit = None
+        if not governing and not held and commit is None:
             return None
         items = []
         for node, refs in governing:
@@ -199,13 +206,32 @@ def governing_context(payload: dict[str, Any], root: Path | str | None, event: s
         if held:
             items.append(f"- held back: {', '.join(n.id for n in held)} (its text addresses the agent with instructions; "
                          "a person reviews it with `autology review`)")
-        header = [f"autology — knowledge governing {rel}, before you edit it ({FRAME}):"]
+        if commit is not None:
+            items.append(commit_item(commit))
+        frame = FRAME_WITH_COMMITS if commit is not None else FRAME
+        header = [f"autology — knowledge governing {rel}, before you edit it ({frame}):" if governing or held
+                  else f"autology — why the lines of {rel} you read are as they are ({frame}):"]
         footer = [
             "Keep edits consistent with these, or say why not; if an edit changes what a node says, "
             "update it (autology_update) or supersede it (/autology:capture)."
         ] if governing else []
-        state["nodes"] = state.get("nodes", []) + [n.id for n, _ in governing]
+        state["nodes"] = state.get("nodes", []) + [n.id for n, _ in governing] + ([commit.short] if commit else [])
+        if commit is not None:
+            state["commits"] = state.get("commits", []) + [commit.short]
     return additional_context(event, clip_lines(header, items, footer, MAX_CHARS))
+
+
+COMMIT_BODY_CHARS = 300
+MAX_COMMITS = 5  # commits told by reads in one session: an agent reading thirty files is not told thirty
+
+
+def commit_item(commit: Any) -> str:
+    """A commit as an item of the note: its sha, date and subject, and the opening of its message, quoted."""
+    body = " ".join(commit.body.split())
+    if len(body) > COMMIT_BODY_CHARS:
+        body = body[: COMMIT_BODY_CHARS - 1].rsplit(" ", 1)[0] + "…"
+    return (f"- commit {commit.short} ({commit.date[:10]}), the last change to these lines: {quoted(commit.subject)}"
+            f" — {quoted(body)}")
 
 
 def pre_tool_use(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any] | None:

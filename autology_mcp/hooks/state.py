@@ -76,7 +76,7 @@ def told_nodes(state: dict[str, list[str]]) -> set[str]:
 def forget_told(root: Path, session_id: str | None) -> None:
     """Everything told in this session may be told again (the context was compacted or cleared)."""
     with session_state(root, session_id) as state:
-        for key in ("prompt", "edit", "nodes"):
+        for key in ("prompt", "edit", "nodes", "commits"):
             state.pop(key, None)
 
 
