@@ -261,45 +261,46 @@ class HistoryIndex:
             return []
         weights = ", ".join(repr(float(w)) for w in COLUMN_WEIGHTS)
         rows = self.conn.execute(  # the best rows by BM25 first, then only those joined (a third faster)
-            "SELECT c.sha, c.date, c.epoch, c.author, c.subject, c.body, c.files, c.bot, t.s FROM"
+            f"SELECT {_COLUMNS}, epoch, t.s FROM"
             f" (SELECT rowid, -bm25(commits_fts, {weights}) AS s FROM commits_fts WHERE commits_fts MATCH ?"
             " ORDER BY s DESC LIMIT ?) t JOIN commits c ON c.rowid = t.rowid",
             (" OR ".join(quoted), limit * 4),
         ).fetchall()
-        scored = [(round(min(1.0, s / ceiling) * (text.BOT_WEIGHT if bot else 1.0), 4), -epoch, sha,
-                   CommitHit(sha, date, author, subject, body, tuple(files.split("\n")) if files else (), bool(bot), 0.0))
-                  for sha, date, epoch, author, subject, body, files, bot, s in rows]
+        scored = [(round(min(1.0, s / ceiling) * (text.BOT_WEIGHT if hit.bot else 1.0), 4), -epoch, hit.sha, hit)
+                  for hit, epoch, s in ((_hit(row[:7]), row[7], row[8]) for row in rows)]
         scored.sort(key=lambda r: (-r[0], r[1], r[2]))
         return [replace(hit, score=score) for score, _, _, hit in scored[:limit]]
 
-
     # ---------------------------------------------------------------- by sha and by file
-
-    _COLUMNS = "sha, date, author, subject, body, files, bot"
-
-    @staticmethod
-    def _hit(row) -> CommitHit:
-        sha, date, author, subject, body, files, bot = row
-        return CommitHit(sha, date, author, subject, body, tuple(files.split("\n")) if files else (), bool(bot), 0.0)
 
     def commits(self, shas: list[str]) -> list[CommitHit]:
         """The indexed commits among ``shas`` (as stored: cleaned and redacted), newest first."""
         if not shas:
             return []
         marks = ",".join("?" * len(shas))
-        rows = self.conn.execute(f"SELECT {self._COLUMNS} FROM commits WHERE sha IN ({marks}) ORDER BY epoch DESC",
+        rows = self.conn.execute(f"SELECT {_COLUMNS} FROM commits WHERE sha IN ({marks}) ORDER BY epoch DESC",
                                  shas).fetchall()
-        return [self._hit(r) for r in rows]
+        return [_hit(r) for r in rows]
 
     def last_touching(self, path: str) -> CommitHit | None:
         """The newest indexed commit that touched ``path`` (None when none did)."""
         phrase = '"' + path.replace('"', '""') + '"'
         rows = self.conn.execute(
-            f"SELECT {', '.join('c.' + c for c in self._COLUMNS.split(', '))} FROM commits_fts f JOIN commits c"
-            " ON c.rowid = f.rowid WHERE commits_fts MATCH ? ORDER BY c.epoch DESC LIMIT 50",
+            f"SELECT {_COLUMNS} FROM commits WHERE rowid IN (SELECT rowid FROM commits_fts WHERE commits_fts MATCH ?)"
+            " ORDER BY epoch DESC LIMIT 50",
             ("files : " + phrase,),
         ).fetchall()
-        return next((self._hit(r) for r in rows if path in r[5].split("\n")), None)
+        return next((hit for hit in map(_hit, rows) if path in hit.files), None)
+
+
+_COLUMNS = "sha, date, author, subject, body, files, bot"  # a CommitHit's, in its order (:func:`_hit`)
+
+
+def _hit(row: tuple) -> CommitHit:
+    """A row of :data:`_COLUMNS` as a CommitHit (score 0)."""
+    sha, date, author, subject, body, files, bot = row
+    return CommitHit(sha, date, author, subject, body, tuple(files.split("\n")) if files else (), bool(bot), 0.0)
+
 
 def _epoch(date: str) -> int:
     try:
