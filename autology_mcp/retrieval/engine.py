@@ -328,8 +328,8 @@ def score(s: Search) -> None:
             "similarity": round(sim, 4),
             "keyword": round(kw, 4),
             "rrf": round(s.fused[key], 6),
+            "score": round(blended, 4),
         }
-        s.scored[key]["score"] = round(blended, 4)
         # the order: the score, and for code and docs the history prior (issue 41: history_prior.py), which
         # orders the hits without changing the score the verdict and the hooks read
         prior = s.file_prior.get(cand.path) if cand.kind in ("code", "doc") else None
