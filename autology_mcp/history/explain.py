@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from datetime import datetime
 from pathlib import Path
 
 from autology_mcp.history.config import load_history_config
@@ -58,7 +59,8 @@ def explaining_commit(root: Path, rel: str, lines: list[tuple[int, int]] | None)
             with open(root / rel, "rb") as f:  # blame refuses a range past the end of the file
                 end = min(end, max(1, sum(1 for _ in f)))
             found = index.commits(blamed(root, rel, start, end))  # newest first
-            newest = [h for h in found if h.date[:19] == found[0].date[:19]]  # commits of one second: the one that explains
+            when = [datetime.fromisoformat(h.date) for h in found]  # instants: dates may carry other offsets
+            newest = [h for h, at in zip(found, when) if at == when[0]]  # commits of one second: the one that explains
             hit = next((h for h in newest if explains(h)), newest[0]) if found else None
         else:
             hit = index.last_touching(rel)
