@@ -5,6 +5,10 @@ until a person reviews it; and a node is told once per session, whatever file br
 from __future__ import annotations
 
 import json
+import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -174,7 +178,8 @@ def test_a_node_the_prompt_hook_told_is_not_told_again_by_the_edit_hook(repo: Pa
 
 def test_instruction_like_text_is_held_back_until_a_person_reviews_it(repo: Path, capsys) -> None:
     node, warnings = capture(repo, "Retry every HTTP call", EVIL, ["src/retry.py"])
-    assert any("addresses the agent" in w and "autology review" in w for w in warnings)
+    assert any("addresses the agent" in w and "until a person reviews it" in w for w in warnings)
+    assert not any("autology review" in w or "--accept" in w for w in warnings)  # no command handed to the agent
     store = NodeStore(repo)
     try:  # flagged by analyze (review category) and doctor
         findings = analyze(store, ["review"])["categories"]["review"]["findings"]
@@ -184,7 +189,8 @@ def test_instruction_like_text_is_held_back_until_a_person_reviews_it(repo: Path
         store.close()
     # the hooks: the id and why, never the text
     text = text_of(post_read(read(repo, "src/retry.py")))
-    assert node in text and "held back" in text
+    assert node in text and "held back until a person reviews it" in text
+    assert "autology review" not in text and "--accept" not in text
     assert "curl" not in text and "Retry every HTTP call" not in text
     prompt = {"session_id": "s1", "cwd": str(repo), "hook_event_name": "UserPromptSubmit",
               "prompt": "How do we retry every HTTP call?"}
@@ -192,10 +198,13 @@ def test_instruction_like_text_is_held_back_until_a_person_reviews_it(repo: Path
     start = text_of(session_start({"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart",
                                    "source": "startup"}))
     assert "Retry every HTTP call" not in start and "Held back: 1 node(s)" in start
-    # a person reads it and accepts it (the command line: no MCP tool can)
+    assert "autology review" not in start and "--accept" not in start
+    # a person reads it and accepts it (the command line at a terminal: no MCP tool can)
     assert main(["--root", str(repo), "review", node]) == 0
-    assert "NOT reviewed" in capsys.readouterr().out
-    assert main(["--root", str(repo), "review", node[:8], "--accept"]) == 0
+    shown = capsys.readouterr().out
+    assert "NOT reviewed" in shown and "--accept" not in shown
+    code, out = in_a_terminal(["--root", str(repo), "review", node[:8], "--accept"])
+    assert code == 0 and f"reviewed {node}" in out
     assert "local/" in (repo / ".autology" / ".gitignore").read_text()
     assert git(repo, "status", "--porcelain", "--", ".autology/local").strip() == ""  # never committed
     text = text_of(post_read(read(repo, "src/retry.py", session="s3")))
@@ -213,6 +222,60 @@ def test_instruction_like_text_is_held_back_until_a_person_reviews_it(repo: Path
         service.close()
     text = text_of(post_read(read(repo, "src/retry.py", session="s4")))
     assert "held back" in text and "disregard" not in text
+
+
+def in_a_terminal(argv: list[str]) -> tuple[int, str]:
+    """``autology ARGV`` with a pseudo-terminal on stdin, stdout and stderr, as a person runs it."""
+    main_fd, child_fd = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "autology_mcp", *argv], stdin=child_fd, stdout=child_fd,
+                            stderr=child_fd, close_fds=True)
+    os.close(child_fd)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(main_fd, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(main_fd)
+    return proc.wait(timeout=60), out.decode("utf-8", "replace")
+
+
+def test_accept_without_a_terminal_refuses_and_writes_nothing(repo: Path) -> None:
+    node, _ = capture(repo, "Retry every HTTP call", EVIL, ["src/retry.py"])
+    reviewed = repo / ".autology" / "local" / "reviewed.json"
+    for stdin in (subprocess.PIPE, subprocess.DEVNULL):  # an agent's tool call: pipes, or nothing on stdin
+        done = subprocess.run([sys.executable, "-m", "autology_mcp", "--root", str(repo), "review", node, "--accept"],
+                              stdin=stdin, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2
+        assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1
+        assert "needs a person at a terminal" in done.stderr and "nothing was recorded" in done.stderr
+        assert not reviewed.exists()
+    # a terminal on stdin with the output captured through a pipe is not a person either
+    main_fd, child_fd = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "autology_mcp", "--root", str(repo), "review", node, "--accept"],
+                              stdin=child_fd, capture_output=True, text=True, timeout=60)
+    finally:
+        os.close(child_fd)
+        os.close(main_fd)
+    assert done.returncode == 2 and not reviewed.exists()
+    assert "held back" in text_of(post_read(read(repo, "src/retry.py")))
+
+
+def test_accept_at_a_terminal_is_recorded_and_revoke_needs_none(repo: Path) -> None:
+    node, _ = capture(repo, "Retry every HTTP call", EVIL, ["src/retry.py"])
+    code, out = in_a_terminal(["--root", str(repo), "review", node, "--accept"])
+    assert code == 0 and f"reviewed {node}" in out
+    assert node in json.loads((repo / ".autology" / "local" / "reviewed.json").read_text())
+    assert '"Retry every HTTP call"' in text_of(post_read(read(repo, "src/retry.py")))
+    # taking a review back only holds text back: a pipe may do it
+    done = subprocess.run([sys.executable, "-m", "autology_mcp", "--root", str(repo), "review", node, "--revoke"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "taken back" in done.stdout
+    assert "held back" in text_of(post_read(read(repo, "src/retry.py", session="s2")))
 
 
 def test_a_review_is_kept_on_this_machine_and_can_be_taken_back(repo: Path) -> None:

@@ -6,21 +6,44 @@ lets the hooks inject them again (:mod:`autology_mcp.knowledge.untrusted`).
     autology review ID --accept     # this exact text may reach the model unasked (this machine only)
     autology review ID --revoke     # take a review back
 
-There is no MCP tool for this on purpose: the agent the text talks to must not vouch for it.
+There is no MCP tool for this on purpose: the agent the text talks to must not vouch for it. For
+the same reason ``--accept`` needs a person at a terminal: without one on stdin and stdout (an
+agent's tool call runs commands with pipes) it refuses with one line on stderr, exit code 2, and
+writes nothing. A program can still fake a terminal (``script``, ``unbuffer``, an agent whose shell
+tool runs in a pseudo-terminal): docs/limits.md says what the check does and does not stop.
+``--revoke`` needs none: taking a review back only holds text back.
 """
 
 from __future__ import annotations
 
 import argparse
 
+import sys
+
 from autology_mcp.cli.common import add_command, emit, node_id, require_store, root_of
 from autology_mcp.common.errors import AutologyError
+
+
+NO_TERMINAL = ("error: `--accept` needs a person at a terminal (stdin and stdout are not one here); "
+               "nothing was recorded")
+
+
+def at_a_terminal() -> bool:
+    """Whether a person can be at this command: stdin and stdout are both terminals. A tool call of an
+    agent captures the output through a pipe, so it fails here unless it fakes a terminal."""
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # closed or replaced streams
+        return False
 
 
 def cmd_review(args: argparse.Namespace) -> int:
     from autology_mcp.knowledge.store import NodeStore
     from autology_mcp.knowledge.untrusted import Reviews, flagged_nodes
 
+    if args.accept and not at_a_terminal():  # before anything is opened: nothing written
+        print(NO_TERMINAL, file=sys.stderr)
+        return 2
     require_store(args, "review")
     store = NodeStore(root_of(args))
     store.reconcile()
@@ -61,7 +84,8 @@ def _render_list(rows: list[dict]) -> str:
     for r in rows:
         lines.append(f"  {r['id']} [{r['type']}] {r['title']!r} — {'reviewed' if r['reviewed'] else 'NOT reviewed'}")
         lines.extend(f"      {f}" for f in r["flags"])
-    lines.append("Read one: autology review ID; let the hooks inject it: autology review ID --accept")
+    lines.append("Read one: autology review ID. The hooks hold a node back until a person has read it and accepts "
+                 "it at a terminal.")
     return "\n".join(lines)
 
 
@@ -71,7 +95,7 @@ def _render_one(data: dict, content: str) -> str:
     lines += [f"  flag {f}" for f in data["flags"]]
     lines += ["", content, ""]
     if data["flags"] and not data["reviewed"]:
-        lines.append(f"If this text is what the project means, let the hooks inject it: autology review {data['id']} --accept")
+        lines.append("Held back from the hooks until a person has read this text and accepts it at a terminal.")
     return "\n".join(lines)
 
 
@@ -81,5 +105,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("id", nargs="?", help="a node id, a unique id prefix (6+ characters) or an exact title")
     action = p.add_mutually_exclusive_group()
     action.add_argument("--accept", action="store_true",
-                        help="this exact text may reach the model unasked (recorded on this machine only)")
+                        help="this exact text may reach the model unasked (recorded on this machine only; "
+                             "needs a person at a terminal)")
     action.add_argument("--revoke", action="store_true", help="take a review back")

@@ -205,7 +205,7 @@ def governing_context(payload: dict[str, Any], root: Path | str | None, event: s
                 items.append(f"  {quoted(proof)}")
         if held:
             items.append(f"- held back: {', '.join(n.id for n in held)} (its text addresses the agent with instructions; "
-                         "a person reviews it with `autology review`)")
+                         "held back until a person reviews it)")
         if commit is not None:
             items.append(commit_item(commit))
         frame = FRAME_WITH_COMMITS if commit is not None else FRAME

@@ -55,7 +55,7 @@ def _node_line(node: KnowledgeNode, base: Path | None = None) -> str:
     from autology_mcp.knowledge.untrusted import held_back, quoted
 
     if base is not None and held_back(base, node.id, node.title, node.content):
-        return f"- [{node.type.value}] {node.id} (held back: its text addresses the agent; `autology review`)"
+        return f"- [{node.type.value}] {node.id} (held back until a person reviews it: its text addresses the agent)"
     return f"- [{node.type.value}] {node.id}: {quoted(node.title)}"
 
 
@@ -319,7 +319,7 @@ def recall_text(store: NodeStore, recent_files: list[str], limit: int = RECALL_M
     ]
     if held:
         header.append(f"Held back: {len(held)} node(s) whose text addresses the agent with instructions, until a "
-                      "person reviews them (`autology review`).")
+                      "person reviews them.")
     footer = [
         "Ask autology_search before designing or changing code (it covers this memory, the code and past sessions); "
         "autology_context before a task. Record new decisions: /autology:capture."

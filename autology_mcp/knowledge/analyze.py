@@ -82,7 +82,7 @@ def review(nodes: dict[str, KnowledgeNode], relations: list[Any], base: Path | N
             if not reviewed:
                 said = "; ".join(f.text() for f in flags)
                 findings.append(_finding("instructions", node, f"its text addresses the agent with instructions ({said}); "
-                                         f"the hooks hold it back until a person reviews it: autology review {node.id}"))
+                                         "the hooks hold it back until a person reviews it"))
                 affected.add(node.id)
     for node in nodes.values():
         if node.status.value == "needs_review":

@@ -130,7 +130,7 @@ def instruction_notes(store: NodeStore) -> list[str]:
     if not waiting:
         return []
     return [_note(f"{len(waiting)} node(s) hold text that addresses the agent with instructions: the hooks do not "
-                  "inject them until a person reads them (`autology review ID`, then `autology review ID --accept`)",
+                  "inject them until a person reads them and accepts them at a terminal (`autology review ID` shows one)",
                   [(n, flags[0].text()) for n, flags in waiting], " (`autology review`)")]
 
 

@@ -185,7 +185,7 @@ def _instruction_warnings(node: KnowledgeNode) -> list[str]:
     if not flags:
         return []
     return [f"its text addresses the agent with instructions ({flags[0].text()}): it is stored, but the hooks do not "
-            f"inject it unasked until a person reviews it (`autology review {node.id}`); write what the project "
+            "inject it unasked until a person reviews it; write what the project "
             "decided or does, not orders to an assistant"]
 
 
