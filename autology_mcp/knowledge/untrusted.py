@@ -40,37 +40,61 @@ from pathlib import Path
 
 from autology_mcp.common.fsutil import atomic_write
 
-_I = re.IGNORECASE | re.DOTALL
+_I = re.IGNORECASE | re.DOTALL  # every rule: case does not change what a sentence asks
 _PREVIOUS = r"(?:(?:all\s+(?:of\s+)?)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|foregoing)|all(?:\s+(?:the|your|other))?|your)"
 _ORDERS = r"(?:instructions?|directions?|directives?|prompts?|rules|guidelines|commands|orders|system\s+prompt)"
 _AGENT = r"(?:AI|LLM|assistant|agent|AI\s+model|language\s+model|chat\s*bot|Claude|ChatGPT|GPT(?:-\d)?|Copilot|Gemini|Codex)"
 _SECRET_FILE = r"(?:~/\.ssh|id_rsa|id_ed25519|\.aws/credentials|mcp\.json|\.npmrc|\.netrc|\.env\b|\.git-credentials|/etc/shadow)"
 _SEND = r"(?:pass|send|post|upload|leak|exfiltrate|forward|email|transmit)"
 _DATA = r"(?:secrets?|credentials?|api[\s_-]?keys?|tokens?|passwords?|private\s+keys?|env(?:ironment)?\s+variables|conversation|chat\s+history)"
+_HUSH = r"(?:do\s+not|don't|never|without)\s+(?:tell|mention|reveal|disclos|inform)\w*"
+_OUTPUT = r"(?:answers?|repl(?:y|ies)|responses?)"
+_SNIPPET = r"(?:following|below|subsequent|given|this)\s+(?:code\s+|python\s+)?(?:snippet|block|section|excerpt|fragment|segment)"
+_THEIR_CODE = r"(?:your\s+(?:code(?:base)?|solution|implementation|algorithm|response|program|answer|script)|the\s+code\s+you\s+(?:develop|write|produce))"
 
-_RULES: tuple[tuple[str, str, int], ...] = (
-    ("override", rf"\b(?:ignore|disregard|forget)\s+{_PREVIOUS}\s+(?:\w+\s+)?{_ORDERS}\b", _I),
-    ("override", r"\b(?:ignore|disregard|forget)\s+(?:everything|anything)\s+(?:above|before|you\s+(?:were|have\s+been)\s+told)", _I),
-    ("override", r"\bnew\s+(?:instructions|system\s+prompt)\s*:", _I),
-    ("override", r"\byou\s+are\s+now\s+(?:a|an|in|no\s+longer|DAN|free|unrestricted|jailbroken)\b", _I),
-    ("override", r"\bfrom\s+now\s+on,?\s+you\s+(?:will|must|are|should|shall)\b", _I),
-    ("override", r"\b(?:do\s+not|don't|never)\s+(?:tell|mention|reveal|disclose)\s+(?:this\s+|it\s+|that\s+|anything\s+)?(?:to\s+)?the\s+user\b", _I),
-    ("override", r"(?:^|\n)\s*\[(?:system|assistant|developer)\]\s*(?:\(#[\w-]*\))?", _I),
-    ("override", r"<\s*/?\s*(?:IMPORTANT|system|instructions?|admin)\s*>", _I),
-    ("addressed", rf"\b(?:if\s+)?you\s+are\s+(?:an?\s+)?(?:{_AGENT})\b", _I),
-    ("addressed", rf"\b(?:note|attention|message|instructions?)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:{_AGENT})s?\b", _I),
-    ("addressed", rf"\b(?:any|all|every)\s+(?:{_AGENT})s?\s+(?:reading|processing|seeing|summari[sz]ing|that\s+reads?)\s+this\b", _I),
-    ("addressed", rf"(?:^|[.!\n]\s*)(?:hey\s+|dear\s+)?(?:{_AGENT})\s*[,:]\s*(?:you\s+(?:must|should|will)\s+|please\s+|now\s+)?(?:run|execute|ignore|delete|send|read|fetch|open|call|print|output|reveal)\b", re.DOTALL),
-    ("command", r"\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^\n|;]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b", _I),
-    ("command", r"\b(?:bash|sh|zsh)\s+(?:-c\s+)?[\"']?\s*<\(\s*(?:curl|wget)\b", _I),
-    ("command", r"\beval\s+[\"']?\$\(\s*(?:curl|wget)\b", _I),
-    ("command", r"\brm\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+(?:--no-preserve-root\s+)?(?:/|~/?|\$HOME/?|/\*)(?=\s|$|[`'\"])", _I),
-    ("command", r"/dev/tcp/|\bnc\s+(?:-\w+\s+)*-e\s|\bmkfifo\b[^\n]{0,80}\bnc\b", _I),
-    ("command", r"\bbase64\s+(?:-d|--decode|-D)\b[^\n]{0,120}\|\s*(?:ba|z)?sh\b", _I),
-    ("exfiltration", rf"{_SECRET_FILE}[^\n]{{0,150}}\b{_SEND}\b|\b{_SEND}\b[^\n]{{0,150}}{_SECRET_FILE}", _I),
-    ("exfiltration", rf"\b{_SEND}\b[^\n]{{0,100}}\b{_DATA}\b[^\n]{{0,80}}\b(?:to|into|via|as)\b[^\n]{{0,40}}(?:https?://|\S+@\S+\.\w+|a\s+url|the\s+url|webhook|sidenote)", _I),
-    ("exfiltration", rf"\b(?:append|add|include|put|encode)\s+(?:the\s+|all\s+|any\s+|your\s+|their\s+)?(?:user'?s\s+)?(?:{_DATA}|data|messages?|history|summary|answers?|contents?)\b[^\n]{{0,80}}\b(?:to|in|into)\s+(?:the\s+|this\s+|an?\s+)?(?:url|link|query\s+string|image\s+(?:url|link))\b", _I),
-    ("exfiltration", r"!\[[^\]\n]*\]\(https?://[^)\s]*[?&][\w-]+=(?:\{|\[|\$|<)", _I),
+# (kind, pattern, view, needles): "text" reads the normalised text (textnorm.normalise), "prose" the
+# same without its code spans and fences (a sentence about a `[system]` tag is not a tag); needles,
+# "|"-separated, are words one of which the pattern cannot match without (lower case): a text with
+# none skips the rule (a substring test costs far less than the pattern's scan).
+_RULES: tuple[tuple[str, str, str, str], ...] = (
+    ("override", rf"\b(?:ignore|disregard|forget)\s+{_PREVIOUS}\s+(?:\w+\s+)?{_ORDERS}\b", "text", "ignore|disregard|forget"),
+    ("override", r"\b(?:ignore|disregard|forget)\s+(?:everything|anything)\s+(?:above|before|you\s+(?:were|have\s+been)\s+told)", "text", "ignore|disregard|forget"),
+    ("override", r"\bnew\s+(?:instructions|system\s+prompt)\s*:", "text", "new"),
+    ("override", r"\byou\s+are\s+now\s+(?:a|an|in|no\s+longer|DAN|free|unrestricted|jailbroken)\b", "text", "now"),
+    ("override", r"\bfrom\s+now\s+on,?\s+you\s+(?:will|must|are|should|shall)\b", "text", "now"),
+    # secrecy aimed at the model: about this, about what it did ("that you …"), or the user left out
+    # at the end of the clause; not a convention of what the product tells its users
+    ("override", rf"\b{_HUSH}\s+(?:this\s+|it\s+|anything\s+)?(?:to\s+)?the\s+user\s*(?:[.!;)\n]|$|about\s+(?:this|these|it|that|the\s+(?:above|previous|following|instructions?|note))\b|(?:that|what)\s+you\b)", "prose", "tell|mention|reveal|disclos|inform"),
+    ("override", rf"\b{_HUSH}\s+(?:(?:to\s+)?the\s+user\s+|them\s+|anyone\s+)?(?:that|what)\s+you\b", "prose", "tell|mention|reveal|disclos|inform"),
+    ("override", r"\b(?:do\s+not|don't|never)\s+(?:reveal|disclose|mention|repeat|share)\w*\s+(?:these|this|the|your)\s+(?:instructions?|system\s+prompt)\b", "prose", "reveal|disclose|mention|repeat|share"),
+    # a fake role line or tag, not one named in a sentence about them
+    ("override", r"(?:^|\n)\s*\[(?:system|assistant|developer)\](?!\s+(?:lines?|tags?|messages?|roles?|entries|blocks?|prefix(?:es)?|markers?|turns?|sections?)\b)\s*(?:\(#[\w-]*\))?", "prose", "["),
+    ("override", r"<\s*/?\s*(?:IMPORTANT|system|instructions?|admin)\s*>(?!\s+(?:tags?|elements?|blocks?)\b)", "prose", "<"),
+    ("override", r"(?:^|\n)[ \t>#*_]*(?:system|developer|admin(?:istrator)?)(?:\s*:|\s+(?:message|prompt|note|notice|override|instructions?)[ \t*_]*[:\n])\s*(?:you\b|your\b|the\s+user\s+(?:has|is|wants|authori[sz]ed)|from\s+(?:now|this\s+point)|ignore|disregard|forget|override|always\b|never\b|do\s+not|don't|new\s+instructions|the\s+(?:agent|assistant|model|AI)\b)", "text", "system|developer|admin"),
+    # hidden instructions: decode and follow them
+    ("override", r"\bdecod(?:e|ed|ing)\b[^\n]{0,80}?\b(?:and|then)\s+(?:follow|execute|run|obey|carry\s+out|perform|act\s+on|do\s+what)\b", "text", "decod"),
+    ("override", r"\b(?:follow|execute|obey|carry\s+out)\s+(?:the\s+)?(?:decoded|hidden|encoded)\s+(?:instructions?|text|message|commands?)\b", "text", "decoded|hidden|encoded"),
+    # the same overrides in other languages (French, Spanish, German, Italian, Portuguese, Chinese, Japanese)
+    ("override", r"\b(?:ignore[rz]?|oublie[rz]?|ignora\w*|olvida\w*|ignoriere\w*|vergiss|vergessen\s+sie|dimentica\w*|esque[çc]a\w*)\s+(?:toutes\s+|tous\s+|todas?\s+|alle\s+|tutte\s+)?(?:les\s+|tes\s+|vos\s+|ces\s+|las\s+|tus\s+|sus\s+|le\s+|as\s+)?(?:\w+\s+)?(?:instructions|consignes|directives|instrucciones|indicaciones|anweisungen|instruktionen|istruzioni|instru[çc][õo]es)\b", "text", "instru|consigne|directive|indicacion|anweisung|istruzion"),
+    ("override", r"\b(?:tu\s+es|vous\s+[êe]tes)\s+maintenant\b|\bahora\s+eres\b|\bdu\s+bist\s+jetzt\b|你现在是|(?:忽略|无视|忽视|忘记|忘掉|不要理会|不要遵守)[^。\n]{0,12}(?:指令|指示|提示|规则)|(?:以前|前|上記)の(?:すべての)?(?:指示|命令)を(?:無視|忘れ)", "text", "maintenant|ahora|jetzt|你现在|指令|指示|提示|规则|無視|忘れ"),
+    ("addressed", rf"\b(?:if\s+)?you\s+are\s+(?:an?\s+)?(?:{_AGENT})\b", "text", "you"),
+    ("addressed", rf"\b(?:note|attention|message|instructions?)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:{_AGENT})s?\b", "text", "note|attention|message|instruction"),
+    ("addressed", rf"\b(?:any|all|every)\s+(?:{_AGENT})s?\s+(?:reading|processing|seeing|summari[sz]ing|that\s+reads?)\s+this\b", "text", "this"),
+    ("addressed", rf"(?:^|[.!\n]\s*)(?:hey\s+|dear\s+)?(?:AI\s+|LLM\s+|coding\s+)?(?:{_AGENT})s?\s*[,:]\s*(?:you\s+(?:must|should|will)\s+|please\s+|now\s+)?(?:run|execute|ignore|delete|send|read|fetch|open|call|print|output|reveal)\b", "text", ""),
+    # the model's own answer: its form or content ("in your response, add …")
+    ("addressed", rf"\byour\s+{_OUTPUT}\b(?!['’]?s?\s+(?:objects?|headers?|status|body|bodies|code|class|data|types?|content|stream|cookies?|times?|handlers?|middleware|model|schema|size)\b)", "prose", "your"),
+    # code to put into what the model writes
+    ("addressed", rf"\b{_SNIPPET}\b[^\n]{{0,100}}?\b{_THEIR_CODE}\b|\byour\s+(?:code(?:base)?|solution|implementation|algorithm)\b[^\n]{{0,60}}?\b{_SNIPPET}\b", "text", "snippet|block|section|excerpt|fragment|segment"),
+    ("command", r"\b(?:curl|wget|iwr|Invoke-WebRequest)\b[^\n|;]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b", "text", "curl|wget|iwr|invoke-webrequest"),
+    ("command", r"\b(?:bash|sh|zsh)\s+(?:-c\s+)?[\"']?\s*<\(\s*(?:curl|wget)\b", "text", "<("),
+    ("command", r"\beval\s+[\"']?\$\(\s*(?:curl|wget)\b", "text", "eval"),
+    ("command", r"\brm\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+(?:--no-preserve-root\s+)?(?:/|~/?|\$HOME/?|/\*)(?=\s|$|[`'\"])", "text", "rm"),
+    ("command", r"/dev/tcp/|\bnc\s+(?:-\w+\s+)*-e\s|\bmkfifo\b[^\n]{0,80}\bnc\b", "text", "/dev/tcp|-e|mkfifo"),
+    ("command", r"\bbase64\s+(?:-d|--decode|-D)\b[^\n]{0,120}\|\s*(?:ba|z)?sh\b", "text", "base64"),
+    ("exfiltration", rf"{_SECRET_FILE}[^\n]{{0,150}}\b{_SEND}\b|\b{_SEND}\b[^\n]{{0,150}}{_SECRET_FILE}", "text", "ssh|id_rsa|id_ed25519|aws/credentials|mcp.json|npmrc|netrc|.env|git-credentials|/etc/shadow"),
+    ("exfiltration", rf"\b{_SEND}\b[^\n]{{0,100}}\b{_DATA}\b[^\n]{{0,80}}\b(?:to|into|via|as)\b[^\n]{{0,40}}(?:https?://|\S+@\S+\.\w+|a\s+url|the\s+url|webhook|sidenote)", "text", "secret|credential|key|token|password|env|conversation|chat"),
+    ("exfiltration", rf"\b(?:append|add|include|put|encode)\s+(?:the\s+|all\s+|any\s+|your\s+|their\s+)?(?:user'?s\s+)?(?:{_DATA}|data|messages?|history|summary|answers?|contents?)\b[^\n]{{0,80}}\b(?:to|in|into)\s+(?:the\s+|this\s+|an?\s+)?(?:url|link|query\s+string|image\s+(?:url|link))\b", "text", "url|link|query"),
+    ("exfiltration", r"!\[[^\]\n]*\]\(https?://[^)\s]*[?&][\w-]+=(?:\{|\[|\$|<)", "text", "!["),
 )
 
 
@@ -84,9 +108,11 @@ class Flag:
 
 
 @functools.cache
-def rules() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """The rules, compiled on first use (a hook that never meets node text does not pay for it)."""
-    return tuple((kind, re.compile(pattern, flags)) for kind, pattern, flags in _RULES)
+def rules() -> tuple[tuple[str, re.Pattern[str], str, tuple[str, ...]], ...]:
+    """The rules, compiled on first use (a hook that never meets node text does not pay for it), all
+    case-insensitive: (kind, pattern, view, needles)."""
+    return tuple((kind, re.compile(pattern, _I), view, tuple(n for n in needles.split("|") if n))
+                 for kind, pattern, view, needles in _RULES)
 
 
 def instruction_flags(text: str) -> list[Flag]:
@@ -98,19 +124,31 @@ def instruction_flags(text: str) -> list[Flag]:
 
 @functools.lru_cache(maxsize=4096)
 def _flags(text: str) -> tuple[Flag, ...]:
+    from autology_mcp.knowledge.textnorm import decoded_payloads, normalise, prose
+
+    norm = normalise(text)
+    payloads = [normalise(p) for p in decoded_payloads(norm)]  # base64 that decodes to words is read too
+    views = {"text": [norm, *payloads], "prose": [prose(norm), *(prose(p) for p in payloads)]}
+    lowered = {view: [seen.lower() for seen in texts] for view, texts in views.items()}
     flags: list[Flag] = []
     kinds: set[str] = set()
-    for kind, rule in rules():
+    for kind, rule, view, needles in rules():
         if kind in kinds:
             continue
-        match = rule.search(text)
+        match = None
+        for seen, low in zip(views[view], lowered[view]):
+            if needles and not any(needle in low for needle in needles):
+                continue
+            match = rule.search(seen)
+            if match:
+                break
         if match:
-            start, end = max(0, match.start() - 24), min(len(text), match.end() + 24)
-            while start > 0 and not text[start - 1].isspace() and match.start() - start < 48:
+            start, end = max(0, match.start() - 24), min(len(seen), match.end() + 24)
+            while start > 0 and not seen[start - 1].isspace() and match.start() - start < 48:
                 start -= 1  # whole words around the match
-            while end < len(text) and not text[end].isspace() and end - match.end() < 48:
+            while end < len(seen) and not seen[end].isspace() and end - match.end() < 48:
                 end += 1
-            excerpt = " ".join(text[start:end].split())
+            excerpt = " ".join(seen[start:end].split())
             flags.append(Flag(kind, excerpt if len(excerpt) <= 160 else excerpt[:159] + "…"))
             kinds.add(kind)
     return tuple(flags)
