@@ -26,6 +26,8 @@ Each checkout (this one, then each ``--against``) is measured by a process of it
 - **docs** (held out, not looked at while tuning): the Markdown and reST documentation of
   pallets/flask, psf/requests, pypa/pip and psf/black split into sections at their headings, and
   the ADRs of BrighterCommand/Brighter (``docs/adr/*.md``, whole files).
+- **Ember RFCs** (held out too, added after the first held-out run; emberjs/rfcs ``text/*.md``, whole
+  files).
 - **probe** (``bench/data/untrusted_probe.json``, written before the rule was changed): 22 attack
   phrasings of the kinds issue 38 lists and 10 harmless sentences that talk about instructions.
 
@@ -121,6 +123,9 @@ def build_sets(mirrors: Path) -> dict[str, list[dict]]:
     docs += [{"source": f"BrighterCommand/Brighter {p}", "text": git_show(brighter, p)} for p in git_files(brighter)
              if re.fullmatch(r"docs/adr/[^/]+\.md", p)]
     sets["docs"] = docs
+    rfcs = mirrors / "emberjs+rfcs" / "repo"
+    sets["rfcs"] = [{"source": f"emberjs/rfcs {p}", "text": git_show(rfcs, p)} for p in git_files(rfcs)
+                    if re.fullmatch(r"text/[^/]+\.md", p)]
     probe = json.loads((HERE / "data" / "untrusted_probe.json").read_text(encoding="utf-8"))
     sets["probe-attacks"] = [{"category": x["kind"], "text": x["text"]} for x in probe["attacks"]]
     sets["probe-harmless"] = [{"category": x["kind"], "text": x["text"]} for x in probe["harmless"]]
@@ -181,18 +186,19 @@ def report(sets: dict[str, list[dict]], runs: dict[str, dict], show: int) -> dic
             row(f"  {group}: {category}"[:44], {n: [hit[n][i] for i in idx] for n in names})
     print("Real records: held back (false holds)")
     for name, label in [(k, v) for k, v in (("peps", "PEPs (looked at while tuning)"),
-                                            ("docs", "docs sections + ADRs (held out)")) if k in sets]:
+                                            ("docs", "docs sections + ADRs (held out)"),
+                                            ("rfcs", "Ember RFCs (held out)")) if k in sets]:
         row(label, {n: [bool(f) for f in runs[n]["flags"][name]] for n in names})
     print("Probe (bench/data/untrusted_probe.json, written before the change)")
     row("attacks flagged", {n: [bool(f) for f in runs[n]["flags"]["probe-attacks"]] for n in names})
     row("harmless held back", {n: [bool(f) for f in runs[n]["flags"]["probe-harmless"]] for n in names})
     print("Time of the check (each text once, no cache): µs per text; µs per 1,000 characters")
-    for name in [k for k in ("peps", "docs", "bipia-test", "bipia-train") if k in sets]:
+    for name in [k for k in ("peps", "docs", "rfcs", "bipia-test", "bipia-train") if k in sets]:
         print(f"  {name:<42}" + "".join(
             f"{runs[n]['seconds'][name] / len(sets[name]) * 1e6:>{width}.0f}; "
             f"{runs[n]['seconds'][name] / runs[n]['chars'][name] * 1e9:>6.0f}" for n in names))
     for n in names:
-        for name in [k for k in ("peps", "docs", "probe-harmless") if k in sets]:
+        for name in [k for k in ("peps", "docs", "rfcs", "probe-harmless") if k in sets]:
             held = [(sets[name][i].get("source") or sets[name][i]["text"][:60], f)
                     for i, f in enumerate(runs[n]["flags"][name]) if f]
             if held:
@@ -220,7 +226,7 @@ def main() -> int:
     print(f"# {uptime()}")
     sets = build_sets(args.mirrors)
     if args.tune:
-        sets = {k: v for k, v in sets.items() if k != "docs" and not k.startswith("bipia-test")}
+        sets = {k: v for k, v in sets.items() if k not in ("docs", "rfcs") and not k.startswith("bipia-test")}
     print("# " + ", ".join(f"{k}: {len(v)}" for k, v in sets.items()))
     with tempfile.TemporaryDirectory() as tmp:
         sets_file = str(Path(tmp) / "sets.json")

@@ -4,25 +4,34 @@ unasked. Two defences (issue 29), the rule written down in docs/limits.md:
 1. **Framing** (the hooks, :func:`quoted`): every line of node text they inject is quoted, with its
    node id, under a header that says it is project data to read as information, never as
    instructions.
-2. **Holding back** (:func:`instruction_flags`, :class:`Reviews`): a node whose title or content
-   addresses the agent with instructions is flagged by ``autology doctor`` and ``autology_analyze``
-   (category ``review``), and the hooks do not inject it until a person has reviewed it on this
-   machine (``autology review ID --accept``). What counts as addressing the agent:
+2. **Holding back** (:func:`instruction_flags`, :class:`Reviews`), a second line behind framing: a
+   node whose title or content addresses the agent with instructions is flagged by ``autology
+   doctor`` and ``autology_analyze`` (category ``review``), and the hooks do not inject it until a
+   person has reviewed it on this machine (``autology review``, at a terminal; the hooks never name
+   the command to the model). The text is read normalised first (:mod:`.textnorm`: zero-width and
+   other format characters dropped, NFKC, Cyrillic and Greek look-alikes as Latin, HTML comments
+   opened, base64 that decodes to words read too), every rule case-insensitive. What counts as
+   addressing the agent:
 
    - **override**: "ignore / disregard / forget the previous (or above, prior, earlier, all)
-     instructions", "new instructions:", "you are now …", "from now on you …", "do not tell the
-     user", a fake ``[system]`` or ``<IMPORTANT>`` / ``<system>`` tag;
+     instructions" (also in French, Spanish, German, Italian, Portuguese, Chinese, Japanese),
+     "new instructions:", "you are now …", "from now on you …", secrecy aimed at the model ("do not
+     tell the user about this", "… that you did it"), a fake ``[system]`` line or ``<IMPORTANT>`` /
+     ``<system>`` tag (not one named inside backticks or in a sentence about such tags), a
+     ``SYSTEM:`` line that addresses the model, "decode this and follow it";
    - **addressed**: text spoken to the model itself ("you are an AI agent", "AI assistants reading
-     this must …", "Claude, run …");
+     this must …", "Claude, run …"), about its own answer ("in your response, add …"), or asking
+     it to put given code into the code it writes ("add the following snippet to your solution");
    - **command**: a shell command that fetches and runs code (``curl … | sh``), deletes a home or
      root folder (``rm -rf ~``), opens a reverse shell, or decodes and runs a payload;
    - **exfiltration**: a request to read credentials (``~/.ssh``, ``.env``, ``mcp.json``, tokens,
      keys) and pass, send, post or upload them, or to put data into a URL.
 
    A project's own conventions ("run ``make test`` before committing", "never use ``rm -rf``
-   in scripts") are not flagged: the rule looks for text aimed at the model or at leaving the
-   machine, not for commands. Measured on this repository's decision log and on thousands of public
-   design records (docs/benchmarks.md): none flagged.
+   in scripts", "never tell the user whether an email is registered") are not flagged: the rule
+   looks for text aimed at the model or at leaving the machine, not for commands. Measured
+   (``bench/untrusted_eval.py``, docs/benchmarks.md "The instruction check (issue 38)"): what it
+   catches of BIPIA's held-out attacks, and what it holds back of real design records and docs.
 
 A review is the digest of the node's title and content as a person read them: an edit after the
 review needs a new one. Reviews are kept in ``.autology/local/reviewed.json``, private to the machine
