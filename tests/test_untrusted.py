@@ -360,3 +360,18 @@ def test_a_review_is_kept_on_this_machine_and_can_be_taken_back(repo: Path) -> N
         assert reviews.revoke(node) and not reviews.revoke(node)
     finally:
         store.close()
+
+
+def test_the_needle_words_only_skip_rules_that_could_not_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    import autology_mcp.knowledge.untrusted as untrusted
+
+    texts = [*FLAGGED, *LEGIT, *(x["text"] for x in PROBE["harmless"])]
+    texts += [t.upper() for t in texts] + [t.lower() for t in texts]
+    with_needles = [untrusted.instruction_flags(t) for t in texts]
+    compiled = untrusted.rules()
+    monkeypatch.setattr(untrusted, "rules", lambda: tuple((k, r, v, ()) for k, r, v, _ in compiled))
+    untrusted._flags.cache_clear()
+    try:
+        assert [untrusted.instruction_flags(t) for t in texts] == with_needles
+    finally:
+        untrusted._flags.cache_clear()
