@@ -76,7 +76,7 @@ def ingest_from_payload(root: Path, payload: dict[str, Any]) -> IngestResult | N
     from autology_mcp.sessions.ingest import ingest_transcript
 
     result = ingest_transcript(root, found[0], session_id=found[1])
-    return None if result.mode == "forgotten" else result
+    return None if result.mode in ("forgotten", "empty") else result  # forgotten, or not a turn yet
 
 
 def session_ended(root: Path, payload: dict[str, Any]) -> str | None:
@@ -144,7 +144,7 @@ def ingest_pending(root: Path, force: bool = False) -> list[str]:
             continue
         try:
             result = ingest_transcript(root, transcript, session_id=entry.session_id, until_complete=True)
-            if result.mode != "forgotten":
+            if result.mode not in ("forgotten", "empty"):
                 done.append(finish_session(root, result))
         except (AutologyError, OSError) as exc:
             pending.done(root, entry, error=str(exc))
