@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from sessions_helpers import BASIC, copy_fixture
+from sessions_helpers import BASIC, assistant_line, copy_fixture, user_line
 from test_transcript_agents import (  # noqa: F401 - agent_homes is a fixture
     CODEX_ID,
     COPILOT_ID,
@@ -27,6 +27,7 @@ from test_transcript_agents import (  # noqa: F401 - agent_homes is a fixture
 )
 
 from autology_mcp.cli.main import main
+from autology_mcp.hooks.handlers import session_end
 from autology_mcp.sessions.index import SessionIndex
 from autology_mcp.sessions.ingest import ingest_transcript
 from autology_mcp.sessions.store import session_file
@@ -130,3 +131,59 @@ def test_a_closed_pipe_ends_quietly(project: Path, four_sessions: dict[str, str]
         os.close(write_end)
     assert proc.stderr.decode() == ""
     assert proc.returncode == 141
+
+
+# ------------------------------------------------------------------------------ the end-of-session nudge
+
+BANANA = "what's a good recipe for banana bread?"
+NUDGE = "before you go"
+
+
+def banana_chat(cwd: str) -> list[dict]:
+    """A Gemini chat of one off-topic question and its answer (an "always" in it is no decision)."""
+    rows = gemini_rows(cwd)[:2]
+    return rows + [
+        {"id": "u-1", "timestamp": "2026-11-27T12:55:01.000Z", "type": "user", "content": [{"text": BANANA}]},
+        {"id": "g-1", "timestamp": "2026-11-27T12:55:02.000Z", "type": "gemini", "model": "gemini-3.8-flash", "thoughts": [],
+         "content": "Mash three ripe bananas, mix in melted butter, sugar, an egg and flour, and bake for an hour. "
+                    "Always let it cool before slicing."},
+    ]
+
+
+@pytest.mark.parametrize("memory", ["on", "off"])
+def test_the_nudge_follows_an_edit_session_not_a_single_question(project: Path, agent_homes: Path, tmp_path: Path,  # noqa: F811
+                                                               memory: str) -> None:
+    root = project if memory == "on" else tmp_path / "bare"  # off: no store, so nothing is ingested
+    root.mkdir(exist_ok=True)
+    cwd = str(root)
+    home = agent_homes / "gemini-home"
+    edited = gemini_transcript(home, cwd, gemini_rows(cwd))
+    asked = gemini_transcript(home, cwd, banana_chat(cwd), "session-2026-11-27T13-00-0b1c2d3e.jsonl")
+
+    def end(transcript: Path, sid: str) -> dict:
+        return session_end({"agent": "gemini", "session_id": sid, "transcript_path": str(transcript), "cwd": cwd,
+                            "hook_event_name": "SessionEnd", "reason": "exit"}, root)
+
+    message = end(edited, GEMINI_ID)["systemMessage"]
+    assert NUDGE in message and "autology_capture" in message and "claude" not in message.lower()
+    quiet = end(asked, "0b1c2d3e-0000-4000-8000-000000000002")
+    assert NUDGE not in quiet.get("systemMessage", "")
+    if memory == "on":
+        assert "session memory" in quiet["systemMessage"]  # what was done is still said, in one line
+    else:
+        assert quiet == {}
+
+
+def test_a_decision_said_without_an_edit_is_worth_the_nudge(project: Path, agent_homes: Path) -> None:  # noqa: F811
+    folder = agent_homes / "claude" / "projects" / "-project"
+    folder.mkdir(parents=True)
+    sid = "6f1e2d3c-0000-4000-8000-0000000000aa"
+    transcript = folder / f"{sid}.jsonl"
+    transcript.write_text("\n".join([
+        user_line(sid, "Should the payments client retry on 503?", "2026-11-27T12:00:00.000Z", "u1"),
+        assistant_line(sid, "We decided to retry 503s three times with exponential backoff and full jitter.",
+                       "2026-11-27T12:00:05.000Z", "a1"),
+    ]) + "\n")
+    message = session_end({"session_id": sid, "transcript_path": str(transcript), "cwd": str(project),
+                           "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}, project)["systemMessage"]
+    assert NUDGE in message and "/autology:capture" in message
