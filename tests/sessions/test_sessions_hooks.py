@@ -183,6 +183,7 @@ def test_session_start_recalls_the_latest_session(project: Path, tmp_path: Path)
     assert 'last session (2026-10-02): "Retry backoff for the HTTP client"' in text
     assert "Key topics: client.py" in text
     assert decision in text  # a node the keywords retrieve
+    assert "`autology sessions search WORDS …`" in text and "<" not in text  # Gemini shows a <…> HTML-escaped
     assert len(text) <= RECALL_MAX_CHARS
     # resuming "latest" recalls the session before it, not itself
     resumed = context_of(session_start(start_payload(project, "latest", "resume"), project))
