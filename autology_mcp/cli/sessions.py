@@ -143,12 +143,15 @@ def _ingest(args: argparse.Namespace, root: Path) -> int:
 
 
 def _search(args: argparse.Namespace, root: Path) -> int:
-    from autology_mcp.sessions.search import LIMIT_MAX, search_sessions
+    from autology_mcp.cli.common import served
+    from autology_mcp.sessions.search import LIMIT_MAX, SessionHit, search_sessions
 
     if not 1 <= args.limit <= LIMIT_MAX:
         raise ValidationError("limit", f"must be from 1 to {LIMIT_MAX}, got {args.limit}")
     _require_enabled(root)
-    hits = search_sessions(root, " ".join(args.text), args.limit)
+    query = " ".join(args.text)
+    found = served(root, "cli-sessions-search", {"query": query, "limit": args.limit})
+    hits = [SessionHit(**hit) for hit in found] if isinstance(found, list) else search_sessions(root, query, args.limit)
     lines = []
     for h in hits:
         body = " ".join(h.text.split("\n", 1)[-1].split())
