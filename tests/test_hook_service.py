@@ -145,3 +145,42 @@ def test_the_socket_folder_must_be_private(tmp_path: Path, monkeypatch: pytest.M
     assert running.start() is not None  # and the service then runs
     running.stop()
     assert service.SERVED == ("user-prompt-submit", "post-read", "pre-tool-use", "session-start")
+
+
+def cli(root: Path, *argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autology_mcp", "--root", str(root), *argv], capture_output=True,
+                          text=True, env={**os.environ, "AUTOLOGY_HOOK_DEBUG": "1"}, timeout=120)
+
+
+def test_command_line_searches_are_answered_by_the_running_server(project: Path, tmp_path: Path) -> None:
+    """Issue 40: `autology search` and `autology sessions search` ask the project's running server (warm, the
+    model loaded once), and search in-process when there is none: the same answer either way."""
+    transcript = tmp_path / "claude" / "projects" / "-p" / "s1.jsonl"
+    transcript.parent.mkdir(parents=True)
+    turns = [("user", "How should the websocket reconnect?"),
+             ("assistant", "We decided to reconnect with exponential backoff and jitter.")]
+    transcript.write_text("".join(json.dumps({
+        "type": role, "sessionId": "s1", "uuid": f"u{i}", "timestamp": f"2026-11-27T12:00:0{i}.000Z", "cwd": str(project),
+        "message": {"role": role, "content": text if role == "user" else [{"type": "text", "text": text}]},
+    }) + "\n" for i, (role, text) in enumerate(turns)))
+    assert cli(project, "sessions", "ingest", str(transcript)).returncode == 0
+    alone = [cli(project, "search", "websocket", "reconnect", "--json"), cli(project, "sessions", "search", "reconnect", "--json")]
+    for out in alone:
+        assert out.returncode == 0 and "answered by the running server" not in out.stderr, out.stderr
+    with Server(project):
+        served = [cli(project, "search", "websocket", "reconnect", "--json"),
+                  cli(project, "sessions", "search", "reconnect", "--json")]
+        human = cli(project, "sessions", "search", "reconnect")
+    for out in [*served, human]:
+        assert out.returncode == 0 and "answered by the running server" in out.stderr, out.stderr
+    searched, served_search = json.loads(alone[0].stdout), json.loads(served[0].stdout)
+    assert [h["ref"] for h in served_search["hits"]] == [h["ref"] for h in searched["hits"]]
+    assert served_search["verdict"] == searched["verdict"]
+    assert "Reconnect the websocket with exponential backoff" in served[0].stdout
+    assert json.loads(served[1].stdout) == json.loads(alone[1].stdout)
+    assert json.loads(served[1].stdout)[0]["session_id"] == "s1" and "exponential backoff" in human.stdout
+    elsewhere = tmp_path / "elsewhere"  # a server of another project never answers for this one
+    Autology.open(elsewhere).close()
+    with Server(project):
+        other = cli(elsewhere, "search", "websocket", "--json")
+    assert other.returncode == 0 and "answered by the running server" not in other.stderr

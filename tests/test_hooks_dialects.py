@@ -249,11 +249,12 @@ def test_session_end_prints_nothing_where_nobody_would_read_it(repo: Path, agent
     assert hook(agent, "session-end", payload | {"cwd": str(repo)}) is None
 
 
-def test_gemini_session_end_message_goes_to_the_user_and_names_no_claude_command(repo: Path) -> None:
+def test_gemini_session_end_without_a_transcript_prints_nothing(repo: Path) -> None:
+    """Quiet unless useful (issue 39): the message, when there is one, is in
+    tests/sessions/test_sessions_agents.py (a Gemini chat with an edit; one with a single question)."""
     out = hook("gemini", "session-end", {"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionEnd",
                                          "reason": "exit", "transcript_path": "/tmp/none.jsonl"})
-    assert set(out) == {"systemMessage"}
-    assert "autology_capture" in out["systemMessage"] and "claude" not in out["systemMessage"]
+    assert out is None
 
 
 def test_camel_case_fields_reach_the_handlers_under_claude_names(repo: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -108,3 +109,20 @@ def confirm(yes: bool, question: str, off_terminal: str, declined: str | None = 
     if declined:
         print(declined)
     return False
+
+
+def served(root: Path, event: str, request: dict[str, Any]) -> Any | None:
+    """The answer of the project's running ``autology serve`` to a command-line search (issue 40): warm,
+    and with the semantic model it already holds, where a new process would import everything and load
+    the model again. None when no server of this project answers; the command then runs in-process."""
+    from autology_mcp.hooks.client import ask_server
+
+    answered, output = ask_server(event, json.dumps({"cwd": str(root), **request}, ensure_ascii=False), root=str(root))
+    if not answered or output is None:
+        return None
+    if os.environ.get("AUTOLOGY_HOOK_DEBUG"):
+        print("autology: answered by the running server", file=sys.stderr)
+    try:
+        return json.loads(output)
+    except ValueError:
+        return None

@@ -63,6 +63,16 @@ def _accept_global_options(parser: argparse.ArgumentParser) -> None:
                 _accept_global_options(child)
 
 
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of what the closed pipe did not take
+    raises nothing more (Python's documented way to end quietly on SIGPIPE)."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def main(argv: list[str] | None = None) -> int:
     if (sys.argv[1:] if argv is None else argv)[:1] == ["hook"]:  # issue 4: hooks skip the CLI's imports (<300 ms)
         from autology_mcp.hooks.__main__ import main as hook_main
@@ -74,10 +84,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # here, not at the interpreter's exit: a closed pipe is then ours to end quietly
+        return code
     except AutologyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `autology sessions list | head`: the reader has what it wanted, as with `git log | head`
+        _drop_stdout()
+        return 141  # what a shell reports for a process ended by SIGPIPE
     except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -12,7 +12,7 @@ import argparse
 import json
 from typing import Any
 
-from autology_mcp.cli.common import require_store
+from autology_mcp.cli.common import require_store, served
 from autology_mcp.retrieval.options import DETAILS, LIMIT_MAX, SCOPES
 
 VERDICT_MARK = {"grounded": "✓ grounded", "weak": "~ weak", "ambiguous": "? ambiguous", "no_evidence": "✗ no evidence"}
@@ -116,8 +116,11 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     root = resolve_root(getattr(args, "root", None))
     require_store(args, "search", nodes=False)
-    answer = search(root, " ".join(args.query), scope=args.scope, limit=args.limit, max_tokens=args.max_tokens,
-                    detail=args.detail)
+    query = " ".join(args.query)
+    answer = served(root, "cli-search", {"query": query, "scope": args.scope, "limit": args.limit,
+                                         "max_tokens": args.max_tokens, "detail": args.detail})
+    if not isinstance(answer, dict):  # no running server of this project: searched here
+        answer = search(root, query, scope=args.scope, limit=args.limit, max_tokens=args.max_tokens, detail=args.detail)
     record_answer(root, answer["verdict"])
     print(json.dumps(answer, indent=2, ensure_ascii=False) if args.json else render_search(answer))
     return 0

@@ -40,10 +40,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = leaf("list", "the stored sessions, most recent first", _list)
     p.add_argument("--limit", "-n", type=int, default=20, help="how many (default 20, 0 for all)")
     p = leaf("show", "print a stored session's redacted conversation", _show)
-    p.add_argument("session_id", help="the session id (as `autology sessions list` shows it)")
+    p.add_argument("session_id", help="the session id (as `autology sessions list` shows it), or a unique start of it (6+ characters)")
     p.add_argument("--turns", help="only these turns, e.g. 4-9 (the proof span of a search hit)")
     p = leaf("forget", "delete stored sessions and never ingest them again", _forget)
-    p.add_argument("session_ids", nargs="+", metavar="SESSION_ID", help="the sessions to forget (ids as `autology sessions list` shows them)")
+    p.add_argument("session_ids", nargs="+", metavar="SESSION_ID", help="the sessions to forget (ids as `autology sessions list` shows them, or a unique start of one, 6+ characters)")
     leaf("status", "what session memory holds", _status)
     leaf("rebuild", "rebuild the session index from .autology/sessions/", _rebuild)
 
@@ -143,12 +143,15 @@ def _ingest(args: argparse.Namespace, root: Path) -> int:
 
 
 def _search(args: argparse.Namespace, root: Path) -> int:
-    from autology_mcp.sessions.search import LIMIT_MAX, search_sessions
+    from autology_mcp.cli.common import served
+    from autology_mcp.sessions.search import LIMIT_MAX, SessionHit, search_sessions
 
     if not 1 <= args.limit <= LIMIT_MAX:
         raise ValidationError("limit", f"must be from 1 to {LIMIT_MAX}, got {args.limit}")
     _require_enabled(root)
-    hits = search_sessions(root, " ".join(args.text), args.limit)
+    query = " ".join(args.text)
+    found = served(root, "cli-sessions-search", {"query": query, "limit": args.limit})
+    hits = [SessionHit(**hit) for hit in found] if isinstance(found, list) else search_sessions(root, query, args.limit)
     lines = []
     for h in hits:
         body = " ".join(h.text.split("\n", 1)[-1].split())
@@ -237,7 +240,21 @@ def _status(args: argparse.Namespace, root: Path) -> int:
     return 0
 
 
+def _agent_of(root: Path, session_id: str) -> str:
+    """The agent whose transcript a stored session is (its last checkpoint says; no turn is read)."""
+    from autology_mcp.common.errors import AutologyError
+    from autology_mcp.sessions.store import load_header
+    from autology_mcp.sessions.turns import CLAUDE
+
+    try:
+        header = load_header(root, session_id)
+    except (AutologyError, OSError):
+        return ""
+    return (header.state.agent or CLAUDE) if header is not None else ""
+
+
 def _list(args: argparse.Namespace, root: Path) -> int:
+    from autology_mcp.sessions.chunking import speaker
     from autology_mcp.sessions.index import SessionIndex
     from autology_mcp.sessions.paths import sessions_dir
 
@@ -248,12 +265,14 @@ def _list(args: argparse.Namespace, root: Path) -> int:
     if sessions_dir(root).is_dir():
         with SessionIndex.for_root(root).reading() as conn:
             rows = conn.execute(
-                "SELECT session_id, title, last_timestamp, turns FROM sources WHERE error IS NULL"
+                "SELECT session_id, title, last_timestamp, turns FROM sources WHERE error IS NULL AND turns > 0"
                 " ORDER BY last_timestamp DESC, session_id LIMIT ?",
                 (args.limit or -1,),
             ).fetchall()
-    data = [{"session_id": r[0], "title": r[1], "timestamp": r[2], "turns": r[3]} for r in rows]
-    lines = [f"{r[2][:16].replace('T', ' ') or '-':<16}  {r[3]:>4} turns  {r[0]}  {r[1]}" for r in rows]
+    agents = [_agent_of(root, r[0]) for r in rows]
+    data = [{"session_id": r[0], "agent": a, "title": r[1], "timestamp": r[2], "turns": r[3]} for r, a in zip(rows, agents)]
+    lines = [f"{r[2][:16].replace('T', ' ') or '-':<16}  {r[3]:>4} turns  {speaker(a):<7}  {r[0]}  {r[1]}"
+             for r, a in zip(rows, agents)]
     _emit(args, data, "\n".join(lines) or "no session stored")
     return 0
 
@@ -273,17 +292,19 @@ def _span(text: str | None) -> tuple[int, int] | None:
 
 def _show(args: argparse.Namespace, root: Path) -> int:
     from autology_mcp.common.errors import NotFoundError
-    from autology_mcp.sessions.chunking import render_turn
-    from autology_mcp.sessions.store import load_session
+    from autology_mcp.sessions.chunking import render_turn, speaker
+    from autology_mcp.sessions.store import load_session, resolve_session_id
+    from autology_mcp.sessions.turns import CLAUDE
 
     _require_enabled(root)
     span = _span(args.turns)
-    record = load_session(root, args.session_id)
+    record = load_session(root, resolve_session_id(root, args.session_id))
     if record is None:
         raise NotFoundError(args.session_id, "session")
     turns = [t for t in record.turns if span is None or span[0] <= t.n <= span[1]]
     data = {
         "session_id": record.session_id,
+        "agent": record.state.agent or CLAUDE,
         "title": record.title,
         "transcript": record.transcript,
         "first_timestamp": record.state.first_timestamp,
@@ -291,20 +312,20 @@ def _show(args: argparse.Namespace, root: Path) -> int:
         "handoff": record.handoff,
         "turns": [{"n": t.n, "role": t.role, "timestamp": t.timestamp, "text": t.text} for t in turns],
     }
-    lines = [f"{record.title}  ({record.session_id}, {len(record.turns)} turns)"]
+    lines = [f"{record.title}  ({record.session_id}, {speaker(record.state.agent)}, {len(record.turns)} turns)"]
     if span is None and record.handoff:
         lines += ["", record.handoff]
     for turn in turns:
-        lines += ["", f"[{turn.n}] {turn.timestamp[:19].replace('T', ' ')}", render_turn(turn)]
+        lines += ["", f"[{turn.n}] {turn.timestamp[:19].replace('T', ' ')}", render_turn(turn, record.state.agent)]
     _emit(args, data, "\n".join(lines))
     return 0
 
 
 def _forget(args: argparse.Namespace, root: Path) -> int:
     from autology_mcp.sessions.index import SessionIndex
-    from autology_mcp.sessions.store import check_session_id, forget_session, session_lock
+    from autology_mcp.sessions.store import forget_session, resolve_session_id, session_lock
 
-    ids = [check_session_id(i) for i in args.session_ids]
+    ids = list(dict.fromkeys(resolve_session_id(root, i) for i in args.session_ids))
     with session_lock(root).hold():
         deleted = {i: forget_session(root, i) for i in ids}
     scrubbed = SessionIndex.for_root(root).scrub()

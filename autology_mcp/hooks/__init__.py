@@ -66,7 +66,8 @@ def run_agent(agent: str, event: str, stdin_text: str, root: str | None = None, 
         from autology_mcp.hooks.dialects import DEFAULT, agent_output, handler_calls
 
         if agent == DEFAULT and event in HANDLERS:  # Claude Code's payload, as it is
-            return _answer(event, stdin_text, root, ask)
+            text = _answer(event, stdin_text, root, ask)
+            return text if text is None or os.environ.get("CLAUDE_PLUGIN_ROOT") else _without_skills(text)
         payload = json.loads(stdin_text)
         if not isinstance(payload, dict):
             return None
@@ -83,6 +84,26 @@ def run_agent(agent: str, event: str, stdin_text: str, root: str | None = None, 
     except Exception:  # fail open
         _debug()
         return None
+
+
+def _without_skills(text: str) -> str:
+    """Claude Code's output for a project set up with ``autology setup claude-code`` and no plugin:
+    Claude Code sets ``CLAUDE_PLUGIN_ROOT`` only for a plugin's hooks, and without the plugin there are
+    no ``/autology:…`` skills, so the text names the MCP tools instead, as for the other agents."""
+    from autology_mcp.hooks.dialects import WORDING, worded
+
+    if not any(skill in text for skill in WORDING):
+        return text
+    try:
+        out = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(out.get("systemMessage"), str):
+        out["systemMessage"] = worded(out["systemMessage"])
+    specific = out.get("hookSpecificOutput")
+    if isinstance(specific, dict) and isinstance(specific.get("additionalContext"), str):
+        specific["additionalContext"] = worded(specific["additionalContext"])
+    return json.dumps(out, ensure_ascii=False)
 
 
 def _answer(event: str, text: str, root: str | None, ask: Ask | None) -> str | None:

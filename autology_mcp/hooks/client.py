@@ -31,11 +31,12 @@ def _store_folders(stdin_text: str, root_hint: str | None) -> list[Path]:
     return [folder / ".autology" for folder in (start, *start.parents)]
 
 
-def ask_server(event: str, stdin_text: str) -> tuple[bool, str | None]:
-    """(answered, the hook's output) from the project's server, or (False, None)."""
+def ask_server(event: str, stdin_text: str, root: str | None = None) -> tuple[bool, str | None]:
+    """(answered, the hook's output) from the project's server, or (False, None). ``root``: the
+    project's root when the caller knows it (the command line), else the hook's environment names it."""
     from autology_mcp.knowledge.lease import live_leases
 
-    root_hint = os.environ.get("AUTOLOGY_ROOT") or os.environ.get("CLAUDE_PROJECT_DIR") or None
+    root_hint = root or os.environ.get("AUTOLOGY_ROOT") or os.environ.get("CLAUDE_PROJECT_DIR") or None
     for base in _store_folders(stdin_text, root_hint):
         if not base.is_dir():
             continue

@@ -235,7 +235,7 @@ def agent_output(agent: str, event: str, payload: dict[str, Any], results: list[
     context = "\n\n".join(_context(r) for r in results if _context(r))
     message = " ".join(r["systemMessage"] for r in results if isinstance(r.get("systemMessage"), str))
     if agent != DEFAULT:
-        context, message = _worded(context), _worded(message)
+        context, message = worded(context), worded(message)
     if agent == "copilot":
         return {"additionalContext": context} if context and event in _CONTEXT_EVENTS["copilot"] else None
     name = payload.get("hook_event_name") if isinstance(payload.get("hook_event_name"), str) else None
@@ -259,7 +259,7 @@ def _claude_event(results: list[dict[str, Any]]) -> str:
     return specific.get("hookEventName", "") if isinstance(specific, dict) else ""
 
 
-def _worded(text: str) -> str:
+def worded(text: str) -> str:
     for claude, other in WORDING.items():
         text = text.replace(claude, other)
     return text

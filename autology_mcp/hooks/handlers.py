@@ -251,6 +251,18 @@ def ingest_session(root: Path, payload: dict[str, Any]) -> str | None:
         return None
 
 
+def _worth_recording(root: Path, payload: dict[str, Any]) -> bool:
+    """Whether the session edited files or said something decision-like: only then the capture tips.
+    Fails quiet: an error here costs the tips, never the hook."""
+    try:
+        from autology_mcp.sessions.lifecycle import worth_recording
+
+        return worth_recording(root, payload)
+    except Exception:  # AUTOLOGY_HOOK_DEBUG shows why
+        _debug_traceback()
+        return False
+
+
 def _debug_traceback() -> None:
     import os
 
@@ -262,9 +274,12 @@ def _debug_traceback() -> None:
 
 
 def session_end(payload: dict[str, Any], root: Path | str | None = None) -> dict[str, Any]:
-    """SessionEnd: ingest the transcript into session memory, write the session node, and give capture tips."""
+    """SessionEnd: ingest the transcript into session memory, write the session node, and give capture tips
+    when the session edited files or said something decision-like."""
     root = project_root(payload, root)
     ingested = ingest_session(root, payload)
+    if not _worth_recording(root, payload):  # quiet unless useful (issue 39): a question asked and answered
+        return system_message(ingested) if ingested else {}
     if payload.get("agent", "claude-code") == "claude-code":
         tips = (
             "autology: before you go — were decisions made, components built or conventions agreed in this session? "

@@ -10,7 +10,8 @@ with all of that warm, so it also listens on a Unix socket, and the hook process
   created with mode 0700; a folder that is not ours, is a symlink, or lets others in disables the
   service. Its path is advertised in the server's watcher lease (:mod:`autology_mcp.knowledge.lease`),
   so a hook finds it, and knows it is live, from ``.autology/cache/watchers/``.
-- **What:** the events in :data:`SERVED` only (read-only, latency-critical). One JSON line in
+- **What:** the events in :data:`SERVED` only (read-only, latency-critical), and the command line's
+  searches (:data:`CLI_SEARCHES`: ``autology search``, ``autology sessions search``). One JSON line in
   (``{"event", "stdin", "root"}``: the hook's own stdin text and the root its environment names),
   one JSON line out (``{"served": true, "output": ...}``, or ``{"served": false}`` for a payload of
   another project). The answer is exactly what the hook would have printed in-process: the same
@@ -37,6 +38,24 @@ from autology_mcp.hooks import SERVED
 log = logging.getLogger("autology.hooks.service")
 
 MAX_REQUEST_BYTES = 8 * 1024 * 1024  # a prompt with a pasted log is large; a payload beyond this is refused
+
+
+def _unified_search(root: Path, request: dict) -> dict:
+    from autology_mcp.retrieval.engine import search
+
+    return search(root, str(request["query"]), scope=request.get("scope"), limit=int(request["limit"]),
+                  max_tokens=request.get("max_tokens"), detail=request.get("detail"))
+
+
+def _sessions_search(root: Path, request: dict) -> list[dict]:
+    from autology_mcp.sessions.search import search_sessions
+
+    return [hit.to_dict() for hit in search_sessions(root, str(request["query"]), int(request["limit"]))]
+
+
+# The command-line searches a running server answers (issue 40): warm, with the semantic model already
+# loaded, instead of a new process that imports everything and loads the model again.
+CLI_SEARCHES = {"cli-search": _unified_search, "cli-sessions-search": _sessions_search}
 
 
 def socket_dir() -> Path | None:
@@ -104,9 +123,12 @@ class HookService:
         return path
 
     def answer(self, event: object, stdin: object, root_hint: object) -> dict:
-        """What the hook would print, for a payload of this project; ``{"served": False}`` otherwise."""
+        """What the hook would print, for a payload of this project; ``{"served": False}`` otherwise.
+        A command-line search (:data:`CLI_SEARCHES`) gets its answer as JSON text."""
         from autology_mcp.hooks import run
 
+        if event in CLI_SEARCHES and isinstance(stdin, str):
+            return self._search(event, stdin)
         if event not in SERVED or not isinstance(stdin, str):
             return {"served": False}
         hint = root_hint if isinstance(root_hint, str) and root_hint else None
@@ -122,6 +144,22 @@ class HookService:
 
         with answering_a_hook():  # semantic recall only with a model fast enough for a hook's budget
             return {"served": True, "output": run(event, stdin, str(self.root))}
+
+    def _search(self, event: str, stdin: str) -> dict:
+        """``autology search`` / ``autology sessions search`` of this project, run warm: the same function
+        the command runs in-process, its answer as JSON text (the command renders it)."""
+        try:
+            request = json.loads(stdin)
+            root = Path(request["cwd"]).resolve()
+        except (ValueError, KeyError, TypeError, OSError):
+            return {"served": False}
+        if root != self.root:
+            return {"served": False}
+        try:
+            answer = CLI_SEARCHES[event](self.root, request)
+        except Exception:  # noqa: BLE001 - the command runs in-process and reports the error itself
+            return {"served": False}
+        return {"served": True, "output": json.dumps(answer, ensure_ascii=False)}
 
     def stop(self) -> None:
         if self._server is not None:

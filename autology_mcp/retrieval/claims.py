@@ -251,7 +251,7 @@ class _Resolver:
         else:
             from autology_mcp.sessions.chunking import chunk_turns
 
-            chunks = chunk_turns(record.turns)
+            chunks = chunk_turns(record.turns, agent=record.state.agent)
             if parsed.chunk >= len(chunks):
                 out.reason = f"the session has {len(chunks)} chunks (0-{len(chunks) - 1}), not {parsed.chunk}"
                 return out

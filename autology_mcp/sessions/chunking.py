@@ -15,10 +15,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from autology_mcp.sessions.transcript import TITLE_MAX, Turn
+from autology_mcp.sessions.turns import CLAUDE, CODEX, COPILOT, GEMINI
 
 CHUNK_MAX = 1500
 BODY_MAX = CHUNK_MAX - TITLE_MAX - 1  # room left after "<title>\n"
-LABEL = {"user": "User", "assistant": "Claude", "compact_summary": "Summary of the earlier conversation"}
+LABEL = {"user": "User", "compact_summary": "Summary of the earlier conversation"}
+SPEAKER = {CLAUDE: "Claude", CODEX: "Codex", GEMINI: "Gemini", COPILOT: "Copilot"}  # who answered, by transcript dialect
+
+
+def speaker(agent: str) -> str:
+    """The name an agent's own turns are shown under: the agent that spoke (a record too old to name its
+    agent is Claude Code's, as :meth:`ParseState.from_dict` reads it)."""
+    return SPEAKER.get(agent or CLAUDE, "Assistant")
 
 
 @dataclass(frozen=True)
@@ -33,8 +41,10 @@ class Chunk:
         return f"{title}\n{self.body}"
 
 
-def render_turn(turn: Turn) -> str:
-    return f"{LABEL.get(turn.role, turn.role)}: {turn.text}"
+def render_turn(turn: Turn, agent: str = CLAUDE) -> str:
+    """``"<who>: <text>"``: User, the agent that answered (``agent``, a transcript dialect), or the summary."""
+    label = speaker(agent) if turn.role == "assistant" else LABEL.get(turn.role, turn.role)
+    return f"{label}: {turn.text}"
 
 
 def split_text(text: str, limit: int) -> list[str]:
@@ -64,8 +74,9 @@ class Chunker:
     last one, which later turns may extend); the state round-trips through :meth:`to_dict`."""
 
     def __init__(self, limit: int = BODY_MAX, n: int = 0, parts: list[str] | None = None, size: int = 0,
-                 start: int = -1, end: int = -1, stamp: str = ""):
+                 start: int = -1, end: int = -1, stamp: str = "", agent: str = CLAUDE):
         self.limit = limit
+        self.agent = agent  # the transcript's dialect: whose name the answers are shown under
         self.n = n  # the number of the next chunk (the open one's, when there is one)
         self.parts = list(parts or [])
         self.size = size
@@ -83,7 +94,7 @@ class Chunker:
 
     def feed(self, turn: Turn) -> list[Chunk]:
         """The chunks this turn closes (the open one, and a long turn's own pieces)."""
-        rendered = render_turn(turn)
+        rendered = render_turn(turn, self.agent)
         if len(rendered) > self.limit:
             out = self._flush()
             for piece in split_text(rendered, self.limit):
@@ -108,17 +119,17 @@ class Chunker:
 
     def to_dict(self) -> dict[str, Any]:
         return {"limit": self.limit, "n": self.n, "parts": self.parts, "size": self.size, "start": self.start,
-                "end": self.end, "stamp": self.stamp}
+                "end": self.end, "stamp": self.stamp, "agent": self.agent}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Chunker:
         return cls(int(data.get("limit", BODY_MAX)), int(data.get("n", 0)), [str(p) for p in data.get("parts", [])],
                    int(data.get("size", 0)), int(data.get("start", -1)), int(data.get("end", -1)),
-                   str(data.get("stamp", "")))
+                   str(data.get("stamp", "")), str(data.get("agent") or CLAUDE))
 
 
-def chunk_turns(turns: Iterable[Turn], limit: int = BODY_MAX) -> list[Chunk]:
-    chunker = Chunker(limit)
+def chunk_turns(turns: Iterable[Turn], limit: int = BODY_MAX, agent: str = CLAUDE) -> list[Chunk]:
+    chunker = Chunker(limit, agent=agent)
     chunks: list[Chunk] = []
     for turn in turns:
         chunks += chunker.feed(turn)

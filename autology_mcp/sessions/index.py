@@ -32,7 +32,8 @@ from autology_mcp.common.paths import ProjectPaths
 from autology_mcp.common.text import SESSION_FTS_TOKENIZER, fts_text
 from autology_mcp.sessions.paths import sessions_dir
 
-SCHEMA_VERSION = "3"  # 2: the text through text.fts_text (CJK bigrams); 3: incremental (sources.progress, docs.stampless)
+SCHEMA_VERSION = "4"  # 2: the text through text.fts_text (CJK bigrams); 3: incremental (sources.progress, docs.stampless);
+# 4: an answer is shown under the name of the agent that gave it (issue 39), not always "Claude"
 DB_NAME = "sessions.sqlite"
 READ_BLOCK = 8 * 1024 * 1024  # how much of a session file indexing it from its start reads at a time
 _SCHEMA = f"""
@@ -427,10 +428,11 @@ def _take_in(conn: sqlite3.Connection, sid: str, sig: str, turns: list, record, 
     its last checkpoint), when the record is of an earlier one."""
     from autology_mcp.sessions.chunking import Chunker
     from autology_mcp.sessions.insights import mine_turns
+    from autology_mcp.sessions.turns import CLAUDE
 
     title = title if title is not None else record.title
     last = record.state.last_timestamp
-    chunker = Chunker.from_dict(progress.chunker) if progress.chunker else Chunker()
+    chunker = Chunker.from_dict(progress.chunker) if progress.chunker else Chunker(agent=record.state.agent or CLAUDE)
     if not new:
         _delete_docs(conn, [f"{sid}:{chunker.n}", f"{sid}:handoff"])  # the open chunk (if any) and the handoff
         if last != progress.last_timestamp and progress.stampless:

@@ -8,6 +8,8 @@
 - Anything else (rewritten, truncated, replaced by another file, never seen): the whole transcript
   is parsed again; but another file of the session without a single turn (the stub a Gemini CLI
   ``--resume`` leaves beside the chat it goes on) leaves the stored session as it is.
+- A transcript without a single turn that was never stored (an agent opened and closed with no prompt)
+  is not stored (mode ``"empty"``): it is read again, whole, once it has turns.
 - One ingest step reads at most :data:`STEP_BYTES` (8 MiB: at worst, all of it text to redact,
   about 2.5 s on a 2-core machine), so the SessionEnd hook always finishes within its timeout; the
   checkpoint then says ``"complete": false`` and the next step goes on from the offset.
@@ -60,7 +62,7 @@ STEP_BYTES = 8 * 1024 * 1024
 class IngestResult:
     session_id: str
     transcript: str
-    mode: str  # "unchanged" | "appended" | "full" | "forgotten" (skipped: `autology sessions forget`)
+    mode: str  # "unchanged" | "appended" | "full" | "forgotten" (skipped: `autology sessions forget`) | "empty"
     complete: bool = True  # False: the step stopped at its byte limit; ingest again to go on
     new_turns: int = 0
     turns: int = 0
@@ -283,6 +285,10 @@ def _ingest_locked(root: Path, path: Path, sid: str, step_bytes: int, until_comp
                 if not continuing and not limited and not state.turns and header is not None \
                         and header.transcript != str(path) and header.state.turns:
                     return _unchanged(result, header)  # an empty file of the same session (a Gemini resume's stub)
+                if header is None and not limited and not state.turns and record.offset == 0:
+                    result.mode = "empty"  # no turn at all (an agent opened and closed): nothing stored, yet
+                    result.malformed = state.malformed + skipped
+                    return result
                 state.malformed += skipped
                 summary = record.running_summary()  # (of a format 1 file: from its turns, before the new ones)
                 summary.update(new_turns, sid)

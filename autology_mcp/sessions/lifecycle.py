@@ -51,11 +51,15 @@ def _transcript(root: Path, payload: dict[str, Any]) -> tuple[Path, str | None] 
 
 def allowed_transcript(root: Path, transcript: Path) -> bool:
     """Whether ``transcript`` is under a folder where an agent keeps its transcripts, or the configured one."""
+    from autology_mcp.common.errors import AutologyError
     from autology_mcp.sessions.config import load_sessions_config
     from autology_mcp.sessions.discover import agent_transcript_dirs
 
     allowed = agent_transcript_dirs()
-    configured = load_sessions_config(root).transcripts_dir
+    try:
+        configured = load_sessions_config(root).transcripts_dir
+    except AutologyError:  # a broken config names no folder of its own; the agents' folders still count
+        configured = None
     if configured:
         allowed.append(Path(configured).expanduser())
     resolved = transcript.resolve()
@@ -76,7 +80,7 @@ def ingest_from_payload(root: Path, payload: dict[str, Any]) -> IngestResult | N
     from autology_mcp.sessions.ingest import ingest_transcript
 
     result = ingest_transcript(root, found[0], session_id=found[1])
-    return None if result.mode == "forgotten" else result
+    return None if result.mode in ("forgotten", "empty") else result  # forgotten, or not a turn yet
 
 
 def session_ended(root: Path, payload: dict[str, Any]) -> str | None:
@@ -144,7 +148,7 @@ def ingest_pending(root: Path, force: bool = False) -> list[str]:
             continue
         try:
             result = ingest_transcript(root, transcript, session_id=entry.session_id, until_complete=True)
-            if result.mode != "forgotten":
+            if result.mode not in ("forgotten", "empty"):
                 done.append(finish_session(root, result))
         except (AutologyError, OSError) as exc:
             pending.done(root, entry, error=str(exc))
@@ -198,3 +202,42 @@ def recall_block(root: Path, store: NodeStore | None, payload: dict[str, Any], l
     current = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     recall = latest_recall(root, store, exclude_session=current)
     return recall.text(limit) if recall else ""
+
+
+WORTH_READ_MAX = 4 * 1024 * 1024  # of a transcript not in session memory, read to judge the nudge
+WORTH_KINDS = ("decision", "convention", "discovery")  # a sentence of these kinds is worth a node ("always" alone is not)
+
+
+def worth_recording(root: Path, payload: dict[str, Any]) -> bool:
+    """Whether the ending session did something worth recording (issue 39): it edited files, or said
+    something decision-like ("we decided …", "from now on …", "the root cause was …"). From the stored
+    session when session memory has it (its whole state, and the insights mined at ingest), else from
+    the transcript's first :data:`WORTH_READ_MAX` bytes; False when there is no transcript to read."""
+    from autology_mcp.sessions.insights import THRESHOLD, mine_turns
+    from autology_mcp.sessions.ingest import session_id_for
+    from autology_mcp.sessions.store import load_header
+    from autology_mcp.sessions.transcript import parse_lines
+
+    found = _transcript(root, payload)
+    if found is None or not found[0].is_file():
+        return False
+    transcript, sid = found
+    sid = sid or session_id_for(transcript)
+    try:
+        header = load_header(root, sid) if _active(root) else None
+    except Exception:  # an unreadable session file: judge from the transcript
+        header = None
+    if header is not None and header.transcript == str(transcript):
+        if header.state.files_modified:
+            return True
+        from autology_mcp.sessions.index import SessionIndex
+
+        with SessionIndex.for_root(root).reading() as conn:
+            kinds = {k for (k,) in conn.execute("SELECT kind FROM insights WHERE session_id = ? AND score >= ?",
+                                                (sid, THRESHOLD))}
+        return bool(kinds & set(WORTH_KINDS))
+    with transcript.open("rb") as handle:
+        data = handle.read(WORTH_READ_MAX)
+    lines = data[: data.rfind(b"\n") + 1].decode("utf-8", "replace").splitlines()
+    turns, state = parse_lines(lines, cwd=str(root))
+    return bool(state.files_modified) or any(i.kind in WORTH_KINDS for i in mine_turns(turns, threshold=THRESHOLD))

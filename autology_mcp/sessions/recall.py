@@ -120,7 +120,7 @@ class Recall:
         items = [f"- [{h.node.type.value}] {h.node.id}: {quoted(h.node.title)}" for h in self.nodes]
         if items:
             header.append(f"Knowledge about these topics ({FRAME}):")
-        footer = ['Past sessions are searchable: `autology sessions search "<words>"`.']
+        footer = ['Past sessions are searchable: `autology sessions search WORDS …`.']  # no <…>: Gemini shows it HTML-escaped
         return clip_lines(header, items, footer, limit)
 
 

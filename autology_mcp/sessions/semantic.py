@@ -47,7 +47,7 @@ def turn_texts(root: Path) -> dict[str, str]:
         if record is None:
             continue
         for turn in record.turns:
-            texts[f"{record.session_id}:{turn.n}"] = render_turn(turn)
+            texts[f"{record.session_id}:{turn.n}"] = render_turn(turn, record.state.agent)
     return texts
 
 

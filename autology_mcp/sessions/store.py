@@ -63,6 +63,25 @@ def check_session_id(session_id: str) -> str:
     return session_id
 
 
+PREFIX_MIN = 6  # as for node ids: a shorter start names too many sessions to be a person's choice
+
+
+def resolve_session_id(root: Path, text: str) -> str:
+    """The stored session a person's argument names: its id, or a unique start of one (6+ characters,
+    as node ids take). Returns ``text`` itself when it names no stored session (the caller decides what
+    that means); a start shared by several stored sessions is refused, naming them."""
+    check_session_id(text)
+    if session_file(root, text).is_file() or len(text) < PREFIX_MIN:
+        return text
+    folder = sessions_dir(root)
+    found = sorted(p.name[: -len(".jsonl")] for p in folder.iterdir()
+                   if p.name.startswith(text) and p.name.endswith(".jsonl")) if folder.is_dir() else []
+    if len(found) > 1:
+        shown = ", ".join(found[:5]) + (", …" if len(found) > 5 else "")
+        raise ValidationError("session_id", f"{text!r} starts {len(found)} sessions ({shown}): give more of the id")
+    return found[0] if found else text
+
+
 def session_file(root: Path, session_id: str) -> Path:
     return sessions_dir(root) / f"{check_session_id(session_id)}.jsonl"
 

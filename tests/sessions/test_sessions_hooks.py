@@ -131,9 +131,9 @@ def test_session_end_ingests_and_writes_the_session_node(project: Path, tmp_path
         service.close()
 
 
-def test_session_end_without_transcript_or_store_still_gives_tips(project: Path, tmp_path: Path) -> None:
+def test_session_end_without_transcript_says_nothing_and_without_store_still_gives_tips(project: Path, tmp_path: Path) -> None:
     missing = end_payload(project, tmp_path / "gone.jsonl", "gone")
-    assert "/autology:capture" in session_end(missing, project)["systemMessage"]
+    assert session_end(missing, project) == {}  # nothing to tell whether the session is worth recording
     assert not (project / ".autology" / "sessions").exists()
     bare = tmp_path / "bare"
     bare.mkdir()
@@ -183,6 +183,7 @@ def test_session_start_recalls_the_latest_session(project: Path, tmp_path: Path)
     assert 'last session (2026-10-02): "Retry backoff for the HTTP client"' in text
     assert "Key topics: client.py" in text
     assert decision in text  # a node the keywords retrieve
+    assert "`autology sessions search WORDS …`" in text and "<" not in text  # Gemini shows a <…> HTML-escaped
     assert len(text) <= RECALL_MAX_CHARS
     # resuming "latest" recalls the session before it, not itself
     resumed = context_of(session_start(start_payload(project, "latest", "resume"), project))
@@ -280,7 +281,7 @@ def test_session_end_reads_only_transcripts_under_claude_codes_projects_folder(p
     link.symlink_to(outside)  # a link out of the folder counts as outside
     for transcript in (outside, link, Path("/etc/passwd"), Path("/proc/self/environ")):
         output = session_end(end_payload(project, transcript, transcript.stem), project)
-        assert "session memory" not in output["systemMessage"], transcript
+        assert output == {}, transcript  # not read: neither ingested nor judged worth recording
     assert not (project / ".autology" / "sessions").exists() or not list((project / ".autology" / "sessions").glob("*.jsonl"))
     output = session_end(end_payload(project, inside, "inside"), project)
     assert "session memory" in output["systemMessage"]
