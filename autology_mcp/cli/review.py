@@ -17,7 +17,6 @@ tool runs in a pseudo-terminal): docs/limits.md says what the check does and doe
 from __future__ import annotations
 
 import argparse
-
 import sys
 
 from autology_mcp.cli.common import add_command, emit, node_id, require_store, root_of
