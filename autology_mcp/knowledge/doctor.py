@@ -8,12 +8,13 @@ from pathlib import Path
 from autology_mcp.common.paths import find_git_toplevel
 from autology_mcp.knowledge import models
 from autology_mcp.knowledge.graph import read_graph_index, relation_keys
+from autology_mcp.knowledge.markdown import stand_in_id
 from autology_mcp.knowledge.store import NodeStore
 
 
 @dataclass
 class Problem:
-    kind: str  # malformed | duplicate_id | dangling_relation | misplaced | unmerged
+    kind: str  # malformed | duplicate_id | dangling_relation | misplaced | breaks_rule | unmerged | merge_driver
     path: str
     message: str
 
@@ -65,13 +66,14 @@ def diagnose(store: NodeStore) -> DoctorReport:
     known = {node_id for node_id, *_ in summaries}
     for node_id, node_type, _status, _title, path in summaries:
         expected = store.rel(store.paths.node_file(node_type, node_id))
-        if path != expected:
+        if path != expected and node_id != stand_in_id(path):  # no id of its own: a rule break says so
             report.problems.append(
                 Problem("misplaced", path, f"a {node_type} node with id {node_id} belongs at {expected}")
             )
+    report.problems.extend(rule_problems(store, paths_of(summaries)))
     relations = store.index.relations()
     report.relations = len(relations)
-    paths = {node_id: path for node_id, _t, _s, _ti, path in summaries}
+    paths = paths_of(summaries)
     for r in relations:
         if r.target not in known:
             report.problems.append(
@@ -91,6 +93,21 @@ def diagnose(store: NodeStore) -> DoctorReport:
             "but a start without a cache, a full rebuild and queries get slower as the store grows (docs/limits.md)"
         )
     return report
+
+
+def paths_of(summaries: list) -> dict[str, str]:
+    return {node_id: path for node_id, _t, _s, _ti, path in summaries}
+
+
+def rule_problems(store: NodeStore, paths: dict[str, str]) -> list[Problem]:
+    """Each rule a hand-written node file breaks (knowledge/rules.py): the node is read and searched
+    with a stand-in for what breaks it, and a write through the tools keeps what the person wrote."""
+    from autology_mcp.knowledge.rules import rule_breaks
+
+    return [
+        Problem("breaks_rule", paths.get(node.id, node.id), f"{b.rule}: {b.fix}")
+        for node in store.index.all_nodes() for b in rule_breaks(node)
+    ]
 
 
 STALE_SHOWN = 5

@@ -14,6 +14,9 @@ Merged field by field instead:
   changed the same lines;
 - ``## Related`` is rendered again from the merged relations.
 
+A file with a value a person wrote against a write rule (an unknown type, a status that is not one:
+knowledge/rules.py) on any side is merged by git's line merge, which keeps it as written.
+
 A conflict leaves the file for a person: a content conflict as git would mark it inside the
 content, any other as git's line merge of the whole file. Either way the file then holds conflict
 markers, which the store reports as malformed ("unresolved git merge conflict") until resolved.
@@ -107,6 +110,9 @@ def merge_texts(base: str, ours: str, theirs: str, path: str = "node") -> MergeR
     if o.id != t.id or (b is not None and b.id != o.id):
         text, conflicted = _merge_lines(base, ours, theirs, labels)
         return MergeResult(text, ["the two sides hold different node ids"] if conflicted else [])
+    if any(n is not None and n.as_written for n in (b, o, t)):  # a value as a person wrote it against a write rule
+        text, conflicted = _merge_lines(base, ours, theirs, labels)  # (knowledge/rules.py): git's line merge keeps it
+        return MergeResult(text, ["a side breaks a write rule (`autology doctor`): merged line by line"] if conflicted else [])
     conflicts: list[str] = []
     values: dict[str, Any] = {}
     for name in SCALARS:
