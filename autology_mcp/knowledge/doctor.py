@@ -9,6 +9,7 @@ from autology_mcp.common.paths import find_git_toplevel
 from autology_mcp.knowledge import models
 from autology_mcp.knowledge.graph import read_graph_index, relation_keys
 from autology_mcp.knowledge.markdown import stand_in_id
+from autology_mcp.knowledge.merge import driver_problems, lost_side
 from autology_mcp.knowledge.store import NodeStore
 
 
@@ -84,6 +85,7 @@ def diagnose(store: NodeStore) -> DoctorReport:
                 )
             )
     report.problems.extend(unmerged_node_files(store))
+    report.problems.extend(Problem("merge_driver", path, message) for path, message in driver_problems(store.root))
     report.problems.sort(key=lambda p: (p.kind, p.path, p.message))
     report.notes.extend(stale_notes(store))
     report.notes.extend(instruction_notes(store))
@@ -179,10 +181,28 @@ def unmerged_node_files(store: NodeStore) -> list[Problem]:
     top = find_git_toplevel(store.root) if unmerged else None  # git prints paths from the work tree's top
     if top is None:
         return []
-    return [
-        Problem("unmerged", store.rel(top / path), "git merge left it unmerged: " + _UNMERGED[state].format(path=path))
-        for state, path in unmerged
-    ]
+    problems = []
+    for state, path in unmerged:
+        lost = lost_side(top, path) if state in ("UU", "AA") else None
+        message = _LOST.format(path=path, **_SIDES[lost]) if lost else _UNMERGED[state].format(path=path)
+        problems.append(Problem("unmerged", store.rel(top / path), "git merge left it unmerged: " + message))
+    return problems
+
+
+# A node file both sides changed that holds one side only, with no conflict markers: what git leaves
+# when the merge driver fails (its program gone: `merge_driver` says so). `git add` would drop the other.
+_SIDES = {
+    "theirs": {"lost": "their side (stage 3: the branch merged in; in a rebase, your commit being replayed)",
+               "kept": "ours", "stage": 3},
+    "ours": {"lost": "our side (stage 2: the branch you are on; in a rebase, the branch rebased onto)",
+             "kept": "theirs", "stage": 2},
+}
+_LOST = (
+    "it holds only {kept}, with no conflict markers (what a failed merge driver leaves): {lost} is lost from the"
+    " file, and `git add` now would drop it. Get it back: `autology merge-file {path}` (merges git's three versions"
+    " of it as the driver does), or fix the driver and `git checkout -m -- {path}`; `git show :{stage}:{path}` shows"
+    " the lost side. Then check the file and `git add {path}`"
+)
 
 
 def render(report: DoctorReport, root: Path) -> str:
