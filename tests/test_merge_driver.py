@@ -264,3 +264,19 @@ def test_a_driver_whose_interpreter_cannot_import_autology_is_reported(repo: Pat
     [problem] = problems_of(repo, "merge_driver")
     assert f"interpreter {bare} cannot import autology_mcp" in problem.message
     assert "run `autology init` in this clone" in problem.message
+
+
+def test_a_node_file_that_breaks_a_write_rule_merges_line_by_line_keeping_what_was_written():
+    from autology_mcp.knowledge.markdown import parse_node
+    from autology_mcp.knowledge.merge import merge_texts
+    from autology_mcp.knowledge.models import new_id
+
+    node_id, a = new_id(), new_id()
+    base = f"---\nid: {node_id}\ntype: idea\ntitle: Quarantine flaky fixtures\nstatus: draft\nmodified: 2026-01-01T00:00:00Z\n---\n\nFirst line.\nSecond line.\nThird line.\n"
+    ours = base.replace("First line.", "First line, ours.").replace("status: draft\n", f"status: draft\nrelations:\n- type: uses\n  target: {a}\n")
+    theirs = base.replace("Third line.", "Third line, theirs.")
+    result = merge_texts(base, ours, theirs, path="x.md")
+    assert result.conflicts == []
+    merged = parse_node(result.text, path=".autology/nodes/concepts/x.md")
+    assert merged.as_written == {"type": "idea", "status": "draft"}  # kept as the person wrote them
+    assert merged.content == "First line, ours.\nSecond line.\nThird line, theirs." and [r.target for r in merged.relations] == [a]
