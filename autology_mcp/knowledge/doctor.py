@@ -71,10 +71,10 @@ def diagnose(store: NodeStore) -> DoctorReport:
             report.problems.append(
                 Problem("misplaced", path, f"a {node_type} node with id {node_id} belongs at {expected}")
             )
-    report.problems.extend(rule_problems(store, paths_of(summaries)))
+    paths = {node_id: path for node_id, _t, _s, _ti, path in summaries}
+    report.problems.extend(rule_problems(store, paths))
     relations = store.index.relations()
     report.relations = len(relations)
-    paths = paths_of(summaries)
     for r in relations:
         if r.target not in known:
             report.problems.append(
@@ -95,10 +95,6 @@ def diagnose(store: NodeStore) -> DoctorReport:
             "but a start without a cache, a full rebuild and queries get slower as the store grows (docs/limits.md)"
         )
     return report
-
-
-def paths_of(summaries: list) -> dict[str, str]:
-    return {node_id: path for node_id, _t, _s, _ti, path in summaries}
 
 
 def rule_problems(store: NodeStore, paths: dict[str, str]) -> list[Problem]:
