@@ -125,7 +125,7 @@ def test_graph_index_out_of_sync_with_a_relation_added_by_hand(autology, root, c
 
 def test_several_problems_at_once_and_the_cli_exit_code(autology, root, capture, capsys):
     capture("Fine")
-    (root / ".autology" / "nodes" / "issues" / "broken.md").write_text("---\nid: x\n---\n")
+    (root / ".autology" / "nodes" / "issues" / "broken.md").write_text("---\nid: [x\n---\n")
     write_node_file(root, "concept", extra_frontmatter=f"relations:\n- type: affects\n  target: {new_id()}\n")
     assert main(["--root", str(root), "doctor", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
@@ -134,7 +134,7 @@ def test_several_problems_at_once_and_the_cli_exit_code(autology, root, capture,
     assert sorted(p["kind"] for p in data["problems"]) == ["dangling_relation", "malformed"]
     assert any("index.json was behind" in note for note in data["notes"])
     malformed = next(p for p in data["problems"] if p["kind"] == "malformed")
-    assert malformed["path"] == ".autology/nodes/issues/broken.md" and "missing required field" in malformed["message"]
+    assert malformed["path"] == ".autology/nodes/issues/broken.md" and "invalid YAML" in malformed["message"]
     assert main(["--root", str(root), "doctor"]) == 1
     out = capsys.readouterr().out
     assert "✗ [dangling_relation]" in out and "✗ [malformed] .autology/nodes/issues/broken.md" in out

@@ -171,3 +171,112 @@ def test_a_relation_removed_on_one_side_stays_removed_while_the_other_side_adds_
     merged = parse_node(result.text)
     assert [(r.target, r.type.value) for r in merged.relations] == [(b, "uses"), (c, "affects")]
     assert merged.tags == ("new",)
+
+
+# ------------------------------------------------------------------ doctor and the merge setup (issue 38)
+
+
+def problems_of(root: Path, kind: str):
+    service = Autology.open(root)
+    try:
+        return [p for p in diagnose(service.store).problems if p.kind == kind]
+    finally:
+        service.close()
+
+
+def relate_on_two_branches(root: Path) -> dict[str, str]:
+    ids = seed(root)
+    on_branch(root, "a", lambda s: s.relate(ids["Gateway"], ids["Auth"], "uses"))
+    on_branch(root, "b", lambda s: s.relate(ids["Gateway"], ids["Billing"], "depends_on"))
+    return ids
+
+
+def test_a_clone_without_the_driver_registered_is_reported_before_the_merge(repo: Path, tmp_path: Path):
+    ids = relate_on_two_branches(repo)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    git(clone, "checkout", "-q", "-B", "a", "origin/a")
+    git(clone, "checkout", "-q", "-B", "b", "origin/b")
+    registered = subprocess.run(["git", "config", "--get", "merge.autology.driver"], cwd=clone, capture_output=True, text=True)
+    assert (clone / ".gitattributes").exists() and registered.stdout == ""
+    [problem] = problems_of(clone, "merge_driver")
+    assert problem.path == ".gitattributes"
+    assert "this clone has not registered it" in problem.message and "run `autology init` in this clone" in problem.message
+
+    result = merge(clone, "a")  # what the doctor warned of: git's line merge conflicts
+    assert result.returncode != 0 and "CONFLICT" in result.stdout
+    git(clone, "merge", "--abort")
+    assert main(["--root", str(clone), "init"]) == 0  # the fix the doctor gave
+    assert problems_of(clone, "merge_driver") == []
+    assert merge(clone, "a").returncode == 0
+    merged, report = node(clone, ids["Gateway"])
+    assert {r.target for r in merged.relations} == {ids["Auth"], ids["Billing"]} and report.ok
+
+
+def test_a_driver_whose_interpreter_is_gone_is_reported_and_the_lost_side_comes_back(repo: Path, monkeypatch):
+    ids = relate_on_two_branches(repo)
+    moved = repo.parent / "moved-venv" / "bin" / "python"  # a .venv moved away after `autology init`
+    git(repo, "config", "merge.autology.driver", f"{moved} -m autology_mcp merge-driver %O %A %B %P")
+    [problem] = problems_of(repo, "merge_driver")
+    assert problem.path == ".git/config" and str(moved) in problem.message and "does not exist" in problem.message
+    assert "run `autology init` in this clone" in problem.message
+
+    result = merge(repo, "a")
+    assert result.returncode != 0
+    rel = f".autology/nodes/components/{ids['Gateway']}.md"
+    text = (repo / rel).read_text()
+    assert "<<<<<<<" not in text and ids["Billing"] in text and ids["Auth"] not in text  # only ours, no markers
+    [unmerged] = problems_of(repo, "unmerged")
+    assert unmerged.path == rel
+    assert "holds only ours, with no conflict markers (what a failed merge driver leaves): their side (stage 3" in unmerged.message
+    assert "`git add` now would drop it" in unmerged.message
+    assert f"`autology merge-file {rel}`" in unmerged.message and f"`git show :3:{rel}`" in unmerged.message
+
+    # The advised recovery, as a person runs it from the repository.
+    monkeypatch.chdir(repo)
+    assert main(["merge-file", rel]) == 0
+    git(repo, "add", rel)
+    git(repo, "commit", "-q", "--no-edit")
+    merged, _ = node(repo, ids["Gateway"])
+    assert {(r.target, r.type.value) for r in merged.relations} == {(ids["Auth"], "uses"), (ids["Billing"], "depends_on")}
+    assert problems_of(repo, "unmerged") == []
+
+    # And the other recovery the doctor names: fix the driver, then let git merge the file again with it.
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    assert merge(repo, "a").returncode != 0
+    assert main(["--root", str(repo), "init"]) == 0
+    assert problems_of(repo, "merge_driver") == []
+    git(repo, "checkout", "-m", "--", rel)
+    merged, _ = node(repo, ids["Gateway"])
+    assert {r.target for r in merged.relations} == {ids["Auth"], ids["Billing"]}
+
+
+def test_a_driver_whose_interpreter_cannot_import_autology_is_reported(repo: Path, tmp_path: Path):
+    system = Path("/usr/bin/python3")
+    if not system.exists():
+        pytest.skip("no system python3 to stand for a virtualenv rebuilt without autology")
+    bare = tmp_path / "bare-python"  # an interpreter that runs, without autology_mcp (isolated: no PYTHONPATH)
+    bare.write_text(f'#!/bin/sh\nexec {system} -I "$@"\n')
+    bare.chmod(0o755)
+    if subprocess.run([str(bare), "-c", "import autology_mcp"], capture_output=True).returncode == 0:
+        pytest.skip("autology_mcp is installed into the system python3")
+    git(repo, "config", "merge.autology.driver", f"{bare} -m autology_mcp merge-driver %O %A %B %P")
+    [problem] = problems_of(repo, "merge_driver")
+    assert f"interpreter {bare} cannot import autology_mcp" in problem.message
+    assert "run `autology init` in this clone" in problem.message
+
+
+def test_a_node_file_that_breaks_a_write_rule_merges_line_by_line_keeping_what_was_written():
+    from autology_mcp.knowledge.markdown import parse_node
+    from autology_mcp.knowledge.merge import merge_texts
+    from autology_mcp.knowledge.models import new_id
+
+    node_id, a = new_id(), new_id()
+    base = f"---\nid: {node_id}\ntype: idea\ntitle: Quarantine flaky fixtures\nstatus: draft\nmodified: 2026-01-01T00:00:00Z\n---\n\nFirst line.\nSecond line.\nThird line.\n"
+    ours = base.replace("First line.", "First line, ours.").replace("status: draft\n", f"status: draft\nrelations:\n- type: uses\n  target: {a}\n")
+    theirs = base.replace("Third line.", "Third line, theirs.")
+    result = merge_texts(base, ours, theirs, path="x.md")
+    assert result.conflicts == []
+    merged = parse_node(result.text, path=".autology/nodes/concepts/x.md")
+    assert merged.as_written == {"type": "idea", "status": "draft"}  # kept as the person wrote them
+    assert merged.content == "First line, ours.\nSecond line.\nThird line, theirs." and [r.target for r in merged.relations] == [a]

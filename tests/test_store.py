@@ -141,9 +141,9 @@ def test_malformed_file_is_skipped_reported_and_never_rewritten(autology, root, 
 def test_malformed_file_named_by_id_is_refused_with_its_reason(autology, root):
     node_id = new_id()
     path = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
-    path.write_text(f"---\nid: {node_id}\ntype: nonsense\ntitle: x\nmodified: 2026-01-01T00:00:00Z\n---\nx\n")
+    path.write_text(f"---\nid: {node_id}\ntype: concept\ntitle: [x\nmodified: 2026-01-01T00:00:00Z\n---\nx\n")
     before = path.read_bytes()
-    with pytest.raises(StorageError, match="malformed.*unknown node type"):
+    with pytest.raises(StorageError, match="malformed.*invalid YAML"):
         autology.update(node_id, title="fixed")
     with pytest.raises(StorageError, match="malformed"):
         autology.delete(node_id)

@@ -3,8 +3,9 @@
     autology serve [--no-watch]     the MCP server on stdio
     autology init                   create .autology/ and register the git merge driver
     autology merge-driver O A B P   git's merge driver for node files
+    autology merge-file PATH ...    merge a node file git left unmerged again, from git's three versions
     autology rebuild                every derived index from the node files
-    autology doctor                 malformed files, duplicate ids, dangling relations, a stale graph index
+    autology doctor                 malformed files, rule breaks, duplicate ids, dangling relations, the merge driver
 """
 
 from __future__ import annotations
@@ -59,6 +60,31 @@ def cmd_merge_driver(args: argparse.Namespace) -> int:
     for conflict in result.conflicts:
         print(f"autology merge-driver: {args.path or args.ours}: {conflict}", file=sys.stderr)
     return 1 if result.conflicts else 0
+
+
+def cmd_merge_file(args: argparse.Namespace) -> int:
+    """Merge node files git left unmerged (a failed merge driver left only one side) from git's three
+    versions: 0 when every one merged cleanly (then `git add` them), 1 when a person must look."""
+    import sys
+    from pathlib import Path
+
+    from autology_mcp.common.errors import StorageError
+    from autology_mcp.knowledge.merge import merge_unmerged
+
+    code = 0
+    for name in args.paths:
+        try:
+            result = merge_unmerged(root_of(args), Path(name))
+        except (StorageError, OSError, UnicodeDecodeError, ValueError) as exc:
+            print(f"✗ {name}: {exc}", file=sys.stderr)
+            code = 1
+            continue
+        if result.conflicts:
+            code = 1
+            print(f"✗ {name}: merged with conflicts to resolve by hand: " + "; ".join(result.conflicts))
+        else:
+            print(f"✓ {name}: merged both sides; check it, then `git add {name}`")
+    return code
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
@@ -116,5 +142,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("ours", help="%%A: our version; the result is written here")
     p.add_argument("theirs", help="%%B: their version")
     p.add_argument("path", nargs="?", help="%%P: the file's path in the repository (for messages)")
+    p = add_command(sub, "merge-file", cmd_merge_file, "merge node files git left unmerged again (a merge driver"
+                    " that failed left only one side), from the three versions git keeps", json_flag=False)
+    p.add_argument("paths", nargs="+", metavar="PATH", help="a node file git lists as unmerged (`git status`)")
     add_command(sub, "rebuild", cmd_rebuild, "rebuild every derived index from the node files")
-    add_command(sub, "doctor", cmd_doctor, "report malformed files, duplicate ids, dangling relations, a stale graph index")
+    add_command(sub, "doctor", cmd_doctor, "report malformed files, rules hand-written files break, duplicate ids, dangling"
+                " relations, a stale graph index, the git merge driver's setup")

@@ -8,12 +8,14 @@ from pathlib import Path
 from autology_mcp.common.paths import find_git_toplevel
 from autology_mcp.knowledge import models
 from autology_mcp.knowledge.graph import read_graph_index, relation_keys
+from autology_mcp.knowledge.markdown import stand_in_id
+from autology_mcp.knowledge.merge import driver_problems, lost_side
 from autology_mcp.knowledge.store import NodeStore
 
 
 @dataclass
 class Problem:
-    kind: str  # malformed | duplicate_id | dangling_relation | misplaced | unmerged
+    kind: str  # malformed | duplicate_id | dangling_relation | misplaced | breaks_rule | unmerged | merge_driver
     path: str
     message: str
 
@@ -65,13 +67,14 @@ def diagnose(store: NodeStore) -> DoctorReport:
     known = {node_id for node_id, *_ in summaries}
     for node_id, node_type, _status, _title, path in summaries:
         expected = store.rel(store.paths.node_file(node_type, node_id))
-        if path != expected:
+        if path != expected and node_id != stand_in_id(path):  # no id of its own: a rule break says so
             report.problems.append(
                 Problem("misplaced", path, f"a {node_type} node with id {node_id} belongs at {expected}")
             )
+    paths = {node_id: path for node_id, _t, _s, _ti, path in summaries}
+    report.problems.extend(rule_problems(store, paths))
     relations = store.index.relations()
     report.relations = len(relations)
-    paths = {node_id: path for node_id, _t, _s, _ti, path in summaries}
     for r in relations:
         if r.target not in known:
             report.problems.append(
@@ -82,6 +85,7 @@ def diagnose(store: NodeStore) -> DoctorReport:
                 )
             )
     report.problems.extend(unmerged_node_files(store))
+    report.problems.extend(Problem("merge_driver", path, message) for path, message in driver_problems(store.root))
     report.problems.sort(key=lambda p: (p.kind, p.path, p.message))
     report.notes.extend(stale_notes(store))
     report.notes.extend(instruction_notes(store))
@@ -91,6 +95,17 @@ def diagnose(store: NodeStore) -> DoctorReport:
             "but a start without a cache, a full rebuild and queries get slower as the store grows (docs/limits.md)"
         )
     return report
+
+
+def rule_problems(store: NodeStore, paths: dict[str, str]) -> list[Problem]:
+    """Each rule a hand-written node file breaks (knowledge/rules.py): the node is read and searched
+    with a stand-in for what breaks it, and a write through the tools keeps what the person wrote."""
+    from autology_mcp.knowledge.rules import rule_breaks
+
+    return [
+        Problem("breaks_rule", paths.get(node.id, node.id), f"{b.rule}: {b.fix}")
+        for node in store.index.all_nodes() for b in rule_breaks(node)
+    ]
 
 
 STALE_SHOWN = 5
@@ -162,10 +177,28 @@ def unmerged_node_files(store: NodeStore) -> list[Problem]:
     top = find_git_toplevel(store.root) if unmerged else None  # git prints paths from the work tree's top
     if top is None:
         return []
-    return [
-        Problem("unmerged", store.rel(top / path), "git merge left it unmerged: " + _UNMERGED[state].format(path=path))
-        for state, path in unmerged
-    ]
+    problems = []
+    for state, path in unmerged:
+        lost = lost_side(top, path) if state in ("UU", "AA") else None
+        message = _LOST.format(path=path, **_SIDES[lost]) if lost else _UNMERGED[state].format(path=path)
+        problems.append(Problem("unmerged", store.rel(top / path), "git merge left it unmerged: " + message))
+    return problems
+
+
+# A node file both sides changed that holds one side only, with no conflict markers: what git leaves
+# when the merge driver fails (its program gone: `merge_driver` says so). `git add` would drop the other.
+_SIDES = {
+    "theirs": {"lost": "their side (stage 3: the branch merged in; in a rebase, your commit being replayed)",
+               "kept": "ours", "stage": 3},
+    "ours": {"lost": "our side (stage 2: the branch you are on; in a rebase, the branch rebased onto)",
+             "kept": "theirs", "stage": 2},
+}
+_LOST = (
+    "it holds only {kept}, with no conflict markers (what a failed merge driver leaves): {lost} is lost from the"
+    " file, and `git add` now would drop it. Get it back: `autology merge-file {path}` (merges git's three versions"
+    " of it as the driver does), or fix the driver and `git checkout -m -- {path}`; `git show :{stage}:{path}` shows"
+    " the lost side. Then check the file and `git add {path}`"
+)
 
 
 def render(report: DoctorReport, root: Path) -> str:

@@ -2,23 +2,30 @@
 
 ``render_node`` writes the spec's layout; ``parse_node`` reads it back, and also reads files people
 wrote or edited by hand: missing optional fields get defaults, unknown frontmatter keys are kept in
-``node.extra`` and written back, and anything that cannot be understood raises
-:class:`MalformedNodeError` with the reason.
+``node.extra`` and written back, values that break a rule the tools enforce on writes (a long title,
+an unknown type, ...) are read with a stand-in and kept as written in ``node.as_written``, written
+back in their place (knowledge/rules.py), and only a file that is no node (no front matter, YAML that
+does not parse or is hostile, conflict markers) raises :class:`MalformedNodeError` with the reason.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import uuid
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, date, datetime
 from functools import cache, lru_cache
 from types import ModuleType
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.knowledge.models import (
+    BAD_TEXT_CHARS,
     CONFIDENCE_MANUAL,
+    NODE_TYPES,
+    NodeType,
     conflict_line,
     KnowledgeNode,
     NodeStatus,
@@ -28,12 +35,11 @@ from autology_mcp.knowledge.models import (
     validate_confidence,
     validate_description,
     validate_id,
-    validate_references,
+    validate_reference,
     validate_relation_type,
     validate_session,
     validate_source,
     validate_status,
-    validate_title,
     validate_type,
 )
 
@@ -182,6 +188,11 @@ def frontmatter_dict(node: KnowledgeNode) -> dict[str, Any]:
     ]
     data["references"] = list(node.references)
     data["aliases"] = aliases(node)
+    for key, value in node.as_written.items():  # what a person wrote that breaks a write rule (rules.py)
+        if key in ("references", "relations"):
+            data[key] = [*data[key], *value]
+        elif value is not None:
+            data[key] = value
     for key, value in node.extra.items():
         if key not in data:
             data[key] = value
@@ -293,7 +304,7 @@ def _frontmatter_text(node: KnowledgeNode) -> str:
     """``yaml.dump(frontmatter_dict(node))``, with the relations list put together from cached items:
     rendering a node costs the same whatever its number of relations, less a string join."""
     data = frontmatter_dict(node)
-    if not node.relations:
+    if not node.relations or "relations" in node.as_written:
         return _yaml_dump(data)
     data["relations"] = []
     text = _yaml_dump(data)
@@ -362,14 +373,16 @@ def _without_generated_related(lines: list[str], relation_targets: set[str]) -> 
     return lines
 
 
-def _tags_from_file(value: Any) -> tuple[str, ...]:
-    """Tags as written by hand: a list or a comma-separated string; normalised to the tag rule."""
+def _tags_from_file(value: Any, written: dict[str, Any]) -> tuple[str, ...]:
+    """Tags as written by hand: a list or a comma-separated string; normalised to the tag rule.
+    Anything else is kept in ``written`` and read as no tags."""
     if value is None:
         return ()
     if isinstance(value, str):
         value = [v for v in re.split(r"[,\s]+", value) if v]
     if not isinstance(value, list):
-        raise MalformedNodeError(f"tags must be a list, got {type(value).__name__}")
+        written["tags"] = value
+        return ()
     tags: list[str] = []
     for item in value:
         tag = re.sub(r"[^a-z0-9]+", "-", str(item).lower().lstrip("#")).strip("-")[:64]
@@ -378,30 +391,104 @@ def _tags_from_file(value: Any) -> tuple[str, ...]:
     return tuple(tags)
 
 
-def _relations_from_file(value: Any) -> tuple[Relation, ...]:
+def _relations_from_file(value: Any, written: dict[str, Any]) -> tuple[Relation, ...]:
+    """The valid relations; the items that are not one are kept in ``written``."""
     if value is None:
         return ()
-    if not isinstance(value, list):
-        raise MalformedNodeError(f"relations must be a list, got {type(value).__name__}")
     relations: dict[tuple[str, str], Relation] = {}
-    for position, item in enumerate(value, 1):
-        if not isinstance(item, dict):
-            raise MalformedNodeError(f"relation #{position} must be a mapping with type and target")
+    invalid: list[Any] = []
+    for position, item in enumerate(value if isinstance(value, list) else [value], 1):
         try:
+            if not isinstance(item, dict):
+                raise ValidationError(f"relations[{position}]", "must be a mapping with type and target")
             relation = Relation(
                 type=validate_relation_type(item.get("type"), f"relations[{position}].type"),
                 target=validate_id(str(item.get("target", "")), f"relations[{position}].target"),
                 description=validate_description(item.get("description")),
                 confidence=validate_confidence(item.get("confidence", 0.8), f"relations[{position}].confidence"),
             )
-        except ValidationError as exc:
-            raise MalformedNodeError(str(exc)) from None
+        except ValidationError:
+            invalid.append(item)
+            continue
         relations[(relation.target, relation.type.value)] = relation  # a later duplicate wins
+    if invalid:
+        written["relations"] = invalid
     return tuple(relations.values())
 
 
-def parse_node(text: str, fallback_time: datetime | None = None) -> KnowledgeNode:
-    """Read a node file's text. Raises :class:`MalformedNodeError` with a reason."""
+def _references_from_file(value: Any, written: dict[str, Any]) -> tuple[str, ...]:
+    """The valid references; the items that are not one are kept in ``written``."""
+    if value in (None, ""):
+        return ()
+    refs: list[str] = []
+    invalid: list[Any] = []
+    for item in value if isinstance(value, list) else [value]:
+        try:
+            ref = validate_reference(item)
+        except ValidationError:
+            invalid.append(item)
+            continue
+        if ref not in refs:
+            refs.append(ref)
+    if invalid:
+        written["references"] = invalid
+    return tuple(refs)
+
+
+# The nearest node type of a type text no node has (lower case, a final 's' dropped): read so, and
+# kept as written (knowledge/rules.py).
+_NEAREST_TYPE = {
+    "adr": "decision", "bug": "issue", "problem": "issue", "incident": "issue", "rule": "convention",
+    "guideline": "convention", "standard": "convention", "module": "component", "service": "component",
+    "system": "component", "practice": "pattern", "recipe": "pattern",
+}
+
+
+def _stand_in_type(raw: Any, path: str | None) -> NodeType:
+    """What a node with type ``raw`` (not a node type) is read as: the type its text names (in
+    another case, plural, or a near word), else the type of the folder it is in, else concept."""
+    text = str(raw).strip().lower() if isinstance(raw, str) else ""
+    for candidate in (text, text[:-1] if text.endswith("s") else text):
+        candidate = _NEAREST_TYPE.get(candidate, candidate)
+        if candidate in NODE_TYPES:
+            return NodeType(candidate)
+    if path:
+        parts = path.replace("\\", "/").split("/")
+        folder = parts[-2] if len(parts) > 1 else ""
+        if folder.endswith("s") and folder[:-1] in NODE_TYPES:
+            return NodeType(folder[:-1])
+    return NodeType.CONCEPT
+
+
+def stand_in_id(path: str) -> str:
+    """The id a node file without a valid one is read under: a UUID v4 derived from its path."""
+    digest = hashlib.sha256(f"autology-node-file:{path}".encode()).digest()[:16]
+    return str(uuid.UUID(bytes=digest, version=4))
+
+
+def _stand_in_title(body: str, path: str | None) -> str:
+    """The title of a node file without one: its first ``# `` heading, else its file name."""
+    for line in body.replace("\r\n", "\n").split("\n"):
+        if line.strip():
+            if line.startswith("# "):
+                title = " ".join(BAD_TEXT_CHARS.sub("", line[2:]).split())
+                if title:
+                    return title
+            break
+    if path:
+        stem = path.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".md")
+        title = " ".join(BAD_TEXT_CHARS.sub("", stem.replace("-", " ").replace("_", " ")).split())
+        if title:
+            return title
+    return "Untitled"
+
+
+def parse_node(text: str, fallback_time: datetime | None = None, path: str | None = None) -> KnowledgeNode:
+    """Read a node file's text. Raises :class:`MalformedNodeError` with a reason when it is no node:
+    no front matter, YAML that does not parse (or is hostile: too deep, aliases, too big), conflict
+    markers. Values that break a write rule are read with a stand-in and kept as written in
+    ``node.as_written`` (knowledge/rules.py); a missing or bad id needs ``path`` (the file's
+    root-relative path) to derive one from, and ``fallback_time`` stands in for a missing or bad date."""
     if not text.lstrip("\ufeff").startswith("---"):
         raise MalformedNodeError("no YAML frontmatter (the file must start with a '---' line)")
     line = conflict_line(text.replace("\r\n", "\n"))
@@ -423,28 +510,59 @@ def parse_node(text: str, fallback_time: datetime | None = None) -> KnowledgeNod
         raise MalformedNodeError(f"cannot split frontmatter: {exc}") from None
     if not metadata:
         raise MalformedNodeError("empty or unterminated frontmatter")
-    for key in ("id", "type", "title"):
-        if metadata.get(key) in (None, ""):
-            raise MalformedNodeError(f"missing required field '{key}'")
+    written: dict[str, Any] = {}
+
+    def missing(key: str) -> bool:
+        value = metadata.get(key)
+        return value is None or (isinstance(value, str) and not value.strip())
+
+    raw_id = metadata.get("id")
     try:
-        node_id = validate_id(str(metadata["id"]))
-        node_type = validate_type(metadata["type"])
-        title = validate_title(str(metadata["title"]))
-        confidence = validate_confidence(metadata.get("confidence", CONFIDENCE_MANUAL))
-        modified_raw = metadata.get("modified") or fallback_time
-        if modified_raw is None:
-            raise MalformedNodeError("missing 'modified' timestamp")
-        modified = parse_timestamp(modified_raw, "modified")
-        created = parse_timestamp(metadata.get("created") or modified, "created")
-        session = metadata.get("session")
-        session = validate_session(str(session)) if session not in (None, "") else None
-        source = validate_source(metadata.get("source") or "manual")
-        status = validate_status(metadata.get("status") or NodeStatus.ACTIVE.value)
-        references = validate_references(metadata.get("references") or [])
+        if missing("id"):
+            raise ValidationError("id", "missing")
+        node_id = validate_id(str(raw_id))
     except ValidationError as exc:
-        raise MalformedNodeError(str(exc)) from None
-    relations = _relations_from_file(metadata.get("relations"))
-    tags = _tags_from_file(metadata.get("tags"))
+        if path is None:
+            raise MalformedNodeError("missing required field 'id'" if missing("id") else str(exc)) from None
+        node_id = stand_in_id(path)
+        written["id"] = None if missing("id") else raw_id
+    try:
+        node_type = validate_type(metadata.get("type"))
+    except ValidationError:
+        node_type = _stand_in_type(metadata.get("type"), path)
+        written["type"] = None if missing("type") else metadata["type"]
+    if missing("title"):
+        title = _stand_in_title(body, path)
+        written["title"] = None
+    else:
+        title = " ".join(str(metadata["title"]).split())
+        if BAD_TEXT_CHARS.search(title):
+            written["title"] = metadata["title"]
+            title = " ".join(BAD_TEXT_CHARS.sub("", title).split()) or _stand_in_title(body, path)
+    try:
+        confidence = validate_confidence(metadata.get("confidence", CONFIDENCE_MANUAL))
+    except ValidationError:
+        confidence = CONFIDENCE_MANUAL
+        written["confidence"] = metadata.get("confidence")
+    modified = _timestamp(metadata, "modified", fallback_time, written)
+    created = _timestamp(metadata, "created", modified, written)
+    session = metadata.get("session")
+    try:
+        session = validate_session(str(session)) if session not in (None, "") else None
+    except ValidationError:
+        written["session"], session = session, None
+    source = metadata.get("source") or "manual"
+    try:
+        source = validate_source(source)
+    except ValidationError:
+        written["source"], source = source, "manual"
+    try:
+        status = validate_status(metadata.get("status") or NodeStatus.ACTIVE.value)
+    except ValidationError:
+        written["status"], status = metadata.get("status"), NodeStatus.ACTIVE
+    references = _references_from_file(metadata.get("references"), written)
+    relations = _relations_from_file(metadata.get("relations"), written)
+    tags = _tags_from_file(metadata.get("tags"), written)
     content = _body_content(body, title, {r.target for r in relations})
     extra = {k: v for k, v in metadata.items() if k not in KNOWN_KEYS}
     if "aliases" in extra:  # the title is written there by render_node; only a person's own aliases are kept
@@ -473,4 +591,21 @@ def parse_node(text: str, fallback_time: datetime | None = None) -> KnowledgeNod
         references=references,
         status=status,
         extra=extra,
+        as_written=written,
     )
+
+
+def _timestamp(metadata: Mapping[str, Any], key: str, fallback: datetime | None, written: dict[str, Any]) -> datetime:
+    """``metadata[key]`` as a timestamp; ``fallback`` when it is missing, or not one (kept in ``written``)."""
+    raw = metadata.get(key)
+    if isinstance(raw, date) and not isinstance(raw, datetime):  # a date alone: its midnight, UTC
+        return datetime(raw.year, raw.month, raw.day, tzinfo=UTC)
+    problem = f"missing '{key}' timestamp"
+    if raw not in (None, ""):
+        try:
+            return parse_timestamp(raw, key)
+        except ValidationError as exc:
+            written[key], problem = raw, str(exc)
+    if fallback is None:
+        raise MalformedNodeError(problem)
+    return fallback

@@ -1,4 +1,6 @@
-"""Three-way merge of one node file, for ``autology merge-driver`` (git's custom merge driver).
+"""Three-way merge of one node file, for ``autology merge-driver`` (git's custom merge driver) and
+``autology merge-file`` (a file a failed driver left with one side, merged again from git's index);
+and what ``autology doctor`` checks of a clone's merge setup (:func:`driver_problems`, :func:`lost_side`).
 
 Two branches that each relate a node, tag it or edit different lines of it would otherwise conflict
 inside the frontmatter (the ``relations:`` list, the ``modified:`` line) and the ``## Related`` list.
@@ -13,6 +15,9 @@ Merged field by field instead:
 - content: git's three-way line merge (``git merge-file``), conflict markers only where both sides
   changed the same lines;
 - ``## Related`` is rendered again from the merged relations.
+
+A file with a value a person wrote against a write rule (an unknown type, a status that is not one:
+knowledge/rules.py) on any side is merged by git's line merge, which keeps it as written.
 
 A conflict leaves the file for a person: a content conflict as git would mark it inside the
 content, any other as git's line merge of the whole file. Either way the file then holds conflict
@@ -107,6 +112,9 @@ def merge_texts(base: str, ours: str, theirs: str, path: str = "node") -> MergeR
     if o.id != t.id or (b is not None and b.id != o.id):
         text, conflicted = _merge_lines(base, ours, theirs, labels)
         return MergeResult(text, ["the two sides hold different node ids"] if conflicted else [])
+    if any(n is not None and n.as_written for n in (b, o, t)):  # a value as a person wrote it against a write rule
+        text, conflicted = _merge_lines(base, ours, theirs, labels)  # (knowledge/rules.py): git's line merge keeps it
+        return MergeResult(text, ["a side breaks a write rule (`autology doctor`): merged line by line"] if conflicted else [])
     conflicts: list[str] = []
     values: dict[str, Any] = {}
     for name in SCALARS:
@@ -177,3 +185,107 @@ def register_merge_driver(root: Path, command: str) -> list[str]:
         git("config", "--local", "merge.autology.driver", driver)
         changed.append(f"git config merge.autology.driver = {driver}")
     return changed
+
+
+# --------------------------------------------------------------------------------------------
+# The merge setup of one clone, and merging a file git left unmerged again (``autology doctor``,
+# ``autology merge-file``)
+# --------------------------------------------------------------------------------------------
+
+FIX_DRIVER = "run `autology init` in this clone (it registers the driver with the interpreter it runs on)"
+
+
+def _git(cwd: Path, *args: str, text: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=text, timeout=30)
+
+
+def driver_problems(root: Path) -> list[tuple[str, str]]:
+    """What keeps git from merging this project's node files with the merge driver in this clone:
+    (a path, what is wrong and how to fix it). [] outside git, or where no ``.gitattributes`` names the
+    driver for node files (``autology init --no-git``: git's line merge is what was chosen)."""
+    import shlex
+    import shutil
+
+    top = find_git_toplevel(Path(root))
+    if top is None:
+        return []
+    sample = (Path(root).resolve() / ".autology" / "nodes" / "concepts" / "x.md").relative_to(top.resolve()).as_posix()
+    try:
+        attr = _git(top, "check-attr", "merge", "--", sample)
+        if attr.returncode != 0 or not attr.stdout.rstrip().endswith(": merge: autology"):
+            return []
+        driver = _git(top, "config", "--get", "merge.autology.driver").stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if not driver:
+        return [(".gitattributes", "names the autology merge driver for node files, but this clone has not registered it"
+                 " (no merge.autology.driver in .git/config; a fresh clone has none): git would merge node files line by"
+                 " line, and two branches that relate or tag one node would conflict. Fix: " + FIX_DRIVER)]
+    try:
+        words = shlex.split(driver)
+    except ValueError:
+        words = []
+    executable = words[0] if words else ""
+    found = shutil.which(executable) if executable else None
+    where = ".git/config"
+    if found is None:
+        return [(where, f"the registered merge driver's program {executable or driver!r} does not exist or cannot be run"
+                 " (a moved or deleted virtualenv?): at a merge git would leave each node file both sides changed with"
+                 " only our side and no conflict markers. Fix: " + FIX_DRIVER)]
+    if words[1:3] == ["-m", "autology_mcp"]:
+        try:
+            probe = subprocess.run([found, "-c", "import autology_mcp.knowledge.merge"], capture_output=True, timeout=60)
+        except (OSError, subprocess.SubprocessError) as exc:
+            probe = subprocess.CompletedProcess([found], 1, b"", str(exc).encode())
+        if probe.returncode != 0:
+            return [(where, f"the registered merge driver's interpreter {executable} cannot import autology_mcp (a"
+                     " virtualenv rebuilt without it?): at a merge git would leave each node file both sides changed"
+                     " with only our side. Fix: " + FIX_DRIVER)]
+    return []
+
+
+def lost_side(top: Path, path: str) -> str | None:
+    """For a node file git left unmerged with stages 2 (ours) and 3 (theirs) and no conflict markers:
+    which side the file lost (the file is the other side, byte for byte: a merge driver that failed
+    leaves ours), or None. ``path`` is relative to the work tree's top."""
+    try:
+        ours = _git(top, "show", f":2:{path}", text=False)
+        theirs = _git(top, "show", f":3:{path}", text=False)
+        text = (top / path).read_bytes()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if ours.returncode != 0 or theirs.returncode != 0 or ours.stdout == theirs.stdout:
+        return None
+    if text == ours.stdout:
+        return "theirs"
+    if text == theirs.stdout:
+        return "ours"
+    return None
+
+
+def merge_unmerged(root: Path, path: Path) -> MergeResult:
+    """Merge a node file git left unmerged again, from the three versions in git's index (stage 1 the
+    common ancestor, absent when both sides added it; 2 ours; 3 theirs), as the merge driver does;
+    the result is written to the file. StorageError when git holds no such stages for it."""
+    from autology_mcp.common.errors import StorageError
+
+    top = find_git_toplevel(Path(root))
+    if top is None:
+        raise StorageError(str(path), "not in a git work tree")
+    path = Path(path)
+    if not path.is_absolute() and not path.exists():
+        path = top / path  # as git status and `autology doctor` print it: from the work tree's top
+    try:
+        rel = path.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:
+        raise StorageError(str(path), f"not in the git work tree {top}") from None
+    texts = {}
+    for stage in (1, 2, 3):
+        shown = _git(top, "show", f":{stage}:{rel}", text=False)
+        texts[stage] = shown.stdout.decode("utf-8") if shown.returncode == 0 else None
+    if texts[2] is None or texts[3] is None:
+        raise StorageError(str(path), "git holds no unmerged versions of it (ours and theirs: stages 2 and 3); "
+                           "is a merge under way, and is the file still unmerged (`git status`)?")
+    result = merge_texts(texts[1] or "", texts[2], texts[3], path=rel)
+    Path(path).write_text(result.text, encoding="utf-8")
+    return result

@@ -78,6 +78,7 @@ _SESSION = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 # Characters that have no place in text: C0 controls except tab and newline, DEL, C1 controls,
 # lone surrogates, and the Unicode line/paragraph separators that YAML treats as line breaks.
 _BAD_TEXT_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\ufeff]")
+BAD_TEXT_CHARS = _BAD_TEXT_CHARS
 # A reference: a relative path, optionally with #L10 / #L10-40 or #symbol.
 _REFERENCE = re.compile(r"^(?P<path>[^#]+?)(?:#(?P<anchor>L\d+(?:-L?\d+)?|[A-Za-z_][\w.:]*))?$")
 
@@ -377,6 +378,13 @@ class KnowledgeNode:
     status: NodeStatus = NodeStatus.ACTIVE
     # Frontmatter keys this version does not know: kept as they are and written back on update.
     extra: dict[str, Any] = field(default_factory=dict)
+    # What a hand-written file holds where it breaks a rule the tools enforce on writes (an unknown
+    # type, a status, a confidence or a date that is not one, a bad id, references or relations that
+    # are not valid): field -> the value as written (None: the field is missing), read with a stand-in
+    # in the field above (markdown.parse_node), written back in its place (render_node), and listed by
+    # ``autology doctor`` with the rule and its fix (knowledge/rules.py). For references and relations,
+    # the list of the items that are not valid (the valid ones are in the field).
+    as_written: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Coerce what callers commonly pass as plain values (enum strings, lists, ISO timestamps).
@@ -414,7 +422,10 @@ class KnowledgeNode:
 
     def to_json_dict(self) -> dict[str, Any]:
         """Everything, unknown frontmatter keys included: what the cache stores (:meth:`from_json_dict`)."""
-        return {**self.public_dict(), "extra": self.extra}
+        data = {**self.public_dict(), "extra": self.extra}
+        if self.as_written:
+            data["as_written"] = self.as_written
+        return data
 
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> KnowledgeNode:

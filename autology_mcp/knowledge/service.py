@@ -46,6 +46,7 @@ from autology_mcp.knowledge.markdown import without_generated_related
 from autology_mcp.knowledge.references import reference_path
 from autology_mcp.knowledge.search import search_nodes
 from autology_mcp.knowledge.store import NodeStore
+from autology_mcp.knowledge.rules import rule_breaks
 
 QUERY_LIMIT_DEFAULT = 10
 QUERY_LIMIT_MAX = 100
@@ -388,14 +389,16 @@ class Autology:
             if "content" in wanted:  # edited from `autology show`: the generated Related list is not content
                 wanted["content"] = without_generated_related(wanted["content"], {r.target for r in node.relations})
             changed.clear()
-            changed.extend(key for key, value in wanted.items() if getattr(node, key) != value)
+            # a field given replaces what a person wrote there against a write rule (knowledge/rules.py)
+            changed.extend(key for key, value in wanted.items() if getattr(node, key) != value or key in node.as_written)
             if not changed:
                 return node
             if node.type is NodeType.DECISION and "content" in changed:
                 missing = missing_adr_sections(wanted["content"])
                 if missing:
                     raise _adr_error(missing)
-            return node.replace(**{k: wanted[k] for k in changed}, modified=utc_now())
+            as_written = {k: v for k, v in node.as_written.items() if k not in changed}
+            return node.replace(**{k: wanted[k] for k in changed}, modified=utc_now(), as_written=as_written)
 
         _, after = self.store.modify(node_id, apply)
         fields = ", ".join(changed) if changed else "none (the values were already current)"
@@ -404,6 +407,8 @@ class Autology:
             node_id, changes["title"] if "title" in changed else None, changes["references"] if "references" in changed else None)
         if "title" in changed or "content" in changed:
             warnings += _instruction_warnings(after)
+        warnings += [f"the file breaks a rule the tools write by, kept as the person wrote it: {b.text()}"
+                     for b in rule_breaks(after)]
         return f"✓ Updated: {after.title} ({after.type.value})\nFields changed: {fields}" + "".join(
             f"\nWarning: {w}" for w in warnings)
 

@@ -4,7 +4,9 @@ Writes go file first (atomic, fsync'ed), then the derived SQLite index, then ``g
 when a relation changed (atomic, not fsync'ed: derived), all inside one cross-process write lock. Files changed behind the store's back
 (an Obsidian edit, ``git checkout``, another process) are picked up by :meth:`NodeStore.reconcile`
 (a cheap mtime/size scan, run at start) and :meth:`NodeStore.sync_path` (called by the watcher).
-A file that cannot be read as a node is recorded with its reason, skipped, and never rewritten.
+A file that cannot be read as a node (no front matter, YAML that does not parse) is recorded with its
+reason, skipped, and never rewritten; one that parses but breaks a write rule (a long title, an unknown
+type) is a node, read and written back as the person wrote it (knowledge/rules.py).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from autology_mcp.knowledge.markdown import (
 )
 from autology_mcp.knowledge.models import NODE_TYPES, KnowledgeNode, Relation, utc_now, validate_id
 from autology_mcp.knowledge.node_index import RELATIONS_APART, NodeIndex
+from autology_mcp.knowledge.rules import settle
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -346,7 +349,7 @@ class NodeStore:
         node, error = None, self._too_big(stat.st_size)
         if error is None:
             try:
-                node = parse_node(read_text(abs_path), fallback_time=_file_time(stat))
+                node = parse_node(read_text(abs_path), fallback_time=_file_time(stat), path=rel_path)
             except (MalformedNodeError, StorageError) as exc:
                 error = getattr(exc, "reason", str(exc))
         if node is not None:
@@ -757,12 +760,12 @@ class NodeStore:
                 stat.st_mtime_ns, stat.st_size
             ):
                 cached = self.index.get_node(node_id)
-                if cached is not None and not cached.extra:  # unknown keys may hold dates JSON cannot keep
-                    return rel_path, cached
+                if cached is not None and not cached.extra and not cached.as_written:
+                    return rel_path, cached  # unknown keys (and values as written) may hold dates JSON cannot keep
             too_big = self._too_big(stat.st_size)
             if too_big:
                 raise MalformedNodeError(too_big)
-            node = parse_node(read_text(abs_path), fallback_time=_file_time(stat))
+            node = parse_node(read_text(abs_path), fallback_time=_file_time(stat), path=rel_path)
         except MalformedNodeError as exc:
             raise StorageError(str(self.abs(rel_path)), f"the node file is malformed and cannot be changed: {exc}")
         except FileNotFoundError:
@@ -927,6 +930,8 @@ class NodeStore:
         with self.lock.hold():
             rel_path, before = self._read_fresh(node_id)
             after = change(before)
+            if after != before:  # what a person wrote against a write rule stays, unless the change replaced it
+                after = settle(str(self.abs(rel_path)), before, after)
             if after != before or self.rel(self.paths.node_file(after.type.value, after.id)) != rel_path:
                 self._commit(after, rel_path, after.relations != before.relations)
         return before, after
