@@ -440,7 +440,7 @@ def parse_node(text: str, fallback_time: datetime | None = None) -> KnowledgeNod
         session = validate_session(str(session)) if session not in (None, "") else None
         source = validate_source(metadata.get("source") or "manual")
         status = validate_status(metadata.get("status") or NodeStatus.ACTIVE.value)
-        references = validate_references(metadata.get("references") or [])
+        references = validate_references(metadata.get("references") or [], stored=True)
     except ValidationError as exc:
         raise MalformedNodeError(str(exc)) from None
     relations = _relations_from_file(metadata.get("relations"))
