@@ -131,12 +131,14 @@ def digest(title: str, content: str) -> str:
 def quoted(text: str, limit: int | None = None) -> str:
     """A string from the repository as the hooks inject it, the one way they quote: one line, in double
     quotes, its own quotes and backslashes escaped (JSON's string syntax), so it cannot close the quote
-    and go on as if it were the hook's own words. ``json.loads`` gives the text back (its whitespace
-    runs as single spaces, and cut to ``limit`` characters with "…" when given)."""
+    and go on as if it were the hook's own words; nor close the tag an agent wraps hook text in
+    (``</system-reminder>``, Gemini's ``</hook_context>``): ``</`` is written ``<\\/``, JSON's own
+    escape of the slash. ``json.loads`` gives the text back (its whitespace runs as single spaces, and
+    cut to ``limit`` characters with "…" when given)."""
     line = " ".join(text.split())
     if limit is not None and len(line) > limit:
         line = line[: max(0, limit - 1)] + "…"
-    return json.dumps(line, ensure_ascii=False)
+    return json.dumps(line, ensure_ascii=False).replace("</", "<\\/")
 
 
 # The header over every block that quotes the repository's strings (:func:`quoted`).
