@@ -8,7 +8,8 @@ items that pass the gate on their own (:func:`chosen_items`): one when one clear
 id or ``path:lines``, one proof line, and the query words it matched; decisions, conventions and open
 issues come first. Nothing is injected for a weak or no-evidence answer, a slash command, or a
 trivial prompt ("yes", "go on"), and an item already told in this session (by this hook, or a node
-by the edit hooks) is never injected again (:mod:`autology_mcp.hooks.state`). Node text is quoted
+by the edit hooks) is never injected again (:mod:`autology_mcp.hooks.state`). Every string of the
+repository in an item (a title, a proof line, a path or symbol, a commit's subject and files) is quoted
 project data; a node whose text addresses the agent with instructions is not injected until a person
 reviews it (:mod:`autology_mcp.knowledge.untrusted`).
 """
