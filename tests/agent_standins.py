@@ -82,9 +82,11 @@ def git_env() -> dict[str, str]:
 
 def base_env(home: Path) -> dict[str, str]:
     """A clean environment: this PATH (as it is: the hook commands setup writes must not need `autology`
-    on it), HOME, git identity."""
+    on it), HOME, git identity, and PYTHONPATH when the tests run with one (a checkout tested with the
+    interpreter of another: its hooks and server run the checkout's code)."""
     path = os.environ.get("PATH", "/usr/bin:/bin")
-    return {"PATH": path, "HOME": str(home), "LANG": "C.UTF-8", **git_env()}
+    source = {"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}
+    return {"PATH": path, "HOME": str(home), "LANG": "C.UTF-8", **git_env(), **source}
 
 
 class StandIn:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import uuid
 from pathlib import Path
@@ -163,3 +164,18 @@ def write_hostile(path: Path, text_or_size: str | int) -> None:
             handle.truncate(text_or_size)
     else:
         path.write_text(text_or_size, encoding="utf-8")
+
+
+# A JSON string literal, as the hooks quote the repository's words (untrusted.quoted): what is inside
+# one is data; everything outside is the hook's own words (issue 38).
+QUOTED_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def outside_quotes(text: str) -> str:
+    """The text with every quoted string in it emptied: the words the hook says as its own."""
+    return QUOTED_LITERAL.sub('""', text)
+
+
+def inside_quotes(text: str) -> list[str]:
+    """Every quoted string in the text, decoded."""
+    return [json.loads(m) for m in QUOTED_LITERAL.findall(text)]

@@ -420,5 +420,5 @@ def test_session_start_flags_a_node_about_a_recent_file_whose_code_moved_on(repo
     text = context_of(session_start({"session_id": "s", "cwd": str(repo), "source": "startup"}, repo))
 
     line = next(line for line in text.split("\n") if node in line)
-    assert "STALE: `retry` is gone from src/retry.py (" in line
+    assert 'STALE: "`retry` is gone from src/retry.py (' in line
     assert "STALE" not in next(line for line in text.split("\n") if kept in line)

@@ -153,7 +153,7 @@ def edits(agent: str, root: Path, session: str = "s1") -> dict:
 def test_reading_or_editing_a_governed_file_names_its_decision_once(repo: Path, agent: str, how) -> None:
     decision = node_id(repo, "Retry with exponential backoff")
     text = context(agent, hook(agent, "post-tool-use", how(agent, repo)))
-    assert text.startswith("autology — knowledge governing src/retry.py") and decision in text
+    assert text.startswith('autology — knowledge governing "src/retry.py"') and decision in text
     assert "/autology:" not in text  # Claude Code's skills are named as the tools other agents have
     assert hook(agent, "post-tool-use", how(agent, repo)) is None  # once per session
     assert decision in context(agent, hook(agent, "post-tool-use", how(agent, repo, session="s2")))

@@ -212,7 +212,7 @@ def edit_payload(root: Path, file: str, old: str | None = "time.sleep(2**i)", to
 def test_edit_names_the_governing_decision(repo: Path, tool: str) -> None:
     node = capture(repo, "Retry with exponential backoff", "Retries back off exponentially.", refs=["src/retry.py"])
     text = context_of(pre_tool_use(edit_payload(repo, str(repo / "src" / "retry.py"), tool=tool)))
-    assert text.startswith("autology — knowledge governing src/retry.py, before you edit it")
+    assert text.startswith('autology — knowledge governing "src/retry.py", before you edit it')
     assert node in text and '"Retries back off exponentially."' in text
 
 
@@ -263,7 +263,7 @@ def test_stale_flag_when_the_code_moved_on_uncommitted(repo: Path) -> None:
     assert "STALE" not in context_of(pre_tool_use(edit_payload(repo, "src/retry.py", session="s2")))
     (repo / "src" / "retry.py").write_text(RETRY_PY.replace("def retry(", "def attempt("))
     text = context_of(pre_tool_use(edit_payload(repo, "src/retry.py", session="s3")))
-    assert node in text and "STALE: `retry` is gone from src/retry.py (uncommitted)" in text
+    assert node in text and 'STALE: "`retry` is gone from src/retry.py (uncommitted)"' in text
 
 
 def test_stale_flag_when_a_later_commit_changed_what_the_node_says(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -275,11 +275,11 @@ def test_stale_flag_when_a_later_commit_changed_what_the_node_says(repo: Path, m
     monkeypatch.setenv("GIT_COMMITTER_DATE", f"@{int(time.time()) + 30} +0000")
     git(repo, "commit", "-qam", "Comment the retry loop")
     text = context_of(pre_tool_use(edit_payload(repo, "src/retry.py", session="s2")))
-    assert "STALE" not in text and "still holds; 1 later commit, the last: Comment the retry loop (" in text
+    assert "STALE" not in text and 'still holds; "1 later commit, the last: Comment the retry loop (' in text
     (repo / "src" / "retry.py").write_text(RETRY_PY.replace("def retry(", "def attempt("))
     git(repo, "commit", "-qam", "Rename retry")
     text = context_of(pre_tool_use(edit_payload(repo, "src/retry.py", session="s3")))
-    assert node in text and "STALE: `retry` is gone from src/retry.py (" in text
+    assert node in text and 'STALE: "`retry` is gone from src/retry.py (' in text
 
 
 @pytest.mark.parametrize("file", ["/etc/passwd", "../outside.py", ".autology/nodes/decisions/x.md", "src/other.py"])

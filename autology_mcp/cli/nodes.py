@@ -178,7 +178,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--content-file", "-f", help="read the content from a file (- for stdin)")
     p.add_argument("--type", "-t", choices=NODE_TYPES, help="node type (classified from the text when omitted)")
     p.add_argument("--tag", action="append", help="a tag (repeat for several)")
-    p.add_argument("--reference", "-r", action="append", help="a referenced file path (repeat for several)")
+    p.add_argument("--reference", "-r", action="append", help="a referenced file path, optionally with #L10, #L10-40 or #Symbol.method (repeat for several)")
     p.add_argument("--session", help="session id")
     p.add_argument("--source", default="manual", help="manual (default) or hook_<event>")
     p.add_argument("--confidence", type=float, help="0.5-1.0 (default: 0.9 manual, 0.85 hook, 0.7 classified)")
@@ -205,7 +205,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--clear-tags", action="store_true", help="remove all tags")
     p.add_argument("--status", choices=NODE_STATUSES, help="new status")
     p.add_argument("--confidence", type=float, help="new confidence, 0.5-1.0")
-    p.add_argument("--reference", "-r", action="append", help="new references (repeat); replaces the old ones")
+    p.add_argument("--reference", "-r", action="append", help="new references, each a path optionally with #L10-40 or #Symbol (repeat); replaces the old ones")
 
     p = add_command(sub, "delete", cmd_delete, "delete a node and its relations (asks first on a terminal)")
     p.add_argument("id", help=ID_HELP)

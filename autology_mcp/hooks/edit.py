@@ -16,11 +16,12 @@ covering the file). Only decisions, conventions and issues that are not supersed
 the code has moved on from is flagged ``STALE`` with what changed (a name it mentions gone, its lines
 or symbol changed, the file mostly rewritten: :mod:`autology_mcp.knowledge.staleness`, the same rule
 as ``autology_analyze``'s references category); later commits that changed none of that are said
-as information ("still holds; 3 later commits, the last: …").
+as information ("still holds; "3 later commits, the last: …"").
 
 Once per session: a file is looked at once, and a node is told once, whichever file (or the prompt
 hook) brought it first, so a decision about a folder speaks at the first file under it and not again
-(:mod:`autology_mcp.hooks.state`). Node text is quoted project data, and a node whose text addresses
+(:mod:`autology_mcp.hooks.state`). Every string from the repository in the note (node text, paths,
+references, what changed, commit subjects) is quoted project data, and a node whose text addresses
 the agent with instructions is held back until a person reviews it
 (:mod:`autology_mcp.knowledge.untrusted`).
 """
@@ -38,7 +39,7 @@ from autology_mcp.hooks.config import load_hooks_config
 from autology_mcp.hooks.output import additional_context
 from autology_mcp.hooks.project import open_store, project_root
 from autology_mcp.hooks.state import session_state, told_nodes
-from autology_mcp.knowledge.untrusted import FRAME, FRAME_WITH_COMMITS, held_back, quoted
+from autology_mcp.knowledge.untrusted import FRAME, held_back, quoted
 
 if TYPE_CHECKING:
     from autology_mcp.knowledge.models import KnowledgeNode
@@ -195,11 +196,13 @@ def governing_context(payload: dict[str, Any], root: Path | str | None, event: s
         for node, refs in governing:
             flags = [s for s in ("needs review" if node.status.value == "needs_review" else "",) if s]
             findings = judged.get(node.id, [])
-            flags += [f"STALE: {f.why}" for f in findings if f.stale]
+            # what changed, or the later commits, name paths, anchors and commit subjects: quoted whole
+            flags += [f"STALE: {quoted(f.why)}" for f in findings if f.stale]
             if not any(f.stale for f in findings):
-                flags += [f"still holds; {f.later}" for f in findings if f.later][:1]
+                flags += [f"still holds; {quoted(f.later)}" for f in findings if f.later][:1]
             flag = f" — {'; '.join(flags)}" if flags else ""
-            items.append(f"- [{node.type.value}] {node.id}: {quoted(node.title)} — references {', '.join(refs[:3])}{flag}")
+            items.append(f"- [{node.type.value}] {node.id}: {quoted(node.title)} — references "
+                         f"{', '.join(map(quoted, refs[:3]))}{flag}")
             proof = _proof(node)
             if proof:
                 items.append(f"  {quoted(proof)}")
@@ -208,9 +211,8 @@ def governing_context(payload: dict[str, Any], root: Path | str | None, event: s
                          "held back until a person reviews it)")
         if commit is not None:
             items.append(commit_item(commit))
-        frame = FRAME_WITH_COMMITS if commit is not None else FRAME
-        header = [f"autology — knowledge governing {rel}, before you edit it ({frame}):" if governing or held
-                  else f"autology — why the lines of {rel} you read are as they are ({frame}):"]
+        header = [f"autology — knowledge governing {quoted(rel)}, before you edit it ({FRAME}):" if governing or held
+                  else f"autology — why the lines of {quoted(rel)} you read are as they are ({FRAME}):"]
         footer = [
             "Keep edits consistent with these, or say why not; if an edit changes what a node says, "
             "update it (autology_update) or supersede it (/autology:capture)."

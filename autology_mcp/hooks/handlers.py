@@ -98,6 +98,7 @@ def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) 
     """
     from autology_mcp.knowledge.references import covers, nodes_referencing, relative_to_root
     from autology_mcp.knowledge.staleness import judge
+    from autology_mcp.knowledge.untrusted import quoted
 
     files = relative_to_root(commit.files, commit.toplevel, root)
     node_files = {f for f in files if f.startswith(".autology/")}
@@ -108,7 +109,8 @@ def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) 
     lines, marked = [], 0
     for index, (node, matched) in enumerate(found):
         stale = [f for f in judged.get(node.id, []) if f.stale]
-        note = f"{node.status.value}; still holds" if not stale else f"{node.status.value}; {stale[0].why}"
+        # what changed names paths and anchors: the repository's words, quoted
+        note = f"{node.status.value}; still holds" if not stale else f"{node.status.value}; {quoted(stale[0].why)}"
         own_file = store.rel(store.paths.node_file(node.type.value, node.id))
         if stale and mark and node.status.value == "active" and own_file not in node_files:
             from autology_mcp.knowledge.service import (
@@ -116,10 +118,10 @@ def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) 
             )
 
             Autology(store).update(node.id, status="needs_review")
-            note = f"marked needs_review: {stale[0].why}"
+            note = f"marked needs_review: {quoted(stale[0].why)}"
             marked += 1
         if index < MAX_NODES_SHOWN:
-            lines.append(f"{_node_line(node, store.paths.base)} — references {', '.join(matched[:3])} — {note}")
+            lines.append(f"{_node_line(node, store.paths.base)} — references {', '.join(map(quoted, matched[:3]))} — {note}")
     if len(found) > MAX_NODES_SHOWN:
         lines.append(f"- … and {len(found) - MAX_NODES_SHOWN} more (autology_query to list them)")
     return lines, len(found), marked
@@ -128,14 +130,16 @@ def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) 
 def _commit_section(
     root: Path, cwd: Path, stdout: str, config: HooksConfig, sha: str | None = None
 ) -> tuple[list[str], str] | None:
+    from autology_mcp.knowledge.untrusted import FRAME, quoted
+
     commit = _the_commit(cwd, stdout, sha)
     if commit is None:
         return None
-    shown = ", ".join(commit.files[:MAX_FILES_SHOWN])
+    shown = ", ".join(map(quoted, commit.files[:MAX_FILES_SHOWN]))  # the subject and the paths: quoted data
     if len(commit.files) > MAX_FILES_SHOWN:
         shown += f", … (+{len(commit.files) - MAX_FILES_SHOWN} more)"
-    head = f'autology (post-commit): commit {commit.sha[:7]} "{commit.subject}"'
-    lines = [f"{head} changed {len(commit.files)} file(s): {shown}"]
+    head = f"autology (post-commit): commit {commit.sha[:7]} {quoted(commit.subject)}"
+    lines = [f"{head} changed {len(commit.files)} file(s): {shown} ({FRAME})"]
     store = open_store(root)
     if store is None:
         lines.append(
@@ -147,9 +151,7 @@ def _commit_section(
     finally:
         store.close()
     if node_lines:
-        from autology_mcp.knowledge.untrusted import FRAME
-
-        lines.append(f"Knowledge that references these files ({FRAME}):")
+        lines.append("Knowledge that references these files:")
         lines.extend(node_lines)
         lines.append(
             "Check that these nodes still hold (autology_query / read them); correct them with autology_update "
@@ -320,6 +322,8 @@ def recall_text(store: NodeStore, recent_files: list[str], limit: int = RECALL_M
             "Most relevant active knowledge (decisions, conventions, and nodes about recently changed files; "
             f"{FRAME}):"
         )
+    elif reviewing:  # the titles and flags below are quoted data all the same
+        header.append(f"Knowledge needing review ({FRAME}):")
     most = limit // 20 + 1  # no line is shorter than 20 characters
     ranked = index.ranked_summaries("active", TYPE_WEIGHT, touched, most)
     reviewing_ranked = index.ranked_summaries("needs_review", TYPE_WEIGHT, touched, most)
@@ -327,9 +331,9 @@ def recall_text(store: NodeStore, recent_files: list[str], limit: int = RECALL_M
     ranked = [r for r in ranked if r[0] not in held]
     reviewing_ranked = [r for r in reviewing_ranked if r[0] not in held]
     stale = _stale_notes(store, [i for i, _, _ in ranked + reviewing_ranked if i in set(touched)][:STALE_CHECKED])
-    items = [f"- [{t}] {i}: {quoted(title)}" + (f" — STALE: {stale[i]}" if i in stale else "") for i, t, title in ranked]
+    items = [f"- [{t}] {i}: {quoted(title)}" + (f" — STALE: {quoted(stale[i])}" if i in stale else "") for i, t, title in ranked]
     items += [
-        f"- [{t}] {i}: {quoted(title)} — needs review" + (f"; STALE: {stale[i]}" if i in stale else "")
+        f"- [{t}] {i}: {quoted(title)} — needs review" + (f"; STALE: {quoted(stale[i])}" if i in stale else "")
         for i, t, title in reviewing_ranked
     ]
     if held:

@@ -8,7 +8,8 @@ items that pass the gate on their own (:func:`chosen_items`): one when one clear
 id or ``path:lines``, one proof line, and the query words it matched; decisions, conventions and open
 issues come first. Nothing is injected for a weak or no-evidence answer, a slash command, or a
 trivial prompt ("yes", "go on"), and an item already told in this session (by this hook, or a node
-by the edit hooks) is never injected again (:mod:`autology_mcp.hooks.state`). Node text is quoted
+by the edit hooks) is never injected again (:mod:`autology_mcp.hooks.state`). Every string of the
+repository in an item (a title, a proof line, a path or symbol, a commit's subject and files) is quoted
 project data; a node whose text addresses the agent with instructions is not injected until a person
 reviews it (:mod:`autology_mcp.knowledge.untrusted`).
 """
@@ -29,7 +30,7 @@ from autology_mcp.hooks.config import load_hooks_config
 from autology_mcp.hooks.output import additional_context
 from autology_mcp.hooks.project import open_store, project_root
 from autology_mcp.hooks.state import session_state, told_nodes
-from autology_mcp.knowledge.untrusted import FRAME, FRAME_WITH_COMMITS, held_back, quoted
+from autology_mcp.knowledge.untrusted import FRAME, held_back, quoted
 
 EVENT = "UserPromptSubmit"
 QUERY_CHARS = 2000  # unified retrieval's query limit; a longer prompt is searched by its start
@@ -94,9 +95,9 @@ def _item(hit: dict[str, Any], terms: list[str], proof_chars: int = PROOF_CHARS)
     if hit["kind"] == "node":
         status = "" if hit.get("status") in (None, "active") else f", {hit['status']}"
         head = f"- [{hit['node_type']}{status}] {hit['node_id']}: {quoted(hit['title'] or '')}"
-    elif hit["kind"] in ("code", "doc"):
-        symbol = f" {hit['symbol']}" if hit.get("symbol") else ""
-        head = f"- {hit['ref']}{symbol}"
+    elif hit["kind"] in ("code", "doc"):  # the path and the symbol's name are the repository's words
+        symbol = f" {quoted(hit['symbol'])}" if hit.get("symbol") else ""
+        head = f"- {quoted(hit['ref'])}{symbol}"
     elif hit["kind"] == "commit":  # the subject, the date and the files are the repository's words too
         commit = hit.get("commit") or {}
         # the project's files first, its memory records (.autology/) after: the three shown say where the change was
@@ -106,7 +107,7 @@ def _item(hit: dict[str, Any], terms: list[str], proof_chars: int = PROOF_CHARS)
     else:
         head = f"- past session {hit['ref']}: {quoted(hit['title'] or '')}"
     words = _matched_words(terms, f"{hit.get('title') or ''}\n{hit.get('path') or ''}\n{hit.get('snippet') or ''}")
-    why = f"matched: {', '.join(words[:6])}" if words else f"via {hit['via']}" if hit.get("via") else ""
+    why = f"matched: {', '.join(words[:6])}" if words else f"via {quoted(hit['via'])}" if hit.get("via") else ""
     return head + (f" — {quoted(proof, proof_chars)}" if proof else "") + (f" — {why}" if why else "")
 
 
@@ -174,8 +175,7 @@ def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tok
         return "", []
     terms = keyword_terms(answer["query"])
     where = " in two areas" if answer["verdict"] == "ambiguous" else ""
-    frame = FRAME_WITH_COMMITS if any(h["kind"] == "commit" for h in ranked) else FRAME
-    lines = [f"autology — project memory relevant to this prompt (grounded evidence{where}, best first; {frame}):"]
+    lines = [f"autology — project memory relevant to this prompt (grounded evidence{where}, best first; {FRAME}):"]
     footer = "More: autology_search / autology_context. Cite these ids and path:lines when you rely on them."
     budget, keys = max_tokens * 4, []
     for hit in ranked:

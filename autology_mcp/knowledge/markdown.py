@@ -424,7 +424,7 @@ def _references_from_file(value: Any, written: dict[str, Any]) -> tuple[str, ...
     invalid: list[Any] = []
     for item in value if isinstance(value, list) else [value]:
         try:
-            ref = validate_reference(item)
+            ref = validate_reference(item, stored=True)  # an anchor written before the capture rule still loads
         except ValidationError:
             invalid.append(item)
             continue

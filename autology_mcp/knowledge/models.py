@@ -5,6 +5,8 @@ Validation rules of the spec (seed 004), each enforced here:
 4. status is one of 3       5. confidence is within 0.0-1.0   6. tags are lowercase a-z, 0-9, hyphen
 7. relation targets exist   (checked by the store, which knows the other nodes)
 8. timestamps are ISO 8601  9. references are valid relative file paths inside the project
+                            (an anchor: a line span or a symbol name, :data:`ANCHORS`; a node
+                            file may keep an older anchor: it still loads)
 
 Every check raises :class:`autology_mcp.common.errors.ValidationError` naming the field.
 """
@@ -79,8 +81,13 @@ _SESSION = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 # lone surrogates, and the Unicode line/paragraph separators that YAML treats as line breaks.
 _BAD_TEXT_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\ufeff]")
 BAD_TEXT_CHARS = _BAD_TEXT_CHARS
-# A reference: a relative path, optionally with #L10 / #L10-40 or #symbol.
+# A reference as a node file may hold it: a relative path, optionally with #L10 / #L10-40 or #symbol.
 _REFERENCE = re.compile(r"^(?P<path>[^#]+?)(?:#(?P<anchor>L\d+(?:-L?\d+)?|[A-Za-z_][\w.:]*))?$")
+# The anchor a capture or an update accepts (issue 38): a line span, or a symbol name as the staleness
+# rule finds it (``name`` or ``Class.method``: ASCII identifiers joined by dots). A file written earlier
+# or by hand with another anchor still loads (the hooks quote it like any text from the repository).
+_ANCHOR = re.compile(r"L\d+(?:-L?\d+)?|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+ANCHORS = "a line span (#L10, #L10-40, #L10-L40) or a symbol name (an identifier, dotted for Class.method)"
 
 
 def new_id() -> str:
@@ -224,11 +231,16 @@ def validate_tags(value: Any) -> tuple[str, ...]:
     return tuple(tags)
 
 
-def validate_reference(value: Any) -> str:
-    """A project-relative file path, optionally ``#L10-40`` or ``#symbol``. Never escapes the root."""
+def validate_reference(value: Any, stored: bool = False) -> str:
+    """A project-relative file path, optionally ``#L10-40`` or ``#symbol`` (:data:`ANCHORS`). Never
+    escapes the root. ``stored``: read from a node file, where the anchor rule of earlier versions holds
+    (``#a:b`` too), so that a file written before the rule is not made unreadable."""
     if not isinstance(value, str):
         raise ValidationError("references", f"every reference must be a string, got {type(value).__name__}")
     ref = value.strip().replace("\\", "/")
+    path, hashed, anchor = ref.partition("#")
+    if hashed and path.strip() and not stored and not _ANCHOR.fullmatch(anchor):
+        raise ValidationError("references", f"{value!r}: an anchor after '#' must be {ANCHORS}")
     match = _REFERENCE.fullmatch(ref)
     if not ref or not match or "\n" in ref or _BAD_TEXT_CHARS.search(ref) or len(ref) > 500:
         raise ValidationError("references", f"{value!r} is not a file path (optionally with #L10-40 or #symbol)")
@@ -244,7 +256,7 @@ def validate_reference(value: Any) -> str:
     return f"{path}#{anchor}" if anchor else path
 
 
-def validate_references(value: Any) -> tuple[str, ...]:
+def validate_references(value: Any, stored: bool = False) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str) or not isinstance(value, (list, tuple)):
@@ -253,7 +265,7 @@ def validate_references(value: Any) -> tuple[str, ...]:
         raise ValidationError("references", f"has {len(value)} entries; the limit is {REFERENCES_MAX}")
     refs: list[str] = []
     for item in value:
-        ref = validate_reference(item)
+        ref = validate_reference(item, stored)
         if ref not in refs:
             refs.append(ref)
     return tuple(refs)

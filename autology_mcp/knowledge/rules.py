@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from autology_mcp.common.errors import StorageError
+from autology_mcp.common.errors import StorageError, ValidationError
 from autology_mcp.knowledge.models import (
+    ANCHORS,
     BAD_TEXT_CHARS,
     CONFIDENCE_MANUAL,
     CONTENT_MAX,
@@ -34,6 +35,7 @@ from autology_mcp.knowledge.models import (
     TITLE_MAX,
     KnowledgeNode,
     format_timestamp,
+    validate_reference,
 )
 
 # Fields whose ``as_written`` entry is the list of the items that are not valid (kept after the
@@ -108,6 +110,13 @@ def rule_breaks(node: KnowledgeNode) -> list[RuleBreak]:
             "references", f"reference {_shown(item)} is not a relative file path inside the project (optionally"
             " #L10-40 or #symbol); it is kept in the file, unused",
             f"correct or remove it in the file, or {update} --reference ...`"))
+    for ref in node.references:
+        try:
+            validate_reference(ref)
+        except ValidationError:  # read by the rule of earlier versions (#a:b): used, quoted, never refused on read
+            breaks.append(RuleBreak(
+                "references", f"reference {_shown(ref)} has an anchor that is not {ANCHORS}; it is used as written",
+                f"correct it in the file, or {update} --reference ...`"))
     if len(node.references) > REFERENCES_MAX:
         breaks.append(RuleBreak("references", f"has {len(node.references)} references; the tools write at most"
                                 f" {REFERENCES_MAX}", f"{update} --reference ...` with fewer"))

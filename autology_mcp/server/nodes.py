@@ -23,7 +23,8 @@ TagsArg = Annotated[
 ]
 ReferencesArg = Annotated[
     list[str] | None,
-    Field(description="Project-relative file paths this node is about, optionally with #L10-40 or #symbol"),
+    Field(description="Project-relative file paths this node is about, optionally with a line span (#L10, #L10-40) "
+                      "or a symbol name (#retry, #Class.method)"),
 ]
 ConfidenceArg = Annotated[float | None, Field(description="Confidence from 0.0 to 1.0 (0.5 is the minimum accepted)")]
 

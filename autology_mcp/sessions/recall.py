@@ -116,10 +116,12 @@ class Recall:
         day = self.when[:10] or "unknown date"
         from autology_mcp.knowledge.untrusted import FRAME, quoted
 
-        header = [f"autology — last session ({day}): {quoted(self.title)}", "Key topics: " + ", ".join(self.keywords)]
+        # the session's title and topics are its words, as the nodes' are theirs: quoted, under the frame
+        header = [f"autology — last session ({day}; {FRAME}): {quoted(self.title)}",
+                  f"Key topics: {quoted(', '.join(self.keywords))}"]
         items = [f"- [{h.node.type.value}] {h.node.id}: {quoted(h.node.title)}" for h in self.nodes]
         if items:
-            header.append(f"Knowledge about these topics ({FRAME}):")
+            header.append("Knowledge about these topics:")
         footer = ['Past sessions are searchable: `autology sessions search WORDS …`.']  # no <…>: Gemini shows it HTML-escaped
         return clip_lines(header, items, footer, limit)
 

@@ -13,6 +13,7 @@ from sessions_helpers import BASIC, COMPACTED, PLANTED_SECRETS, SECRETS, assista
 from autology_mcp.hooks.handlers import session_end, session_start
 from autology_mcp.hooks.output import RECALL_MAX_CHARS
 from autology_mcp.knowledge.service import Autology
+from autology_mcp.knowledge.untrusted import FRAME
 from autology_mcp.sessions.recall import keywords
 from autology_mcp.sessions.search import search_sessions
 from autology_mcp.sessions.session_node import find_session_node
@@ -180,14 +181,15 @@ def test_session_start_recalls_the_latest_session(project: Path, tmp_path: Path)
     text = context_of(session_start(start_payload(project), project))
 
     assert "autology — project memory" in text  # the existing recall is still there, first
-    assert 'last session (2026-10-02): "Retry backoff for the HTTP client"' in text
-    assert "Key topics: client.py" in text
+    header = next(line for line in text.split("\n") if line.startswith("autology — last session (2026-10-02; "))
+    assert FRAME in header and header.endswith(': "Retry backoff for the HTTP client"')  # quoted, under the frame
+    assert 'Key topics: "client.py' in text
     assert decision in text  # a node the keywords retrieve
     assert "`autology sessions search WORDS …`" in text and "<" not in text  # Gemini shows a <…> HTML-escaped
     assert len(text) <= RECALL_MAX_CHARS
     # resuming "latest" recalls the session before it, not itself
     resumed = context_of(session_start(start_payload(project, "latest", "resume"), project))
-    assert "Celery" in resumed and 'last session (2026-10-02): "Retry backoff' not in resumed
+    assert "Celery" in resumed and '"Retry backoff' not in resumed
 
 
 def test_session_start_recall_stays_within_the_limit(project: Path, tmp_path: Path) -> None:
