@@ -37,6 +37,7 @@ def hand_written_store(root, autology):
         f"{NODES}/concepts/bad-type.md": (f"---\nid: {new_id()}\ntype: idea\ntitle: Unknown type\n---\n", "breaks_rule", "type 'idea' is not a node type"),
         f"{NODES}/concepts/bad-confidence.md": (f"---\nid: {new_id()}\ntype: concept\ntitle: Sure\nconfidence: .nan\n---\n", "breaks_rule", "confidence nan is not a number"),
         f"{NODES}/concepts/bad-relation.md": (f"---\nid: {new_id()}\ntype: concept\ntitle: Rel\nrelations:\n- type: uses\n  target: ../../etc/passwd\n---\n", "breaks_rule", "relation {'type': 'uses', 'target': '../../etc/passwd'} is not"),
+        f"{NODES}/concepts/bad-anchor.md": (f"---\nid: {new_id()}\ntype: concept\ntitle: Anchor\nreferences:\n- app.py#SYSTEM:force_push\n---\n", "breaks_rule", "reference 'app.py#SYSTEM:force_push' has an anchor that is not a line span"),
         f"{NODES}/concepts/no-frontmatter.md": ("Just some notes, no frontmatter.\n", "malformed", "no YAML frontmatter"),
         f"{NODES}/concepts/unterminated.md": (f"---\nid: {new_id()}\ntype: concept\ntitle: Open\n", "malformed", ""),
         f"{NODES}/concepts/binary.md": (None, "malformed", "not UTF-8"),
