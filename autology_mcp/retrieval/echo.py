@@ -4,39 +4,45 @@ Once a session is in session memory, asking the same thing again finds that sess
 of it asked the same question, and its title is often that first prompt, so its chunks and its
 handoff hold the whole subject ("what's a good recipe for banana bread?" grounded on the session
 that asked it and got no recipe). A question is not an answer: a past session is evidence for a
-query by what it answered or did, not by the user having asked it before.
+query by what it answered, did or stated, not by the user having asked it.
 
-So the evidence gate weighs a session hit (a chunk or a handoff) on its text without its **echoes**:
+So the evidence gate weighs a session hit (a chunk or a handoff) as follows:
 
-- an echo is a piece of the session the user wrote that says near-only what the query says: a user
-  turn, the session title (the user's title, the transcript's summary line or the first prompt), a
-  prompt the handoff's ``Asked:`` line lists. It is an echo when at least :data:`ECHO_SHARE` of its
-  content words are words of the query: content words are the gate's subject terms (no function
-  words, task words, one-letter words or bare numbers; :func:`autology_mcp.retrieval.gate.subject_terms`)
-  without :data:`CHAT_WORDS`, the words a request is wrapped in ("can you please tell me …, thanks"),
-  compared by their light stem. A piece with no content word holds no subject term and is kept.
-- the hit's coverage is then computed on the rest: the assistant's turns, tool calls and results,
-  compaction summaries, the handoff's ``Done``, ``Files touched`` and ``Decisions``, and the user
-  turns that say something of their own ("we decided to cap retries at 5 because the bank rate-limits
-  us" holds more than the query "how many retries?"). Its title coverage is 0 when the title is an
-  echo, else the title's.
+1. Each piece the user wrote (a user turn, the session title, a prompt the handoff's ``Asked:`` line
+   lists) keeps only its **statements**: its questions (sentences ending in a question mark) are
+   left out, and so is the whole piece when what is left is an **echo** of the query: at least
+   :data:`ECHO_SHARE` of its content words are words of the query. Content words are the gate's
+   subject terms (no function words, task words, one-letter words or bare numbers;
+   :func:`autology_mcp.retrieval.gate.subject_terms`) without :data:`CHAT_WORDS`, the words a request
+   is wrapped in ("can you please tell me …, thanks"), compared by their light stem.
+2. **The rest** (the assistant's turns, tool calls and results, compaction summaries, the handoff's
+   ``Done``, ``Files touched`` and ``Decisions``, and the user's own statements: "from now on
+   retries stop after 5 attempts" holds more than the query "how many retries?") is weighed on its
+   own when it holds at most :data:`CONTEXT_SHARE` of the subject's weight (the gate's
+   :func:`~autology_mcp.retrieval.gate.coverage`): a session whose only match is the question does
+   not ground it.
+3. When the rest holds more of the subject than that, the hit is weighed whole, as before: the
+   question gives the answer its subject ("User: how do we retry failed webhooks? Claude:
+   ``WebhookRetrier``, 5 attempts" answers it though the answer never says "webhook").
 
-A session where the same question got a real answer still grounds the query, through that answer; a
-session whose only match is the question does not. The rule changes a session hit's support (the
-verdict, what the prompt hook injects, the proof line shown), never the ranking: session search's
-order is its own. A user turn that states a decision in exactly the query's words ("use exponential
-backoff for retries", asked later as "do we use exponential backoff for retries?") is an echo too;
-the session's answer to it usually names the subject again.
+Either way the proof line shown comes from the rest (the answer, not the question). The rule
+changes a session hit's support (the verdict, what the prompt hook injects), never the ranking:
+session search's order is its own. Measured on both sides on LoCoMo by bench/session_echo_eval.py
+(docs/benchmarks.md). What it cannot tell: an answer that restates the question ("I can't find a
+banana bread recipe in this repository") holds the subject and grounds it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from autology_mcp.common.text import keyword_stem
-from autology_mcp.retrieval.gate import subject_terms
+from autology_mcp.retrieval.gate import Subject, coverage, subject_terms
 
 ECHO_SHARE = 0.75  # a user's piece is an echo when at least this share of its content words are the query's
+CONTEXT_SHARE = 0.2  # the rest must hold more than this share of the subject's weight for the questions to count
+# (0.2 chosen on LoCoMo's tuning part among 0, 0.2 and 0.34: bench/session_echo_eval.py)
 # The words a request to an assistant is wrapped in (what the prompt hook drops from a prompt before it
 # searches, and a few greetings): a past prompt still carries them, the query does not.
 CHAT_WORDS = frozenset(
@@ -45,6 +51,7 @@ CHAT_WORDS = frozenset(
     might must me my mine us i im ive id quick question idea any anything something some again""".split()
 )
 ASKED = "Asked: "  # the handoff's line of the session's first prompts, " | " between them
+_SENTENCE = re.compile(r"(?<=[.!?？。])\s+|\n")
 
 
 def content_stems(text: str) -> set[str]:
@@ -52,45 +59,69 @@ def content_stems(text: str) -> set[str]:
     return {keyword_stem(t) for t in subject_terms(text) if t not in CHAT_WORDS}
 
 
-def is_echo(query_stems: set[str], text: str, share: float = ECHO_SHARE) -> bool:
+def statements(text: str) -> str:
+    """``text`` without its questions (sentences ending in a question mark); ``text`` itself when it asks none."""
+    if "?" not in text and "？" not in text:
+        return text
+    return " ".join(s for s in _SENTENCE.split(text) if s.strip() and not s.rstrip().endswith(("?", "？")))
+
+
+def user_evidence(query_stems: set[str], text: str) -> str:
+    """What a piece the user wrote holds as evidence for the query: its statements, none when they echo it."""
+    said = statements(text)
+    return "" if is_echo(query_stems, said) else said
+
+
+def is_echo(query_stems: set[str], text: str) -> bool:
     """Whether ``text`` says near-only what the query (its :func:`content_stems`) says."""
     own = content_stems(text)
-    return bool(own) and len(own & query_stems) >= share * len(own)
+    return bool(own) and len(own & query_stems) >= ECHO_SHARE * len(own)
 
 
 @dataclass(frozen=True)
 class Weighed:
-    """What of a session hit the gate weighs: its text and its title without the echoes, and how many
-    pieces were left out (``title_echo``: whether the title was one of them)."""
+    """What of a session hit the gate weighs (``text``, ``title``), the text its proof line comes from
+    (``proof``), and how many of the user's pieces lost something to the rule (0: none)."""
 
     text: str
     title: str
+    proof: str
     echoes: int
-    title_echo: bool
 
 
-def without_echoes(query_stems: set[str], kind: str, title: str, text: str, share: float = ECHO_SHARE) -> Weighed:
-    """A session chunk's or handoff's ``text`` (its ``title`` on the first line) without the user's
-    pieces that echo the query."""
+def without_echoes(subject: Subject, query_stems: set[str], kind: str, title: str, text: str) -> Weighed:
+    """A session chunk's or handoff's ``text`` (its ``title`` on the first line) as the gate weighs it
+    (the module docstring): ``subject`` is the query's, ``query_stems`` its :func:`content_stems`."""
     from autology_mcp.sessions.chunking import LABEL, rendered_turns
 
-    title_echo = bool(title) and is_echo(query_stems, title, share)
+    echoes = 0
+
+    def mine(piece: str) -> str:
+        nonlocal echoes
+        kept = user_evidence(query_stems, piece)
+        echoes += kept.strip() != piece.strip()
+        return kept
+
+    said_title = mine(title) if title else ""
     body = text[len(title) + 1:] if title and text.startswith(title + "\n") else text
-    kept: list[str] = [] if title_echo else [title]
-    echoes = int(title_echo)
+    kept: list[str] = [said_title] if said_title else []
     if kind == "handoff":
         for line in body.split("\n"):
             if line.startswith(ASKED):
-                prompts = line[len(ASKED):].split(" | ")
-                mine = [p for p in prompts if not is_echo(query_stems, p, share)]
-                echoes += len(prompts) - len(mine)
-                line = ASKED + " | ".join(mine) if mine else ""
+                prompts = [p for p in (mine(p) for p in line[len(ASKED):].split(" | ")) if p]
+                line = ASKED + " | ".join(prompts) if prompts else ""
             if line:
                 kept.append(line)
     else:
         for role, turn in rendered_turns(body):
-            if role == "user" and is_echo(query_stems, turn, share):
-                echoes += 1
-                continue
+            if role == "user":
+                turn = mine(turn)
+                if not turn:
+                    continue
             kept.append(f"{LABEL[role]}: {turn}" if role else turn)
-    return Weighed("\n".join(kept), "" if title_echo else title, echoes, title_echo)
+    if not echoes:
+        return Weighed(text, title, text, 0)
+    rest = "\n".join(kept)
+    if coverage(subject, rest) > CONTEXT_SHARE:  # the rest answers some of it: the question gives it its subject
+        return Weighed(text, title, rest or text, echoes)
+    return Weighed(rest, said_title, rest, echoes)

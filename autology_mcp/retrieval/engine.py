@@ -524,10 +524,10 @@ def weigh_evidence(s: Search) -> None:
             cand = s.pool.items[key]
             text, label = cand.text, _label(cand)
             if cand.kind in ("session_chunk", "handoff"):  # the user's earlier copies of the query are no evidence
-                weighed = echo.without_echoes(query_stems, cand.kind, cand.title, cand.text)
+                weighed = echo.without_echoes(s.subject, query_stems, cand.kind, cand.title, cand.text)
                 text, label = weighed.text, weighed.title
                 if weighed.echoes:
-                    cand.meta["evidence_text"] = text  # the proof lines come from what is weighed
+                    cand.meta["evidence_text"] = weighed.proof  # the proof lines: what it answered, not the question
             text_coverage = gate.coverage(s.subject, text)
             title_coverage = gate.coverage(s.subject, label)
             got["coverage"] = text_coverage  # rounded on the card: the gate compares the numbers themselves

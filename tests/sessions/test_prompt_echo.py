@@ -14,18 +14,19 @@ from autology_mcp.hooks.handlers import session_end
 from autology_mcp.hooks.prompt import user_prompt_submit
 from autology_mcp.knowledge.service import Autology
 from autology_mcp.knowledge.store import NodeStore
-from autology_mcp.retrieval.echo import content_stems, is_echo, without_echoes
+from autology_mcp.retrieval.echo import content_stems, is_echo, statements, user_evidence, without_echoes
 from autology_mcp.retrieval.engine import search
+from autology_mcp.retrieval.gate import Subject, subject, subject_terms
 from autology_mcp.sessions.chunking import render_turn, rendered_turns
 from autology_mcp.sessions.transcript import Turn
 
 BANANA = "what's a good recipe for banana bread?"
 WEBHOOKS = "how do we retry failed payment webhooks?"
 WEBHOOK_ANSWER = (
-    "`WebhookRetrier` in shop/webhooks.py does the retry of a failed payment webhook: exponential backoff from "
+    "Failed payment webhooks are retried by `WebhookRetrier` in shop/webhooks.py: exponential backoff from "
     "2 seconds, at most 5 attempts, then the event goes to the `webhook_dlq` table and `ops/replay.py` "
     "replays it by hand."
-)  # "retry", not "retried": the gate's light stem does not meet the two (retry / retri)
+)
 ADR = "## Context\nc\n## Decision\nd\n## Alternatives\na\n## Consequences\nc"
 
 
@@ -77,8 +78,7 @@ def prompt(root: Path, text: str, session_id: str = "new-session") -> str:
 
 @pytest.mark.parametrize("answer", [
     "That is outside this repository; I can help with the shop's code, its tests or its deploys.",
-    "Mash three very ripe bananas, stir in melted butter, sugar, an egg, vanilla, baking soda, salt and "
-    "flour, and bake it at 175 °C for about an hour.",
+    "Let me look into that.",
 ])
 def test_the_banana_bread_question_asked_again_injects_nothing(shop: Path, tmp_path: Path, answer: str) -> None:
     ended_session(shop, tmp_path, "s-banana", [("user", BANANA), ("assistant", answer)])
@@ -86,10 +86,11 @@ def test_the_banana_bread_question_asked_again_injects_nothing(shop: Path, tmp_p
     assert hits and hits[0]["session_id"] == "s-banana"  # the session is still found (ranking is unchanged) ...
     assert prompt(shop, BANANA) == ""  # ... but its own copy of the question grounds nothing
     assert prompt(shop, "Hey, can you tell me a good banana bread recipe? Thanks!") == ""  # nearly the same
+    assert prompt(shop, "banana bread recipe") == ""
 
 
 def test_an_echo_without_a_real_answer_is_weighed_on_the_rest(shop: Path, tmp_path: Path) -> None:
-    """The session is found with the whole subject in its title and first turn; its support without them is low."""
+    """The session is found with the whole subject in its title and first turn; its support without them is nil."""
     ended_session(shop, tmp_path, "s-banana", [("user", BANANA), ("assistant", "I can only help with this repository.")])
     answer = search(shop, BANANA)
     session = next(h for h in answer["hits"] if h.get("session_id") == "s-banana")
@@ -98,7 +99,27 @@ def test_an_echo_without_a_real_answer_is_weighed_on_the_rest(shop: Path, tmp_pa
     assert "banana" not in session["snippet"].lower()  # the proof line is not the question itself
 
 
+def test_the_users_other_questions_are_no_evidence_either(shop: Path, tmp_path: Path) -> None:
+    """A past session that asked a longer question about the same thing, and got no answer: not an echo by
+    its words, but a question; it grounds nothing."""
+    ended_session(shop, tmp_path, "s-banana", [
+        ("user", "Is there a good banana bread recipe without eggs for the office party on Friday?"),
+        ("assistant", "Let me look into that."),
+    ])
+    assert prompt(shop, BANANA) == ""
+
+
 # ------------------------------------------------------------------------------ the other side
+
+
+def test_an_earlier_real_answer_grounds_the_same_question(shop: Path, tmp_path: Path) -> None:
+    """A past session where the same question got a real answer is evidence, through the answer: the question
+    gives it its subject (the answer never says "bread" or "recipe"), and the proof line shown is the answer."""
+    ended_session(shop, tmp_path, "s-banana", [("user", BANANA), (
+        "assistant", "Mash three very ripe bananas, stir in melted butter, sugar, an egg, vanilla, baking soda, "
+                     "salt and flour, and bake it at 175 °C for about an hour.")])
+    text = prompt(shop, BANANA)
+    assert "past session s-banana" in text and "Mash three very ripe bananas" in text
 
 
 def test_an_earlier_real_answer_about_the_project_still_grounds(shop: Path, tmp_path: Path) -> None:
@@ -108,7 +129,7 @@ def test_an_earlier_real_answer_about_the_project_still_grounds(shop: Path, tmp_
     text = prompt(shop, WEBHOOKS)
     assert "past session s-webhooks" in text
     assert "WebhookRetrier" in text  # the answer is what grounds it, and what the model is shown
-    follow_up = prompt(shop, "what backoff does the payment webhook retry use?", "another-session")
+    follow_up = prompt(shop, "where are failed payment webhooks retried, and how many attempts?", "another-session")
     assert "past session s-webhooks" in follow_up and "WebhookRetrier" in follow_up
 
 
@@ -146,21 +167,38 @@ def test_what_is_an_echo() -> None:
     assert not is_echo(webhooks, "the payment webhook retries stop after 5 attempts because the acquirer rate-limits us")
 
 
-def test_a_handoff_loses_the_asked_prompts_that_echo() -> None:
+def subject_of(query: str) -> Subject:
+    """The gate's subject of ``query``, every term weighing the same."""
+    return subject(subject_terms(query), {t: 1 for t in subject_terms(query)}, 10)
+
+
+def test_what_the_user_asked_is_left_out() -> None:
+    assert statements("Can you check the retry limit? It is 5 attempts now.") == "It is 5 attempts now."
+    assert statements("It is 5 attempts now.\nWhy?") == "It is 5 attempts now."
+    assert statements("no question here") == "no question here"
     query = content_stems(BANANA)
-    text = f"{BANANA}\nAsked: {BANANA} | fix the flaky checkout test\nDone: Mashed bananas, flour, an hour at 175 °C."
-    weighed = without_echoes(query, "handoff", BANANA, text)
-    assert weighed.title == "" and weighed.title_echo and weighed.echoes == 2
-    assert weighed.text == "Asked: fix the flaky checkout test\nDone: Mashed bananas, flour, an hour at 175 °C."
+    assert user_evidence(query, "banana bread, please") == ""
+    assert user_evidence(query, "I baked banana bread for the team retreat") == "I baked banana bread for the team retreat"
 
 
-def test_a_chunk_keeps_the_answers_and_the_other_turns() -> None:
+def test_a_handoff_without_an_answer_loses_the_asked_prompts() -> None:
+    text = f"{BANANA}\nAsked: {BANANA} | fix the flaky checkout test\nDone: Let me look into that."
+    weighed = without_echoes(subject_of(BANANA), content_stems(BANANA), "handoff", BANANA, text)
+    assert weighed.title == "" and weighed.echoes == 2
+    assert weighed.text == "Asked: fix the flaky checkout test\nDone: Let me look into that."
+
+
+def test_a_session_that_answers_is_weighed_whole_its_proof_the_answer() -> None:
     title = "Checkout work"
-    body = "\n".join(render_turn(t) for t in [Turn(0, "user", BANANA, ""), Turn(1, "assistant", "Bananas, flour.", ""),
+    body = "\n".join(render_turn(t) for t in [Turn(0, "user", BANANA, ""),
+                                             Turn(1, "assistant", "Three ripe bananas, flour, an hour.", ""),
                                              Turn(2, "user", "now fix the checkout test", "")])
-    weighed = without_echoes(content_stems(BANANA), "session_chunk", title, f"{title}\n{body}")
-    assert weighed.echoes == 1 and not weighed.title_echo
-    assert weighed.text == "Checkout work\nClaude: Bananas, flour.\nUser: now fix the checkout test"
+    weighed = without_echoes(subject_of(BANANA), content_stems(BANANA), "session_chunk", title, f"{title}\n{body}")
+    assert weighed.echoes == 1 and weighed.text == f"{title}\n{body}"  # the answer holds "banana": weighed whole
+    assert weighed.proof == "Checkout work\nClaude: Three ripe bananas, flour, an hour.\nUser: now fix the checkout test"
+    nothing = "\n".join(render_turn(t) for t in [Turn(0, "user", BANANA, ""), Turn(1, "assistant", "Let me see.", "")])
+    weighed = without_echoes(subject_of(BANANA), content_stems(BANANA), "session_chunk", BANANA, f"{BANANA}\n{nothing}")
+    assert (weighed.text, weighed.title, weighed.echoes) == ("Claude: Let me see.", "", 2)
 
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=60).filter(
