@@ -20,7 +20,10 @@ bench/sessions_locomo_eval.py does, speaker A as the user, speaker B as the assi
 Split as sessions_locomo_eval.py's, fixed before any tuning: conversations 26, 30, 41, 42, 43 are the
 tuning part, 44, 47, 48, 49, 50 the held-out part.
 
-    python bench/session_echo_eval.py /tmp/locomo/data/multimodal_dialog/locomo10_v2 --part held-out
+With ``--project``, the same two sides on the 14 hand-written project sessions of bench/data/sessions/
+and bench/sessions.py's 48 judged questions (:func:`evaluate_project`).
+
+    python bench/session_echo_eval.py /tmp/locomo/data/multimodal_dialog/locomo10_v2 --part held-out --project
 """
 
 from __future__ import annotations
@@ -137,11 +140,70 @@ def evaluate(conv_path: Path) -> dict:
         shutil.rmtree(root.parent, ignore_errors=True)
 
 
+def evaluate_project() -> dict:
+    """The same two sides on the 14 hand-written project sessions of bench/data/sessions/ and their 48
+    judged questions (bench/sessions.py's recall set; paraphrased, as asked weeks later): ``answer
+    passes``, a hit of the answering session holding the answer's phrase reaches the item threshold; the
+    echo sessions as above. Written here, never tuned on: a check in a project's own words."""
+    from sessions import DATA, load_questions
+
+    asked, ids = load_questions()
+    root = Path(tempfile.mkdtemp(prefix="autology-echo-project-")) / "project"
+    root.mkdir()
+    try:
+        from autology_mcp.knowledge.store import NodeStore
+
+        NodeStore(root).init()
+        for transcript in sorted(DATA.glob("*.jsonl")):
+            ingest_transcript(root, transcript, index=False)
+        index = SessionIndex.for_root(root)
+        index.sync()
+        threshold = project_configs(root)[0].gate_item_threshold
+        conn = index.connection()
+        out: dict = {"conversation": "project", "questions": len(asked)}
+
+        def answered(question: dict) -> bool:
+            _, refs = passing(root, question["q"], threshold)
+            for ref in refs:
+                row = conn.execute("SELECT session_id, text FROM docs WHERE doc_id = ?", (ref,)).fetchone()
+                if row and row[0] == ids[question["session"]] and question["evidence"].lower() in row[1].lower():
+                    return True
+            return False
+
+        for on in (False, True):
+            rule(on)
+            out["on" if on else "off"] = {"answer_passes": sum(answered(q) for q in asked)}
+        folder = root.parent / "echoes"
+        folder.mkdir()
+        echo_ids = set()
+        for n, question in enumerate(asked):
+            sid, text = echo_transcript("project", n, question["q"])
+            (folder / f"{sid}.jsonl").write_text(text, encoding="utf-8")
+            ingest_transcript(root, folder / f"{sid}.jsonl", index=False, until_complete=True)
+            echo_ids.add(sid)
+        index.sync()
+        for on in (False, True):
+            rule(on)
+            echo_passes = own = 0
+            for n, question in enumerate(asked):
+                _, refs = passing(root, question["q"], threshold)
+                sessions = {r.rsplit(":", 1)[0] for r in refs}
+                echo_passes += bool(sessions & echo_ids)
+                own += str(uuid.uuid5(NS, f"project-echo-{n}")) in sessions
+            out["on" if on else "off"] |= {"echo_passes": echo_passes, "own_echo_passes": own}
+        return out
+    finally:
+        rule(True)
+        SessionIndex.for_root(root).close()
+        shutil.rmtree(root.parent, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("data", type=Path, help="the folder of LoCoMo's <conv id>.json files")
     parser.add_argument("--part", choices=("tuning", "held-out", "all"), default="held-out")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--project", action="store_true", help="also the hand-written project sessions (bench/data/sessions)")
     args = parser.parse_args()
     ids = {"tuning": TUNING, "held-out": HELD_OUT, "all": TUNING + HELD_OUT}[args.part]
     t0 = time.perf_counter()
@@ -160,8 +222,16 @@ def main() -> int:
         t = total[side]
         print(f"{side:5} {t['evidence_passes'] / q:16.3f} {t['grounded'] / q:9.3f} {t['echo_passes'] / q:12.3f} "
               f"{t['own_echo_passes'] / q:16.3f}")
+    project = evaluate_project() if args.project else None
+    if project:
+        n = project["questions"]
+        print(f"project sessions (bench/data/sessions): {n} questions")
+        print(f"{'rule':5} {'answer passes':>14} {'echo passes':>12} {'own echo passes':>16}")
+        for side in ("off", "on"):
+            t = project[side]
+            print(f"{side:5} {t['answer_passes'] / n:14.3f} {t['echo_passes'] / n:12.3f} {t['own_echo_passes'] / n:16.3f}")
     if args.json:
-        args.json.write_text(json.dumps({"total": total, "conversations": results}, indent=1))
+        args.json.write_text(json.dumps({"total": total, "conversations": results, "project": project}, indent=1))
     return 0
 
 

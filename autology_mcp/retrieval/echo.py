@@ -9,8 +9,10 @@ query by what it answered, did or stated, not by the user having asked it.
 So the evidence gate weighs a session hit (a chunk or a handoff) as follows:
 
 1. Each piece the user wrote (a user turn, the session title, a prompt the handoff's ``Asked:`` line
-   lists) keeps only its **statements**: its questions (sentences ending in a question mark) are
-   left out, and so is the whole piece when what is left is an **echo** of the query: at least
+   lists) keeps only its **statements**: its questions are left out (:func:`is_question`: a sentence
+   ending in a question mark, or typed without one: starting with why, how, what, which, who, where
+   or when, with no comma and no full stop), and so is the whole piece when what is left is an
+   **echo** of the query: at least
    :data:`ECHO_SHARE` of its content words are words of the query. Content words are the gate's
    subject terms (no function words, task words, one-letter words or bare numbers;
    :func:`autology_mcp.retrieval.gate.subject_terms`) without :data:`CHAT_WORDS`, the words a request
@@ -29,7 +31,9 @@ Either way the proof line shown comes from the rest (the answer, not the questio
 changes a session hit's support (the verdict, what the prompt hook injects), never the ranking:
 session search's order is its own. Measured on both sides on LoCoMo by bench/session_echo_eval.py
 (docs/benchmarks.md). What it cannot tell: an answer that restates the question ("I can't find a
-banana bread recipe in this repository") holds the subject and grounds it.
+banana bread recipe in this repository") holds the subject and grounds it; a question typed without
+a question mark and wrapped in chat ("hey, quick one: how do we … thanks") or starting with "can",
+"do" or "is" reads as a statement, and counts when it is not an echo.
 """
 
 from __future__ import annotations
@@ -52,6 +56,8 @@ CHAT_WORDS = frozenset(
 )
 ASKED = "Asked: "  # the handoff's line of the session's first prompts, " | " between them
 _SENTENCE = re.compile(r"(?<=[.!?？。])\s+|\n")
+_FIRST_WORD = re.compile(r"[^\W\d_]+(?:['’][a-z]+)?")
+QUESTION_WORDS = frozenset("why how what what's whats which who whom whose where when".split())
 
 
 def content_stems(text: str) -> set[str]:
@@ -59,11 +65,24 @@ def content_stems(text: str) -> set[str]:
     return {keyword_stem(t) for t in subject_terms(text) if t not in CHAT_WORDS}
 
 
+def is_question(sentence: str) -> bool:
+    """A sentence ending in a question mark, or one typed without it: starting with a question word, with
+    no comma and no full stop ("why do payment retries wait a random amount of time"; "When we moved, we
+    dropped the cache" and "What we chose is Postgres." are statements)."""
+    sentence = sentence.strip()
+    if sentence.endswith(("?", "？")):
+        return True
+    first = _FIRST_WORD.match(sentence)
+    return (bool(first) and first.group(0).lower() in QUESTION_WORDS and "," not in sentence
+            and not sentence.endswith((".", "!", "。")))
+
+
 def statements(text: str) -> str:
-    """``text`` without its questions (sentences ending in a question mark); ``text`` itself when it asks none."""
-    if "?" not in text and "？" not in text:
+    """``text`` without its questions (:func:`is_question`); ``text`` itself when it asks none."""
+    sentences = [s for s in _SENTENCE.split(text) if s.strip()]
+    if not any(is_question(s) for s in sentences):
         return text
-    return " ".join(s for s in _SENTENCE.split(text) if s.strip() and not s.rstrip().endswith(("?", "？")))
+    return " ".join(s for s in sentences if not is_question(s))
 
 
 def user_evidence(query_stems: set[str], text: str) -> str:

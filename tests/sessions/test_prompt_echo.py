@@ -14,7 +14,14 @@ from autology_mcp.hooks.handlers import session_end
 from autology_mcp.hooks.prompt import user_prompt_submit
 from autology_mcp.knowledge.service import Autology
 from autology_mcp.knowledge.store import NodeStore
-from autology_mcp.retrieval.echo import content_stems, is_echo, statements, user_evidence, without_echoes
+from autology_mcp.retrieval.echo import (
+    content_stems,
+    is_echo,
+    is_question,
+    statements,
+    user_evidence,
+    without_echoes,
+)
 from autology_mcp.retrieval.engine import search
 from autology_mcp.retrieval.gate import Subject, subject, subject_terms
 from autology_mcp.sessions.chunking import render_turn, rendered_turns
@@ -170,6 +177,15 @@ def test_what_is_an_echo() -> None:
 def subject_of(query: str) -> Subject:
     """The gate's subject of ``query``, every term weighing the same."""
     return subject(subject_terms(query), {t: 1 for t in subject_terms(query)}, 10)
+
+
+def test_what_is_a_question() -> None:
+    assert is_question("Can you check the retry limit?")
+    assert is_question("why do payment retries wait a random amount of time")  # typed without the mark
+    assert is_question("What's a good recipe for banana bread")
+    assert not is_question("When we moved, we dropped the cache")  # a comma: a statement
+    assert not is_question("What we chose is Postgres.")  # a full stop: a statement
+    assert not is_question("Retries stop after 5 attempts")
 
 
 def test_what_the_user_asked_is_left_out() -> None:
