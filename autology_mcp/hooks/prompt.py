@@ -11,7 +11,9 @@ trivial prompt ("yes", "go on"), and an item already told in this session (by th
 by the edit hooks) is never injected again (:mod:`autology_mcp.hooks.state`). Every string of the
 repository in an item (a title, a proof line, a path or symbol, a commit's subject and files) is quoted
 project data; a node whose text addresses the agent with instructions is not injected until a person
-reviews it (:mod:`autology_mcp.knowledge.untrusted`).
+reviews it (:mod:`autology_mcp.knowledge.untrusted`). A past session grounds a prompt by what it
+answered or did, never by the user having asked the same thing (:mod:`autology_mcp.retrieval.echo`),
+and the current session's own turns are not searched.
 """
 
 from __future__ import annotations
@@ -223,10 +225,14 @@ def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) 
     store = open_store(root)
     if store is None:
         return None  # no knowledge graph: this project does not use autology
+    session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     try:
         from autology_mcp.retrieval.engine import search
 
-        answer = search(root, prompt_query(prompt), limit=10, detail="brief", store=store, refresh_code=False)
+        # this session's own turns (ingested already when it was resumed, or by a `sessions ingest` run in it)
+        # never ground its prompts
+        answer = search(root, prompt_query(prompt), limit=10, detail="brief", store=store, refresh_code=False,
+                        exclude_session=session_id or None)
         if answer["verdict"] in ("grounded", "ambiguous"):
             answer["hits"] = [h for h in answer["hits"] if not _held_back(store, h)]
     finally:
@@ -235,7 +241,6 @@ def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) 
         return None
     from autology_mcp.retrieval.config import project_configs
 
-    session_id = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
     with session_state(root, session_id) as state:
         seen = told_nodes(state)
         gate = project_configs(root)[0]

@@ -89,8 +89,9 @@ def card(cand: Candidate, s: dict[str, float], term_stems: list[str], detail: st
                          "files": list(cand.meta.get("files") or [])[: 20 if detail == "full" else 5]}
         if cand.meta.get("bot"):
             hit["commit"]["bot"] = True
-    else:
-        lines = cand.text.split("\n") if cand.text else []
+    else:  # a session: its proof lines from what the gate weighed (without the user's echoes of the query)
+        text = cand.meta.get("evidence_text", cand.text)
+        lines = text.split("\n") if text else []
         at, _ = proof_window(lines, term_stems, n_lines)
         hit["snippet"] = "\n".join(line[:SNIPPET_WIDTH] for line in lines[at : at + n_lines])
         hit["session_id"] = cand.meta.get("session_id")

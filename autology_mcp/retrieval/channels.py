@@ -800,7 +800,8 @@ def load_chunk_texts(loc, rowids: list[int]) -> dict[int, str]:
 # ============================================================================ sessions
 
 
-def sessions_channel(root: Path, query: str, pool: Pool, size: int) -> ChannelRun:
+def sessions_channel(root: Path, query: str, pool: Pool, size: int, exclude: str | None = None) -> ChannelRun:
+    """Past sessions' chunks and handoffs that match ``query``, those of the session ``exclude`` left out."""
     run = ChannelRun("sessions")
     t0 = time.perf_counter()
     try:
@@ -818,6 +819,7 @@ def sessions_channel(root: Path, query: str, pool: Pool, size: int) -> ChannelRu
             run.status, run.note = "disabled", "session memory is disabled for this project"
             return run
         hits = session_search.search_sessions(root, query, limit=size)
+        hits = [h for h in hits if not exclude or getattr(h, "session_id", None) != exclude]
     except Exception as exc:  # session memory failing must not fail the search
         run.status, run.note = "error", f"{type(exc).__name__}: {exc}"
         run.ms = (time.perf_counter() - t0) * 1000

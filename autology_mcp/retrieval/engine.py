@@ -27,7 +27,7 @@ from autology_mcp.common.text import keyword_coverage, keyword_stem, keyword_ter
 from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.retrieval import budget as budget_mod
 from autology_mcp.retrieval import channels as ch
-from autology_mcp.retrieval import expand, gate, scoring
+from autology_mcp.retrieval import echo, expand, gate, scoring
 from autology_mcp.retrieval.candidates import Candidate
 from autology_mcp.retrieval.cards import card
 from autology_mcp.retrieval.config import RetrievalConfig, project_configs
@@ -78,18 +78,20 @@ def search(
     store: NodeStore | None = None,
     module_hint: str | None = None,
     refresh_code: bool = True,
+    exclude_session: str | None = None,
 ) -> dict:
     """Search every source in ``scope`` (None: all) and return a JSON-ready answer: ``query, intent,
     verdict, clarifying_question, guidance, hits, cut, trace`` (see docs/retrieval.md).
 
     ``refresh_code=False`` searches the code index as it is, without first re-indexing changed files
     (a hook cannot spend ~0.1 s on it per process); code and doc hits whose file changed since it was
-    indexed then say ``"stale": true``.
+    indexed then say ``"stale": true``. ``exclude_session``: a session id whose own turns are not searched
+    (the prompt hook's: a session never grounds on itself, issue 38).
 
     channels → fuse → expand → score → diversify → verdict (in :func:`run`), then the budget."""
     answer, max_tokens, counter = run(
         root, query, scope=scope, limit=limit, max_tokens=max_tokens, detail=detail, store=store,
-        module_hint=module_hint, refresh_code=refresh_code,
+        module_hint=module_hint, refresh_code=refresh_code, exclude_session=exclude_session,
     )
     return budget_mod.fit(answer, max_tokens, compact_trace, counter)
 
@@ -105,6 +107,7 @@ def run(
     store: NodeStore | None = None,
     module_hint: str | None = None,
     refresh_code: bool = True,
+    exclude_session: str | None = None,
 ):
     """The answer before the budget is applied, the validated budget, and the token counter."""
     root = Path(root).resolve()
@@ -114,7 +117,8 @@ def run(
     if own_store and "nodes" in scopes:
         store = open_store(root)
     try:
-        answer = _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint, refresh_code)
+        answer = _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint, refresh_code,
+                         exclude_session)
     finally:
         if own_store and store is not None:
             store.close()
@@ -151,6 +155,7 @@ class Search:
     term_stems: list[str]
     weights: dict[str, float]
     refresh_code: bool = True
+    exclude_session: str | None = None  # a session whose turns are not searched (the current one, in a hook)
     timings: dict[str, float] = field(default_factory=dict)
     # channels
     pool: ch.Pool = field(default_factory=ch.Pool)
@@ -180,7 +185,8 @@ class Search:
         self.timings[step] = (time.perf_counter() - t) * 1000
 
 
-def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint, refresh_code=True) -> dict:
+def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint, refresh_code=True,
+            exclude_session=None) -> dict:
     t_start = time.perf_counter()
     text_query = query + (" " + module_hint if module_hint else "")
     intent = classify_intent(query)
@@ -191,7 +197,7 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
         record_query=without_boilerplate(query) + (" " + module_hint if module_hint else ""),
         term_stems=list(dict.fromkeys(keyword_stem(t) for t in terms)),
         weights=intent.channel_weights(cfg.channel_weights),
-        refresh_code=refresh_code,
+        refresh_code=refresh_code, exclude_session=exclude_session,
     )
     with s.timed("channels"):
         run_channels(s, index_cfg)
@@ -251,7 +257,7 @@ def run_channels(s: Search, index_cfg) -> None:
     s.runs += code_runs
     s.pool.items.update(code_pool.items)
     if "sessions" in s.scopes:
-        s.runs.append(ch.sessions_channel(s.root, s.text_query, s.pool, cfg.pool))
+        s.runs.append(ch.sessions_channel(s.root, s.text_query, s.pool, cfg.pool, s.exclude_session))
         s.freshness["sessions"] = s.runs[-1].status
     else:
         s.runs.append(ch.ChannelRun("sessions", "out_of_scope"))
@@ -500,8 +506,9 @@ def one_per_file(keys: list[str], pool: ch.Pool, taken: set[str | None] | None =
 def weigh_evidence(s: Search) -> None:
     """The evidence gate (:mod:`autology_mcp.retrieval.gate`): the query's subject, weighed by the
     memory in scope, and how much of it each hit holds (``coverage``, ``title_coverage``) and how
-    likely the hit is about it (``support``). A node the graph brought in (a neighbour of a hit, a
-    decision referencing a code hit) also gets ``via_support``, the best support of the hits it came
+    likely the hit is about it (``support``); a session hit is weighed without the user's pieces that
+    only repeat the query (:mod:`autology_mcp.retrieval.echo`). A node the graph brought in (a neighbour
+    of a hit, a decision referencing a code hit) also gets ``via_support``, the best support of the hits it came
     from: it is about the subject through them, not by its own words."""
     terms = gate.subject_terms(s.record_query)
     sessions = "sessions" in s.scopes and any(r.name == "sessions" and r.status == "ok" for r in s.runs)
@@ -509,12 +516,20 @@ def weigh_evidence(s: Search) -> None:
                             (s.freshness.get("history") or {}).get("head"))
     s.subject = gate.subject(terms, df, sum(df.values()))
 
+    query_stems = echo.content_stems(s.record_query)
+
     def weigh(key: str) -> float:
         got = s.scored[key]
         if "support" not in got:
             cand = s.pool.items[key]
-            text_coverage = gate.coverage(s.subject, cand.text)
-            title_coverage = gate.coverage(s.subject, _label(cand))
+            text, label = cand.text, _label(cand)
+            if cand.kind in ("session_chunk", "handoff"):  # the user's earlier copies of the query are no evidence
+                weighed = echo.without_echoes(s.subject, query_stems, cand.kind, cand.title, cand.text)
+                text, label = weighed.text, weighed.title
+                if weighed.echoes:
+                    cand.meta["evidence_text"] = weighed.proof  # the proof lines: what it answered, not the question
+            text_coverage = gate.coverage(s.subject, text)
+            title_coverage = gate.coverage(s.subject, label)
             got["coverage"] = text_coverage  # rounded on the card: the gate compares the numbers themselves
             got["title_coverage"] = title_coverage
             got["support"] = gate.support(text_coverage, title_coverage, s.subject.unknown_share)

@@ -10,6 +10,7 @@ step by step).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,26 @@ def render_turn(turn: Turn, agent: str = CLAUDE) -> str:
     """``"<who>: <text>"``: User, the agent that answered (``agent``, a transcript dialect), or the summary."""
     label = speaker(agent) if turn.role == "assistant" else LABEL.get(turn.role, turn.role)
     return f"{label}: {turn.text}"
+
+
+_ROLE_OF = {label: role for role, label in LABEL.items()}
+_TURN_START = re.compile(r"^(" + "|".join(re.escape(label) for label in LABEL.values()) + r"): ", re.MULTILINE)
+
+
+def rendered_turns(body: str) -> list[tuple[str | None, str]]:
+    """A chunk's body back into its turns, ``(role, text)`` in order: the inverse of :func:`render_turn`
+    joined by line breaks. A line that starts with a role's label ("User: ") starts a turn; text before
+    the first such line (a later piece of a turn too long for one chunk) has the role None. A line of a
+    turn's own text that starts with a label is read as a new turn (the rendering does not escape it)."""
+    starts = list(_TURN_START.finditer(body))
+    turns: list[tuple[str | None, str]] = []
+    head = body[: starts[0].start()] if starts else body
+    if head.strip():
+        turns.append((None, head.strip("\n")))
+    for i, found in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(body)
+        turns.append((_ROLE_OF[found.group(1)], body[found.end():end].strip("\n")))
+    return turns
 
 
 def split_text(text: str, limit: int) -> list[str]:
