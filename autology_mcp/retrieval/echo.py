@@ -111,7 +111,7 @@ class Weighed:
 def without_echoes(subject: Subject, query_stems: set[str], kind: str, title: str, text: str) -> Weighed:
     """A session chunk's or handoff's ``text`` (its ``title`` on the first line) as the gate weighs it
     (the module docstring): ``subject`` is the query's, ``query_stems`` its :func:`content_stems`."""
-    from autology_mcp.sessions.chunking import LABEL, rendered_turns
+    from autology_mcp.sessions.chunking import labelled_turns
 
     echoes = 0
 
@@ -132,12 +132,12 @@ def without_echoes(subject: Subject, query_stems: set[str], kind: str, title: st
             if line:
                 kept.append(line)
     else:
-        for role, turn in rendered_turns(body):
+        for role, label, turn in labelled_turns(body):
             if role == "user":
                 turn = mine(turn)
                 if not turn:
                     continue
-            kept.append(f"{LABEL[role]}: {turn}" if role else turn)
+            kept.append(f"{label}: {turn}" if label else turn)
     if not echoes:
         return Weighed(text, title, text, 0)
     rest = "\n".join(kept)

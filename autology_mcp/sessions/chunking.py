@@ -48,23 +48,29 @@ def render_turn(turn: Turn, agent: str = CLAUDE) -> str:
     return f"{label}: {turn.text}"
 
 
-_ROLE_OF = {label: role for role, label in LABEL.items()}
-_TURN_START = re.compile(r"^(" + "|".join(re.escape(label) for label in LABEL.values()) + r"): ", re.MULTILINE)
+# a label back to its role: "User", the summary's, and any agent's name (or "Assistant") for an answer
+_ROLE_OF = {label: role for role, label in LABEL.items()} | {name: "assistant" for name in (*SPEAKER.values(), "Assistant")}
+_TURN_START = re.compile(r"^(" + "|".join(re.escape(label) for label in _ROLE_OF) + r"): ", re.MULTILINE)
 
 
 def rendered_turns(body: str) -> list[tuple[str | None, str]]:
-    """A chunk's body back into its turns, ``(role, text)`` in order: the inverse of :func:`render_turn`
+    """A chunk's body back into its turns, ``(role, text)`` (:func:`labelled_turns` without the labels)."""
+    return [(role, text) for role, _label, text in labelled_turns(body)]
+
+
+def labelled_turns(body: str) -> list[tuple[str | None, str | None, str]]:
+    """A chunk's body back into its turns, ``(role, label, text)`` in order: the inverse of :func:`render_turn`
     joined by line breaks. A line that starts with a role's label ("User: ") starts a turn; text before
     the first such line (a later piece of a turn too long for one chunk) has the role None. A line of a
     turn's own text that starts with a label is read as a new turn (the rendering does not escape it)."""
     starts = list(_TURN_START.finditer(body))
-    turns: list[tuple[str | None, str]] = []
+    turns: list[tuple[str | None, str | None, str]] = []
     head = body[: starts[0].start()] if starts else body
     if head.strip():
-        turns.append((None, head.strip("\n")))
+        turns.append((None, None, head.strip("\n")))
     for i, found in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(body)
-        turns.append((_ROLE_OF[found.group(1)], body[found.end():end].strip("\n")))
+        turns.append((_ROLE_OF[found.group(1)], found.group(1), body[found.end():end].strip("\n")))
     return turns
 
 
