@@ -4,7 +4,9 @@
     autology init                   create .autology/ and register the git merge driver
     autology merge-driver O A B P   git's merge driver for node files
     autology rebuild                every derived index from the node files
-    autology doctor                 malformed files, duplicate ids, dangling relations, a stale graph index
+    autology doctor                 malformed files, duplicate ids, dangling relations, a stale graph index;
+                                    and whether each agent set up here will run autology's hooks (the step that
+                                    turns them on when it will not: :mod:`autology_mcp.setup.hook_state`)
 """
 
 from __future__ import annotations
@@ -95,9 +97,12 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     report = diagnose(store)
     from autology_mcp.cli.semantic import status_lines
 
+    from autology_mcp.setup import hook_state
+
     semantic = status_lines(store.root)  # semantic recall: a line of its own, never a failure
-    emit(args, {**report.to_dict(), "semantic": semantic},
-         lambda: render(report, store.root) + "\n" + "\n".join(semantic))
+    hooks = hook_state.hook_states(store.root)  # will each agent set up here run the hooks: a block of its own
+    emit(args, {**report.to_dict(), "semantic": semantic, "hooks": [h.to_dict() for h in hooks]},
+         lambda: render(report, store.root) + "\n" + "\n".join(semantic) + "\n" + hook_state.render(hooks))
     return 0 if report.ok else 1
 
 
@@ -117,4 +122,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("theirs", help="%%B: their version")
     p.add_argument("path", nargs="?", help="%%P: the file's path in the repository (for messages)")
     add_command(sub, "rebuild", cmd_rebuild, "rebuild every derived index from the node files")
-    add_command(sub, "doctor", cmd_doctor, "report malformed files, duplicate ids, dangling relations, a stale graph index")
+    add_command(sub, "doctor", cmd_doctor, "report malformed files, duplicate ids, dangling relations, a stale graph "
+                "index, and whether each agent set up here will run autology's hooks")
