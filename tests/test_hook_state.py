@@ -223,9 +223,9 @@ def test_copilot_runs_in_a_remembered_folder_and_is_off_otherwise(tmp_path: Path
     assert "✓ copilot: hooks run" in doctor(root, capsys)
     copilot_config(home, [str(tmp_path)])  # a remembered parent folder covers the project
     assert doctor_json(root, capsys)["copilot"]["state"] == "runs"
-    write(home / ".copilot" / "settings.json", '{"disableAllHooks": true}')
-    state = doctor_json(root, capsys)["copilot"]
-    assert state["state"] == "off" and "disableAllHooks" in state["step"]
+    copilot_config(home, [])
+    write(home / ".copilot" / "settings.json", json.dumps({"trustedFolders": [str(root)]}))  # also read there
+    assert doctor_json(root, capsys)["copilot"]["state"] == "runs"
 
 
 def test_copilot_home_is_read_from_copilot_home(tmp_path: Path, home: Path, capsys, monkeypatch) -> None:
@@ -240,24 +240,27 @@ def test_copilot_home_is_read_from_copilot_home(tmp_path: Path, home: Path, caps
 # --- Claude Code ----------------------------------------------------------------------------------------
 
 
-def test_claude_code_runs_once_the_folder_is_trusted(tmp_path: Path, home: Path, capsys, monkeypatch) -> None:
+def test_claude_code_runs_unless_hooks_are_disabled(tmp_path: Path, home: Path, capsys, monkeypatch) -> None:
     root = setup(tmp_path, "claude-code")
     write(home / ".claude.json", json.dumps({"hasCompletedOnboarding": True, "projects": {}}))
-    out = doctor(root, capsys)
-    assert "✗ claude-code: hooks off: the folder is not trusted yet" in out
-    assert "choose “Yes, I trust this folder”" in out
+    out = doctor(root, capsys)  # `claude` asks before it starts here, and `claude -p` runs them unasked
+    assert "✓ claude-code: hooks run: in every session Claude Code starts here: the folder is not trusted yet" in out
+    assert "“Yes, I trust this folder”" in out
     project = {"allowedTools": [], "hasTrustDialogAccepted": True, "projectOnboardingSeenCount": 0}
     write(home / ".claude.json", json.dumps({"projects": {str(root): project}}))  # what the dialog wrote (2.1.197)
     assert "✓ claude-code: hooks run" in doctor(root, capsys)
     write(home / ".claude.json", json.dumps({"projects": {str(tmp_path): project}}))  # a trusted parent folder
     assert doctor_json(root, capsys)["claude-code"]["state"] == "runs"
     write(root / ".claude" / "settings.local.json", '{"disableAllHooks": true}')
-    assert doctor_json(root, capsys)["claude-code"]["state"] == "off"
+    state = doctor_json(root, capsys)["claude-code"]
+    assert state["state"] == "off" and "settings.local.json" in state["step"]
     (root / ".claude" / "settings.local.json").unlink()
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))  # then .claude.json is in that folder
-    assert doctor_json(root, capsys)["claude-code"]["state"] == "off"
+    assert "not trusted yet" in doctor_json(root, capsys)["claude-code"]["why"]
     write(tmp_path / "cfg" / ".claude.json", json.dumps({"projects": {str(root): project}}))
-    assert doctor_json(root, capsys)["claude-code"]["state"] == "runs"
+    assert "is trusted in" in doctor_json(root, capsys)["claude-code"]["why"]
+    write(tmp_path / "cfg" / "settings.json", '{"disableAllHooks": true}')  # the user's settings move too
+    assert doctor_json(root, capsys)["claude-code"]["state"] == "off"
 
 
 # --- all agents -----------------------------------------------------------------------------------------

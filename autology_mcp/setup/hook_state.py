@@ -26,13 +26,14 @@ temporary home; the versions named):
 - **Copilot CLI 1.0.102**: ``$COPILOT_HOME/config.json`` (default ``~/.copilot``; JSON with ``//``
   comments) ``trustedFolders``: "Yes, and remember this folder" adds the path; a remembered parent
   folder covers the project (checked). "Yes" alone trusts for that session only, so nothing says the
-  next one will run them. ``disableAllHooks`` in ``settings.json`` turns every hook off (Copilot's own
-  help text, not run).
-- **Claude Code 2.1**: ``~/.claude.json`` (``$CLAUDE_CONFIG_DIR/.claude.json`` when that is set)
+  next one will run them. ``disableAllHooks: true`` in ``settings.json``, which Copilot's help says
+  turns every hook off, did not stop them under ``copilot -p``, so it is not read.
+- **Claude Code 2.1.197**: ``~/.claude.json`` (``$CLAUDE_CONFIG_DIR/.claude.json`` when that is set)
   ``projects["<path>"].hasTrustDialogAccepted`` (written by "Yes, I trust this folder"; a trusted
   parent folder covers the project, checked). Interactive Claude Code does not start in an untrusted
-  folder, so its hooks run once the dialog is accepted; ``claude -p`` does not ask. ``disableAllHooks``
-  in a settings file turns every hook off.
+  folder and ran the project hooks once the dialog was accepted; ``claude -p`` ran them in an untrusted
+  one. So they run in every session Claude Code starts, and the trust state only changes what is said.
+  ``disableAllHooks: true`` in the user's or the project's settings turns every hook off (checked).
 """
 
 from __future__ import annotations
@@ -341,9 +342,6 @@ def copilot(root: Path, env: Mapping[str, str] | None = None) -> HookState:
         settings = _object(settings_path, comments=True)
     except _Unreadable as exc:
         return HookState("copilot", CANNOT_TELL, str(exc))
-    if settings.get("disableAllHooks") is True:
-        return HookState("copilot", OFF, f"disableAllHooks is true in {settings_path}",
-                         f"remove \"disableAllHooks\": true from {settings_path}")
     if env.get("COPILOT_ALLOW_ALL") == "true":
         return HookState("copilot", RUNS, "this shell sets COPILOT_ALLOW_ALL=true: every folder is trusted")
     location = root.resolve()
@@ -382,9 +380,9 @@ def claude_code(root: Path, env: Mapping[str, str] | None = None) -> HookState:
             entry = projects.get(str(folder))
             if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True:
                 return HookState("claude-code", RUNS, f"{folder} is trusted in {config_path}")
-    return HookState("claude-code", OFF, f"the folder is not trusted yet in {config_path}",
-                     f"start `claude` in {root} and choose “Yes, I trust this folder” (Claude Code does not start "
-                     "here without it; `claude -p` does not ask)")
+    return HookState("claude-code", RUNS, f"in every session Claude Code starts here: the folder is not trusted yet "
+                     f"in {config_path}, so `claude` asks first (“Yes, I trust this folder”) and does not start "
+                     "without it; `claude -p` runs them without asking")
 
 
 READERS = {"claude-code": claude_code, "codex": codex, "gemini": gemini, "copilot": copilot}
