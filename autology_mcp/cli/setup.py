@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from autology_mcp.cli.common import confirm, root_of
 from autology_mcp.setup.agents import AGENTS, TRUST
@@ -58,7 +59,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_hook_state(root, agent: str) -> None:
+def _print_hook_state(root: Path, agent: str) -> None:
     """Whether the agent will run the hooks, read from its own trust state (``autology doctor`` says the same),
     and the step that turns them on when it will not."""
     from autology_mcp.setup.hook_state import RUNS, hook_state

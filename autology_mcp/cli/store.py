@@ -96,7 +96,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     store = NodeStore(root_of(args))
     report = diagnose(store)
     from autology_mcp.cli.semantic import status_lines
-
     from autology_mcp.setup import hook_state
 
     semantic = status_lines(store.root)  # semantic recall: a line of its own, never a failure
