@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from autology_mcp.cli.common import confirm, root_of
 from autology_mcp.setup.agents import AGENTS, TRUST
@@ -29,6 +30,8 @@ def cmd_setup(args: argparse.Namespace) -> int:
     what = f"autology for {args.agent} in {root}"
     if not changes:
         print(f"{what}: {'nothing to take out' if args.remove else 'already set up, nothing to change'}.")
+        if not args.remove:
+            _print_hook_state(root, args.agent)
         return 0
     print(f"{'Taking out' if args.remove else 'Setting up'} {what}: {len(changes)} file(s).")
     for change in changes:
@@ -50,10 +53,21 @@ def cmd_setup(args: argparse.Namespace) -> int:
     write(root, args.agent, changes, removing=args.remove)
     print(f"\n✓ {'taken out' if args.remove else 'written'}: {', '.join(c.path for c in changes)}")
     if not args.remove:
-        print(f"Next: {TRUST[args.agent]}")
+        _print_hook_state(root, args.agent)
         print("Commit these files so the team shares them; each teammate installs autology and, when its path "
               "differs, runs `autology setup` once.")
     return 0
+
+
+def _print_hook_state(root: Path, agent: str) -> None:
+    """Whether the agent will run the hooks, read from its own trust state (``autology doctor`` says the same),
+    and the step that turns them on when it will not."""
+    from autology_mcp.setup.hook_state import RUNS, hook_state
+
+    state = hook_state(agent, root)
+    print("\n".join(state.lines()))
+    if state.state != RUNS:
+        print(f"(Each user takes this step once: {TRUST[agent]})")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

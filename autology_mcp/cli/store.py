@@ -5,7 +5,9 @@
     autology merge-driver O A B P   git's merge driver for node files
     autology merge-file PATH ...    merge a node file git left unmerged again, from git's three versions
     autology rebuild                every derived index from the node files
-    autology doctor                 malformed files, rule breaks, duplicate ids, dangling relations, the merge driver
+    autology doctor                 malformed files, rule breaks, duplicate ids, dangling relations, the merge driver;
+                                    and whether each agent set up here will run autology's hooks (the step that
+                                    turns them on when it will not: :mod:`autology_mcp.setup.hook_state`)
 """
 
 from __future__ import annotations
@@ -113,17 +115,18 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    from autology_mcp.cli.semantic import status_lines
     from autology_mcp.knowledge.doctor import diagnose, render
     from autology_mcp.knowledge.store import NodeStore
+    from autology_mcp.setup import hook_state
 
     require_store(args, "doctor")
     store = NodeStore(root_of(args))
     report = diagnose(store)
-    from autology_mcp.cli.semantic import status_lines
-
     semantic = status_lines(store.root)  # semantic recall: a line of its own, never a failure
-    emit(args, {**report.to_dict(), "semantic": semantic},
-         lambda: render(report, store.root) + "\n" + "\n".join(semantic))
+    hooks = hook_state.hook_states(store.root)  # will each agent set up here run the hooks: a block of its own
+    emit(args, {**report.to_dict(), "semantic": semantic, "hooks": [h.to_dict() for h in hooks]},
+         lambda: render(report, store.root) + "\n" + "\n".join(semantic) + "\n" + hook_state.render(hooks))
     return 0 if report.ok else 1
 
 
@@ -147,4 +150,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help="a node file git lists as unmerged (`git status`)")
     add_command(sub, "rebuild", cmd_rebuild, "rebuild every derived index from the node files")
     add_command(sub, "doctor", cmd_doctor, "report malformed files, rules hand-written files break, duplicate ids, dangling"
-                " relations, a stale graph index, the git merge driver's setup")
+                " relations, a stale graph index, the git merge driver's setup, and whether each agent set up here will"
+                " run autology's hooks")

@@ -3,8 +3,9 @@ hooks (which agent event runs which autology hook: docs/agents.md), and a short 
 the agent's own instructions file.
 
 Paths are relative to the project root, all of them project files meant to be committed, so that the
-team shares them. Nothing is written outside the project (the agents' own trust steps, which each
-user takes once, are printed as next steps: :data:`TRUST`).
+team shares them. Nothing is written outside the project: the agents' own trust steps, which each
+user takes once (:data:`TRUST`), are the user's; whether they were taken is read from the agent's own
+files (:mod:`autology_mcp.setup.hook_state`).
 """
 
 from __future__ import annotations

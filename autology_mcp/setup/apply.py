@@ -137,12 +137,12 @@ def _used_by_others(root: Path, agent: str, prefixes: tuple[list[str], list[str]
     """The files (resolved) of the other agents that are set up here: their hooks are in place."""
     used: set[Path] = set()
     for other in AGENTS:
-        if other != agent and _has_our_hooks(root, HOOKS_FILE[other]):
+        if other != agent and has_our_hooks(root, HOOKS_FILE[other]):
             used |= {_target(root, e.path).resolve() for e in files_for(other, *prefixes)}
     return used
 
 
-def _has_our_hooks(root: Path, rel: str) -> bool:
+def has_our_hooks(root: Path, rel: str) -> bool:
     from autology_mcp.setup.edits import is_ours, load_json
 
     try:
