@@ -79,7 +79,9 @@ def cmd_disable(args: argparse.Namespace, root: Path) -> int:
 
 
 def status_lines(root: Path) -> list[str]:
-    """What ``status`` and ``doctor`` say about semantic recall (:func:`~autology_mcp.sessions.semantic.coverage`)."""
+    """What ``status`` and ``doctor`` say about semantic recall: on or off, whether the model's files are
+    there and load, how much of the memory has vectors, and whether the hooks use them now
+    (:func:`~autology_mcp.sessions.semantic.coverage`)."""
     from autology_mcp.semantic.encoder import EXTRA, available
     from autology_mcp.semantic.state import load_state
     from autology_mcp.sessions.semantic import coverage
@@ -90,8 +92,38 @@ def status_lines(root: Path) -> list[str]:
                 + ("" if available() else f", after {EXTRA}") + ")"]
     if not found["extra_installed"]:
         return [f"semantic recall: enabled with {found['model']}, but the extra is not installed ({EXTRA}): lexical ranking"]
-    return [f"semantic recall: on with {found['model']} ({found['dimension']} dimensions, {load_state(root).path})",
-            f"  session turns with a vector: {found['session_turns_with_vectors']} of {found['session_turns']}"]
+    state = load_state(root)
+    kept = found["session_turns_with_vectors"]
+    fix = (f"  to fix: put its files back in {state.path}, or `autology semantic enable --path DIR` with a model "
+           "folder" + ("" if state.model == Path(state.path).name else f", or `autology semantic enable {state.model}` "
+                       "to fetch it again") + "; or `autology semantic disable`")
+    problem = found.get("model_missing") or _load_problem(state, found["hooks"])
+    if problem:
+        return [f"semantic recall: enabled with {found['model']}, but {problem}: searches rank by words", fix,
+                f"  the {kept} vector(s) made are kept for when the model is back"]
+    hooks = found["hooks"]
+    if hooks.get("use_vectors"):
+        used = (f"  hooks: use the vectors (a question embedded in {hooks['query_ms']} ms here, the median of the "
+                f"last {hooks['samples']}; their budget is {hooks['budget_ms']:.0f} ms)")
+    else:
+        used = f"  hooks: rank by words: {hooks.get('why', 'no reason given')}"
+    return [f"semantic recall: on with {found['model']} ({found['dimension']} dimensions, {state.path})",
+            f"  session turns with a vector: {kept} of {found['session_turns']}", used]
+
+
+def _load_problem(state, hooks: dict) -> str | None:
+    """Why the model does not load here, in a sentence; None when it loads (or a running server has it
+    loaded and measures it, which says as much without loading it again)."""
+    if hooks.get("samples"):
+        return None
+    from autology_mcp.semantic import encoder
+
+    try:
+        encoder.load(state.path, state.model)
+    except Exception as exc:  # noqa: BLE001 - whatever the library raises, status says it in a line
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return f"its model does not load ({first[:200]})"
+    return None
 
 
 def cmd_status(args: argparse.Namespace, root: Path) -> int:

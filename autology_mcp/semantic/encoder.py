@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import numpy as np
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.semantic.speed import QuerySpeed
 
 EXTRA = "pip install 'autology-mcp[semantic]'"
 STATIC, ONNX = "static", "onnx"
@@ -68,6 +70,8 @@ class Encoder:
     """One loaded model: ``encode(texts)`` gives documents' unit-length float32 rows, ``encode_query(text)``
     a query's (the two differ only for a model with a query prompt)."""
 
+    clock = staticmethod(time.perf_counter)  # what encode_query is timed with (a test gives its own)
+
     def __init__(self, folder: Path, name: str | None = None, threads: int | None = None):
         if not available():
             raise ValidationError("semantic recall", f"the optional extra is not installed: {EXTRA}")
@@ -87,29 +91,32 @@ class Encoder:
         self.prompts = _prompts(self.folder) or card
         self.model = TextEmbedding(model_name=model_name, specific_model_path=str(self.folder), threads=threads)
         self.dimension = int(self.encode(["dimension"]).shape[1])
-        self.query_ms = self._query_time()
+        self.speed = QuerySpeed()  # every query embedding's time: whether a hook may embed (runtime.query_vector)
+        self._first_timings()
 
-    def _query_time(self) -> float:
-        """Milliseconds to embed a short question here, the median of three after a first (the hooks' budget
-        is checked against it: :func:`autology_mcp.semantic.runtime.query_vector`)."""
-        import time
-
+    def _first_timings(self) -> None:
+        """Three timings of a short question after a first (which warms up), so that the hooks have a
+        measure from the start; the queries asked later add theirs (:class:`QuerySpeed`)."""
         question = "which decision explains why the session store writes each file atomically?"
-        self.encode_query(question)
-        times = []
+        self._rows([question], self.model.query_embed)  # the first run warms up: not timed
         for _ in range(3):
-            start = time.perf_counter()
             self.encode_query(question)
-            times.append((time.perf_counter() - start) * 1000)
-        return sorted(times)[1]
+
+    @property
+    def query_ms(self) -> float:
+        """The median time of this model's last query embeddings here, in milliseconds."""
+        return self.speed.median() or 0.0
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Documents' vectors (session turns)."""
         return self._rows([self.prompts.get("document", "") + t for t in texts], self.model.passage_embed)
 
     def encode_query(self, text: str) -> np.ndarray:
-        """A query's vector."""
-        return self._rows([self.prompts.get("query", "") + text], self.model.query_embed)[0]
+        """A query's vector; the time it took is recorded in :attr:`speed`."""
+        start = self.clock()
+        row = self._rows([self.prompts.get("query", "") + text], self.model.query_embed)[0]
+        self.speed.record((self.clock() - start) * 1000)
+        return row
 
     def _rows(self, texts: list[str], embed) -> np.ndarray:
         if not texts:

@@ -178,11 +178,14 @@ def test_status_and_doctor_say_which_model_and_how_much_has_vectors(
     capsys.readouterr()
     assert autology(project, "status", "--json") == 0
     semantic = json.loads(capsys.readouterr().out)["retrieval"]["semantic"]
+    hooks = semantic.pop("hooks")
     assert semantic == {"enabled": True, "model": "tiny-model", "dimension": 32, "extra_installed": True,
                         "session_turns": 6, "session_turns_with_vectors": 6}
+    assert hooks["use_vectors"] is False and hooks["why"].startswith("no server is running")
     assert autology(project, "doctor") == 0
     out = capsys.readouterr().out
     assert "semantic recall: on with tiny-model (32 dimensions" in out and "session turns with a vector: 6 of 6" in out
+    assert "hooks: rank by words: no server is running" in out
 
 
 def test_without_the_extra_enable_says_how_to_install_it(
@@ -245,16 +248,18 @@ def test_chunk_scores_do_not_move_when_every_similarity_moves_together(sims: lis
 @needs_extra
 def test_a_hook_uses_the_vectors_only_with_a_model_fast_enough_for_its_budget(
         project: Path, model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The server answers hooks within their latency budget: a model that embeds a question slower than
+    """The server answers hooks within their latency budget: a model that embeds questions slower than
     HOOK_QUERY_MS serves the tools, and a hook's search ranks lexically (here: finds no paraphrase)."""
-    from autology_mcp.semantic import encoder, runtime
+    from autology_mcp.semantic import encoder, runtime, speed
 
+    monkeypatch.setattr(speed, "PROBE_EVERY_S", 3600.0)  # no probe: the measure stays as set here
     assert autology(project, "semantic", "enable", "--path", str(model)) == 0
     loaded = encoder.load(str(model.resolve()), model.name)
     assert 0 < loaded.query_ms < runtime.HOOK_QUERY_MS  # a tiny static model: well within
     with runtime.answering_a_hook():
         assert search_sessions(project, PARAPHRASE, 5)[0].session_id == "s-deal"
-    monkeypatch.setattr(loaded, "query_ms", runtime.HOOK_QUERY_MS + 1)  # as a large model measures here
+    for _ in range(speed.WINDOW):
+        loaded.speed.record(runtime.HOOK_QUERY_MS + 1)  # as a large model measures here
     with runtime.answering_a_hook():
         assert search_sessions(project, PARAPHRASE, 5) == []  # lexical: no word in common
     assert search_sessions(project, PARAPHRASE, 5)[0].session_id == "s-deal"  # a tool call still uses it
