@@ -30,7 +30,7 @@ def _cache_dir() -> Path:
 
 def cmd_enable(args: argparse.Namespace, root: Path) -> int:
     from autology_mcp.common.errors import ValidationError
-    from autology_mcp.semantic.encoder import EXTRA, available, fetch, registry
+    from autology_mcp.semantic.encoder import EXTRA, available, check_download, fetch, registry
     from autology_mcp.semantic.runtime import enable
 
     if not available():
@@ -46,6 +46,7 @@ def cmd_enable(args: argparse.Namespace, root: Path) -> int:
                                            "(autology semantic models lists them)")
         size = model.get("size_in_GB", 0) * 1024
         print(f"{name}: {model.get('dim')} dimensions, about {size:.0f} MB, downloaded by fastembed into {_cache_dir()}.")
+        check_download(name, _cache_dir())  # offline: said now, not after the question and fastembed's retries
         if not confirm(args.yes, "Download it?", "Nothing done: run again with --yes."):
             return 1
         folder = fetch(name, _cache_dir())

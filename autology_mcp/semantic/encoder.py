@@ -13,7 +13,9 @@ A model is a folder on this machine, read in one of two ways:
   ``tokenizer.json``): token vectors averaged. Vectors are unit length.
 
 :func:`fetch` brings a model of fastembed's own registry into fastembed's cache (the one step that uses
-the network, run only by ``autology semantic enable NAME``). Loading never downloads. The library is
+the network, run only by ``autology semantic enable NAME``), after checking that the host it comes from
+answers (:mod:`~autology_mcp.semantic.reach`): offline, it says so at once rather than after fastembed's
+retries. Loading never downloads. The library is
 imported only here, and only when semantic recall is on.
 """
 
@@ -27,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.semantic.reach import model_host, unreachable
 from autology_mcp.semantic.speed import QuerySpeed
 
 EXTRA = "pip install 'autology-mcp[semantic]'"
@@ -205,6 +208,30 @@ def registry() -> dict[str, dict]:
     return {m["model"]: m for m in TextEmbedding.list_supported_models()}
 
 
+def cached(name: str, cache_dir: Path) -> Path | None:
+    """The folder of a model of fastembed's registry when a download put it in ``cache_dir`` already
+    (the hub's layout: ``models--OWNER--NAME/snapshots/REVISION/``, with the model's file)."""
+    model = registry().get(name) or {}
+    source = (model.get("sources") or {}).get("hf")
+    if not source or not model.get("model_file"):
+        return None
+    snapshots = Path(cache_dir) / f"models--{source.replace('/', '--')}" / "snapshots"
+    return next((s for s in sorted(snapshots.glob("*")) if (s / model["model_file"]).is_file()), None)
+
+
+def check_download(name: str, cache_dir: Path) -> None:
+    """StorageError, at once, when ``name`` is not in ``cache_dir`` yet and the host it is downloaded from
+    cannot be reached (:mod:`~autology_mcp.semantic.reach`): the message points to ``--path``."""
+    if cached(name, cache_dir) is not None:
+        return
+    problem = unreachable(model_host())
+    if problem:
+        from autology_mcp.common.errors import StorageError
+
+        raise StorageError(str(cache_dir), f"could not download {name}: {problem}. Offline, put the model's "
+                                           "files in a folder and run autology semantic enable --path DIR")
+
+
 def fetch(name: str, cache_dir: Path) -> Path:
     """Download a model of fastembed's registry into ``cache_dir`` (fastembed's own download, from its
     sources), and return the folder it is in."""
@@ -215,6 +242,7 @@ def fetch(name: str, cache_dir: Path) -> Path:
     if name not in registry():
         raise ValidationError("model", f"{name!r} is not one of fastembed's models (autology semantic models lists "
                                        "them), nor a folder")
+    check_download(name, cache_dir)
     try:
         model = TextEmbedding(model_name=name, cache_dir=str(cache_dir))
     except Exception as exc:  # noqa: BLE001 - fastembed raises ValueError, OSError, requests' errors...

@@ -205,6 +205,10 @@ def test_a_failed_download_says_what_to_do_and_enables_nothing(
         project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     import fastembed
 
+    from autology_mcp.semantic import encoder
+
+    monkeypatch.setattr(encoder, "unreachable", lambda url: None)  # the host answers; the download then fails
+
     class Offline:
         list_supported_models = staticmethod(fastembed.TextEmbedding.list_supported_models)
 
@@ -275,3 +279,89 @@ def test_the_server_answers_a_hook_inside_the_hook_budget(project: Path, monkeyp
     payload = json.dumps({"session_id": "h1", "cwd": str(project), "prompt": "anything"})
     assert HookService(project).answer("user-prompt-submit", payload, str(project)) == {"served": True, "output": ""}
     assert seen == [True] and runtime._answering_a_hook.get() is False
+
+
+@pytest.fixture
+def silent_host():
+    """A host that takes connections and never answers (a listening socket nobody reads)."""
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    server.close()
+
+
+@needs_extra
+@pytest.mark.parametrize("blocked", ["a proxy that refuses", "a host that never answers"])
+def test_offline_enable_by_name_fails_at_once_with_the_path_advice(
+        project: Path, tmp_path: Path, blocked: str, silent_host: str) -> None:
+    """A real `autology semantic enable NAME` in a process of its own, the network blocked: not fastembed's
+    ~40 s of retries (3, 9, 27 s sleeps), but one short attempt, and the advice to use --path."""
+    import os
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k.upper() not in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY",
+                                                                     "NO_PROXY", "HF_ENDPOINT", "HF_HUB_OFFLINE")}
+    env.update({"HTTPS_PROXY": "http://127.0.0.1:9"} if blocked == "a proxy that refuses" else {"HF_ENDPOINT": silent_host},
+               XDG_CACHE_HOME=str(tmp_path / "cache"), PYTHONPATH=os.pathsep.join(sys.path))
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "autology_mcp", "--root", str(project), "semantic", "enable",
+                           "sentence-transformers/all-MiniLM-L6-v2", "--yes"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    elapsed = time.monotonic() - start
+    assert done.returncode == 1 and elapsed < 5, (elapsed, done.stderr)
+    assert "could not download sentence-transformers/all-MiniLM-L6-v2: cannot reach" in done.stderr
+    assert "autology semantic enable --path DIR" in done.stderr and "Traceback" not in done.stderr
+    assert ("through the proxy http://127.0.0.1:9 (Connection refused)" in done.stderr) == (blocked == "a proxy that refuses")
+    assert ("(no answer within 2.5 s)" in done.stderr) == (blocked == "a host that never answers")
+    assert not (project / ".autology" / "local" / "semantic.json").exists()
+    assert not (tmp_path / "cache" / "autology" / "models").exists() or \
+        not any((tmp_path / "cache" / "autology" / "models").rglob("*.onnx"))
+
+
+def test_the_proxy_the_environment_names_is_asked_unless_no_proxy_covers_the_host(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from autology_mcp.semantic.reach import target
+
+    for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy",
+                 "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert target("https://huggingface.co") == ("huggingface.co", 443, None)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    assert target("https://huggingface.co") == ("proxy.example", 3128, "http://proxy.example:3128")
+    assert target("https://hub.example:8443") == ("proxy.example", 3128, "http://proxy.example:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost,.huggingface.co,huggingface.co")
+    assert target("https://huggingface.co") == ("huggingface.co", 443, None)  # what must not go through it
+    assert target("https://hub.example:8443")[0] == "proxy.example"  # and what still must
+
+
+def test_a_host_that_answers_is_reachable_directly_and_through_a_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other side of the offline check: a host that answers (an error status too) is not called offline."""
+    import http.server
+    import threading
+
+    from autology_mcp.semantic.reach import unreachable
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
+            self.send_response(404 if self.path.endswith("missing") else 200)
+            self.end_headers()
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    address = f"http://127.0.0.1:{server.server_port}"
+    try:
+        for name in ("HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        assert unreachable(address) is None and unreachable(address + "/missing") is None
+        monkeypatch.setenv("HTTP_PROXY", address)  # the same server, as the proxy of another host
+        assert unreachable("http://models.example") is None
+        monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+        assert "through the proxy http://127.0.0.1:9" in unreachable("http://models.example")
+    finally:
+        server.shutdown()

@@ -105,6 +105,7 @@ def test_enable_by_name_then_search_with_the_fetched_model(
         return Path(shutil.copytree(source, cache_dir / name.replace("/", "--")))
 
     monkeypatch.setattr(encoder, "fetch", fetch)
+    monkeypatch.setattr(encoder, "unreachable", lambda url: None)  # the host answers (it is not asked)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = tmp_path / "project"
     root.mkdir()
