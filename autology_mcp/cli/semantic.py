@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from autology_mcp.cli.common import command_group, confirm
@@ -35,6 +36,11 @@ def cmd_enable(args: argparse.Namespace, root: Path) -> int:
 
     if not available():
         raise ValidationError("semantic recall", f"the optional extra is not installed: {EXTRA}")
+    import os
+    import warnings
+
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # the download's progress is ours (one line)
+    warnings.filterwarnings("ignore", message="Cannot enable progress bars")
     given = args.path or (args.model if args.model and Path(args.model).expanduser().is_dir() else None)
     folder = Path(given).expanduser() if given else None
     name = None  # a folder: named after itself
@@ -49,22 +55,81 @@ def cmd_enable(args: argparse.Namespace, root: Path) -> int:
         check_download(name, _cache_dir())  # offline: said now, not after the question and fastembed's retries
         if not confirm(args.yes, "Download it?", "Nothing done: run again with --yes."):
             return 1
-        folder = fetch(name, _cache_dir())
+        folder = _fetch_showing_progress(name, size, _cache_dir(), fetch)
     state, encoder = enable(root, folder, name)  # loads it: a folder that does not load is never enabled
     print(f"✓ semantic recall on with {state.model} ({state.dimension} dimensions, {encoder.kind} model in {state.path})")
     return cmd_sync(args, root)
 
 
+def _fetch_showing_progress(name: str, size_mb: float, cache_dir: Path, fetch) -> Path:
+    """fastembed's download, with the MBs in its folder so far on the progress line (fastembed's own bars
+    are off: they would draw one per file, beside this one)."""
+    import threading
+
+    from autology_mcp.semantic.encoder import download_folder
+
+    line = Progress(f"downloading {name}")
+    folder, done = download_folder(name, cache_dir), threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.25):
+            if folder is not None and folder.is_dir():
+                got = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+                line.show(f"{got / 2**20:.0f} of about {size_mb:.0f} MB")
+
+    watcher = threading.Thread(target=watch, name="autology-download-progress", daemon=True)
+    watcher.start()
+    outcome = "failed"
+    try:
+        fetched = fetch(name, cache_dir)
+        outcome = "done"
+    finally:
+        done.set()
+        watcher.join()
+        line.end(outcome)
+    return fetched
+
+
 def cmd_sync(args: argparse.Namespace, root: Path) -> int:
     from autology_mcp.sessions.semantic import sync_turn_vectors
 
-    print("embedding session memory's turns that have no vector yet …", file=sys.stderr)
-    done = sync_turn_vectors(root)
+    line = Progress("embedding session memory's turns that have no vector yet")
+    done = sync_turn_vectors(root, progress=lambda n, total: line.show(f"{n:,} of {total:,} turns"))
     if done is None:
+        line.end("stopped")
         print("semantic recall is off here (autology semantic enable), or its model does not load.", file=sys.stderr)
         return 1
+    line.end(f"{done:,} turn(s)")
     print(f"✓ {done} turn(s) embedded")
     return 0
+
+
+class Progress:
+    """A long step on stderr, in the CLI's way (the index build's bar): at a terminal one line updated in
+    place, at most ten times a second, with the time so far; elsewhere (a log, a pipe) only a line when the
+    step starts and one when it ends."""
+
+    clock = staticmethod(time.monotonic)
+
+    def __init__(self, label: str, stream=None):
+        self.label, self.stream = label, stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.started = self.last = self.clock()
+        self.stream.write(f"{label} …" + ("" if self.tty else "\n"))
+        self.stream.flush()
+
+    def show(self, text: str) -> None:
+        now = self.clock()
+        if not self.tty or now - self.last < 0.1:
+            return
+        self.last = now
+        self.stream.write(f"\r{self.label}: {text} ({now - self.started:.0f} s)\x1b[K")
+        self.stream.flush()
+
+    def end(self, text: str) -> None:
+        text = f"{self.label}: {text}, {self.clock() - self.started:.1f} s"
+        self.stream.write(f"\r{text}\x1b[K\n" if self.tty else f"{text}\n")
+        self.stream.flush()
 
 
 def cmd_disable(args: argparse.Namespace, root: Path) -> int:

@@ -212,11 +212,16 @@ def cached(name: str, cache_dir: Path) -> Path | None:
     """The folder of a model of fastembed's registry when a download put it in ``cache_dir`` already
     (the hub's layout: ``models--OWNER--NAME/snapshots/REVISION/``, with the model's file)."""
     model = registry().get(name) or {}
-    source = (model.get("sources") or {}).get("hf")
-    if not source or not model.get("model_file"):
+    folder = download_folder(name, cache_dir)
+    if folder is None or not model.get("model_file"):
         return None
-    snapshots = Path(cache_dir) / f"models--{source.replace('/', '--')}" / "snapshots"
-    return next((s for s in sorted(snapshots.glob("*")) if (s / model["model_file"]).is_file()), None)
+    return next((s for s in sorted((folder / "snapshots").glob("*")) if (s / model["model_file"]).is_file()), None)
+
+
+def download_folder(name: str, cache_dir: Path) -> Path | None:
+    """Where the hub puts a model of fastembed's registry in ``cache_dir`` (it grows as the download goes)."""
+    source = ((registry().get(name) or {}).get("sources") or {}).get("hf")
+    return Path(cache_dir) / f"models--{source.replace('/', '--')}" if source else None
 
 
 def check_download(name: str, cache_dir: Path) -> None:

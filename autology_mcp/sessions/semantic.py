@@ -51,16 +51,18 @@ def turn_texts(root: Path) -> dict[str, str]:
     return texts
 
 
-def sync_turn_vectors(root: Path, should_stop: Callable[[], bool] | None = None, may_load: bool = True) -> int | None:
+def sync_turn_vectors(root: Path, should_stop: Callable[[], bool] | None = None, may_load: bool = True,
+                      progress: Callable[[int, int], None] | None = None) -> int | None:
     """Embed the turns that have no vector yet (and drop those of forgotten sessions); how many were
-    embedded, or None when semantic recall is off here or its model cannot be loaded."""
+    embedded, or None when semantic recall is off here or its model cannot be loaded. ``progress`` is told
+    (embedded, to embed) as it goes."""
     from autology_mcp.semantic import runtime
 
     state = runtime.active(root)
     model = runtime.encoder(state, may_load) if state else None
     if state is None or model is None:
         return None
-    return runtime.cache(root, state).sync(KIND, turn_texts(root), model.encode, should_stop)
+    return runtime.cache(root, state).sync(KIND, turn_texts(root), model.encode, should_stop, progress)
 
 
 class DenseScores:
