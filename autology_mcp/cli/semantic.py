@@ -7,7 +7,9 @@
     autology semantic models                                # the models fastembed can fetch, with their sizes
 
 Enabling with a name downloads the model (after showing its size and asking) through fastembed into
-``~/.cache/autology/models``; with a folder nothing is downloaded. Nothing is ever downloaded at search
+``~/.cache/autology/models``, and says at once when the host cannot be reached; with a folder nothing is
+downloaded (a BERT's safetensors weights are converted to ONNX once, into the same cache). Long steps
+show their progress on stderr. Nothing is ever downloaded at search
 time or in a hook. The choice is this machine's (``.autology/local/semantic.json``).
 """
 
@@ -31,7 +33,7 @@ def _cache_dir() -> Path:
 
 def cmd_enable(args: argparse.Namespace, root: Path) -> int:
     from autology_mcp.common.errors import ValidationError
-    from autology_mcp.semantic.encoder import EXTRA, available, check_download, fetch, registry
+    from autology_mcp.semantic.encoder import EXTRA, WEIGHTS, available, check_download, fetch, folder_kind, registry
     from autology_mcp.semantic.runtime import enable
 
     if not available():
@@ -56,9 +58,29 @@ def cmd_enable(args: argparse.Namespace, root: Path) -> int:
         if not confirm(args.yes, "Download it?", "Nothing done: run again with --yes."):
             return 1
         folder = _fetch_showing_progress(name, size, _cache_dir(), fetch)
+    if name is None and folder_kind(folder) == WEIGHTS:  # a transformer's safetensors: to ONNX, once
+        name = folder.resolve().name
+        folder = _convert_showing_progress(folder, _cache_dir() / "converted")
     state, encoder = enable(root, folder, name)  # loads it: a folder that does not load is never enabled
     print(f"✓ semantic recall on with {state.model} ({state.dimension} dimensions, {encoder.kind} model in {state.path})")
     return cmd_sync(args, root)
+
+
+def _convert_showing_progress(folder: Path, cache_dir: Path) -> Path:
+    """The transformer's weights in ``folder`` converted to ONNX in ``cache_dir`` (or found converted)."""
+    from autology_mcp.semantic.convert import check_convertible, converted_folder, convert
+
+    check_convertible(folder)  # what cannot be converted is said before anything starts
+    if (converted_folder(folder, cache_dir) / "model.onnx").is_file():
+        return convert(folder, cache_dir)
+    line = Progress(f"converting {folder.name}'s safetensors weights to ONNX")
+    outcome = "failed"
+    try:
+        converted = convert(folder, cache_dir, progress=lambda n, total: line.show(f"layer {n} of {total}"))
+        outcome = f"done, in {converted}"
+    finally:
+        line.end(outcome)
+    return converted
 
 
 def _fetch_showing_progress(name: str, size_mb: float, cache_dir: Path, fetch) -> Path:
@@ -214,7 +236,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                          __doc__.split("\n\n", 1)[0])
     p = leaf("enable", "turn semantic recall on with a model (a name fastembed can fetch, or a local folder)", cmd_enable)
     p.add_argument("model", nargs="?", help=f"a fastembed model name (default {DEFAULT_MODEL}) or a model folder")
-    p.add_argument("--path", help="a local model folder (model.onnx or model.safetensors beside tokenizer.json)")
+    p.add_argument("--path", help="a local model folder: an ONNX export (model.onnx), a sentence-transformers/HuggingFace "
+                                  "BERT (model.safetensors, config.json; converted once), or a model2vec static model")
     p.add_argument("--yes", "-y", action="store_true", help="download without asking")
     leaf("status", "which model, and how much of the memory has vectors", cmd_status)
     leaf("sync", "embed what has no vector yet", cmd_sync)

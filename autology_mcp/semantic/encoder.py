@@ -33,7 +33,7 @@ from autology_mcp.semantic.reach import model_host, unreachable
 from autology_mcp.semantic.speed import QuerySpeed
 
 EXTRA = "pip install 'autology-mcp[semantic]'"
-STATIC, ONNX = "static", "onnx"
+STATIC, ONNX, WEIGHTS = "static", "onnx", "weights"  # WEIGHTS: a transformer's safetensors, to convert
 # fastembed loads a local folder under a name of its registry with the same kind of model: this one stands
 # for "a static model" (the folder's own files are what is read); transformers get names of their own.
 _STATIC_NAME = "minishlab/potion-base-8M"
@@ -59,14 +59,28 @@ def available() -> bool:
 
 
 def folder_kind(folder: Path) -> str:
-    """Which of the two formats a model folder holds; ValidationError when neither."""
+    """Which format a model folder holds: ONNX, a static model2vec model, or a transformer's safetensors
+    weights (:data:`WEIGHTS`, converted to ONNX at enable: :mod:`~autology_mcp.semantic.convert`);
+    ValidationError, one sentence of what was found and what is needed, when none."""
+    from autology_mcp.semantic.convert import describe, is_static
+
     folder = Path(folder)
-    if (folder / "model.onnx").is_file() and (folder / "tokenizer.json").is_file():
+    if not folder.is_dir():
+        raise ValidationError(str(folder), "not a model folder: there is no such folder")
+    has_tokenizer = (folder / "tokenizer.json").is_file()
+    if (folder / "model.onnx").is_file() and has_tokenizer:
         return ONNX
-    if (folder / "model.safetensors").is_file() and (folder / "tokenizer.json").is_file():
-        return STATIC
-    raise ValidationError(str(folder), "not a model folder: it needs model.onnx (a transformer exported to ONNX) "
-                                       "or model.safetensors (a static model2vec model), beside tokenizer.json")
+    if (folder / "model.safetensors").is_file():
+        if not has_tokenizer:
+            raise ValidationError(str(folder), f"found model.safetensors but no tokenizer.json beside it "
+                                               f"({describe(folder)}): the model's tokenizer is needed too")
+        return STATIC if is_static(folder) else WEIGHTS
+    if (folder / "pytorch_model.bin").is_file():
+        raise ValidationError(str(folder), "found PyTorch weights (pytorch_model.bin), which only torch reads: give the "
+                                           "model's safetensors weights (model.safetensors) or its ONNX export (model.onnx)")
+    raise ValidationError(str(folder), f"not a model folder (found {describe(folder)}): it needs model.onnx (a transformer "
+                                       "exported to ONNX), or model.safetensors (a transformer's weights, or a static "
+                                       "model2vec model), beside tokenizer.json")
 
 
 class Encoder:
@@ -88,6 +102,9 @@ class Encoder:
             model_name = name
         else:
             self.kind = folder_kind(self.folder)
+            if self.kind == WEIGHTS:
+                raise ValidationError(str(self.folder), "a transformer's safetensors weights: autology semantic enable "
+                                                        "--path converts them to ONNX first")
             model_name = _STATIC_NAME if self.kind == STATIC else _onnx_name(self.folder)
         # fastembed adds no prompt of its own: the folder's, else the one its model card asks for
         card = next((p for prefix, p in PROMPTS.items() if (name or "").startswith(prefix)), {})

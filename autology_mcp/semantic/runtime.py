@@ -25,6 +25,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.semantic import speed
 from autology_mcp.semantic.state import SemanticState, load_state
 
@@ -112,7 +113,13 @@ def enable(root: Path, folder: Path, name: str | None = None) -> tuple[SemanticS
 
     folder = Path(folder).expanduser().resolve()
     name = name or folder.name
-    model = enc.load(str(folder), name)
+    try:
+        model = enc.load(str(folder), name)
+    except ValidationError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the library's own errors (ValueError, ONNX Runtime's): one sentence
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        raise ValidationError(str(folder), f"the model in this folder does not load: {first}") from exc
     state = SemanticState(name, str(folder), model.dimension, "fastembed")
     save_state(root, state)
     return state, model
