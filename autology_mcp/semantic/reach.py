@@ -61,11 +61,12 @@ def unreachable(url: str, timeout: float = TIMEOUT_S) -> str | None:
             outcome["ok"] = True  # it answered
         except (OSError, ValueError) as exc:  # URLError is an OSError; a bad proxy address a ValueError
             reason = getattr(exc, "reason", exc)
-            outcome["error"] = getattr(reason, "strerror", None) or str(reason) or type(reason).__name__
+            if not isinstance(reason, TimeoutError):  # a timeout is said as one, below
+                outcome["error"] = getattr(reason, "strerror", None) or str(reason) or type(reason).__name__
 
     thread = threading.Thread(target=attempt, name="autology-reach", daemon=True)
     thread.start()
-    thread.join(timeout)
+    thread.join(timeout + 0.1)
     if outcome.get("ok"):
         return None
     return f"cannot reach {urlsplit(url).hostname}{through} ({outcome.get('error') or f'no answer within {timeout:g} s'})"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -39,7 +40,7 @@ log = logging.getLogger("autology.semantic")
 NO_LOADING = ("AUTOLOGY_SEMANTIC_LOAD", "never")  # a process that must answer fast: never load a model
 HOOK_QUERY_MS = speed.HOOK_QUERY_MS
 HOOKS_FILE = "semantic-hooks-{pid}.json"  # in .autology/cache: what the server's hooks do now
-PUBLISH_EVERY_S = 10.0  # the server's published measure is refreshed at most this often (and at every switch)
+PUBLISH_EVERY_S = 2.0  # the server's published measure is refreshed at most this often (and at every switch)
 _answering_a_hook: ContextVar[bool] = ContextVar("autology_semantic_answering_a_hook", default=False)
 
 
@@ -94,15 +95,38 @@ def query_vector(root: Path, text: str) -> tuple[VectorCache, np.ndarray] | None
     state = active(root)
     if state is None:
         return None
-    model = encoder(state)
+    hook = _answering_a_hook.get()
+    model = encoder(state, may_load=False) if hook else encoder(state)  # a hook never waits for a model to load
     if model is None:
+        if hook:
+            _load_in_background(state)
         return None
-    if _answering_a_hook.get() and not model.speed.fast_enough():
-        model.speed.probe(lambda: model.encode_query(text))  # measured off the hook's critical path
+    if hook and not model.speed.fast_enough():
+        # measured off the hook's critical path, and said to other processes
+        model.speed.probe(lambda: (model.encode_query(text), publish()))
         return None
     vector = model.encode_query(text)
     publish()  # the server's measure, for status in other processes (at most every PUBLISH_EVERY_S)
     return cache(root, state), vector
+
+
+_loading: dict[str, tuple[float, threading.Thread]] = {}
+RELOAD_AFTER_S = 60.0  # a model that failed to load is tried again by a hook no sooner than this
+
+
+def _load_in_background(state: SemanticState) -> None:
+    """Load the model in a thread for the hooks after this one (a server whose vectors thread has not
+    loaded it yet, or where it was enabled after the start); never in a process that may not load one."""
+    import time
+
+    if os.environ.get(NO_LOADING[0]) == NO_LOADING[1]:
+        return
+    started = _loading.get(state.path)
+    if started and (started[1].is_alive() or time.monotonic() - started[0] < RELOAD_AFTER_S):
+        return
+    thread = threading.Thread(target=encoder, args=(state, True), name="autology-semantic-load", daemon=True)
+    _loading[state.path] = (time.monotonic(), thread)
+    thread.start()
 
 
 def enable(root: Path, folder: Path, name: str | None = None) -> tuple[SemanticState, Encoder]:

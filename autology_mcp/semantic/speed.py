@@ -25,7 +25,7 @@ from collections.abc import Callable
 # (all-MiniLM-L6-v2 embeds a question in ~5 ms here, nomic-embed-text-v1.5 in ~70: docs/benchmarks.md).
 HOOK_QUERY_MS = 30.0
 WINDOW = 5  # the last timings the median is taken over
-PROBE_EVERY_S = 5.0  # at most one probe this often, while the hooks rank by words
+PROBE_EVERY_S = 2.0  # at most one probe this often, while the hooks rank by words
 PROBE_DELAY_S = 0.25  # a probe waits this long: the hook that asked has answered by then
 
 

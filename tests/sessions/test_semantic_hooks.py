@@ -162,3 +162,29 @@ def test_status_says_when_the_model_is_there_but_does_not_load(
     out = status(project, capsys)
     assert "semantic recall: enabled with broken-model, but its model does not load (" in out
     assert "Traceback" not in out and len(out.splitlines()) == 3
+
+
+def test_a_hook_never_waits_for_the_model_to_load_it_is_loaded_for_the_next_ones(
+        project: Path, model: Path, slow: list[float], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server whose model is not loaded yet (its start-up still running, or enabled after it started):
+    the hook ranks by words at once, and the model is loaded in the background for the hooks after it."""
+    from autology_mcp.semantic import encoder, runtime
+
+    slow[0] = 4.0  # within budget, whatever this machine's load
+    assert autology(project, "semantic", "enable", "--path", str(model)) == 0  # the turns embedded
+    monkeypatch.setattr(encoder, "_loaded", {})  # as a server just started: no model loaded
+    monkeypatch.setattr(runtime, "_loading", {})
+    monkeypatch.delenv("AUTOLOGY_SEMANTIC_LOAD", raising=False)
+    with runtime.answering_a_hook():
+        assert search_sessions(project, PARAPHRASE, 5) == []  # by words: nothing loaded, nothing waited for
+    runtime._loading[str(model.resolve())][1].join(60)
+    assert encoder.loaded(str(model.resolve()), model.name) is not None
+    with runtime.answering_a_hook():
+        assert search_sessions(project, PARAPHRASE, 5)[0].session_id == "s-deal"
+
+    monkeypatch.setattr(encoder, "_loaded", {})
+    monkeypatch.setattr(runtime, "_loading", {})
+    monkeypatch.setenv("AUTOLOGY_SEMANTIC_LOAD", "never")  # a hook in a process of its own: never loads one
+    with runtime.answering_a_hook():
+        assert search_sessions(project, PARAPHRASE, 5) == []
+    assert runtime._loading == {} and encoder.loaded(str(model.resolve()), model.name) is None
