@@ -4,10 +4,12 @@ Off by default; on after ``autology semantic enable`` on this machine (:mod:`~au
 Loading the model takes a few tenths of a second, so a process that must answer fast and has no model
 loaded yet (a hook run in-process, without a server: ``AUTOLOGY_SEMANTIC_LOAD=never``, which the hook
 command sets for itself) does not load one, and ranks lexically as before. ``autology serve`` loads the
-model once and keeps it, so the hooks it answers use the vectors while the model embeds questions within
-:data:`~autology_mcp.semantic.speed.HOOK_QUERY_MS` (the median of the last few, measured all along:
-:mod:`~autology_mcp.semantic.speed`); over it, the tools and ``sessions search`` keep the vectors and
-the hooks rank lexically rather than miss their latency budget, until the model is fast enough again.
+model once, at its start, and keeps it (a hook never waits for it to load: one that comes first ranks
+lexically and has it loaded in the background), so the hooks it answers use the vectors while the model
+embeds questions within :data:`~autology_mcp.semantic.speed.HOOK_QUERY_MS` (the median of the last few,
+measured all along: :mod:`~autology_mcp.semantic.speed`); over it, the tools and ``sessions search``
+keep the vectors and the hooks rank lexically rather than miss their latency budget, until the model is
+fast enough again.
 
 Whether the hooks use the vectors now is said by :func:`hooks_status`: in the server from its own
 measure, in another process (``autology semantic status``, ``doctor``) from what the running server
@@ -83,7 +85,11 @@ def encoder(state: SemanticState, may_load: bool | None = None):
         model = enc.load(state.path, state.model)
     except Exception as exc:  # noqa: BLE001 - a broken model must not break search: it ranks lexically
         log.warning("semantic recall off for now: cannot load the model in %s: %s", state.path, exc)
+        load_errors[state.path] = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+        if _serving is not None:
+            publish(force=True)
         return None
+    load_errors.pop(state.path, None)
     if _serving is not None and model.speed.listener is None:  # the hooks' choice, published at every switch
         model.speed.listener = lambda: publish(force=True)
         publish(force=True)
@@ -111,6 +117,7 @@ def query_vector(root: Path, text: str) -> tuple[VectorCache, np.ndarray] | None
 
 
 _loading: dict[str, tuple[float, threading.Thread]] = {}
+load_errors: dict[str, str] = {}  # why the model of a folder did not load in this process, the last time it was tried
 RELOAD_AFTER_S = 60.0  # a model that failed to load is tried again by a hook no sooner than this
 
 
@@ -207,6 +214,8 @@ def hooks_status(root: Path) -> dict:
         from autology_mcp.semantic import encoder as enc
 
         model = enc.loaded(state.path, state.model)
+        if model is None and state.path in load_errors:
+            return {"use_vectors": False, "why": f"the model does not load: {load_errors[state.path]}"}
         if model is None:
             return {"use_vectors": False, "why": "the server has not loaded the model yet (it loads it at start)"}
         return model.speed.report()

@@ -188,3 +188,25 @@ def test_a_hook_never_waits_for_the_model_to_load_it_is_loaded_for_the_next_ones
     with runtime.answering_a_hook():
         assert search_sessions(project, PARAPHRASE, 5) == []
     assert runtime._loading == {} and encoder.loaded(str(model.resolve()), model.name) is None
+
+
+def test_a_server_whose_model_does_not_load_says_so(
+        project: Path, model: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Not "has not loaded it yet" for ever: the loader's own reason, in the server and to other processes."""
+    from autology_mcp.semantic import encoder, runtime
+
+    assert autology(project, "semantic", "enable", "--path", str(model)) == 0
+    monkeypatch.setattr(encoder, "_loaded", {})
+    monkeypatch.setattr(runtime, "_serving", None)
+    monkeypatch.setattr(runtime, "load_errors", {})
+    (model / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}      ")  # no tensor
+    runtime.serve_hooks(project, "/nowhere/hooks.sock")
+    try:
+        assert runtime.encoder(runtime.active(project), may_load=True) is None
+        said = runtime.hooks_status(project)
+        assert said["use_vectors"] is False and said["why"].startswith("the model does not load: ")
+        published = json.loads(next((project / ".autology" / "cache").glob("semantic-hooks-*.json")).read_text())
+        assert published["why"] == said["why"]
+        assert "semantic recall: enabled with tiny-model, but its model does not load (" in status(project, capsys)
+    finally:
+        runtime.stop_serving_hooks(project)
