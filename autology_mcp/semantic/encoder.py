@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -202,6 +203,7 @@ def _onnx_name(folder: Path) -> str:
 
 
 _loaded: dict[tuple[str, str | None], Encoder] = {}
+_loading = threading.Lock()
 
 
 def loaded(folder: str, name: str | None = None) -> Encoder | None:
@@ -210,10 +212,12 @@ def loaded(folder: str, name: str | None = None) -> Encoder | None:
 
 
 def load(folder: str, name: str | None = None) -> Encoder:
-    """The model of ``folder``, loaded once per process (a server keeps it warm)."""
-    if (folder, name) not in _loaded:
-        _loaded[(folder, name)] = Encoder(Path(folder), name)
-    return _loaded[(folder, name)]
+    """The model of ``folder``, loaded once per process (a server keeps it warm; two threads asking at
+    once load it once)."""
+    with _loading:
+        if (folder, name) not in _loaded:
+            _loaded[(folder, name)] = Encoder(Path(folder), name)
+        return _loaded[(folder, name)]
 
 
 def registry() -> dict[str, dict]:
