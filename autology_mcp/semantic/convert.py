@@ -7,7 +7,8 @@ files, ``1_Pooling/config.json``...). fastembed runs ONNX, so such a folder is c
 JSON header and the raw tensors), a BERT encoder's graph is written around them with the ``onnx`` package
 (part of the extra), and the result goes to a folder of its own in the models cache beside the
 tokenizer's and sentence-transformers' files, keyed by the digest of the weights and config, so enabling
-the same folder again converts nothing.
+the same folder again converts nothing. Texts are cut where sentence-transformers cuts them (its
+``max_seq_length``, when the folder has ``sentence_bert_config.json``).
 
 Only BERT's architecture (``model_type`` ``bert``: MiniLM, bge, e5, gte, arctic-embed...) is built; any
 other gets one sentence saying what was found and what would do (an ONNX export, or a name fastembed
@@ -30,6 +31,7 @@ import numpy as np
 from autology_mcp.common.errors import ValidationError
 
 Progress = Callable[[int, int], None]  # (layers written, layers in all)
+VERSION = "1"  # of what a conversion writes: a new one converts again rather than reuse an older one's
 # The files of a model folder the converted one keeps beside its model.onnx (what fastembed and the
 # encoder read: the tokenizer, the pooling and the prompts).
 KEPT = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json", "vocab.txt",
@@ -111,10 +113,10 @@ def check_convertible(folder: Path) -> dict:
 
 
 def converted_folder(folder: Path, cache_dir: Path) -> Path:
-    """Where the conversion of ``folder`` goes: named after it and the digest of its weights and config
-    (other weights in the same folder are converted again)."""
-    digest = hashlib.sha256()
-    for name in ("model.safetensors", "config.json"):
+    """Where the conversion of ``folder`` goes: named after it and the digest of its weights and configs
+    and of :data:`VERSION` (other weights in the same folder, or a newer converter, convert again)."""
+    digest = hashlib.sha256(VERSION.encode())
+    for name in ("model.safetensors", "config.json", "sentence_bert_config.json"):
         path = Path(folder) / name
         if path.is_file():
             with open(path, "rb") as handle:
@@ -143,12 +145,27 @@ def convert(folder: Path, cache_dir: Path, progress: Progress | None = None) -> 
         if (folder / name).is_file():
             (partial / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(folder / name, partial / name)
+    _limit_length(folder, partial)
     large = sum(t.nbytes for t in tensors.values()) > 1.8 * 2**30  # protobuf's 2 GB: the weights go beside it
     onnx.save_model(model, str(partial / "model.onnx"), save_as_external_data=large,
                     location="model.onnx.data" if large else None)
     shutil.rmtree(target, ignore_errors=True)
     partial.rename(target)
     return target
+
+
+def _limit_length(folder: Path, converted: Path) -> None:
+    """Texts cut where sentence-transformers cuts them: its ``max_seq_length`` (256 for MiniLM, whose
+    tokenizer says 512) becomes the converted folder's ``model_max_length``, the limit fastembed applies."""
+    try:
+        limit = int(json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))["max_seq_length"])
+        config = json.loads((converted / "tokenizer_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    given = config.get("model_max_length")
+    if limit > 0 and not (isinstance(given, int) and 0 < given <= limit):
+        config["model_max_length"] = limit
+        (converted / "tokenizer_config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
 
 
 def bert_graph(tensors: dict[str, np.ndarray], config: dict, progress: Progress | None = None):

@@ -27,15 +27,19 @@ TEXTS = ["John signed a Nike shoe deal", "the basketball endorsement", "fix the 
          "a much longer text about the session search and the memory of the code index, padded against the rest"]
 
 
-def bert_by_hand(folder: Path, text: str) -> np.ndarray:
-    """BertModel's last hidden state for one text, mean-pooled and unit length, in numpy from the checkpoint."""
+def bert_by_hand(folder: Path, text: str, max_length: int | None = None) -> np.ndarray:
+    """BertModel's last hidden state for one text, mean-pooled and unit length, in numpy from the checkpoint
+    (the text cut at ``max_length`` tokens, as sentence-transformers cuts it)."""
     from tokenizers import Tokenizer
 
     from autology_mcp.semantic.convert import read_tensors
 
     config = json.loads((folder / "config.json").read_text())
     w = {k.removeprefix("bert."): v.astype(np.float64) for k, v in read_tensors(folder / "model.safetensors").items()}
-    ids = Tokenizer.from_file(str(folder / "tokenizer.json")).encode(text).ids
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    if max_length:
+        tokenizer.enable_truncation(max_length)
+    ids = tokenizer.encode(text).ids
     heads, eps = config["num_attention_heads"], config["layer_norm_eps"]
 
     def norm(x, p):
@@ -104,6 +108,19 @@ def test_a_sentence_transformers_folder_is_converted_and_gives_bert_s_vectors(
     assert np.allclose(model.encode(TEXTS), expected, atol=1e-4)  # a padded batch, masked as BertModel masks
     assert np.allclose(model.encode_query(TEXTS[1]), expected[1], atol=1e-4)
     assert not np.allclose(expected[0], expected[1], atol=0.05)  # the texts differ: the check has teeth
+
+
+def test_texts_are_cut_where_sentence_transformers_cuts_them(project: Path, tmp_path: Path) -> None:
+    from autology_mcp.semantic import encoder
+
+    folder = write_tiny_bert_checkpoint(tmp_path / "short-bert")
+    (folder / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 8, "do_lower_case": False}))
+    assert enable(project, folder) == 0
+    converted = Path(json.loads((project / ".autology" / "local" / "semantic.json").read_text())["path"])
+    assert json.loads((converted / "tokenizer_config.json").read_text())["model_max_length"] == 8  # it said 64
+    vector = encoder.load(str(converted), "short-bert").encode([TEXTS[3]])[0]
+    assert np.allclose(vector, bert_by_hand(folder, TEXTS[3], max_length=8), atol=1e-4)
+    assert not np.allclose(vector, bert_by_hand(folder, TEXTS[3]), atol=1e-2)  # the whole text differs
 
 
 def test_enabling_the_same_folder_again_converts_nothing(
