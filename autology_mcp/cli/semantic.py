@@ -182,9 +182,11 @@ def status_lines(root: Path) -> list[str]:
         return [f"semantic recall: enabled with {found['model']}, but the extra is not installed ({EXTRA}): lexical ranking"]
     state = load_state(root)
     kept = found["session_turns_with_vectors"]
+    from autology_mcp.semantic.encoder import registry
+
     fix = (f"  to fix: put its files back in {state.path}, or `autology semantic enable --path DIR` with a model "
-           "folder" + ("" if state.model == Path(state.path).name else f", or `autology semantic enable {state.model}` "
-                       "to fetch it again") + "; or `autology semantic disable`")
+           "folder" + (f", or `autology semantic enable {state.model}` to fetch it again" if state.model in registry()
+                       else "") + "; or `autology semantic disable`")
     problem = found.get("model_missing") or _load_problem(state, found["hooks"])
     if problem:
         return [f"semantic recall: enabled with {found['model']}, but {problem}: searches rank by words", fix,

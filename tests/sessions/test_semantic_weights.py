@@ -123,6 +123,20 @@ def test_texts_are_cut_where_sentence_transformers_cuts_them(project: Path, tmp_
     assert not np.allclose(vector, bert_by_hand(folder, TEXTS[3]), atol=1e-2)  # the whole text differs
 
 
+def test_status_after_the_converted_model_is_gone_points_to_the_weights_not_to_a_download(
+        project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    folder = write_tiny_bert_checkpoint(tmp_path / "tiny-bert")
+    assert enable(project, folder) == 0
+    shutil.rmtree(json.loads((project / ".autology" / "local" / "semantic.json").read_text())["path"])
+    capsys.readouterr()
+    assert main(["--root", str(project), "semantic", "status"]) == 0
+    out = capsys.readouterr().out
+    assert "but its model folder" in out and "is missing" in out and "--path DIR" in out
+    assert "autology semantic enable tiny-bert" not in out  # not a name anything can fetch
+
+
 def test_enabling_the_same_folder_again_converts_nothing(
         project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = write_tiny_bert_checkpoint(tmp_path / "tiny-bert")
