@@ -46,10 +46,10 @@ def unreachable(url: str, timeout: float = TIMEOUT_S) -> str | None:
     import urllib.error
     import urllib.request
 
-    proxy = target(url)[2]
+    host, port, proxy = target(url)
     if proxy and not proxy.lower().startswith(("http://", "https://")) and "://" in proxy:
         return None  # a SOCKS proxy: not one the standard library speaks, so the download is left to tell
-    through = f" through the proxy {proxy}" if proxy else ""
+    through = f" through the proxy {host}:{port}" if proxy else ""  # its address only: never its password
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({urlsplit(url).scheme: proxy} if proxy else {}))
     outcome: dict[str, object] = {}
 

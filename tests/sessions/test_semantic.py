@@ -323,7 +323,7 @@ def test_offline_enable_by_name_fails_at_once_with_the_path_advice(
     assert elapsed < 5, elapsed
     assert "could not download sentence-transformers/all-MiniLM-L6-v2: cannot reach" in err
     assert "autology semantic enable --path DIR" in err and "Traceback" not in err
-    assert ("through the proxy http://127.0.0.1:9 (Connection refused)" in err) == (blocked == "a proxy that refuses")
+    assert ("through the proxy 127.0.0.1:9 (Connection refused)" in err) == (blocked == "a proxy that refuses")
     assert ("(no answer within 2.5 s)" in err) == (blocked == "a host that never answers")
     assert not (project / ".autology" / "local" / "semantic.json").exists()
     assert not (tmp_path / "cache" / "autology" / "models").exists()  # nothing downloaded, nothing begun
@@ -388,7 +388,8 @@ def test_a_host_that_answers_is_reachable_directly_and_through_a_proxy(monkeypat
         assert unreachable(address) is None and unreachable(address + "/missing") is None
         monkeypatch.setenv("HTTP_PROXY", address)  # the same server, as the proxy of another host
         assert unreachable("http://models.example") is None
-        monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
-        assert "through the proxy http://127.0.0.1:9" in unreachable("http://models.example")
+        monkeypatch.setenv("HTTP_PROXY", "http://someone:s3cret@127.0.0.1:9")
+        said = unreachable("http://models.example")
+        assert "through the proxy 127.0.0.1:9" in said and "s3cret" not in said  # never the proxy's password
     finally:
         server.shutdown()
