@@ -168,7 +168,7 @@ class StatusResult(BaseModel):
         "outcomes (supported, unsupported, unresolved), with rates; see autology_mcp/retrieval/ledger.py "
         "(filled in by retrieval.ledger.status_with_counters: the knowledge graph does not count searches); "
         "and `semantic`: whether semantic recall (an optional extra) is on here, its model, how many session "
-        "turns have vectors",
+        "turns have vectors, whether its files are missing, and whether the hooks use the vectors now (and why not)",
     )
 
 

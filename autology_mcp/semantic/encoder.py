@@ -13,7 +13,9 @@ A model is a folder on this machine, read in one of two ways:
   ``tokenizer.json``): token vectors averaged. Vectors are unit length.
 
 :func:`fetch` brings a model of fastembed's own registry into fastembed's cache (the one step that uses
-the network, run only by ``autology semantic enable NAME``). Loading never downloads. The library is
+the network, run only by ``autology semantic enable NAME``), after checking that the host it comes from
+answers (:mod:`~autology_mcp.semantic.reach`): offline, it says so at once rather than after fastembed's
+retries. Loading never downloads. The library is
 imported only here, and only when semantic recall is on.
 """
 
@@ -21,14 +23,18 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.semantic.reach import model_host, unreachable
+from autology_mcp.semantic.speed import QuerySpeed
 
 EXTRA = "pip install 'autology-mcp[semantic]'"
-STATIC, ONNX = "static", "onnx"
+STATIC, ONNX, WEIGHTS = "static", "onnx", "weights"  # WEIGHTS: a transformer's safetensors, to convert
 # fastembed loads a local folder under a name of its registry with the same kind of model: this one stands
 # for "a static model" (the folder's own files are what is read); transformers get names of their own.
 _STATIC_NAME = "minishlab/potion-base-8M"
@@ -54,19 +60,35 @@ def available() -> bool:
 
 
 def folder_kind(folder: Path) -> str:
-    """Which of the two formats a model folder holds; ValidationError when neither."""
+    """Which format a model folder holds: ONNX, a static model2vec model, or a transformer's safetensors
+    weights (:data:`WEIGHTS`, converted to ONNX at enable: :mod:`~autology_mcp.semantic.convert`);
+    ValidationError, one sentence of what was found and what is needed, when none."""
+    from autology_mcp.semantic.convert import describe, is_static
+
     folder = Path(folder)
-    if (folder / "model.onnx").is_file() and (folder / "tokenizer.json").is_file():
+    if not folder.is_dir():
+        raise ValidationError(str(folder), "not a model folder: there is no such folder")
+    has_tokenizer = (folder / "tokenizer.json").is_file()
+    if (folder / "model.onnx").is_file() and has_tokenizer:
         return ONNX
-    if (folder / "model.safetensors").is_file() and (folder / "tokenizer.json").is_file():
-        return STATIC
-    raise ValidationError(str(folder), "not a model folder: it needs model.onnx (a transformer exported to ONNX) "
-                                       "or model.safetensors (a static model2vec model), beside tokenizer.json")
+    if (folder / "model.safetensors").is_file():
+        if not has_tokenizer:
+            raise ValidationError(str(folder), f"found model.safetensors but no tokenizer.json beside it "
+                                               f"({describe(folder)}): the model's tokenizer is needed too")
+        return STATIC if is_static(folder) else WEIGHTS
+    if (folder / "pytorch_model.bin").is_file():
+        raise ValidationError(str(folder), "found PyTorch weights (pytorch_model.bin), which only torch reads: give the "
+                                           "model's safetensors weights (model.safetensors) or its ONNX export (model.onnx)")
+    raise ValidationError(str(folder), f"not a model folder (found {describe(folder)}): it needs model.onnx (a transformer "
+                                       "exported to ONNX), or model.safetensors (a transformer's weights, or a static "
+                                       "model2vec model), beside tokenizer.json")
 
 
 class Encoder:
     """One loaded model: ``encode(texts)`` gives documents' unit-length float32 rows, ``encode_query(text)``
     a query's (the two differ only for a model with a query prompt)."""
+
+    clock = staticmethod(time.perf_counter)  # what encode_query is timed with (a test gives its own)
 
     def __init__(self, folder: Path, name: str | None = None, threads: int | None = None):
         if not available():
@@ -81,35 +103,41 @@ class Encoder:
             model_name = name
         else:
             self.kind = folder_kind(self.folder)
+            if self.kind == WEIGHTS:
+                raise ValidationError(str(self.folder), "a transformer's safetensors weights: autology semantic enable "
+                                                        "--path converts them to ONNX first")
             model_name = _STATIC_NAME if self.kind == STATIC else _onnx_name(self.folder)
         # fastembed adds no prompt of its own: the folder's, else the one its model card asks for
         card = next((p for prefix, p in PROMPTS.items() if (name or "").startswith(prefix)), {})
         self.prompts = _prompts(self.folder) or card
         self.model = TextEmbedding(model_name=model_name, specific_model_path=str(self.folder), threads=threads)
         self.dimension = int(self.encode(["dimension"]).shape[1])
-        self.query_ms = self._query_time()
+        self.speed = QuerySpeed()  # every query embedding's time: whether a hook may embed (runtime.query_vector)
+        self._first_timings()
 
-    def _query_time(self) -> float:
-        """Milliseconds to embed a short question here, the median of three after a first (the hooks' budget
-        is checked against it: :func:`autology_mcp.semantic.runtime.query_vector`)."""
-        import time
-
+    def _first_timings(self) -> None:
+        """Three timings of a short question after a first (which warms up), so that the hooks have a
+        measure from the start; the queries asked later add theirs (:class:`QuerySpeed`)."""
         question = "which decision explains why the session store writes each file atomically?"
-        self.encode_query(question)
-        times = []
+        self._rows([question], self.model.query_embed)  # the first run warms up: not timed
         for _ in range(3):
-            start = time.perf_counter()
             self.encode_query(question)
-            times.append((time.perf_counter() - start) * 1000)
-        return sorted(times)[1]
+
+    @property
+    def query_ms(self) -> float:
+        """The median time of this model's last query embeddings here, in milliseconds."""
+        return self.speed.median() or 0.0
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Documents' vectors (session turns)."""
         return self._rows([self.prompts.get("document", "") + t for t in texts], self.model.passage_embed)
 
     def encode_query(self, text: str) -> np.ndarray:
-        """A query's vector."""
-        return self._rows([self.prompts.get("query", "") + text], self.model.query_embed)[0]
+        """A query's vector; the time it took is recorded in :attr:`speed`."""
+        start = self.clock()
+        row = self._rows([self.prompts.get("query", "") + text], self.model.query_embed)[0]
+        self.speed.record((self.clock() - start) * 1000)
+        return row
 
     def _rows(self, texts: list[str], embed) -> np.ndarray:
         if not texts:
@@ -175,6 +203,7 @@ def _onnx_name(folder: Path) -> str:
 
 
 _loaded: dict[tuple[str, str | None], Encoder] = {}
+_loading = threading.Lock()
 
 
 def loaded(folder: str, name: str | None = None) -> Encoder | None:
@@ -183,10 +212,12 @@ def loaded(folder: str, name: str | None = None) -> Encoder | None:
 
 
 def load(folder: str, name: str | None = None) -> Encoder:
-    """The model of ``folder``, loaded once per process (a server keeps it warm)."""
-    if (folder, name) not in _loaded:
-        _loaded[(folder, name)] = Encoder(Path(folder), name)
-    return _loaded[(folder, name)]
+    """The model of ``folder``, loaded once per process (a server keeps it warm; two threads asking at
+    once load it once)."""
+    with _loading:
+        if (folder, name) not in _loaded:
+            _loaded[(folder, name)] = Encoder(Path(folder), name)
+        return _loaded[(folder, name)]
 
 
 def registry() -> dict[str, dict]:
@@ -196,6 +227,35 @@ def registry() -> dict[str, dict]:
     from fastembed import TextEmbedding
 
     return {m["model"]: m for m in TextEmbedding.list_supported_models()}
+
+
+def cached(name: str, cache_dir: Path) -> Path | None:
+    """The folder of a model of fastembed's registry when a download put it in ``cache_dir`` already
+    (the hub's layout: ``models--OWNER--NAME/snapshots/REVISION/``, with the model's file)."""
+    model = registry().get(name) or {}
+    folder = download_folder(name, cache_dir)
+    if folder is None or not model.get("model_file"):
+        return None
+    return next((s for s in sorted((folder / "snapshots").glob("*")) if (s / model["model_file"]).is_file()), None)
+
+
+def download_folder(name: str, cache_dir: Path) -> Path | None:
+    """Where the hub puts a model of fastembed's registry in ``cache_dir`` (it grows as the download goes)."""
+    source = ((registry().get(name) or {}).get("sources") or {}).get("hf")
+    return Path(cache_dir) / f"models--{source.replace('/', '--')}" if source else None
+
+
+def check_download(name: str, cache_dir: Path) -> None:
+    """StorageError, at once, when ``name`` is not in ``cache_dir`` yet and the host it is downloaded from
+    cannot be reached (:mod:`~autology_mcp.semantic.reach`): the message points to ``--path``."""
+    if cached(name, cache_dir) is not None:
+        return
+    problem = unreachable(model_host())
+    if problem:
+        from autology_mcp.common.errors import StorageError
+
+        raise StorageError(str(cache_dir), f"could not download {name}: {problem}. Offline, put the model's "
+                                           "files in a folder and run autology semantic enable --path DIR")
 
 
 def fetch(name: str, cache_dir: Path) -> Path:
@@ -208,6 +268,7 @@ def fetch(name: str, cache_dir: Path) -> Path:
     if name not in registry():
         raise ValidationError("model", f"{name!r} is not one of fastembed's models (autology semantic models lists "
                                        "them), nor a folder")
+    check_download(name, cache_dir)
     try:
         model = TextEmbedding(model_name=name, cache_dir=str(cache_dir))
     except Exception as exc:  # noqa: BLE001 - fastembed raises ValueError, OSError, requests' errors...

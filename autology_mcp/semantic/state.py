@@ -55,3 +55,17 @@ def clear_state(root: Path) -> bool:
     existed = path.exists()
     path.unlink(missing_ok=True)
     return existed
+
+
+def missing(state: SemanticState) -> str | None:
+    """What is missing of the enabled model's files, in a few words (``"the model folder ... is missing"``);
+    None when its folder still holds a tokenizer and a model file (whether they load is another matter)."""
+    folder = Path(state.path)
+    if not folder.is_dir():
+        return f"its model folder {folder} is missing"
+    if not (folder / "tokenizer.json").is_file():
+        return f"its model folder {folder} has no tokenizer.json"
+    if not (folder / "model.safetensors").is_file() and not any(folder.glob("*.onnx")) \
+            and not any(folder.glob("*/*.onnx")):
+        return f"its model folder {folder} has no model file (model.onnx or model.safetensors)"
+    return None

@@ -68,9 +68,11 @@ class VectorCache:
             return None
         return row[0] if row else None
 
-    def sync(self, kind: str, texts: dict[str, str], embed: Embed, should_stop: Callable[[], bool] | None = None) -> int:
+    def sync(self, kind: str, texts: dict[str, str], embed: Embed, should_stop: Callable[[], bool] | None = None,
+             progress: Callable[[int, int], None] | None = None) -> int:
         """Embed the texts of ``kind`` that are new or changed, drop the keys not given; returns how many
-        were embedded. ``should_stop`` is asked between batches (a server shutting down)."""
+        were embedded. ``should_stop`` is asked between batches (a server shutting down); ``progress`` is
+        told (embedded so far, to embed in all) before the first batch and after each."""
         conn = self._connect()
         try:
             known = dict(conn.execute("SELECT key, digest FROM vectors WHERE kind = ?", (kind,)).fetchall())
@@ -81,6 +83,8 @@ class VectorCache:
                     f"DELETE FROM vectors WHERE kind = ? AND key IN ({','.join('?' * len(part))})", (kind, *part)))
             todo = [(k, t, digest(t)) for k, t in texts.items() if known.get(k) != digest(t)]
             done = 0
+            if progress:
+                progress(0, len(todo))
             for start in range(0, len(todo), BATCH):
                 if should_stop and should_stop():
                     break
@@ -90,6 +94,8 @@ class VectorCache:
                 retry_locked(lambda rows=rows: conn.executemany(
                     "INSERT OR REPLACE INTO vectors (kind, key, digest, vector) VALUES (?, ?, ?, ?)", rows))
                 done += len(batch)
+                if progress:
+                    progress(done, len(todo))
             return done
         finally:
             conn.close()

@@ -65,6 +65,9 @@ def _start_up(startup: Startup) -> None:
             socket_path = startup.service.start()
             if socket_path is not None:
                 startup.watcher.lease.advertise(str(socket_path))  # how the hooks find it (hooks/client.py)
+                from autology_mcp.semantic import runtime
+
+                runtime.serve_hooks(store.root, str(socket_path))  # semantic status says what these hooks do
         store.verify_cache()  # a damaged cache database is rebuilt from the files (under the store's lock)
         _build_missing_code_index(store.root)
         _keep_vectors_up_to_date(store.root, startup.stopping)
@@ -100,6 +103,7 @@ def _keep_vectors_up_to_date(root: Path, stopping: threading.Event) -> None:
         return
 
     def run() -> None:
+        from autology_mcp.semantic import runtime
         from autology_mcp.sessions.paths import sessions_dir
         from autology_mcp.sessions.semantic import sync_turn_vectors
 
@@ -116,6 +120,7 @@ def _keep_vectors_up_to_date(root: Path, stopping: threading.Event) -> None:
                     seen = signature
                 except Exception:  # noqa: BLE001 - the vectors are a cache: search ranks lexically without them
                     log.exception("semantic recall: embedding session turns failed")
+            runtime.publish()  # the hooks' measure, fresh for semantic status in other processes
             stopping.wait(VECTOR_CHECK_S)
 
     threading.Thread(target=run, name="autology-vectors", daemon=True).start()
@@ -126,6 +131,9 @@ def finish(startup: Startup) -> None:
     startup.stopping.set()
     startup.done.wait(timeout=30)
     if startup.service is not None:
+        from autology_mcp.semantic import runtime
+
+        runtime.stop_serving_hooks(startup.store.root)
         startup.service.stop()
     if startup.watcher is not None:
         startup.watcher.stop()

@@ -51,16 +51,18 @@ def turn_texts(root: Path) -> dict[str, str]:
     return texts
 
 
-def sync_turn_vectors(root: Path, should_stop: Callable[[], bool] | None = None, may_load: bool = True) -> int | None:
+def sync_turn_vectors(root: Path, should_stop: Callable[[], bool] | None = None, may_load: bool = True,
+                      progress: Callable[[int, int], None] | None = None) -> int | None:
     """Embed the turns that have no vector yet (and drop those of forgotten sessions); how many were
-    embedded, or None when semantic recall is off here or its model cannot be loaded."""
+    embedded, or None when semantic recall is off here or its model cannot be loaded. ``progress`` is told
+    (embedded, to embed) as it goes."""
     from autology_mcp.semantic import runtime
 
     state = runtime.active(root)
     model = runtime.encoder(state, may_load) if state else None
     if state is None or model is None:
         return None
-    return runtime.cache(root, state).sync(KIND, turn_texts(root), model.encode, should_stop)
+    return runtime.cache(root, state).sync(KIND, turn_texts(root), model.encode, should_stop, progress)
 
 
 class DenseScores:
@@ -127,11 +129,13 @@ def dense_scores(root: Path, query: str) -> DenseScores | None:
 
 
 def coverage(root: Path) -> dict:
-    """What ``autology_status`` and ``autology doctor`` say of semantic recall: on or off, the model, and
-    how many of session memory's turns have a vector (``enabled: false`` and nothing else when off)."""
+    """What ``autology_status`` and ``autology doctor`` say of semantic recall: on or off, the model, whether
+    its files are there (``model_missing``: what is not), how many of session memory's turns have a vector,
+    and whether the hooks use the vectors now (``hooks``: :func:`~autology_mcp.semantic.runtime.hooks_status`).
+    ``enabled: false`` and nothing else when off."""
     from autology_mcp.semantic import runtime
     from autology_mcp.semantic.encoder import available
-    from autology_mcp.semantic.state import load_state
+    from autology_mcp.semantic.state import load_state, missing
 
     state = load_state(root)
     if state is None:
@@ -148,4 +152,8 @@ def coverage(root: Path) -> dict:
             turns = conn.execute("SELECT coalesce(sum(turns), 0) FROM sources").fetchone()[0]
     out["session_turns"] = turns
     out["session_turns_with_vectors"] = runtime.cache(root, state).counts().get(KIND, 0)
+    gone = missing(state)
+    if gone:
+        out["model_missing"] = gone
+    out["hooks"] = runtime.hooks_status(root)  # a server that loaded the model before it went keeps it
     return out

@@ -6,7 +6,9 @@ no torch):
   same direction, so that paraphrases are near and everything else is not;
 - a BERT-shaped transformer exported to ONNX (``model.onnx`` and the tokenizer files), random weights: a
   real graph (token and type embeddings, tanh, a projection) that ONNX Runtime runs, written with the
-  ``onnx`` package (a test dependency).
+  ``onnx`` package (a test dependency);
+- a tiny BERT checkpoint in sentence-transformers' layout (``model.safetensors`` with BertModel's weight
+  names, ``config.json``, the tokenizer's files, ``1_Pooling``), random weights.
 """
 
 from __future__ import annotations
@@ -74,25 +76,10 @@ def write_tiny_onnx_model(folder: Path, dim: int = 16, seed: int = 0, model_file
     tokenizer.json that wraps each text in [CLS] ... [SEP]."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    pieces = sorted(set(ONNX_WORDS)) + [f"##{c}" for c in "abcdefghijklmnopqrstuvwxyz0123456789"]
-    tokens = special + pieces + list("abcdefghijklmnopqrstuvwxyz0123456789.,!?'-:")
-    vocab = {token: i for i, token in enumerate(dict.fromkeys(tokens))}  # "a" and "i" are words and letters
-    tokenizer = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]", max_input_chars_per_word=100))
-    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
-    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tokenizer.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])])
-    tokenizer.save(str(folder / "tokenizer.json"))
-    (folder / "tokenizer_config.json").write_text(json.dumps(
-        {"model_max_length": 64, "pad_token": "[PAD]", "tokenizer_class": "BertTokenizer", "do_lower_case": True}))
-    (folder / "special_tokens_map.json").write_text(json.dumps(
-        {"pad_token": "[PAD]", "unk_token": "[UNK]", "cls_token": "[CLS]", "sep_token": "[SEP]", "mask_token": "[MASK]"}))
+    vocab = write_wordpiece_tokenizer(folder)
     (folder / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_size": dim, "pad_token_id": 0}))
 
     rng = np.random.default_rng(seed)
@@ -113,4 +100,71 @@ def write_tiny_onnx_model(folder: Path, dim: int = 16, seed: int = 0, model_file
     onnx.checker.check_model(model)
     (folder / model_file).parent.mkdir(parents=True, exist_ok=True)
     onnx.save(model, str(folder / model_file))
+    return folder
+
+
+def write_wordpiece_tokenizer(folder: Path) -> dict[str, int]:
+    """BERT's tokenizer files over :data:`ONNX_WORDS` (a WordPiece tokenizer.json wrapping each text in
+    [CLS] ... [SEP], tokenizer_config.json, special_tokens_map.json); returns the vocabulary."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+
+    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    pieces = sorted(set(ONNX_WORDS)) + [f"##{c}" for c in "abcdefghijklmnopqrstuvwxyz0123456789"]
+    tokens = special + pieces + list("abcdefghijklmnopqrstuvwxyz0123456789.,!?'-:")
+    vocab = {token: i for i, token in enumerate(dict.fromkeys(tokens))}  # "a" and "i" are words and letters
+    tokenizer = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]", max_input_chars_per_word=100))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])])
+    tokenizer.save(str(folder / "tokenizer.json"))
+    (folder / "tokenizer_config.json").write_text(json.dumps(
+        {"model_max_length": 64, "pad_token": "[PAD]", "tokenizer_class": "BertTokenizer", "do_lower_case": True}))
+    (folder / "special_tokens_map.json").write_text(json.dumps(
+        {"pad_token": "[PAD]", "unk_token": "[UNK]", "cls_token": "[CLS]", "sep_token": "[SEP]", "mask_token": "[MASK]"}))
+    return vocab
+
+
+def write_tiny_bert_checkpoint(folder: Path, hidden: int = 16, heads: int = 2, layers: int = 2, intermediate: int = 32,
+                               seed: int = 0, prefix: str = "", hidden_act: str = "gelu") -> Path:
+    """A tiny BERT in the layout sentence-transformers and ``huggingface-cli download`` give: random weights
+    in ``model.safetensors`` named as BertModel names them (``prefix`` before each: ``bert.`` for a model
+    around it), ``config.json``, the tokenizer's files, ``modules.json`` and mean pooling in
+    ``1_Pooling/config.json``."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab = write_wordpiece_tokenizer(folder)
+    rng = np.random.default_rng(seed)
+
+    def normal(*shape: int, scale: float = 0.2) -> np.ndarray:
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    tensors = {"embeddings.word_embeddings.weight": normal(len(vocab), hidden, scale=1.0),
+               "embeddings.position_embeddings.weight": normal(64, hidden),
+               "embeddings.token_type_embeddings.weight": normal(2, hidden),
+               "embeddings.LayerNorm.weight": 1 + normal(hidden, scale=0.1), "embeddings.LayerNorm.bias": normal(hidden)}
+    for i in range(layers):
+        p = f"encoder.layer.{i}"
+        for name in ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"):
+            tensors[f"{p}.{name}.weight"], tensors[f"{p}.{name}.bias"] = normal(hidden, hidden, scale=0.5), normal(hidden)
+        tensors[f"{p}.intermediate.dense.weight"] = normal(intermediate, hidden, scale=0.5)
+        tensors[f"{p}.intermediate.dense.bias"] = normal(intermediate)
+        tensors[f"{p}.output.dense.weight"] = normal(hidden, intermediate, scale=0.3)
+        tensors[f"{p}.output.dense.bias"] = normal(hidden)
+        for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
+            tensors[f"{p}.{norm}.weight"], tensors[f"{p}.{norm}.bias"] = 1 + normal(hidden, scale=0.1), normal(hidden)
+    tensors["pooler.dense.weight"], tensors["pooler.dense.bias"] = normal(hidden, hidden), normal(hidden)
+    write_safetensors(folder / "model.safetensors", {prefix + k: v for k, v in tensors.items()})
+    (folder / "config.json").write_text(json.dumps({
+        "architectures": ["BertModel"], "model_type": "bert", "hidden_size": hidden, "num_attention_heads": heads,
+        "num_hidden_layers": layers, "intermediate_size": intermediate, "hidden_act": hidden_act,
+        "layer_norm_eps": 1e-12, "max_position_embeddings": 64, "type_vocab_size": 2, "vocab_size": len(vocab),
+        "pad_token_id": 0}))
+    (folder / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]))
+    (folder / "1_Pooling").mkdir(exist_ok=True)
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps(
+        {"word_embedding_dimension": hidden, "pooling_mode_cls_token": False, "pooling_mode_mean_tokens": True}))
     return folder

@@ -178,11 +178,14 @@ def test_status_and_doctor_say_which_model_and_how_much_has_vectors(
     capsys.readouterr()
     assert autology(project, "status", "--json") == 0
     semantic = json.loads(capsys.readouterr().out)["retrieval"]["semantic"]
+    hooks = semantic.pop("hooks")
     assert semantic == {"enabled": True, "model": "tiny-model", "dimension": 32, "extra_installed": True,
                         "session_turns": 6, "session_turns_with_vectors": 6}
+    assert hooks["use_vectors"] is False and hooks["why"].startswith("no server is running")
     assert autology(project, "doctor") == 0
     out = capsys.readouterr().out
     assert "semantic recall: on with tiny-model (32 dimensions" in out and "session turns with a vector: 6 of 6" in out
+    assert "hooks: rank by words: no server is running" in out
 
 
 def test_without_the_extra_enable_says_how_to_install_it(
@@ -201,6 +204,10 @@ def test_without_the_extra_enable_says_how_to_install_it(
 def test_a_failed_download_says_what_to_do_and_enables_nothing(
         project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     import fastembed
+
+    from autology_mcp.semantic import encoder
+
+    monkeypatch.setattr(encoder, "unreachable", lambda url: None)  # the host answers; the download then fails
 
     class Offline:
         list_supported_models = staticmethod(fastembed.TextEmbedding.list_supported_models)
@@ -245,16 +252,20 @@ def test_chunk_scores_do_not_move_when_every_similarity_moves_together(sims: lis
 @needs_extra
 def test_a_hook_uses_the_vectors_only_with_a_model_fast_enough_for_its_budget(
         project: Path, model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The server answers hooks within their latency budget: a model that embeds a question slower than
+    """The server answers hooks within their latency budget: a model that embeds questions slower than
     HOOK_QUERY_MS serves the tools, and a hook's search ranks lexically (here: finds no paraphrase)."""
-    from autology_mcp.semantic import encoder, runtime
+    from autology_mcp.semantic import encoder, runtime, speed
 
-    assert autology(project, "semantic", "enable", "--path", str(model)) == 0
+    monkeypatch.setattr(speed, "PROBE_EVERY_S", 3600.0)  # no probe: the measure stays as set here
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(encoder.Encoder, "clock", staticmethod(lambda: next(ticks) * 0.004))  # 4 ms an embedding,
+    assert autology(project, "semantic", "enable", "--path", str(model)) == 0  # whatever this machine's load
     loaded = encoder.load(str(model.resolve()), model.name)
-    assert 0 < loaded.query_ms < runtime.HOOK_QUERY_MS  # a tiny static model: well within
+    assert loaded.query_ms == pytest.approx(4.0)  # as a small model measures here
     with runtime.answering_a_hook():
         assert search_sessions(project, PARAPHRASE, 5)[0].session_id == "s-deal"
-    monkeypatch.setattr(loaded, "query_ms", runtime.HOOK_QUERY_MS + 1)  # as a large model measures here
+    for _ in range(speed.WINDOW):
+        loaded.speed.record(runtime.HOOK_QUERY_MS + 1)  # as a large model measures here
     with runtime.answering_a_hook():
         assert search_sessions(project, PARAPHRASE, 5) == []  # lexical: no word in common
     assert search_sessions(project, PARAPHRASE, 5)[0].session_id == "s-deal"  # a tool call still uses it
@@ -270,3 +281,115 @@ def test_the_server_answers_a_hook_inside_the_hook_budget(project: Path, monkeyp
     payload = json.dumps({"session_id": "h1", "cwd": str(project), "prompt": "anything"})
     assert HookService(project).answer("user-prompt-submit", payload, str(project)) == {"served": True, "output": ""}
     assert seen == [True] and runtime._answering_a_hook.get() is False
+
+
+@pytest.fixture
+def silent_host():
+    """A host that takes connections and never answers (a listening socket nobody reads)."""
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    server.close()
+
+
+def blocked_env(monkeypatch: pytest.MonkeyPatch, blocked: str, silent_host: str) -> None:
+    for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY",
+                 "no_proxy", "HF_ENDPOINT", "HF_HUB_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
+    if blocked == "a proxy that refuses":
+        monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    else:
+        monkeypatch.setenv("HF_ENDPOINT", silent_host)
+
+
+@needs_extra
+@pytest.mark.parametrize("blocked", ["a proxy that refuses", "a host that never answers"])
+def test_offline_enable_by_name_fails_at_once_with_the_path_advice(
+        project: Path, tmp_path: Path, blocked: str, silent_host: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`autology semantic enable NAME` with the network blocked: not fastembed's ~40 s of retries (3, 9,
+    27 s sleeps), but one short attempt (2.5 s at most), and the advice to use --path."""
+    import time
+
+    blocked_env(monkeypatch, blocked, silent_host)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    start = time.monotonic()
+    assert autology(project, "semantic", "enable", "sentence-transformers/all-MiniLM-L6-v2", "--yes") == 1
+    elapsed = time.monotonic() - start
+    err = capsys.readouterr().err
+    assert elapsed < 5, elapsed
+    assert "could not download sentence-transformers/all-MiniLM-L6-v2: cannot reach" in err
+    assert "autology semantic enable --path DIR" in err and "Traceback" not in err
+    assert ("through the proxy 127.0.0.1:9 (Connection refused)" in err) == (blocked == "a proxy that refuses")
+    assert ("(no answer within 2.5 s)" in err) == (blocked == "a host that never answers")
+    assert not (project / ".autology" / "local" / "semantic.json").exists()
+    assert not (tmp_path / "cache" / "autology" / "models").exists()  # nothing downloaded, nothing begun
+
+
+@needs_extra
+def test_offline_enable_by_name_in_a_process_of_its_own_skips_fastembed_s_retries(
+        project: Path, tmp_path: Path, silent_host: str) -> None:
+    """The same through the installed command, as a user runs it: the process ends long before fastembed's
+    retries would (3 + 9 + 27 s), whatever the machine's load does to the interpreter's start."""
+    import os
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k.upper() not in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY",
+                                                                     "NO_PROXY", "HF_ENDPOINT", "HF_HUB_OFFLINE")}
+    env.update(HF_ENDPOINT=silent_host, XDG_CACHE_HOME=str(tmp_path / "cache"), PYTHONPATH=os.pathsep.join(sys.path))
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "autology_mcp", "--root", str(project), "semantic", "enable",
+                           "sentence-transformers/all-MiniLM-L6-v2", "--yes"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 1 and time.monotonic() - start < 20, done.stderr
+    assert "cannot reach 127.0.0.1 (no answer within 2.5 s)" in done.stderr and "--path DIR" in done.stderr
+
+
+def test_the_proxy_the_environment_names_is_asked_unless_no_proxy_covers_the_host(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from autology_mcp.semantic.reach import target
+
+    for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy",
+                 "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert target("https://huggingface.co") == ("huggingface.co", 443, None)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    assert target("https://huggingface.co") == ("proxy.example", 3128, "http://proxy.example:3128")
+    assert target("https://hub.example:8443") == ("proxy.example", 3128, "http://proxy.example:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost,.huggingface.co,huggingface.co")
+    assert target("https://huggingface.co") == ("huggingface.co", 443, None)  # what must not go through it
+    assert target("https://hub.example:8443")[0] == "proxy.example"  # and what still must
+
+
+def test_a_host_that_answers_is_reachable_directly_and_through_a_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other side of the offline check: a host that answers (an error status too) is not called offline."""
+    import http.server
+    import threading
+
+    from autology_mcp.semantic.reach import unreachable
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
+            self.send_response(404 if self.path.endswith("missing") else 200)
+            self.end_headers()
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    address = f"http://127.0.0.1:{server.server_port}"
+    try:
+        for name in ("HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        assert unreachable(address) is None and unreachable(address + "/missing") is None
+        monkeypatch.setenv("HTTP_PROXY", address)  # the same server, as the proxy of another host
+        assert unreachable("http://models.example") is None
+        monkeypatch.setenv("HTTP_PROXY", "http://someone:s3cret@127.0.0.1:9")
+        said = unreachable("http://models.example")
+        assert "through the proxy 127.0.0.1:9" in said and "s3cret" not in said  # never the proxy's password
+    finally:
+        server.shutdown()

@@ -105,6 +105,7 @@ def test_enable_by_name_then_search_with_the_fetched_model(
         return Path(shutil.copytree(source, cache_dir / name.replace("/", "--")))
 
     monkeypatch.setattr(encoder, "fetch", fetch)
+    monkeypatch.setattr(encoder, "unreachable", lambda url: None)  # the host answers (it is not asked)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = tmp_path / "project"
     root.mkdir()
@@ -118,3 +119,6 @@ def test_enable_by_name_then_search_with_the_fetched_model(
     state = json.loads((root / ".autology" / "local" / "semantic.json").read_text())
     assert state["model"] == "BAAI/bge-small-en-v1.5" and state["path"].endswith("BAAI--bge-small-en-v1.5")
     assert [h.session_id for h in search_sessions(root, "Nike deal", 5)] == ["s1"]
+    shutil.rmtree(state["path"])  # the cache cleared: status says how to fetch it again
+    assert main(["--root", str(root), "semantic", "status"]) == 0
+    assert "`autology semantic enable BAAI/bge-small-en-v1.5` to fetch it again" in capsys.readouterr().out
