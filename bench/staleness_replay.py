@@ -222,7 +222,7 @@ def run_window(cli: Cli, mirror: Path, window: dict, workdir: Path) -> dict:
         flags_at.append(flagged)
         for node in window["nodes"]:
             k = node["key"]
-            cells.append({"node": k, "title": node["title"], "step": i + 1, "commit": sha[:10],
+            cells.append({"window": window["name"], "node": k, "title": node["title"], "step": i + 1, "commit": sha[:10],
                           "subject": subjects[i], "label": labels[k][i]["stale"], "why": labels[k][i]["why"],
                           "flagged": ids[k] in flagged, "findings": flagged.get(ids[k], [])})
     replay_head = git(work, "rev-parse", "HEAD")
@@ -243,6 +243,22 @@ def matrix(cells: list[dict]) -> dict:
             "recall": round(tp / (tp + fn), 3) if tp + fn else None}
 
 
+def runs(cells: list[dict]) -> list[list[dict]]:
+    """Consecutive steps of one node in one window, grouped (cells come window by window, step by step)."""
+    by_node: dict[tuple, list[dict]] = {}
+    for c in cells:
+        by_node.setdefault((c["window"], c["node"]), []).append(c)
+    out = []
+    for group in by_node.values():
+        for c in group:
+            if out and out[-1][-1]["node"] == c["node"] and out[-1][-1]["window"] == c["window"] \
+                    and out[-1][-1]["step"] == c["step"] - 1:
+                out[-1].append(c)
+            else:
+                out.append([c])
+    return out
+
+
 def report(name: str, windows: list[dict]) -> dict:
     cells = [c for w in windows for c in w["cells"]]
     m = matrix(cells)
@@ -252,12 +268,14 @@ def report(name: str, windows: list[dict]) -> dict:
     for kind, pick in (("false flags", lambda c: c["flagged"] and not c["label"]),
                        ("missed flags", lambda c: c["label"] and not c["flagged"])):
         bad = [c for c in cells if pick(c)]
-        print(f"   {kind} ({len(bad)}):")
-        for c in bad:
-            print(f"     {c['node']} step {c['step']:>2} {c['commit'][:9]} {c['subject'][:60]!r}: {c['title'][:50]}")
-            print(f"         label: {c['why'][:110]}")
+        print(f"   {kind} ({len(bad)}), as runs of steps of one node:")
+        for run in runs(bad):
+            c, end = run[0], run[-1]
+            steps = f"step {c['step']}" if len(run) == 1 else f"steps {c['step']}-{end['step']}"
+            print(f"     {c['node']} {steps} (from {c['commit'][:9]} {c['subject'][:60]!r}): {c['title'][:60]}")
+            print(f"         label: {c['why'][:120]}")
             for f in c["findings"][:2]:
-                print(f"         flag:  {f[:110]}")
+                print(f"         flag:  {f[:120]}")
     scen = {}
     for w in windows:
         for sname, flags in w["scenarios"].items():
