@@ -13,11 +13,12 @@ For each window of ``bench/data/staleness_replay/<repo>.json`` the harness
    ``Ci``, byte for byte);
 4. after each step runs ``autology analyze references --json`` and records which nodes it flags
    (any ``references`` finding: stale or missing file);
-5. at the end of the window plays the workflows that must not change a flag: (a) a committed
-   ``autology relate`` between the first two nodes, (b) a committed ``autology update ID --tag x`` of
-   the third (each on the replayed branch's last commit), (c) the
-   nodes' commit rebased (cherry-picked) onto the window's last real commit, (d) the nodes' branch
-   squash-merged onto it, and, for reference, (e) the same branch merged with a merge commit.
+5. at the end of the window (or at the steps listed in the window's ``scenarios_at``) plays the
+   workflows that must not change a flag, each against the plain replay's flags at the same code:
+   (a) committed ``autology relate`` calls, each node to the next, (b) a committed ``autology update
+   ID --tag x`` of every node (both on the replayed branch), (c) the nodes' commit rebased
+   (cherry-picked) onto the real commit of that step, (d) the nodes' branch (the nodes' commit on
+   ``c0``) squash-merged onto it, and, for reference, (e) the same branch merged with a merge commit.
 
 The CLI is that of ``--checkout PATH`` (run as ``python -m autology_mcp`` with ``PYTHONPATH=PATH``),
 so one harness measures any checkout. Labels: per node, one entry per step whose diff touches a file
@@ -153,10 +154,10 @@ def check_labels(mirror: Path, window: dict) -> list[str]:
     return problems
 
 
-def scenario_flags(cli: Cli, work: Path, mirror: Path, window: dict, ids: dict[str, str], nodes_commit: str,
-                   replay_head: str) -> dict[str, dict[str, bool]]:
-    """Flags per node after each workflow that must not change them."""
-    last = window["steps"][-1]
+def scenario_flags(cli: Cli, work: Path, window: dict, ids: dict[str, str], nodes_commit: str,
+                   replay_head: str, last: str) -> dict[str, dict[str, bool]]:
+    """Flags per node after each workflow that must not change them, played at the replayed commit
+    ``replay_head`` (relate, tag) and at the real commit ``last`` it replays (rebase, squash, merge)."""
     keys = [n["key"] for n in window["nodes"]]
     result = {}
 
@@ -166,14 +167,16 @@ def scenario_flags(cli: Cli, work: Path, mirror: Path, window: dict, ids: dict[s
 
     env = None  # these commits are made now, after the code, as a person would
     git(work, "checkout", "-q", "-B", "scenario-relate", replay_head)
-    cli(work, "relate", ids[keys[0]], "relates_to", ids[keys[1]], "--json")
+    for a, b in zip(keys, keys[1:] + keys[:1]):
+        cli(work, "relate", ids[a], "relates_to", ids[b], "--json")
     git(work, "add", "-A", ".autology")
-    git(work, "commit", "-q", "-m", "autology: relate two nodes", env=env)
+    git(work, "commit", "-q", "-m", "autology: relate each node to the next", env=env)
     read("relate")
     git(work, "checkout", "-q", "-B", "scenario-tag", replay_head)
-    cli(work, "update", ids[keys[2]], "--tag", TAG, "--json")
+    for k in keys:
+        cli(work, "update", ids[k], "--tag", TAG, "--json")
     git(work, "add", "-A", ".autology")
-    git(work, "commit", "-q", "-m", "autology: retag a node", env=env)
+    git(work, "commit", "-q", "-m", "autology: retag every node", env=env)
     read("tag")
     git(work, "checkout", "-q", "-B", "scenario-rebase", last)
     git(work, "cherry-pick", nodes_commit, env=env)
@@ -213,9 +216,10 @@ def run_window(cli: Cli, mirror: Path, window: dict, workdir: Path) -> dict:
     nodes_commit = git(work, "rev-parse", "HEAD")
     labels = expand_labels(window)
     subjects = [git(mirror, "log", "-1", "--format=%s", s) for s in window["steps"]]
-    cells, flags_at, seconds = [], [], []
+    cells, flags_at, seconds, heads = [], [], [], []
     for i, sha in enumerate(window["steps"]):
         replay_step(work, sha)
+        heads.append(git(work, "rev-parse", "HEAD"))
         start = time.monotonic()
         flagged = cli.flags(work)
         seconds.append(time.monotonic() - start)
@@ -225,11 +229,14 @@ def run_window(cli: Cli, mirror: Path, window: dict, workdir: Path) -> dict:
             cells.append({"window": window["name"], "node": k, "title": node["title"], "step": i + 1, "commit": sha[:10],
                           "subject": subjects[i], "label": labels[k][i]["stale"], "why": labels[k][i]["why"],
                           "flagged": ids[k] in flagged, "findings": flagged.get(ids[k], [])})
-    replay_head = git(work, "rev-parse", "HEAD")
-    final = {n["key"]: ids[n["key"]] in flags_at[-1] for n in window["nodes"]}
-    scenarios = scenario_flags(cli, work, mirror, window, ids, nodes_commit, replay_head)
+    points = []
+    for prefix in window.get("scenarios_at") or [window["steps"][-1]]:
+        i = next(i for i, s in enumerate(window["steps"]) if s.startswith(prefix))
+        plain = {n["key"]: ids[n["key"]] in flags_at[i] for n in window["nodes"]}
+        points.append({"step": i + 1, "commit": window["steps"][i][:10], "plain_flags": plain,
+                       "scenarios": scenario_flags(cli, work, window, ids, nodes_commit, heads[i], window["steps"][i])})
     return {"window": window["name"], "c0": window["c0"], "steps": len(window["steps"]), "nodes": len(window["nodes"]),
-            "cells": cells, "final_flags": final, "scenarios": scenarios,
+            "cells": cells, "scenario_points": points,
             "analyze_seconds": [round(s, 2) for s in seconds]}
 
 
@@ -278,14 +285,17 @@ def report(name: str, windows: list[dict]) -> dict:
                 print(f"         flag:  {f[:120]}")
     scen = {}
     for w in windows:
-        for sname, flags in w["scenarios"].items():
-            changed = [k for k, v in flags.items() if v != w["final_flags"][k]]
-            s = scen.setdefault(sname, {"nodes": 0, "changed": [], "kept_flags": 0, "plain_flags": 0})
-            s["nodes"] += len(flags)
-            s["changed"] += [f"{w['window']}:{k}" for k in changed]
-            s["plain_flags"] += sum(w["final_flags"].values())
-            s["kept_flags"] += sum(1 for k, v in flags.items() if v and w["final_flags"][k])
-    print("   workflows at the end of each window (against the plain replay's flags there):")
+        for point in w["scenario_points"]:
+            plain = point["plain_flags"]
+            for sname, flags in point["scenarios"].items():
+                changed = [k for k, v in flags.items() if v != plain[k]]
+                s = scen.setdefault(sname, {"nodes": 0, "changed": [], "kept_flags": 0, "plain_flags": 0})
+                s["nodes"] += len(flags)
+                s["changed"] += [f"{k}@{point['step']}" for k in changed]
+                s["plain_flags"] += sum(plain.values())
+                s["kept_flags"] += sum(1 for k, v in flags.items() if v and plain[k])
+    where = ", ".join(f"{w['window']} step {p['step']}" for w in windows for p in w["scenario_points"])
+    print(f"   workflows against the plain replay's flags at the same code ({where}):")
     for sname, s in scen.items():
         print(f"     {sname:<7} {s['kept_flags']}/{s['plain_flags']} flags kept, "
               f"{len(s['changed'])} of {s['nodes']} nodes changed{': ' + ', '.join(s['changed']) if s['changed'] else ''}")
