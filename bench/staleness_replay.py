@@ -12,7 +12,8 @@ For each window of ``bench/data/staleness_replay/<repo>.json`` the harness
    ``.autology/`` folder, with ``Ci``'s message, author and dates (the code is the real code at
    ``Ci``, byte for byte);
 4. after each step runs ``autology analyze references --json`` and records which nodes it flags
-   (any ``references`` finding: stale or missing file);
+   (any ``references`` finding, whatever its kind: stale or missing file at b71eda4; the report
+   counts the kinds it saw, so a checkout that adds an informational kind shows it);
 5. at the end of the window (or at the steps listed in the window's ``scenarios_at``) plays the
    workflows that must not change a flag, each against the plain replay's flags at the same code:
    (a) committed ``autology relate`` calls, each node to the next, (b) a committed ``autology update
@@ -38,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 DATA = Path(__file__).parent / "data" / "staleness_replay"
@@ -272,6 +274,8 @@ def report(name: str, windows: list[dict]) -> dict:
     print(f"== {name}: {m['cells']} node-step cells, {sum(w['nodes'] for w in windows)} nodes, "
           f"{sum(w['steps'] for w in windows)} steps")
     print(f"   TP {m['tp']}  FP {m['fp']}  FN {m['fn']}  TN {m['tn']}   precision {m['precision']}  recall {m['recall']}")
+    kinds = Counter(f.split(":", 1)[0] for c in cells for f in c["findings"])
+    print("   finding kinds counted as flags (node-step cells): " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
     for kind, pick in (("false flags", lambda c: c["flagged"] and not c["label"]),
                        ("missed flags", lambda c: c["label"] and not c["flagged"])):
         bad = [c for c in cells if pick(c)]
@@ -299,7 +303,7 @@ def report(name: str, windows: list[dict]) -> dict:
     for sname, s in scen.items():
         print(f"     {sname:<7} {s['kept_flags']}/{s['plain_flags']} flags kept, "
               f"{len(s['changed'])} of {s['nodes']} nodes changed{': ' + ', '.join(s['changed']) if s['changed'] else ''}")
-    return {"matrix": m, "scenarios": scen, "windows": windows}
+    return {"matrix": m, "finding_kinds": dict(kinds), "scenarios": scen, "windows": windows}
 
 
 def main(argv: list[str] | None = None) -> int:
