@@ -268,7 +268,7 @@ def runs(cells: list[dict]) -> list[list[dict]]:
     return out
 
 
-def report(name: str, windows: list[dict]) -> dict:
+def report(name: str, windows: list[dict], every_cell: bool = False) -> dict:
     cells = [c for w in windows for c in w["cells"]]
     m = matrix(cells)
     print(f"== {name}: {m['cells']} node-step cells, {sum(w['nodes'] for w in windows)} nodes, "
@@ -279,8 +279,8 @@ def report(name: str, windows: list[dict]) -> dict:
     for kind, pick in (("false flags", lambda c: c["flagged"] and not c["label"]),
                        ("missed flags", lambda c: c["label"] and not c["flagged"])):
         bad = [c for c in cells if pick(c)]
-        print(f"   {kind} ({len(bad)}), as runs of steps of one node:")
-        for run in runs(bad):
+        print(f"   {kind} ({len(bad)}){'' if every_cell else ', as runs of steps of one node'}:")
+        for run in ([[c] for c in bad] if every_cell else runs(bad)):
             c, end = run[0], run[-1]
             steps = f"step {c['step']}" if len(run) == 1 else f"steps {c['step']}-{end['step']}"
             print(f"     {c['node']} {steps} (from {c['commit'][:9]} {c['subject'][:60]!r}): {c['title'][:60]}")
@@ -313,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repo", choices=(*REPOS, "all"), default="all")
     p.add_argument("--json", type=Path, help="write every cell, finding and scenario here")
     p.add_argument("--workdir", type=Path, help="keep the replayed clones here (default: a temp dir, removed)")
+    p.add_argument("--every-cell", action="store_true", help="list each false or missed cell, not runs of steps")
     p.add_argument("--data", type=Path, default=DATA, help="the folder of <repo>.json files")
     p.add_argument("--check-labels", action="store_true", help="only list touched steps without a label entry")
     args = p.parse_args(argv)
@@ -342,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
             start = time.monotonic()
             windows = [run_window(cli, mirror, w, workdir) for w in data["windows"]]
             print(f"[{repo} at {head}: {time.monotonic() - start:.0f}s]")
-            out["repos"][repo] = report(f"{data['repository']} ({data['role']})", windows)
+            out["repos"][repo] = report(f"{data['repository']} ({data['role']})", windows, args.every_cell)
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
