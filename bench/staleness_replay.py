@@ -275,7 +275,7 @@ def report(name: str, windows: list[dict], every_cell: bool = False) -> dict:
           f"{sum(w['steps'] for w in windows)} steps")
     print(f"   TP {m['tp']}  FP {m['fp']}  FN {m['fn']}  TN {m['tn']}   precision {m['precision']}  recall {m['recall']}")
     kinds = Counter(f.split(":", 1)[0] for c in cells for f in c["findings"])
-    print("   finding kinds counted as flags (node-step cells): " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
+    print("   finding kinds counted as flags (findings over all cells): " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
     for kind, pick in (("false flags", lambda c: c["flagged"] and not c["label"]),
                        ("missed flags", lambda c: c["label"] and not c["flagged"])):
         bad = [c for c in cells if pick(c)]
