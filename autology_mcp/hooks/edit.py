@@ -147,6 +147,39 @@ def _judged(root: Path, store: Any, governing: list[tuple[KnowledgeNode, list[st
     return judge(root, store, [n for n, _ in governing], {n.id: refs for n, refs in governing}, explain=True)
 
 
+MOVED_MAX = 20  # references to files no longer there looked up at one read
+
+
+def moved_here(root: Path, store: Any, rel: str) -> list[tuple[KnowledgeNode, list[str]]]:
+    """The nodes with a reference to a file that is gone from the work tree and was renamed (moved) to
+    ``rel`` since the node's base, each with those references: a Read of the new path brings them,
+    flagged "moved to" by the staleness rule. Costs nothing while every referenced path exists; else
+    a stat per referenced path, and git (kept per HEAD) for at most :data:`MOVED_MAX` missing files."""
+    from autology_mcp.knowledge.references import reference_path
+    from autology_mcp.knowledge.staleness import history
+
+    gone = [p for p in store.index.referenced_paths() if not (root / p).exists()]
+    if not gone:
+        return []
+    gone = gone[:MOVED_MAX]
+    nodes = [(n, [r for r in n.references if reference_path(r) in gone]) for n in store.index.referencing(gone)]
+    nodes = [(n, refs) for n, refs in nodes if refs]
+    if not nodes:
+        return []
+    h = history(root)
+    if h.head is None:
+        return []
+    bases = h.node_bases({n.id: store.rel(store.paths.node_file(n.type.value, n.id)) for n, _ in nodes},
+                         {n.id: n.modified.timestamp() for n, _ in nodes})
+    out = []
+    for node, refs in nodes:
+        base = bases.get(node.id)
+        here = [r for r in refs if base and (h.renamed(base, reference_path(r)) or ("",))[0] == rel]
+        if here:
+            out.append((node, here))
+    return out
+
+
 def governing_context(payload: dict[str, Any], root: Path | str | None, event: str, tools: tuple[str, ...]) -> dict[str, Any] | None:
     """The note on the nodes governing the payload's file, for ``event``; None when there is none to give."""
     file = target_file(payload, tools)
@@ -175,6 +208,9 @@ def governing_context(payload: dict[str, Any], root: Path | str | None, event: s
             governing = [
                 (n, [r for r in n.references if reference_applies(r, rel, root / rel, lines)]) for n in candidates
             ]
+            governing += [(n, refs) for n, refs in moved_here(root, store, rel)
+                          if n.type.value in GOVERNING and n.status.value != "superseded" and n.id not in told
+                          and n.id not in {c.id for c in candidates}]
             governing = [(n, refs) for n, refs in governing if refs][:MAX_NODES]
             held = [n for n, _ in governing if held_back(store.paths.base, n.id, n.title, n.content)]
             governing = [(n, refs) for n, refs in governing if n not in held]

@@ -556,6 +556,11 @@ class NodeIndex:
             ).fetchall()
         return self._decoded([data for (data,) in rows])
 
+    def referenced_paths(self) -> list[str]:
+        """Every path a reference names (files and folders), once each."""
+        with self._lock:
+            return [p for (p,) in self.conn.execute("SELECT DISTINCT path FROM refs ORDER BY path").fetchall()]
+
     def ranked_summaries(
         self, status: str, type_weight: dict[str, float], touched: list[str], limit: int
     ) -> list[tuple[str, str, str]]:

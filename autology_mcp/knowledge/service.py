@@ -206,6 +206,18 @@ def _adr_error(missing: list[str]) -> ValidationError:
     )
 
 
+def _with_fingerprint(root: Path, node: KnowledgeNode) -> KnowledgeNode:
+    """The node with the fingerprint of the code it is written against (staleness), or without one
+    outside git: a stale fingerprint would be void anyway (it holds the hash of what the node said)."""
+    from autology_mcp.knowledge.staleness import FINGERPRINT, fingerprint
+
+    extra = {k: v for k, v in node.extra.items() if k != FINGERPRINT}
+    seen = fingerprint(root, node.title, node.content, node.references) if node.references else None
+    if seen is not None:
+        extra[FINGERPRINT] = seen
+    return node.replace(extra=extra)
+
+
 class Autology:
     """The knowledge graph of one project."""
 
@@ -287,6 +299,7 @@ class Autology:
             references=refs,
             status=node_status,
         )
+        node = _with_fingerprint(self.store.root, node)
         warnings += self._input_warnings(node.id, title, refs) + _instruction_warnings(node)
         self.store.create(node)
         return CaptureResult(id=node.id, type=node.type.value, confidence=node.confidence, warnings=warnings)
@@ -395,7 +408,10 @@ class Autology:
                 missing = missing_adr_sections(wanted["content"])
                 if missing:
                     raise _adr_error(missing)
-            return node.replace(**{k: wanted[k] for k in changed}, modified=utc_now())
+            updated = node.replace(**{k: wanted[k] for k in changed}, modified=utc_now())
+            if {"title", "content", "references"} & set(changed):  # what it says changed: the code it saw now
+                updated = _with_fingerprint(self.store.root, updated)
+            return updated
 
         _, after = self.store.modify(node_id, apply)
         fields = ", ".join(changed) if changed else "none (the values were already current)"
@@ -406,6 +422,22 @@ class Autology:
             warnings += _instruction_warnings(after)
         return f"✓ Updated: {after.title} ({after.type.value})\nFields changed: {fields}" + "".join(
             f"\nWarning: {w}" for w in warnings)
+
+    def mark_reviewed(self, id: Any) -> str:
+        """A person read the node against the code as it is now and it holds: its fingerprint is taken
+        again (:func:`autology_mcp.knowledge.staleness.fingerprint`), so what was stale is judged from
+        here on. Nothing else about the node changes but ``modified``."""
+        node_id = validate_id(id)
+
+        def apply(node: KnowledgeNode) -> KnowledgeNode:
+            return _with_fingerprint(self.store.root, node.replace(modified=utc_now()))
+
+        _, after = self.store.modify(node_id, apply)
+        from autology_mcp.knowledge.staleness import FINGERPRINT
+
+        files = len((after.extra.get(FINGERPRINT) or {}).get("files", {}))
+        return (f"✓ Reviewed: {after.title} ({after.type.value}): its references are judged from the code as it is now "
+                f"({files} file(s) recorded); commit the node's file to share it")
 
     def delete(self, id: Any) -> str:
         node, removed = self.store.delete(validate_id(id))

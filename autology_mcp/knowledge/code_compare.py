@@ -1,0 +1,357 @@
+"""What changed in a piece of code, formatting, comments and whitespace aside (issue 38), for the
+staleness rule (:mod:`autology_mcp.knowledge.staleness`).
+
+Code is read as a sequence of **units**: in Python, its statements (a compound statement's header
+apart from its body; parsed with :mod:`ast`, so a black-style reflow, a moved comment, quotes, parentheses
+and a trailing comma change nothing); in any other language, its non-blank lines with whitespace
+collapsed. Each unit has two keys: ``text`` (string values whitespace-collapsed) and ``shape`` (string
+values masked), so a change can be told to be in string literals only (a message, a docstring, a
+version string) or in the code.
+
+Also here: a function's parameters compared (an added optional parameter keeps the old calls), a
+name's deprecation found (``@deprecated``, ``warnings.warn(..., DeprecationWarning)`` in it or naming
+it, "deprecated" in its docstring), and the code's words with Python comments left out.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import hashlib
+import io
+import re
+import tokenize
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+_DEPRECATION = re.compile(r"deprecat|FutureWarning", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Unit:
+    text: str  # the unit, normalised; string values whitespace-collapsed
+    shape: str  # the same with string values masked
+    start: int  # 1-based, inclusive
+    end: int
+    strings: tuple[str, ...] = ()  # the string values it holds (whitespace-collapsed)
+
+
+_cache: OrderedDict[tuple[str, str], list[Unit] | None] = OrderedDict()
+
+
+def _key(text: str, python: bool) -> tuple[str, str]:
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=16).hexdigest(), "py" if python else ""
+
+
+def parse_python(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def units(text: str, path: str) -> list[Unit]:
+    """The units of ``text`` (a file at ``path``): Python statements when it parses, else lines."""
+    python = path.endswith(".py")
+    key = _key(text, python)
+    if key in _cache:
+        _cache.move_to_end(key)
+        found = _cache[key]
+    else:
+        found = _python_units(text) if python else None
+        _cache[key] = found
+        while len(_cache) > 256:
+            _cache.popitem(last=False)
+    return found if found is not None else _line_units(text)
+
+
+def _line_units(text: str) -> list[Unit]:
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        words = " ".join(line.split())
+        if words:
+            out.append(Unit(words, words, number, number))
+    return out
+
+
+def _python_units(text: str) -> list[Unit] | None:
+    tree = parse_python(text)
+    if tree is None:
+        return None
+    out: list[Unit] = []
+    _walk(tree.body, "body", 0, out)
+    return out
+
+
+def _children(node: ast.AST) -> list[tuple[str, list[ast.AST]]]:
+    return [(name, value) for name in _BLOCKS
+            if isinstance(value := getattr(node, name, None), list) and value and isinstance(value[0], ast.AST)]
+
+
+def _walk(statements: list[ast.AST], field: str, depth: int, out: list[Unit]) -> None:
+    for node in statements:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) if hasattr(node, "lineno") \
+            else getattr(getattr(node, "pattern", None), "lineno", 0)
+        blocks = _children(node)
+        first_child = min((b[0].lineno for _, b in blocks if hasattr(b[0], "lineno")), default=None)
+        end = (first_child - 1) if first_child is not None and blocks else (getattr(node, "end_lineno", None) or start)
+        strings: list[str] = []
+        prefix = f"{depth}:{field}:"
+        out.append(Unit(prefix + dump(node, False, True, strings), prefix + dump(node, True, True),
+                        start, max(start, end), tuple(strings)))
+        for name, block in blocks:
+            _walk(block, name, depth + 1, out)
+
+
+def dump(node: object, mask: bool, header: bool = False, strings: list[str] | None = None) -> str:
+    """``ast.dump`` without positions; string values whitespace-collapsed (or masked); ``header``: the
+    node's own statement blocks left out (they are units of their own)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+        value = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
+        value = " ".join(value.split())
+        if strings is not None:
+            strings.append(value)
+        return "Str(…)" if mask else f"Str({value!r})"
+    if isinstance(node, ast.AST):
+        parts = []
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if header and name in _BLOCKS:
+                continue
+            if name in ("type_comment", "kind") or value is None or value == []:
+                continue
+            parts.append(f"{name}={dump(value, mask, False, strings)}")
+        return f"{type(node).__name__}({', '.join(parts)})"
+    if isinstance(node, list):
+        return "[" + ", ".join(dump(v, mask, False, strings) for v in node) + "]"
+    return repr(node)
+
+
+def same_code(before: str, after: str, path: str) -> bool:
+    """Whether the two texts hold the same code, formatting, comments and whitespace aside."""
+    if before == after:
+        return True
+    return [u.text for u in units(before, path)] == [u.text for u in units(after, path)]
+
+
+def rewritten_share(before: str, after: str, path: str) -> float:
+    """The share of the units of ``before`` no longer in ``after`` (a multiset; moved units count as kept)."""
+    old = Counter(u.text for u in units(before, path))
+    total = sum(old.values())
+    if not total:
+        return 0.0
+    new = Counter(u.text for u in units(after, path))
+    return 1.0 - sum((old & new).values()) / total
+
+
+# ------------------------------------------------------------------------------ spans
+
+
+@dataclass(frozen=True)
+class SpanChange:
+    span: tuple[int, int] | None  # where the span is now (None: it cannot be followed)
+    changed: bool  # its code changed
+    strings: frozenset[str] = frozenset()  # when only string values changed: the old and new ones that differ
+
+
+def follow(before: str, after: str, span: tuple[int, int], path: str) -> SpanChange:
+    """Lines ``span`` of ``before`` followed into ``after`` by their units: unchanged (lines added above
+    or below move it, a reflow or a comment does not change it), changed in string values only, or
+    changed. A span holding no unit (comments, blank lines) is compared by its lines."""
+    a, b = span
+    old, new = units(before, path), units(after, path)
+    inside = [i for i, u in enumerate(old) if u.start <= b and a <= u.end]
+    if not inside:
+        old_lines = [" ".join(line.split()) for line in before.splitlines()]
+        new_lines = [" ".join(line.split()) for line in after.splitlines()]
+        moved = _follow_keys(old_lines, new_lines, (a - 1, b - 1))
+        return SpanChange(None if moved is None else (moved[0] + 1, moved[1] + 1), moved is None)
+    lo, hi = inside[0], inside[-1]
+    mapped = _follow_keys([u.text for u in old], [u.text for u in new], (lo, hi))
+    if mapped is not None:
+        return SpanChange(_lines(old, new, lo, hi, mapped, span), False)
+    mapped = _follow_keys([u.shape for u in old], [u.shape for u in new], (lo, hi))
+    if mapped is None:
+        return SpanChange(None, True)
+    before_strings = Counter(s for u in old[lo:hi + 1] for s in u.strings)
+    after_strings = Counter(s for u in new[mapped[0]:mapped[1] + 1] for s in u.strings)
+    differ = frozenset((before_strings - after_strings) + (after_strings - before_strings))
+    return SpanChange(_lines(old, new, lo, hi, mapped, span), True, differ)
+
+
+def _lines(old: list[Unit], new: list[Unit], lo: int, hi: int, mapped: tuple[int, int],
+           span: tuple[int, int]) -> tuple[int, int]:
+    """The lines of the followed span: its start and end kept at the same distance from its units'."""
+    start = new[mapped[0]].start + max(0, span[0] - old[lo].start)
+    end = new[mapped[1]].end - max(0, old[hi].end - span[1])
+    return start, max(start, end)
+
+
+def _follow_keys(before: list[str], after: list[str], span: tuple[int, int]) -> tuple[int, int] | None:
+    """Where items ``span`` (0-based, inclusive) of ``before`` are in ``after``; None when one of them changed."""
+    a, b = span
+    shift = None
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag == "equal":
+            if i1 <= a and b < i2:
+                shift = j1 - i1
+            continue
+        if tag == "insert":
+            if a < i1 <= b:
+                return None
+            continue
+        if i1 <= b and a < i2:
+            return None
+    return None if shift is None else (a + shift, b + shift)
+
+
+# ------------------------------------------------------------------------------ symbols
+
+
+def find_symbol(tree: ast.AST, symbol: str) -> ast.AST | None:
+    """A function or class (``name`` or ``Class.method``) of a parsed module."""
+    scopes: list[tuple[str, ast.AST]] = [("", tree)]
+    while scopes:
+        prefix, scope = scopes.pop()
+        for node in getattr(scope, "body", []):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + node.name
+                if name == symbol or node.name == symbol:
+                    return node
+                if isinstance(node, ast.ClassDef):
+                    scopes.append((name + ".", node))
+    return None
+
+
+def parameters(node: ast.AST) -> list[tuple[str, str, str | None]]:
+    """A function's parameters: (kind, name, its default as dumped or None)."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    a = node.args
+    positional = a.posonlyargs + a.args
+    defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    out = [("positional-only" if i < len(a.posonlyargs) else "positional", p.arg,
+            None if d is None else dump(d, False)) for i, (p, d) in enumerate(zip(positional, defaults))]
+    if a.vararg:
+        out.append(("*", a.vararg.arg, None))
+    out += [("keyword", p.arg, None if d is None else dump(d, False)) for p, d in zip(a.kwonlyargs, a.kw_defaults)]
+    if a.kwarg:
+        out.append(("**", a.kwarg.arg, None))
+    return out
+
+
+def parameters_kept(old: ast.AST, new: ast.AST) -> str | None:
+    """None when every parameter of ``old`` is in ``new`` as it was (kind, place among the positional
+    ones, default) and every new one is optional: the old calls still work. Otherwise what broke."""
+    before, after = parameters(old), parameters(new)
+    now = {name: (kind, default) for kind, name, default in after}
+    for kind, name, default in before:
+        if name not in now:
+            return f"parameter `{name}` removed"
+        if now[name] != (kind, default):
+            return f"parameter `{name}` changed"
+    old_positional = [n for k, n, _ in before if k.startswith("positional")]
+    new_positional = [n for k, n, _ in after if k.startswith("positional")]
+    if new_positional[:len(old_positional)] != old_positional:
+        return "parameters reordered"
+    known = {name for _, name, _ in before}
+    for kind, name, default in after:
+        if name not in known and kind in ("positional", "positional-only", "keyword") and default is None:
+            return f"required parameter `{name}` added"
+    return None
+
+
+def body_units(node: ast.AST) -> list[str]:
+    """A symbol's statements (its own header aside), string values masked."""
+    out: list[Unit] = []
+    for name, block in _children(node):
+        _walk(block, name, 1, out)
+    return [u.shape for u in out]
+
+
+def strings_of(node: ast.AST) -> Counter[str]:
+    found: list[str] = []
+    dump(node, False, False, found)
+    return Counter(found)
+
+
+# ------------------------------------------------------------------------------ words and deprecation
+
+
+def code_words(text: str, path: str) -> str:
+    """The text with Python comments left out (other languages as they are): a name only a comment gave
+    is not the code's."""
+    if not path.endswith(".py") or "#" not in text:
+        return text
+    try:
+        comments = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError, IndentationError, ValueError):
+        return text
+    if not comments:
+        return text
+    lines = text.splitlines(keepends=True)
+    for tok in reversed(comments):
+        row, col = tok.start
+        line = lines[row - 1]
+        lines[row - 1] = line[:col] + line[tok.end[1]:]
+    return "".join(lines)
+
+
+def _is_warning_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if "warn" not in name.lower():
+        return False
+    return any(_DEPRECATION.search(dump(arg, True)) for arg in [*node.args[1:], *(k.value for k in node.keywords)]) \
+        or "deprecat" in name.lower() or "deprecat" in _message(node).lower()
+
+
+def _message(node: ast.Call) -> str:
+    found: list[str] = []
+    if node.args:
+        dump(node.args[0], False, False, found)
+    return " ".join(found)
+
+
+def deprecated(text: str, path: str, names: set[str]) -> set[str]:
+    """Which of ``names`` the code marks deprecated: a Python function or class with a ``deprecated``
+    decorator, a deprecation warning raised in its body, or "deprecated" in its docstring; or a
+    deprecation warning whose message names it (a module ``__getattr__`` for an old name). In other
+    languages: a line that names it and says "deprecated", or follows such a line."""
+    if not names:
+        return set()
+    if path.endswith(".py"):
+        tree = parse_python(text)
+        if tree is not None:
+            return _deprecated_python(tree, names)
+    found: set[str] = set()
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if "deprecat" in line.lower():
+            near = " ".join(lines[i:i + 3])
+            found.update(n for n in names if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", near))
+    return found
+
+
+def _deprecated_python(tree: ast.Module, names: set[str]) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names:
+            if any("deprecat" in dump(d, False).lower() for d in node.decorator_list):
+                found.add(node.name)
+                continue
+            doc = ast.get_docstring(node) or ""
+            if re.search(r"\bdeprecated\b", doc, re.IGNORECASE):
+                found.add(node.name)
+                continue
+            body = node.body if not isinstance(node, ast.ClassDef) else \
+                [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"]
+            if any(_is_warning_call(n) for stmt in body for n in ast.walk(stmt)):
+                found.add(node.name)
+        elif isinstance(node, ast.Call) and _is_warning_call(node):
+            message = _message(node)
+            found.update(n for n in names if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", message))
+    return found
