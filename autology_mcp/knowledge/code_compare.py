@@ -22,9 +22,10 @@ import io
 import re
 import tokenize
 from collections import Counter, OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+_IDENTS = re.compile(r"\b(?:id|attr|arg|name|module)='([A-Za-z_][A-Za-z0-9_]*)'")
 _DEPRECATION = re.compile(r"deprecat|FutureWarning", re.IGNORECASE)
 
 
@@ -35,6 +36,11 @@ class Unit:
     start: int  # 1-based, inclusive
     end: int
     strings: tuple[str, ...] = ()  # the string values it holds (whitespace-collapsed)
+    node: ast.AST | None = field(default=None, compare=False, repr=False)  # the statement (Python)
+
+    def identifiers(self) -> list[str]:
+        """The names the unit uses, each time: variables, attributes, parameters, keyword arguments, imports."""
+        return _IDENTS.findall(self.text)
 
 
 _cache: OrderedDict[tuple[str, str], list[Unit] | None] = OrderedDict()
@@ -99,7 +105,7 @@ def _walk(statements: list[ast.AST], field: str, depth: int, out: list[Unit]) ->
         strings: list[str] = []
         prefix = f"{depth}:{field}:"
         out.append(Unit(prefix + dump(node, False, True, strings), prefix + dump(node, True, True),
-                        start, max(start, end), tuple(strings)))
+                        start, max(start, end), tuple(strings), node))
         for name, block in blocks:
             _walk(block, name, depth + 1, out)
 
@@ -210,18 +216,31 @@ def _follow_keys(before: list[str], after: list[str], span: tuple[int, int]) -> 
 
 
 def find_symbol(tree: ast.AST, symbol: str) -> ast.AST | None:
-    """A function or class (``name`` or ``Class.method``) of a parsed module."""
+    """A function or class (``name`` or ``Class.method``) of a parsed module. A name defined more than
+    once in one scope (a property's getter and setter, overloads) is all of them, as one module."""
     scopes: list[tuple[str, ast.AST]] = [("", tree)]
     while scopes:
         prefix, scope = scopes.pop()
+        found = []
         for node in getattr(scope, "body", []):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 name = prefix + node.name
                 if name == symbol or node.name == symbol:
-                    return node
-                if isinstance(node, ast.ClassDef):
+                    found.append(node)
+                elif isinstance(node, ast.ClassDef):
                     scopes.append((name + ".", node))
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return ast.Module(body=found, type_ignores=[])
     return None
+
+
+def lines_of(node: ast.AST) -> tuple[int, int]:
+    """The lines of a definition (its decorators included), or of the definitions :func:`find_symbol` joined."""
+    parts = node.body if isinstance(node, ast.Module) else [node]
+    start = min(min([n.lineno] + [d.lineno for d in getattr(n, "decorator_list", [])]) for n in parts)
+    return start, max(n.end_lineno or n.lineno for n in parts)
 
 
 def parameters(node: ast.AST) -> list[tuple[str, str, str | None]]:
@@ -243,7 +262,9 @@ def parameters(node: ast.AST) -> list[tuple[str, str, str | None]]:
 
 def parameters_kept(old: ast.AST, new: ast.AST) -> str | None:
     """None when every parameter of ``old`` is in ``new`` as it was (kind, place among the positional
-    ones, default) and every new one is optional: the old calls still work. Otherwise what broke."""
+    ones, default). Otherwise what changed. A new parameter is not a change of the old ones (a
+    required one breaks callers, not what the node says about the others: a click command gains one
+    for every new option)."""
     before, after = parameters(old), parameters(new)
     now = {name: (kind, default) for kind, name, default in after}
     for kind, name, default in before:
@@ -255,19 +276,49 @@ def parameters_kept(old: ast.AST, new: ast.AST) -> str | None:
     new_positional = [n for k, n, _ in after if k.startswith("positional")]
     if new_positional[:len(old_positional)] != old_positional:
         return "parameters reordered"
-    known = {name for _, name, _ in before}
-    for kind, name, default in after:
-        if name not in known and kind in ("positional", "positional-only", "keyword") and default is None:
-            return f"required parameter `{name}` added"
     return None
 
 
-def body_units(node: ast.AST) -> list[str]:
-    """A symbol's statements (its own header aside), string values masked."""
+def body_units(node: ast.AST) -> list[Unit]:
+    """A symbol's statements (its own header aside)."""
     out: list[Unit] = []
     for name, block in _children(node):
         _walk(block, name, 1, out)
-    return [u.shape for u in out]
+    return out
+
+
+def changed_units(old: ast.AST, new: ast.AST) -> tuple[list[Unit], list[Unit]]:
+    """The statements of ``old``'s body that are not in ``new``'s, and those of ``new`` not in ``old``
+    (by their code, string values included), leaving out a statement that only gained keyword
+    arguments in its calls (an option passed through, the call-site twin of an optional parameter)."""
+    before, after = body_units(old), body_units(new)
+    out: list[tuple[Unit | None, Unit | None]] = []
+    matcher = difflib.SequenceMatcher(None, [u.text for u in before], [u.text for u in after], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        gone, came = before[i1:i2], after[j1:j2]
+        if tag == "replace" and len(gone) == len(came):
+            out += [(g, c) for g, c in zip(gone, came) if not _only_added_keywords(g, c)]
+        else:
+            out += [(g, None) for g in gone] + [(None, c) for c in came]
+    return [g for g, _ in out if g is not None], [c for _, c in out if c is not None]
+
+
+def _only_added_keywords(old: Unit, new: Unit) -> bool:
+    if old.node is None or new.node is None or old.text.split(":", 2)[:2] != new.text.split(":", 2)[:2]:
+        return False
+    kept = {k.arg for n in ast.walk(old.node) if isinstance(n, ast.Call) for k in n.keywords}
+    import copy
+
+    trimmed = copy.deepcopy(new.node)
+    added = False
+    for n in ast.walk(trimmed):
+        if isinstance(n, ast.Call):
+            keep = [k for k in n.keywords if k.arg in kept]
+            added |= len(keep) != len(n.keywords)
+            n.keywords = keep
+    return added and dump(trimmed, False, True) == dump(old.node, False, True)
 
 
 def strings_of(node: ast.AST) -> Counter[str]:

@@ -70,6 +70,8 @@ from autology_mcp.knowledge.code_compare import (
     rewritten_share,
     same_code,
     strings_of,
+    changed_units,
+    lines_of,
 )
 from autology_mcp.knowledge.models import KnowledgeNode
 from autology_mcp.knowledge.references import reference_path
@@ -91,6 +93,8 @@ _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+|\S+@\S+\.\w+")
 _NOT_NAMES = frozenset("""py pyi pyc js jsx ts tsx mjs cjs json yaml yml toml cfg ini txt md rst html htm css scss xml
     csv tsv lock log sh bash zsh bat ps1 exe dll so dylib go rs rb java kt swift cpp hpp cc cxx sql proto png jpg jpeg gif
     svg pdf zip gz tgz tar whl egg com org net edu gov io dev app co uk de fr www env cfg conf svc""".split())
+_WORDS = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{4,}(?![\w])")
+_SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return)\s")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _PATHISH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
 
@@ -216,26 +220,13 @@ def recorded_code(node: KnowledgeNode) -> dict[str, str]:
 
 
 def symbol_span(text: str, symbol: str, path: str) -> tuple[int, int] | None:
-    """Lines of a Python function or class (``name`` or ``Class.method``) in ``text``; None when not found
-    or not Python."""
+    """Lines of a Python function or class (``name`` or ``Class.method``; a property's getter and setter
+    together) in ``text``; None when not found or not Python."""
     if not path.endswith(".py"):
         return None
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    scopes: list[tuple[str, ast.AST]] = [("", tree)]
-    while scopes:
-        prefix, scope = scopes.pop()
-        for node in getattr(scope, "body", []):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = prefix + node.name
-                if name == symbol or node.name == symbol:
-                    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                    return start, node.end_lineno or node.lineno
-                if isinstance(node, ast.ClassDef):
-                    scopes.append((name + ".", node))
-    return None
+    tree = parse_python(text)
+    node = find_symbol(tree, symbol) if tree is not None else None
+    return lines_of(node) if node is not None else None
 
 
 def follow_span(before: list[str], after: list[str], span: tuple[int, int]) -> tuple[int, int] | None:
@@ -290,7 +281,7 @@ class History:
         self._batch: subprocess.Popen | None = None
         self._lock = threading.Lock()
         self._ids: dict[str, str] = {}  # "rev:path" -> the blob id cat-file named
-        self._blob_logs: dict[str, list[tuple[Commit, str]]] = {}
+        self._blob_logs: dict[str, list[tuple[Commit, str, str]]] = {}
         self._moves: dict[tuple[str, str], tuple[str, Commit] | None] = {}
 
     def _git(self, *args: str, timeout: float = GIT_TIMEOUT) -> str | None:
@@ -426,17 +417,20 @@ class History:
         the path, kept while HEAD stays."""
         if path not in self._blob_logs:
             out = self._git("log", "--no-renames", "--raw", "--no-abbrev", _FORMAT, "HEAD", "--", path, timeout=60) or ""
-            parsed: list[tuple[Commit, str]] = []
+            parsed: list[tuple[Commit, str, str]] = []
             fields = out.split("\x00")[1:]
             for sha, when, rest in zip(fields[0::3], fields[1::3], fields[2::3]):
                 subject, _, raw = rest.partition("\n")
-                new = next((line.split()[3] for line in raw.splitlines() if line.startswith(":") and len(line.split()) > 4), "")
-                parsed.append((Commit(sha, int(when or 0), subject.strip(), path), new))
+                ids = next((line.split()[2:4] for line in raw.splitlines() if line.startswith(":") and len(line.split()) > 4),
+                           ["", ""])
+                parsed.append((Commit(sha, int(when or 0), subject.strip(), path), ids[0], ids[1]))
             self._blob_logs[path] = parsed
         log = self._blob_logs[path]
-        for at, (_, new) in enumerate(log):
-            if new.startswith(blob_id):
-                return [c for c, _ in log[:at]][::-1], False
+        for at, (_, old, new) in enumerate(log):  # newest first
+            if new.startswith(blob_id):  # this commit left it so: the later ones are after it
+                return [c for c, _, _ in log[:at]][::-1], False
+            if old.startswith(blob_id):  # it was so before this commit (brought by a merge, which --raw leaves out)
+                return [c for c, _, _ in log[:at + 1]][::-1], False
         return [], True
 
     def close(self) -> None:
@@ -735,6 +729,17 @@ class _Said:
     paths: set[str]
     text: str
 
+    @property
+    def words(self) -> set[str]:
+        """The words of five letters or more: a changed statement that uses one as a name touches what
+        the node describes ("dataclasses are not serialised" and ``dataclasses.asdict(o)``)."""
+        return set(_WORDS.findall(self.text))
+
+    @property
+    def snippets(self) -> list[str]:
+        """Code quoted in backticks (``self.url_map = Map()``): not one name, but a piece of code."""
+        return sorted({s.strip() for s in _TICKS.findall(self.text) if _SNIPPET.search(s) and len(s.strip()) >= 6})
+
     def quotes(self, strings) -> bool:
         """Whether the node's text quotes one of these string values (a version, a message)."""
         for value in strings:
@@ -830,8 +835,11 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
         folder, _, name = where.rpartition("/")
         kind = f"*.{name.rsplit('.', 1)[1]}" if "." in name else "*"
         gone = sorted(set(gone) - _defined(h, gone, f"{folder}/{kind}", *_NOT_TESTS))
+    gone += [s for s in _lost(before_code, now_code, said) if s not in said.names]  # code snippets
     if gone:
-        when = _first_without(h, later, lambda t: _holds(code_words(t, path), gone[0]))
+        first = gone[0]
+        when = _first_without(h, later, lambda t: not _lost(before_code, code_words(t, path), _Said({first}, set(), "")) if
+                              first in said.names else _squeezed(first) in _squeezed(code_words(t, path)))
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{_shown(gone)} {verb} gone from {where} ({when})", later.text(explain))
     kept = any(_holds(now_code, n) for n in held & said.names)
@@ -885,10 +893,11 @@ def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now
 
 def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path: str, said: _Said) -> str | None:
     """Why a Python symbol's change may make the node wrong, or None when it keeps what the node says:
-    gone; an existing parameter removed, renamed, reordered or its default changed, or a required one
-    added; a name the node mentions (that the symbol held) gone from it; a string value the node quotes
-    changed; more than half of its statements rewritten. Formatting, comments, an added optional
-    parameter, and a change of a few statements that keeps every name the node gives are not."""
+    gone; an existing parameter removed, renamed, reordered or its default changed; a name or a code
+    snippet the node gives (that the symbol held) gone from it; a changed statement that uses a name
+    or a word of the node's text, or a string value it quotes; more than half of its statements
+    rewritten. Formatting, comments, an added parameter, and statements changed that touch nothing
+    the node says (or only gained keyword arguments) are not."""
     tree = parse_python(new_text)
     new = find_symbol(tree, symbol) if tree is not None else None
     if new is None:
@@ -901,12 +910,20 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     broke = parameters_kept(old, new)
     if broke:
         return broke
-    old_code = code_words(_segment(old_text, old), path)
-    new_code = code_words(_segment(new_text, new), path)
-    lost = sorted(n for n in said.names if _holds(old_code, n) and not _holds(new_code, n))
+    lost = _lost(code_words(_segment(old_text, old), path), code_words(_segment(new_text, new), path), said)
     if lost:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
-    before, after = Counter(body_units(old)), Counter(body_units(new))
+    gone, came = changed_units(old, new)
+    own = set(symbol.split("."))
+    uses_before = Counter(i for u in gone for i in u.identifiers())
+    uses_after = Counter(i for u in came for i in u.identifiers())
+    differ = set((uses_before - uses_after) + (uses_after - uses_before))
+    used = sorted(differ & (said.names | said.words) - own)
+    if used:
+        return f"the use of {_shown(used)} changed"
+    if any(said.quotes(u.strings) for u in gone + came):
+        return "a statement with a string value the node quotes changed"
+    before, after = Counter(u.shape for u in body_units(old)), Counter(u.shape for u in body_units(new))
     total = sum(before.values())
     share = 1.0 - sum((before & after).values()) / total if total else 0.0
     if share > REWRITTEN:
@@ -914,10 +931,22 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     return None
 
 
+def _lost(before_code: str, now_code: str, said: _Said) -> list[str]:
+    """The names and the code snippets the node gives that ``before_code`` held and ``now_code`` does not."""
+    gone = [n for n in sorted(said.names) if _holds(before_code, n) and not _holds(now_code, n)]
+    if said.snippets:
+        old, new = _squeezed(before_code), _squeezed(now_code)
+        gone += [s for s in said.snippets if _squeezed(s) in old and _squeezed(s) not in new]
+    return gone
+
+
+def _squeezed(code: str) -> str:
+    return re.sub(r"\s+", "", code).replace("'", '"')
+
+
 def _segment(text: str, node: ast.AST) -> str:
-    lines = text.splitlines()
-    start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-    return "\n".join(lines[start - 1:node.end_lineno or node.lineno])
+    start, end = lines_of(node)
+    return "\n".join(text.splitlines()[start - 1:end])
 
 
 def _judge_symbol(h: History, ref: str, path: str, later: _Later, before: str, old: ast.AST, now: str,
