@@ -504,7 +504,7 @@ def test_a_formatter_only_commit_changes_nothing(config_repo: Path) -> None:
     assert [only(config_repo, n).stale for n in nodes] == [False] * 4
     edit(config_repo, "                return False", "                return None", path="src/config.py")
     commit(config_repo, "Return None when silent")
-    assert [only(config_repo, n).stale for n in nodes] == [False, False, False, True]  # the span holds that line
+    assert [only(config_repo, n).why for n in nodes][:3] == [None] * 3  # the span holds that line
     assert only(config_repo, nodes[3]).why.startswith("lines 5-15 of src/config.py changed (")
 
 
@@ -713,3 +713,94 @@ def test_the_merge_driver_takes_a_fingerprint_both_sides_changed_without_a_confl
     assert result.conflicts == []
     merged = parse_node(result.text)
     assert merged.extra["code_seen"]["for"] == "b" and merged.content.endswith("Ours.") and merged.tags == ("t",)
+
+
+ENCODER = '''import json
+
+
+class Encoder(json.JSONEncoder):
+    def default(self, o):
+        if isinstance(o, Decimal):
+            return str(o)
+        if o is None:
+            raise TypeError("cannot encode {}".format(type(o)))
+        return json.JSONEncoder.default(self, o)
+
+    def dumps(self, obj):
+        return json.dumps(obj, cls=type(self))
+
+    def load(self, path=None):
+        if path is None:
+            return
+        return read(path)
+
+    @property
+    def folder(self):
+        return self._folder
+
+    @folder.setter
+    def folder(self, value):
+        self._folder = value
+'''
+
+
+@pytest.fixture
+def encoder_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "enc"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "enc.py").write_text(ENCODER)
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "the encoder", when="2020-01-01T00:00:00Z")
+    Autology.open(root).close()
+    return root
+
+
+def _symbol_node(root: Path, symbol: str, content: str) -> str:
+    node = capture(root, [f"src/enc.py#{symbol}"], content=content, title=f"About {symbol}")
+    commit(root, f"record {symbol}")
+    return node
+
+
+def test_a_statement_changed_flags_only_where_the_use_of_what_the_node_names_changed(encoder_repo: Path) -> None:
+    node = _symbol_node(encoder_repo, "Encoder.default", "Decimals become strings; dataclasses fall through and raise TypeError.")
+    edit(encoder_repo, 'raise TypeError("cannot encode {}".format(type(o)))', 'raise TypeError(f"cannot encode {type(o)!r}")',
+         path="src/enc.py")
+    commit(encoder_repo, "An f-string")  # TypeError is used as before: information
+    assert only(encoder_repo, node).stale is False
+    edit(encoder_repo, "        if o is None:", "        if dataclasses.is_dataclass(o):\n            return asdict(o)\n"
+         "        if o is None:", path="src/enc.py")
+    commit(encoder_repo, "Encode dataclasses")
+    assert "changed: the use of `dataclasses` changed (" in only(encoder_repo, node).why
+
+
+def test_an_option_passed_through_a_call_is_information(encoder_repo: Path) -> None:
+    node = _symbol_node(encoder_repo, "Encoder.dumps", "dumps encodes with this class through json.dumps().")
+    edit(encoder_repo, "def dumps(self, obj):\n        return json.dumps(obj, cls=type(self))",
+         "def dumps(self, obj, indent=None):\n        return json.dumps(obj, cls=type(self), indent=indent)", path="src/enc.py")
+    commit(encoder_repo, "Pass indent through")
+    assert only(encoder_repo, node).stale is False
+
+
+def test_a_value_the_node_gives_changed_is_a_flag(encoder_repo: Path) -> None:
+    node = _symbol_node(encoder_repo, "Encoder.load", "Without a `path` it returns None.")
+    edit(encoder_repo, "        if path is None:\n            return\n", "        if path is None:\n            return False\n",
+         path="src/enc.py")
+    commit(encoder_repo, "Return False")
+    assert "changed: a value the node gives changed (`None`)" in only(encoder_repo, node).why
+
+
+def test_a_property_setter_is_part_of_its_symbol(encoder_repo: Path) -> None:
+    node = _symbol_node(encoder_repo, "Encoder.folder", "The folder setter keeps the value in `_folder`.")
+    edit(encoder_repo, "        self._folder = value", "        self._path = value", path="src/enc.py")  # the getter still says _folder
+    commit(encoder_repo, "Keep it elsewhere")
+    assert only(encoder_repo, node).why.startswith("`Encoder.folder` of src/enc.py changed: the use of `_folder` changed (")
+
+
+def test_code_compare_reads_python_by_statements_and_other_code_by_lines() -> None:
+    from autology_mcp.knowledge.code_compare import follow, same_code
+
+    assert same_code("x = f(a,b)  # c\n", "x = f(\n    a,\n    b,\n)\n", "m.py")
+    assert not same_code("x = f(a, b)\n", "x = f(b, a)\n", "m.py")
+    assert same_code("a  =  1;\n\n", "a = 1;\n", "m.js") and not same_code("a = 1;\n", "a = 2;\n", "m.js")
+    change = follow("A = 1\nV = '1.0'\nB = 2\n", "# new\nA = 1\nV = '1.1'\nB = 2\n", (1, 3), "m.py")
+    assert change.span == (2, 4) and change.changed and change.strings == frozenset({"1.0", "1.1"})

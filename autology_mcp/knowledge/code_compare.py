@@ -38,6 +38,23 @@ class Unit:
     strings: tuple[str, ...] = ()  # the string values it holds (whitespace-collapsed)
     node: ast.AST | None = field(default=None, compare=False, repr=False)  # the statement (Python)
 
+    def constants(self) -> set[str]:
+        """The values other than strings it holds (``None``, ``True``, numbers); a bare ``return`` returns None."""
+        if self.node is None:
+            return set()
+        found = set()
+        todo = [self.node]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, ast.Constant) and not isinstance(n.value, (str, bytes)):
+                found.add(repr(n.value))
+            elif isinstance(n, ast.Return) and n.value is None:
+                found.add("None")
+            todo += [c for name, c in ast.iter_fields(n) if isinstance(c, ast.AST) and not (n is self.node and name in _BLOCKS)]
+            todo += [c for name, v in ast.iter_fields(n) if isinstance(v, list) and not (n is self.node and name in _BLOCKS)
+                     for c in v if isinstance(c, ast.AST)]
+        return found
+
     def identifiers(self) -> list[str]:
         """The names the unit uses, each time: variables, attributes, parameters, keyword arguments, imports."""
         return _IDENTS.findall(self.text)

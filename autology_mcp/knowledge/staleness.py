@@ -735,6 +735,12 @@ class _Said:
         the node describes ("dataclasses are not serialised" and ``dataclasses.asdict(o)``)."""
         return set(_WORDS.findall(self.text))
 
+    def gives_value(self, value: str) -> bool:
+        """Whether the node gives this value (``None``, ``False``, ``5000``) as code: in backticks, after
+        "return(s)" or "=" ("returns None"), not as a word of prose ("None of these", "Alternatives: None.")."""
+        v = re.escape(value)
+        return re.search(rf"`{v}`|\breturns?\s+{v}(?!\w|\.\w)|=\s*{v}(?!\w|\.\w)", self.text) is not None
+
     @property
     def snippets(self) -> list[str]:
         """Code quoted in backticks (``self.url_map = Map()``): not one name, but a piece of code."""
@@ -915,17 +921,20 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
     gone, came = changed_units(old, new)
     own = set(symbol.split("."))
-    uses_before = Counter(i for u in gone for i in u.identifiers())
-    uses_after = Counter(i for u in came for i in u.identifiers())
-    differ = set((uses_before - uses_after) + (uses_after - uses_before))
+    uses_before = {i for u in gone for i in u.identifiers()}
+    uses_after = {i for u in came for i in u.identifiers()}
+    differ = uses_before ^ uses_after  # a name used by the statements before and not after, or after and not before
     used = sorted(differ & (said.names | said.words) - own)
     if used:
         return f"the use of {_shown(used)} changed"
     if any(said.quotes(u.strings) for u in gone + came):
         return "a statement with a string value the node quotes changed"
-    before, after = Counter(u.shape for u in body_units(old)), Counter(u.shape for u in body_units(new))
-    total = sum(before.values())
-    share = 1.0 - sum((before & after).values()) / total if total else 0.0
+    values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
+    named = sorted(v for v in values if said.gives_value(v))
+    if named:
+        return f"a value the node gives changed ({_shown(named)})"
+    total = len(body_units(old))
+    share = len(gone) / total if total else 0.0  # an option passed through is not a rewrite
     if share > REWRITTEN:
         return f"{round(100 * share)}% of its statements rewritten"
     return None
