@@ -569,8 +569,9 @@ def test_a_deprecation_by_message_or_decorator_is_found() -> None:
               '        return 1\n    raise AttributeError(name)\n\n@deprecated("use g")\ndef old_g():\n    pass\n\n'
               'def doc():\n    """Deprecated: use other."""\n\ndef fine():\n    warnings.warn("careful", UserWarning)\n')
     assert deprecated(module, "m.py", {"_app_ctx_stack", "old_g", "doc", "fine", "name"}) == {"_app_ctx_stack", "old_g", "doc"}
-    assert deprecated("// fetchAll is deprecated, use fetch\nfunction fetchAll() {}\n", "m.js", {"fetchAll", "fetch"}) \
-        == {"fetchAll", "fetch"}
+    assert deprecated("/** @deprecated use fetch */\nfunction fetchAll() {}\n", "m.js", {"fetchAll", "other"}) == {"fetchAll"}
+    assert deprecated("// Deprecated: use Fetch.\nfunc FetchAll() {}\n", "m.go", {"FetchAll"}) == {"FetchAll"}
+    assert deprecated("The `hooks` flag is deprecated.\n", "docs/x.md", {"hooks"}) == set()  # a document
 
 
 def test_a_prose_name_renamed_is_a_flag(repo: Path) -> None:
@@ -804,3 +805,43 @@ def test_code_compare_reads_python_by_statements_and_other_code_by_lines() -> No
     assert same_code("a  =  1;\n\n", "a = 1;\n", "m.js") and not same_code("a = 1;\n", "a = 2;\n", "m.js")
     change = follow("A = 1\nV = '1.0'\nB = 2\n", "# new\nA = 1\nV = '1.1'\nB = 2\n", (1, 3), "m.py")
     assert change.span == (2, 4) and change.changed and change.strings == frozenset({"1.0", "1.1"})
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.text(max_size=300), st.integers(1, 20), st.integers(0, 5))
+def test_reading_code_never_raises_on_any_text(before: str, after: str, start: int, width: int) -> None:
+    from autology_mcp.knowledge.code_compare import code_words, deprecated, follow, rewritten_share, units
+
+    for path in ("m.py", "m.js"):
+        assert isinstance(units(before, path), list)
+        change = follow(before, after, (start, start + width), path)
+        assert change.span is None or change.span[0] <= change.span[1]
+        assert 0.0 <= rewritten_share(before, after, path) <= 1.0
+        assert isinstance(deprecated(after, path, {"x", "deprecated"}), set)
+        assert isinstance(code_words(before, path), str)
+
+
+_PY_LINE = st.tuples(st.sampled_from(["x", "y_1", "f(a)"]), st.sampled_from(["'a # b'", '"#"', "1", "'''q\n# r'''", "u'x'"]),
+                     st.sampled_from(["", "  # c", " # 'q' \"", "#"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_PY_LINE, max_size=12))
+def test_comments_are_left_out_as_python_reads_them(lines: list) -> None:
+    """The one-pass scanner leaves out exactly what the tokenizer calls comments."""
+    import io
+    import tokenize
+
+    from autology_mcp.knowledge.code_compare import code_words
+
+    text = "".join(f"{name} = {value}{comment}\n" for name, value, comment in lines) + "#"
+    comments = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+    rows = text.splitlines(keepends=True)
+    for tok in reversed(comments):
+        row, col = tok.start
+        rows[row - 1] = rows[row - 1][:col] + rows[row - 1][tok.end[1]:]
+    assert code_words(text, "m.py") == "".join(rows)

@@ -18,13 +18,14 @@ from __future__ import annotations
 import ast
 import difflib
 import hashlib
-import io
 import re
-import tokenize
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+_MARK = re.compile(r"@deprecated|\bdeprecated:|#\[deprecated|\[Obsolete|\bDEPRECATED\b", re.IGNORECASE)
+_CODE = frozenset("js jsx ts tsx mjs cjs go rs java kt kts scala rb php cs swift c h cc cpp hpp cxx m mm dart lua ex exs "
+                  "clj erl hs ml fs vue svelte sh".split())
 _IDENTS = re.compile(r"\b(?:id|attr|arg|name|module)='([A-Za-z_][A-Za-z0-9_]*)'")
 _DEPRECATION = re.compile(r"deprecat|FutureWarning", re.IGNORECASE)
 
@@ -67,11 +68,31 @@ def _key(text: str, python: bool) -> tuple[str, str]:
     return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=16).hexdigest(), "py" if python else ""
 
 
+_memos: OrderedDict[tuple[str, str], object] = OrderedDict()
+
+
+def _memo(kind: str, text: str, compute):
+    """``compute(text)``, kept for the last few hundred texts: one file's text now is read for every
+    node that references it."""
+    key = (kind, hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=16).hexdigest())
+    if key in _memos:
+        _memos.move_to_end(key)
+        return _memos[key]
+    value = _memos[key] = compute(text)
+    while len(_memos) > 512:
+        _memos.popitem(last=False)
+    return value
+
+
 def parse_python(text: str) -> ast.Module | None:
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    """The syntax tree (kept: do not change it), or None when the text does not parse."""
+    def parse(t: str) -> ast.Module | None:
+        try:
+            return ast.parse(t)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+
+    return _memo("ast", text, parse)
 
 
 def units(text: str, path: str) -> list[Unit]:
@@ -352,18 +373,18 @@ def code_words(text: str, path: str) -> str:
     is not the code's."""
     if not path.endswith(".py") or "#" not in text:
         return text
-    try:
-        comments = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
-    except (tokenize.TokenError, SyntaxError, IndentationError, ValueError):
-        return text
-    if not comments:
-        return text
-    lines = text.splitlines(keepends=True)
-    for tok in reversed(comments):
-        row, col = tok.start
-        line = lines[row - 1]
-        lines[row - 1] = line[:col] + line[tok.end[1]:]
-    return "".join(lines)
+    return _memo("words", text, _without_comments)
+
+
+# a Python string (kept as it is) or a comment (left out), scanned in one pass: strings first, so a "#" in
+# a string is not a comment
+_STRING_OR_COMMENT = re.compile(
+    r"""(?P<s>(?:[rRbBuUfF]{1,2})?(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'\'\'(?:\\.|[^\\])*?'\'\'|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))"""
+    r"|(?P<c>#[^\n]*)", re.DOTALL)
+
+
+def _without_comments(text: str) -> str:
+    return _STRING_OR_COMMENT.sub(lambda m: m.group("s") or "", text)
 
 
 def _is_warning_call(node: ast.AST) -> bool:
@@ -388,38 +409,59 @@ def deprecated(text: str, path: str, names: set[str]) -> set[str]:
     """Which of ``names`` the code marks deprecated: a Python function or class with a ``deprecated``
     decorator, a deprecation warning raised in its body, or "deprecated" in its docstring; or a
     deprecation warning whose message names it (a module ``__getattr__`` for an old name). In other
-    languages: a line that names it and says "deprecated", or follows such a line."""
+    programming languages: a deprecation mark (``@deprecated``, ``Deprecated:``, ``#[deprecated``,
+    ``[Obsolete``) on a line that names it or up to three lines above. Documents are not read so."""
     if not names:
         return set()
+    lowered = text.lower()
+    if "deprecat" not in lowered and "futurewarning" not in lowered and "obsolete" not in lowered:
+        return set()
     if path.endswith(".py"):
-        tree = parse_python(text)
-        if tree is not None:
-            return _deprecated_python(tree, names)
+        found = _deprecated_python(text, names)
+        if found is not None:
+            return found
+    if path.rsplit(".", 1)[-1].lower() not in _CODE:  # a document that says "deprecated" is not the code's mark
+        return set()
     found: set[str] = set()
     lines = text.splitlines()
     for i, line in enumerate(lines):
-        if "deprecat" in line.lower():
-            near = " ".join(lines[i:i + 3])
+        if _MARK.search(line):
+            near = " ".join(lines[i:i + 4])
             found.update(n for n in names if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", near))
     return found
 
 
-def _deprecated_python(tree: ast.Module, names: set[str]) -> set[str]:
-    found: set[str] = set()
+def _deprecated_python(text: str, names: set[str]) -> set[str] | None:
+    marks = _memo("deprecated", text, _deprecation_marks)
+    if marks is None:
+        return None
+    marked, messages = marks
+    found = names & marked
+    for message in messages:
+        found.update(n for n in names if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", message))
+    return found
+
+
+def _deprecation_marks(text: str) -> tuple[set[str], list[str]] | None:
+    """The functions and classes a Python module marks deprecated, and its deprecation warnings' messages."""
+    tree = parse_python(text)
+    if tree is None:
+        return None
+    marked: set[str] = set()
+    messages: list[str] = []
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if any("deprecat" in dump(d, False).lower() for d in node.decorator_list):
-                found.add(node.name)
+                marked.add(node.name)
                 continue
             doc = ast.get_docstring(node) or ""
             if re.search(r"\bdeprecated\b", doc, re.IGNORECASE):
-                found.add(node.name)
+                marked.add(node.name)
                 continue
             body = node.body if not isinstance(node, ast.ClassDef) else \
                 [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"]
             if any(_is_warning_call(n) for stmt in body for n in ast.walk(stmt)):
-                found.add(node.name)
+                marked.add(node.name)
         elif isinstance(node, ast.Call) and _is_warning_call(node):
-            message = _message(node)
-            found.update(n for n in names if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", message))
-    return found
+            messages.append(_message(node))
+    return marked, messages

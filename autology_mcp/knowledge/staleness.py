@@ -68,7 +68,6 @@ from autology_mcp.knowledge.code_compare import (
     parameters_kept,
     parse_python,
     rewritten_share,
-    same_code,
     strings_of,
     changed_units,
     lines_of,
@@ -147,11 +146,27 @@ def mentions(text: str) -> tuple[set[str], set[str]]:
         last = ident.split(".")[-1]
         if _is_shaped(last) or ("." in ident and _dotted_name(ident)):
             names.add(last)
-    for ident in _CALLED.findall(prose):
+    names |= called(prose)
+    return names, paths
+
+
+def called(text: str) -> set[str]:
+    """The names prose gives as calls (``retry()``, ``executor.map(fn)``): names, but too plain
+    (``map``, ``parse``) to say alone that a file still holds what the node describes."""
+    found = set()
+    for ident in _CALLED.findall(_URL.sub(" ", _TICKS.sub(" ", text))):
         last = ident.split(".")[-1]
         if len(last) >= 3 and ("." not in ident or _dotted_name(ident)):
-            names.add(last)
-    return names, paths
+            found.add(last)
+    return found
+
+
+def _strong(text: str) -> set[str]:
+    """The names a node gives plainly enough that one still in a file says the file still holds what the
+    node describes: one identifier in backticks, or shaped like one (``retry_after``). Not ``map`` of
+    ``executor.map``, nor ``parse()`` in prose: too plain to say so alone."""
+    ticked = {i for span in _TICKS.findall(text) for i in _IDENT.findall(span) if "." not in i and len(i) >= 3}
+    return ticked | {n for n in mentions(text)[0] if _is_shaped(n)}
 
 
 def _dotted_name(ident: str) -> bool:
@@ -811,10 +826,11 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
         return Finding(ref, True, f"{path} is gone ({deleted.label() if deleted else 'uncommitted'})", later.text(explain))
     if moved is not None:
         later = _Later(h, base, where, [], True)
-    if now == before or same_code(before, now, path):
+    if now == before:  # (formatting alone is told apart below, where it matters: a parse costs)
         return Finding(ref, False, None, later.text(explain))
-    before_code, now_code = code_words(before, path), code_words(now, path)
-    held = {n for n in said.names if _holds(before_code, n)}
+    said_here = any(_holds(before, n) for n in said.names) or bool(said.snippets)
+    before_code, now_code = (code_words(before, path), code_words(now, path)) if said_here else (before, now)
+    held = {n for n in said.names if _holds(before_code, n)} if said_here else set()
     if anchor and not _LINES.match(anchor):
         held.add(anchor.split(".")[-1])
     newly = sorted(deprecated(now, path, held) - deprecated(before, path, held))
@@ -848,7 +864,7 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
                               first in said.names else _squeezed(first) in _squeezed(code_words(t, path)))
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{_shown(gone)} {verb} gone from {where} ({when})", later.text(explain))
-    kept = any(_holds(now_code, n) for n in held & said.names)
+    kept = any(_holds(now_code, n) for n in held & _strong(said.text))
     share = 0.0 if kept else rewritten_share(before, now, path)
     if share > REWRITTEN:  # a name the node gives that is still there says it still holds
         uncommitted = ", uncommitted" if not later.commits and not later.gap else ""
