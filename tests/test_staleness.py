@@ -845,3 +845,26 @@ def test_comments_are_left_out_as_python_reads_them(lines: list) -> None:
         row, col = tok.start
         rows[row - 1] = rows[row - 1][:col] + rows[row - 1][tok.end[1]:]
     assert code_words(text, "m.py") == "".join(rows)
+
+
+def test_a_squash_whose_branch_code_is_gone_still_judges_the_names_it_held(repo: Path, tmp_path: Path) -> None:
+    """The branch changed the code and wrote the node; main renamed a name the node gives; the squash
+    leaves no commit, nor blob, of the branch's version: the names the fingerprint recorded still tell."""
+    git(repo, "checkout", "-q", "-b", "feature")
+    edit(repo, "MAX_ATTEMPTS = 5", "MAX_ATTEMPTS = 5\nJITTER = 0.1")
+    node = capture(repo, ["src/retry.py"], content="Retries add `JITTER` and honour `retry_after`.")
+    commit(repo, "jitter, and the decision", when="2030-01-02T00:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    edit(repo, "retry_after", "delay")
+    commit(repo, "Rename retry_after", when="2030-01-03T00:00:00Z")
+    merged = tmp_path / "merged"
+    git(tmp_path, "clone", "-q", str(repo), str(merged))
+    git(merged, "fetch", "-q", "origin", "feature:feature")
+    git(merged, "merge", "-q", "--no-edit", "feature", when="2030-01-04T00:00:00Z")
+    assert only(merged, node).why.startswith("`retry_after` is gone from src/retry.py (")
+    git(repo, "merge", "-q", "--squash", "feature")
+    commit(repo, "Jitter (#3)", when="2030-01-04T00:00:00Z")
+    git(repo, "branch", "-q", "-D", "feature")
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", "--no-local", str(repo), str(fresh))
+    assert only(fresh, node).why == "`retry_after` is gone from src/retry.py (since the node was written)"

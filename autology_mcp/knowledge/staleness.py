@@ -5,14 +5,15 @@ working tree, never from file times.
 **What the node saw.** When a node is captured, when its title, content or references change, and
 when a person marks it reviewed (``autology analyze --mark-reviewed ID``), its frontmatter records a
 fingerprint of the code it is written against (``code_seen``: each referenced file's git blob id,
-the blob written to git's object store, and the hash of the title, content and references it was
-taken for). Relating, tagging or a status change keep it. A node's **base** is the commit that last
+the blob written to git's object store, the names the node gives that each file held, and the hash
+of the title, content and references it was taken for). Relating, tagging or a status change keep it. A node's **base** is the commit that last
 changed its own file (for a node file with uncommitted edits, or never committed, the commit HEAD's
 history was at at its ``modified`` time). Each file reference is judged from the code at the base,
 unless the fingerprint says the node saw other code there (a relate or a tag committed later, the
 node's commit rebased or squash-merged onto newer code): then from the code it recorded, with the
 later commits those after the last commit of HEAD's history that held it ("since the node was
-written" when none did). A fingerprint taken for other text (the node edited by hand) is void: the
+written" when none did); when this clone does not have that code (a squashed branch's own version),
+a name it held that the file holds no more is stale. A fingerprint taken for other text (the node edited by hand) is void: the
 base's code is what the node was written against. Folders have no fingerprint.
 
 Code is compared with formatting, comments and whitespace aside
@@ -217,7 +218,20 @@ def fingerprint(root: Path, title: str, content: str, references) -> dict | None
     ids = out.stdout.split() if out.returncode == 0 else []
     if len(ids) != len(files):
         return None
-    return {"for": node_hash(title, content, references), "files": {f: i[:12] for f, i in zip(files, ids)}}
+    seen = {"for": node_hash(title, content, references), "files": {f: i[:12] for f, i in zip(files, ids)}}
+    names = sorted(mentions(f"{title}\n{content}")[0])
+    held = {}
+    for f in files:  # the names it gives that each file held: judged by when the blob is gone (a squashed branch's)
+        try:
+            code = code_words((Path(root) / f).read_text(encoding="utf-8", errors="replace"), f)
+        except OSError:
+            continue
+        kept = [n for n in names if _holds(code, n)][:20]
+        if kept:
+            held[f] = kept
+    if held:
+        seen["names"] = held
+    return seen
 
 
 def recorded_code(node: KnowledgeNode) -> dict[str, str]:
@@ -229,6 +243,17 @@ def recorded_code(node: KnowledgeNode) -> dict[str, str]:
     if seen.get("for") != node_hash(node.title, node.content, node.references):
         return {}
     return {str(k): str(v) for k, v in seen["files"].items() if isinstance(v, str) and re.fullmatch(r"[0-9a-f]{7,64}", v)}
+
+
+def recorded_names(node: KnowledgeNode) -> dict[str, list[str]]:
+    """The names the node gives that each referenced file held when the fingerprint was taken (path ->
+    names), under the same condition as :func:`recorded_code`."""
+    if not recorded_code(node):
+        return {}
+    names = node.extra[FINGERPRINT].get("names")
+    if not isinstance(names, dict):
+        return {}
+    return {str(k): [str(n) for n in v if isinstance(n, str)] for k, v in names.items() if isinstance(v, list)}
 
 
 # ------------------------------------------------------------------------------ symbols and spans
@@ -732,8 +757,9 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
         return []
     text = f"{node.title}\n{node.content}"
     names, paths = mentions(text)
-    seen = recorded_code(node)
-    return [_judge(h, base, ref, _Said(names, paths, text), explain, seen.get(reference_path(ref))) for ref in refs]
+    seen, held = recorded_code(node), recorded_names(node)
+    return [_judge(h, base, ref, _Said(names, paths, text), explain, seen.get(reference_path(ref)),
+                   held_then=held.get(reference_path(ref))) for ref in refs]
 
 
 @dataclass(frozen=True)
@@ -799,7 +825,7 @@ class _Later:
 
 
 def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, recorded: str | None = None,
-           moved: tuple[str, Commit] | None = None) -> Finding:
+           moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None) -> Finding:
     path = reference_path(ref)
     anchor = ref.split("#", 1)[1].strip() if "#" in ref else ""
     later = _Later(h, base, path)
@@ -809,6 +835,13 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
         if seen is not None:
             before = seen
             later = _Later(h, base, path, *h.since_blob(path, recorded))
+        elif held_then and (now := h.worktree(path)) is not None:  # that code is gone: the names it held are not
+            code = code_words(now, path)
+            lost = [n for n in held_then if n in said.names and not _holds(code, n)]
+            if lost:
+                verb = "is" if len(lost) == 1 else "are"
+                return Finding(ref, True, f"{_shown(lost)} {verb} gone from {path} (since the node was written)",
+                               later.text(explain))
     if moved is None and before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
                                               and h._git("ls-tree", "-d", base, "--", path)):
         return _judge_folder(h, base, ref, path, said.names, said.paths, later, explain)
