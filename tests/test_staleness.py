@@ -868,3 +868,22 @@ def test_a_squash_whose_branch_code_is_gone_still_judges_the_names_it_held(repo:
     fresh = tmp_path / "fresh"
     git(tmp_path, "clone", "-q", "--no-local", str(repo), str(fresh))
     assert only(fresh, node).why == "`retry_after` is gone from src/retry.py (since the node was written)"
+
+
+def test_mark_reviewed_on_the_command_line_moves_what_the_node_is_judged_against(repo: Path) -> None:
+    import sys
+
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record")
+    edit(repo, "MAX_ATTEMPTS", "ATTEMPTS")
+    commit(repo, "Rename the constant")
+    assert only(repo, node).stale
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    out = subprocess.run([sys.executable, "-m", "autology_mcp", "analyze", "--mark-reviewed", node], cwd=repo,
+                         capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("✓ Reviewed: Retry failed calls (decision): its references are judged from the code as it is now")
+    assert only(repo, node).stale is False
+    missing = subprocess.run([sys.executable, "-m", "autology_mcp", "analyze", "--mark-reviewed", "0" * 8], cwd=repo,
+                             capture_output=True, text=True, env=env)
+    assert missing.returncode != 0 and "Traceback" not in missing.stderr
