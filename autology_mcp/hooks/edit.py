@@ -147,6 +147,13 @@ def _judged(root: Path, store: Any, governing: list[tuple[KnowledgeNode, list[st
     return judge(root, store, [n for n, _ in governing], {n.id: refs for n, refs in governing}, explain=True)
 
 
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # a name too long for the file system
+        return False
+
+
 MOVED_MAX = 20  # references to files no longer there looked up at one read
 
 
@@ -158,7 +165,7 @@ def moved_here(root: Path, store: Any, rel: str) -> list[tuple[KnowledgeNode, li
     from autology_mcp.knowledge.references import reference_path
     from autology_mcp.knowledge.staleness import history
 
-    gone = [p for p in store.index.referenced_paths() if not (root / p).exists()]
+    gone = [p for p in store.index.referenced_paths() if not _exists(root / p)]
     if not gone:
         return []
     gone = gone[:MOVED_MAX]

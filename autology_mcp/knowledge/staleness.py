@@ -207,7 +207,7 @@ def fingerprint(root: Path, title: str, content: str, references) -> dict | None
     as the work tree holds it now, written to git's object store (``git hash-object -w``, as ``git
     add`` does) so the text can be read back after a rebase or a squash; with the hash of what the
     node says (:func:`node_hash`). None outside git or without a referenced file."""
-    files = sorted({p for p in (reference_path(r) for r in references) if p and (Path(root) / p).is_file()})
+    files = sorted({p for p in (reference_path(r) for r in references) if p and _is_file(Path(root) / p)})
     if not files:
         return None
     try:
@@ -232,6 +232,13 @@ def fingerprint(root: Path, title: str, content: str, references) -> dict | None
     if held:
         seen["names"] = held
     return seen
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system
+        return False
 
 
 def recorded_code(node: KnowledgeNode) -> dict[str, str]:
