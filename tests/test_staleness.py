@@ -887,3 +887,20 @@ def test_mark_reviewed_on_the_command_line_moves_what_the_node_is_judged_against
     missing = subprocess.run([sys.executable, "-m", "autology_mcp", "analyze", "--mark-reviewed", "0" * 8], cwd=repo,
                              capture_output=True, text=True, env=env)
     assert missing.returncode != 0 and "Traceback" not in missing.stderr
+
+
+def test_a_file_renamed_in_its_folder_is_followed_by_a_read_and_other_reads_bring_nothing(repo: Path) -> None:
+    from autology_mcp.hooks.edit import post_read
+
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record")
+    git(repo, "mv", "src/retry.py", "src/backoff.py")
+    commit(repo, "Rename retry to backoff")
+
+    def read(path: str, session: str) -> dict | None:
+        return post_read({"session_id": session, "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Read",
+                          "tool_input": {"file_path": str(repo / path)}, "tool_response": {"type": "text"}}, repo)
+
+    assert read("src/other.py", "a") is None  # in the folder, but not where it went
+    text = read("src/backoff.py", "b")["hookSpecificOutput"]["additionalContext"]
+    assert node in text and "STALE: src/retry.py moved to src/backoff.py (" in text

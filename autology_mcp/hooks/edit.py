@@ -160,12 +160,14 @@ MOVED_MAX = 20  # references to files no longer there looked up at one read
 def moved_here(root: Path, store: Any, rel: str) -> list[tuple[KnowledgeNode, list[str]]]:
     """The nodes with a reference to a file that is gone from the work tree and was renamed (moved) to
     ``rel`` since the node's base, each with those references: a Read of the new path brings them,
-    flagged "moved to" by the staleness rule. Costs nothing while every referenced path exists; else
-    a stat per referenced path, and git (kept per HEAD) for at most :data:`MOVED_MAX` missing files."""
+    flagged "moved to" by the staleness rule. Looked for among the referenced paths with ``rel``'s
+    file name or in its folder (a move keeps the name, a rename the folder; a file moved and renamed
+    at once is not followed): one query, a stat for each such path, and git (kept per HEAD) for at
+    most :data:`MOVED_MAX` of them that are gone."""
     from autology_mcp.knowledge.references import reference_path
     from autology_mcp.knowledge.staleness import history
 
-    gone = [p for p in store.index.referenced_paths() if not _exists(root / p)]
+    gone = [p for p in store.index.referenced_paths_near(rel) if not _exists(root / p)]
     if not gone:
         return []
     gone = gone[:MOVED_MAX]
