@@ -57,6 +57,7 @@ import subprocess
 import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from autology_mcp.knowledge.code_compare import (
@@ -777,7 +778,7 @@ class _Said:
     paths: set[str]
     text: str
 
-    @property
+    @cached_property
     def words(self) -> set[str]:
         """The words of five letters or more: a changed statement that uses one as a name touches what
         the node describes ("dataclasses are not serialised" and ``dataclasses.asdict(o)``)."""
@@ -789,7 +790,11 @@ class _Said:
         v = re.escape(value)
         return re.search(rf"`{v}`|\breturns?\s+{v}(?!\w|\.\w)|=\s*{v}(?!\w|\.\w)", self.text) is not None
 
-    @property
+    @cached_property
+    def strong(self) -> set[str]:
+        return _strong(self.text)
+
+    @cached_property
     def snippets(self) -> list[str]:
         """Code quoted in backticks (``self.url_map = Map()``): not one name, but a piece of code."""
         return sorted({s.strip() for s in _TICKS.findall(self.text) if _SNIPPET.search(s) and len(s.strip()) >= 6})
@@ -904,7 +909,7 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
                               first in said.names else _squeezed(first) in _squeezed(code_words(t, path)))
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{_shown(gone)} {verb} gone from {where} ({when})", later.text(explain))
-    kept = any(_holds(now_code, n) for n in held & _strong(said.text))
+    kept = any(_holds(now_code, n) for n in held & said.strong)
     share = 0.0 if kept else rewritten_share(before, now, path)
     if share > REWRITTEN:  # a name the node gives that is still there says it still holds
         uncommitted = ", uncommitted" if not later.commits and not later.gap else ""
