@@ -765,9 +765,9 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
         return []
     text = f"{node.title}\n{node.content}"
     names, paths = mentions(text)
-    seen, held = recorded_code(node), recorded_names(node)
-    return [_judge(h, base, ref, _Said(names, paths, text), explain, seen.get(reference_path(ref)),
-                   held_then=held.get(reference_path(ref))) for ref in refs]
+    seen, held, said = recorded_code(node), recorded_names(node), _Said(names, paths, text)
+    return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)))
+            for ref in refs]
 
 
 @dataclass(frozen=True)
