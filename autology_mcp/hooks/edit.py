@@ -12,11 +12,13 @@ Two events, one rule, once per file per session:
 A node governs a file when one of its references covers it: the file itself, a folder above it, a
 ``#L10-40`` range that overlaps the lines read or edited (when they can be told), or a
 ``#symbol`` whose definition overlaps them (Python files; elsewhere a symbol reference counts as
-covering the file). Only decisions, conventions and issues that are not superseded are named. A node
-the code has moved on from is flagged ``STALE`` with what changed (a name it mentions gone, its lines
-or symbol changed, the file mostly rewritten: :mod:`autology_mcp.knowledge.staleness`, the same rule
-as ``autology_analyze``'s references category); later commits that changed none of that are said
-as information ("still holds; 3 later commits, the last: …").
+covering the file); or a reference to a file that was moved here (:func:`moved_here`). Only
+decisions, conventions and issues that are not superseded are named. A node whose words the code may
+no longer bear out is flagged ``STALE`` with what changed (a name it mentions gone or deprecated, its
+lines or symbol changed beyond formatting, the file mostly rewritten or moved:
+:mod:`autology_mcp.knowledge.staleness`, the same rule as ``autology_analyze``'s references
+category); later commits that changed none of that are said as information ("still holds; 3 later
+commits, the last: …").
 
 Once per session: a file is looked at once, and a node is told once, whichever file (or the prompt
 hook) brought it first, so a decision about a folder speaks at the first file under it and not again
