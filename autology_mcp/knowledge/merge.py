@@ -31,8 +31,8 @@ from typing import Any
 
 from autology_mcp.common.paths import find_git_toplevel
 from autology_mcp.knowledge.markdown import MalformedNodeError, link_titles, parse_node, render_node
+from autology_mcp.knowledge.models import FINGERPRINT_KEY as FINGERPRINT
 from autology_mcp.knowledge.models import KnowledgeNode, Relation
-from autology_mcp.knowledge.staleness import FINGERPRINT
 
 SCALARS = ("title", "type", "status", "confidence", "session", "source")
 

@@ -74,7 +74,7 @@ from autology_mcp.knowledge.code_compare import (
     changed_units,
     lines_of,
 )
-from autology_mcp.knowledge.models import KnowledgeNode
+from autology_mcp.knowledge.models import FINGERPRINT_KEY, KnowledgeNode
 from autology_mcp.knowledge.references import reference_path
 
 GIT_TIMEOUT = 5.0
@@ -191,7 +191,7 @@ def _holds(content: str, name: str) -> bool:
 
 # ------------------------------------------------------------------------------ the code a node saw
 
-FINGERPRINT = "code_seen"  # the frontmatter key
+FINGERPRINT = FINGERPRINT_KEY  # the frontmatter key
 
 
 def node_hash(title: str, content: str, references) -> str:

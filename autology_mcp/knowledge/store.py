@@ -46,7 +46,7 @@ from autology_mcp.knowledge.markdown import (
     with_relation,
     with_relation_replaced,
 )
-from autology_mcp.knowledge.models import NODE_TYPES, KnowledgeNode, Relation, utc_now, validate_id
+from autology_mcp.knowledge.models import FINGERPRINT_KEY, NODE_TYPES, KnowledgeNode, Relation, utc_now, validate_id
 from autology_mcp.knowledge.node_index import RELATIONS_APART, NodeIndex
 
 if TYPE_CHECKING:
@@ -757,7 +757,7 @@ class NodeStore:
                 stat.st_mtime_ns, stat.st_size
             ):
                 cached = self.index.get_node(node_id)
-                if cached is not None and not cached.extra:  # unknown keys may hold dates JSON cannot keep
+                if cached is not None and not set(cached.extra) - {FINGERPRINT_KEY}:  # unknown keys may hold dates JSON cannot keep
                     return rel_path, cached
             too_big = self._too_big(stat.st_size)
             if too_big:
