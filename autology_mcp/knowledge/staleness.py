@@ -6,15 +6,17 @@ working tree, never from file times.
 when a person marks it reviewed (``autology analyze --mark-reviewed ID``), its frontmatter records a
 fingerprint of the code it is written against (``code_seen``: each referenced file's git blob id,
 the blob written to git's object store, the names the node gives that each file held, and the hash
-of the title, content and references it was taken for). Relating, tagging or a status change keep it. A node's **base** is the commit that last
-changed its own file (for a node file with uncommitted edits, or never committed, the commit HEAD's
-history was at at its ``modified`` time). Each file reference is judged from the code at the base,
-unless the fingerprint says the node saw other code there (a relate or a tag committed later, the
-node's commit rebased or squash-merged onto newer code): then from the code it recorded, with the
-later commits those after the last commit of HEAD's history that held it ("since the node was
-written" when none did); when this clone does not have that code (a squashed branch's own version),
-a name it held that the file holds no more is stale. A fingerprint taken for other text (the node edited by hand) is void: the
-base's code is what the node was written against. Folders have no fingerprint.
+of the title, content and references it was taken for). Relating, tagging or a status change keep
+it. A node's **base** is the commit that last changed its own file (for a node file with uncommitted
+edits, or never committed, the commit HEAD's history was at at its ``modified`` time). Each file
+reference is judged from the code at the base, unless the fingerprint says the node saw other code
+there (a relate or a tag committed later, the node's commit rebased or squash-merged onto newer
+code): then from the code it recorded, with the later commits those after the last commit of HEAD's
+history that held it ("since the node was written" when none did); when this clone does not have
+that code (a squashed branch's own version), a name it held that the file holds no more is stale. A
+fingerprint taken for other text (the node edited by hand) is void: the base's code is what the
+node was written against. Folders, and nodes written before issue 38, have no fingerprint: their
+base moves with any commit of their file.
 
 Code is compared with formatting, comments and whitespace aside
 (:mod:`autology_mcp.knowledge.code_compare`: Python by its statements, other languages by their
@@ -24,18 +26,23 @@ lines with whitespace collapsed). Against the code now (the working tree: uncomm
   later commits (code added above it moves it, a reflow or a moved comment does not change it) and
   through renames. A change only in string values the node does not quote (a version string, a
   message) is not one.
-- ``path#symbol`` (Python): stale when it is gone; when an existing parameter is removed, renamed,
-  reordered or its default changed, or a required one added; when a name the node mentions that the
-  symbol held is gone from it; when a string value the node quotes changed; or when more than half
-  of its statements were rewritten. A change that keeps its parameters (an added optional one) and
-  every name the node gives is information. In other languages the name must still be there.
-- ``path`` (a file) or a folder: stale when a name, path or identifier the node's text mentions
-  (:func:`mentions`), which the referenced code held at the base, is gone from it now (comments
-  aside); or, for a file, when most of it was rewritten (more than half of the code the node saw is
-  gone) and nothing the node names is still in it.
+- ``path#symbol`` (Python; a property's getter and setter together): stale when it is gone; when an
+  existing parameter is removed, renamed, reordered or its default changed; when a name or a code
+  snippet the node gives, that the symbol held, is gone from it; when its changed statements differ
+  in the names they use by one the node gives (or a word of its text of five letters or more), hold
+  a string the node quotes, or a value it gives as code (``returns None``); or when more than half of
+  its statements changed. An added parameter, an option passed through a call (a keyword argument
+  added) and statements that touch nothing the node says are information. In other languages the
+  name must still be there.
+- ``path`` (a file) or a folder: stale when a name, path, identifier or code snippet the node's
+  text gives (:func:`mentions`, in backticks, shaped like one, called ``retry()``, dotted
+  ``app.retry``), which the referenced code held at the base, is gone from it now (comments aside);
+  or, for a file, when more than half of the code the node saw is gone and no name it gives plainly
+  is still in it.
 - Any file reference: stale when a name the node mentions (or the ``#symbol``) is newly deprecated
-  (``@deprecated``, a deprecation warning in it or naming it, "deprecated" in its docstring); when the
-  file is gone; when it moved ("moved to new/path.py (commit)", and what changed there).
+  (``@deprecated``, a deprecation warning in it or naming it, "deprecated" in its docstring; a
+  deprecation mark in other languages); when the file is gone; when it moved ("moved to
+  new/path.py (commit)", and what changed there).
 
 Any other later commit is information, not a flag: "3 later commits, the last: <subject>".
 A flag names what changed: the name or the lines, and the commit that changed them (the first
