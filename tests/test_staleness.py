@@ -904,3 +904,20 @@ def test_a_file_renamed_in_its_folder_is_followed_by_a_read_and_other_reads_brin
     assert read("src/other.py", "a") is None  # in the folder, but not where it went
     text = read("src/backoff.py", "b")["hookSpecificOutput"]["additionalContext"]
     assert node in text and "STALE: src/retry.py moved to src/backoff.py (" in text
+
+
+def test_a_folder_reference_keeps_its_flag_through_a_committed_relate(repo: Path) -> None:
+    node = capture(repo, ["src/"], content="Retries go through `backoff`.")
+    other = capture(repo, ["src/other.py"], content="Other holds `x`.", title="Other")
+    commit(repo, "record")
+    edit(repo, "def backoff(attempt):", "def delay(attempt):")
+    edit(repo, "backoff(attempt))", "delay(attempt))")
+    commit(repo, "Rename backoff")
+    assert only(repo, node).why == "`backoff` is gone from src/"
+    service = Autology.open(repo)
+    try:
+        service.relate(node, other, "relates_to")
+    finally:
+        service.close()
+    commit(repo, "relate")
+    assert only(repo, node).why == "`backoff` is gone from src/"

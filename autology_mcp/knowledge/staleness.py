@@ -15,8 +15,8 @@ code): then from the code it recorded, with the later commits those after the la
 history that held it ("since the node was written" when none did); when this clone does not have
 that code (a squashed branch's own version), a name it held that the file holds no more is stale. A
 fingerprint taken for other text (the node edited by hand) is void: the base's code is what the
-node was written against. Folders, and nodes written before issue 38, have no fingerprint: their
-base moves with any commit of their file.
+node was written against. A folder has no blob: the names its files held are what it recorded.
+Nodes written before issue 38 have no fingerprint: their base moves with any commit of their file.
 
 Code is compared with formatting, comments and whitespace aside
 (:mod:`autology_mcp.knowledge.code_compare`: Python by its statements, other languages by their
@@ -216,7 +216,8 @@ def fingerprint(root: Path, title: str, content: str, references) -> dict | None
     add`` does) so the text can be read back after a rebase or a squash; with the hash of what the
     node says (:func:`node_hash`). None outside git or without a referenced file."""
     files = sorted({p for p in (reference_path(r) for r in references) if p and _is_file(Path(root) / p)})
-    if not files:
+    folders = sorted({p for p in (reference_path(r) for r in references) if p and _is_dir(Path(root) / p)})
+    if not files and not folders:
         return None
     try:
         out = subprocess.run(["git", "hash-object", "-w", "--", *files], cwd=root, capture_output=True, text=True,
@@ -228,6 +229,16 @@ def fingerprint(root: Path, title: str, content: str, references) -> dict | None
         return None
     seen = {"for": node_hash(title, content, references), "files": {f: i[:12] for f, i in zip(files, ids)}}
     names = sorted(mentions(f"{title}\n{content}")[0])
+    for folder in folders if names else []:  # a folder has no blob: the names its files held are what it saw
+        args = ["git", "grep", "-I", "-h", "-o", "-w", "-F", *(a for n in names[:200] for a in ("-e", n)), "--", folder,
+                ":(exclude).autology"]
+        try:
+            grep = subprocess.run(args, cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT, errors="replace")
+        except (OSError, subprocess.SubprocessError, ValueError):
+            continue
+        kept = sorted({line.strip() for line in grep.stdout.splitlines()} & set(names))[:20]
+        if kept:
+            seen.setdefault("names", {})[folder] = kept
     held = {}
     for f in files:  # the names it gives that each file held: judged by when the blob is gone (a squashed branch's)
         try:
@@ -238,7 +249,7 @@ def fingerprint(root: Path, title: str, content: str, references) -> dict | None
         if kept:
             held[f] = kept
     if held:
-        seen["names"] = held
+        seen["names"] = {**held, **seen.get("names", {})}
     return seen
 
 
@@ -246,6 +257,13 @@ def _is_file(path: Path) -> bool:
     try:
         return path.is_file()
     except (OSError, ValueError):  # a name too long for the file system
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
         return False
 
 
@@ -263,9 +281,10 @@ def recorded_code(node: KnowledgeNode) -> dict[str, str]:
 def recorded_names(node: KnowledgeNode) -> dict[str, list[str]]:
     """The names the node gives that each referenced file held when the fingerprint was taken (path ->
     names), under the same condition as :func:`recorded_code`."""
-    if not recorded_code(node):
+    seen = node.extra.get(FINGERPRINT)
+    if not isinstance(seen, dict) or seen.get("for") != node_hash(node.title, node.content, node.references):
         return {}
-    names = node.extra[FINGERPRINT].get("names")
+    names = seen.get("names")
     if not isinstance(names, dict):
         return {}
     return {str(k): [str(n) for n in v if isinstance(n, str)] for k, v in names.items() if isinstance(v, list)}
@@ -863,7 +882,7 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
                                later.text(explain))
     if moved is None and before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
                                               and h._git("ls-tree", "-d", base, "--", path)):
-        return _judge_folder(h, base, ref, path, said.names, said.paths, later, explain)
+        return _judge_folder(h, base, ref, path, said.names, said.paths, later, explain, held_then)
     if before is None:  # the file came after the node: nothing it said about it can have moved on
         return Finding(ref, False, None, later.text(explain))
     where = moved[0] if moved else path
@@ -1047,19 +1066,21 @@ def _symbol_in(text: str, symbol: str) -> ast.AST | None:
 
 
 def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
-                  later: _Later, explain: bool) -> Finding:
+                  later: _Later, explain: bool, held_then: list[str] | None = None) -> Finding:
     """A folder: gone, the mentioned paths under it that existed at the base and are gone now, then the
-    mentioned names its files held at the base and hold no more."""
+    mentioned names its files held at the base, or when the node's fingerprint was taken
+    (``held_then``), and hold no more."""
     if not (h.root / path).exists():
         return Finding(ref, True, f"{path}/ is gone", later.text(explain))
     for p in sorted(paths):
         if (p == path or p.startswith(path + "/")) and h._git("cat-file", "-e", f"{base}:./{p}") is not None \
                 and not (h.root / p).exists():
             return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
-    if not names or not h.changed_since(base, path):
+    recorded = set(held_then or ()) & names
+    if not names or not recorded and not h.changed_since(base, path):
         return Finding(ref, False, None, later.text(explain))
     wanted = sorted(names)
-    found_before = _grep(h, wanted, base, path)
+    found_before = _grep(h, wanted, base, path) | recorded
     if not found_before:
         return Finding(ref, False, None, later.text(explain))
     found_now = _grep(h, sorted(found_before), None, path)
