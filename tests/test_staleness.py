@@ -99,9 +99,20 @@ def edit(root: Path, old: str, new: str, path: str = "src/retry.py") -> None:
 def test_what_a_node_mentions() -> None:
     names, paths = mentions("Use `HTTPAdapter.max_retries` in `src/net/` and retry_after, "
                             "not e.g. the Session or `requests.sessions`; MAX_RETRIES; camelCase.")
-    assert {"max_retries", "retry_after", "MAX_RETRIES", "camelCase"} <= names
-    assert not {"Session", "e.g", "sessions", "requests"} & names
+    assert {"max_retries", "retry_after", "MAX_RETRIES", "camelCase", "sessions"} <= names  # a dotted name's last part
+    assert not {"Session", "e.g", "requests"} & names
     assert paths == {"src/net"}
+
+
+def test_prose_names_count_and_prose_does_not() -> None:
+    """Issue 38: ``retry()`` and ``app.retry`` in prose are names; an English word is not, nor a file
+    name, an address, a plural "user(s)" or a word before " (" with a space."""
+    names, _ = mentions("Retries are done by retry() in app.py, see also client.send_request and "
+                        "open_resource(path). The user(s) read setup.cfg (see below) at https://example.com/a.b; "
+                        "e.g. i.e. Node.js. It takes a loader callable.")
+    assert {"retry", "send_request", "open_resource"} <= names
+    assert not {"py", "user", "cfg", "see", "below", "com", "example", "takes", "loader", "callable", "Retries",
+                "It", "js"} & names
 
 
 def test_a_span_moves_with_lines_added_above_and_breaks_when_its_lines_change() -> None:
@@ -169,7 +180,7 @@ def test_a_symbol_is_stale_when_its_definition_changes_or_goes(repo: Path) -> No
     assert only(repo, node).stale is False
     edit(repo, "    return 2 ** attempt", "    return min(60, 2 ** attempt)")
     commit(repo, "Cap backoff")
-    assert only(repo, node).why.startswith("`backoff` of src/retry.py changed (")
+    assert only(repo, node).why.startswith("`backoff` of src/retry.py changed: 100% of its statements rewritten (")
     edit(repo, "def backoff(attempt):\n    return min(60, 2 ** attempt)\n", "")
     edit(repo, "retry_after or backoff(attempt)", "retry_after or 1")
     assert only(repo, node).why == "`backoff` is gone from src/retry.py (uncommitted)"
@@ -234,10 +245,10 @@ def test_a_renamed_file_is_named_with_its_new_path(repo: Path) -> None:
     git(repo, "mv", "src/retry.py", "src/backoff.py")
     commit(repo, "Move retry to backoff")
     sha = git(repo, "rev-parse", "--short=9", "HEAD").strip()
-    assert only(repo, node).why == f"src/retry.py was renamed to src/backoff.py ({sha}, 2030-01-01)"
+    assert only(repo, node).why == f"src/retry.py moved to src/backoff.py ({sha}, 2030-01-01)"
     found = analyze(Autology.open(repo).store, ["references"])["categories"]["references"]["findings"]
     assert [(f["kind"], f["detail"]) for f in found] == [
-        ("missing_file", f"references src/retry.py, which does not exist: src/retry.py was renamed to src/backoff.py "
+        ("missing_file", f"references src/retry.py, which does not exist: src/retry.py moved to src/backoff.py "
                          f"({sha}, 2030-01-01)")]
 
 
@@ -407,3 +418,506 @@ def test_a_running_server_sees_uncommitted_edits_under_a_folder_after_asking_onc
     text = (repo / "src" / "retry.py").read_text()
     (repo / "src" / "retry.py").write_text(text.replace("retry_after", "delay"))
     assert "`retry_after` is gone from src/" in only(repo, node).why
+
+
+# ------------------------------------------------------------------------------ issue 38: what the node says
+
+
+LOADER = '''"""Config."""
+
+
+class Config(dict):
+    def from_file(self, filename, load, silent=False):  # type: ignore
+        """Update the values from a file loaded by ``load``."""
+        try:
+            with open(filename) as f:
+                obj = load(f)
+        except OSError:
+            if silent:
+                return False
+            raise
+        return self.from_mapping(obj)
+
+    def from_mapping(self, mapping):
+        self.update(mapping)
+        return True
+
+
+__version__ = '1.0.1'
+'''
+
+# the same code as black would leave it: the signature reflowed, the comment moved, quotes changed, a
+# trailing comma, blank lines
+LOADER_BLACK = '''"""Config."""
+
+
+class Config(dict):
+    def from_file(
+        self,
+        filename,
+        load,
+        silent=False,
+    ):
+        """Update the values from a file loaded by ``load``."""
+        try:
+            with open(filename) as f:
+                obj = load(f)  # type: ignore
+        except OSError:
+            if silent:
+                return False
+            raise
+
+        return self.from_mapping(obj)
+
+    def from_mapping(self, mapping):
+        self.update(mapping)
+        return True
+
+
+__version__ = "1.0.1"
+'''
+
+LOADER_NODE = ("Config.from_file takes a loader callable (`load`) and reads the file with it; a missing file is "
+               "an error unless silent.")
+
+
+@pytest.fixture
+def config_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "cfg"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "config.py").write_text(LOADER)
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "the config", when="2020-01-01T00:00:00Z")
+    Autology.open(root).close()
+    return root
+
+
+def test_a_formatter_only_commit_changes_nothing(config_repo: Path) -> None:
+    """A black-style reflow, a moved `# type: ignore`, quotes, a trailing comma: no reference is stale,
+    whole file, symbol or line span (the span's lines are followed through the reflow)."""
+    nodes = [capture(config_repo, [ref], content=LOADER_NODE, title=f"Loading config {i}")
+             for i, ref in enumerate(["src/config.py", "src/config.py#Config.from_file", "src/config.py#L16-18",
+                                      "src/config.py#L5-15"])]
+    commit(config_repo, "record")
+    (config_repo / "src" / "config.py").write_text(LOADER_BLACK)
+    commit(config_repo, "Apply black")
+    assert [only(config_repo, n).stale for n in nodes] == [False] * 4
+    edit(config_repo, "                return False", "                return None", path="src/config.py")
+    commit(config_repo, "Return None when silent")
+    assert [only(config_repo, n).why for n in nodes][:3] == [None] * 3  # the span holds that line
+    assert only(config_repo, nodes[3]).why.startswith("lines 5-15 of src/config.py changed (")
+
+
+def test_an_added_optional_parameter_is_information_and_a_removed_one_a_flag(config_repo: Path) -> None:
+    node = capture(config_repo, ["src/config.py#Config.from_file"], content=LOADER_NODE)
+    commit(config_repo, "record")
+    edit(config_repo, "def from_file(self, filename, load, silent=False):", "def from_file(self, filename, load, silent=False, text=True):",
+         path="src/config.py")
+    edit(config_repo, "with open(filename) as f:", 'with open(filename, "r" if text else "rb") as f:', path="src/config.py")
+    commit(config_repo, "Add the text parameter")
+    f = only(config_repo, node)
+    assert f.stale is False
+    assert f.later.startswith("`Config.from_file` changed but keeps its parameters and the names the node gives; 1 later commit")
+    edit(config_repo, ", silent=False, text=True):", ", text=True):", path="src/config.py")
+    edit(config_repo, "            if silent:\n                return False\n", "", path="src/config.py")
+    commit(config_repo, "Drop silent")
+    assert only(config_repo, node).why.startswith("`Config.from_file` of src/config.py changed: parameter `silent` removed (")
+
+
+def test_a_required_parameter_or_a_name_the_node_gives_dropped_from_the_symbol_is_a_flag(config_repo: Path) -> None:
+    node = capture(config_repo, ["src/config.py#Config.from_file"], content=LOADER_NODE + " It ends in `from_mapping`.")
+    commit(config_repo, "record")
+    edit(config_repo, "        return self.from_mapping(obj)", "        self.update(obj)\n        return True", path="src/config.py")
+    commit(config_repo, "Inline from_mapping")
+    assert "`from_mapping` is gone from it" in only(config_repo, node).why
+    git(config_repo, "reset", "-q", "--hard", "HEAD~1")
+    edit(config_repo, "load, silent=False):", "load, mode, silent=False):", path="src/config.py")
+    assert only(config_repo, node).why.startswith("`Config.from_file` of src/config.py changed: parameters reordered")
+
+
+def test_a_version_string_bump_in_a_span_is_not_a_flag_unless_the_node_quotes_it(config_repo: Path) -> None:
+    quiet = capture(config_repo, ["src/config.py#L20-24"], content="`from_mapping` updates in place.", title="Mapping")
+    quoting = capture(config_repo, ["src/config.py#L20-24"], content="`from_mapping` updates in place, as of 1.0.1.",
+                      title="Mapping as of a version")
+    commit(config_repo, "record")
+    edit(config_repo, "__version__ = '1.0.1'", "__version__ = '1.0.2'", path="src/config.py")
+    commit(config_repo, "Bump the version")
+    assert only(config_repo, quiet).stale is False
+    assert only(config_repo, quoting).why.startswith("lines 20-24 of src/config.py changed (")
+
+
+def test_a_deprecation_of_a_name_the_node_mentions_is_a_flag(config_repo: Path) -> None:
+    node = capture(config_repo, ["src/config.py"], content="Mappings go through `from_mapping`.")
+    symbol = capture(config_repo, ["src/config.py#Config.from_mapping"], content="It updates in place.", title="Map")
+    other = capture(config_repo, ["src/config.py"], content="Files go through `from_file`.", title="Files")
+    commit(config_repo, "record")
+    edit(config_repo, "    def from_mapping(self, mapping):\n",
+         "    def from_mapping(self, mapping):\n        warnings.warn('use update', DeprecationWarning, stacklevel=2)\n",
+         path="src/config.py")
+    commit(config_repo, "Deprecate from_mapping")
+    sha = git(config_repo, "rev-parse", "--short=9", "HEAD").strip()
+    assert only(config_repo, node).why == f"`from_mapping` is deprecated in src/config.py ({sha}, 2030-01-01)"
+    assert only(config_repo, symbol).why.startswith("`from_mapping` is deprecated in src/config.py (")
+    assert only(config_repo, other).stale is False
+
+
+def test_a_deprecation_by_message_or_decorator_is_found() -> None:
+    from autology_mcp.knowledge.code_compare import deprecated
+
+    module = ('import warnings\n\ndef __getattr__(name):\n    if name == "_app_ctx_stack":\n'
+              '        warnings.warn("\'_app_ctx_stack\' is deprecated and will be removed.", DeprecationWarning)\n'
+              '        return 1\n    raise AttributeError(name)\n\n@deprecated("use g")\ndef old_g():\n    pass\n\n'
+              'def doc():\n    """Deprecated: use other."""\n\ndef fine():\n    warnings.warn("careful", UserWarning)\n')
+    assert deprecated(module, "m.py", {"_app_ctx_stack", "old_g", "doc", "fine", "name"}) == {"_app_ctx_stack", "old_g", "doc"}
+    assert deprecated("/** @deprecated use fetch */\nfunction fetchAll() {}\n", "m.js", {"fetchAll", "other"}) == {"fetchAll"}
+    assert deprecated("// Deprecated: use Fetch.\nfunc FetchAll() {}\n", "m.go", {"FetchAll"}) == {"FetchAll"}
+    assert deprecated("The `hooks` flag is deprecated.\n", "docs/x.md", {"hooks"}) == set()  # a document
+
+
+def test_a_prose_name_renamed_is_a_flag(repo: Path) -> None:
+    node = capture(repo, ["src/retry.py"], content="Retries are done by retry() in retry.py, backing off as it goes.")
+    commit(repo, "record")
+    edit(repo, "def retry(call, retry_after=None):", "def call_again(call, retry_after=None):")
+    commit(repo, "Rename retry")
+    assert only(repo, node).why.startswith("`retry` is gone from src/retry.py (")
+
+
+def test_a_comment_that_named_something_is_not_the_code(repo: Path) -> None:
+    edit(repo, "MAX_ATTEMPTS = 5", "MAX_ATTEMPTS = 5  # see jitter_seconds")
+    commit(repo, "comment")
+    node = capture(repo, ["src/retry.py"], content="At most `MAX_ATTEMPTS`; no `jitter_seconds`.")
+    commit(repo, "record")
+    edit(repo, "  # see jitter_seconds", "")
+    commit(repo, "Drop the comment")
+    assert only(repo, node).stale is False
+
+
+def test_a_moved_file_is_followed_by_a_read_of_its_new_path(repo: Path) -> None:
+    from autology_mcp.hooks.edit import post_read
+
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record")
+    (repo / "lib").mkdir()
+    git(repo, "mv", "src/retry.py", "lib/retry.py")
+    commit(repo, "Move retry into lib")
+    sha = git(repo, "rev-parse", "--short=9", "HEAD").strip()
+    payload = {"session_id": "s", "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Read",
+               "tool_input": {"file_path": str(repo / "lib" / "retry.py")}, "tool_response": {"type": "text"}}
+    text = post_read(payload, repo)["hookSpecificOutput"]["additionalContext"]
+    assert node in text
+    assert f"STALE: src/retry.py moved to lib/retry.py ({sha}, 2030-01-01)" in text
+    edit(repo, "retry_after", "delay", path="lib/retry.py")
+    commit(repo, "Rename retry_after there")
+    assert only(repo, node).why.startswith(f"src/retry.py moved to lib/retry.py ({sha}, 2030-01-01); "
+                                           "there, `retry_after` is gone from lib/retry.py")
+
+
+def _flags(root: Path, nodes: list[str]) -> list[str | None]:
+    return [only(root, n).why for n in nodes]
+
+
+def test_relate_tag_and_status_committed_keep_the_flag_and_a_review_clears_it(repo: Path) -> None:
+    node = capture(repo, ["src/retry.py"])
+    other = capture(repo, ["src/other.py"], content="Other holds `x`.", title="Other")
+    commit(repo, "record")
+    edit(repo, "MAX_ATTEMPTS", "ATTEMPTS")
+    commit(repo, "Rename the constant")
+    flagged = only(repo, node).why
+    assert flagged.startswith("`MAX_ATTEMPTS` is gone from src/retry.py (")
+    service = Autology.open(repo)
+    try:
+        service.relate(node, other, "relates_to")
+        commit(repo, "relate")
+        assert only(repo, node).why == flagged
+        service.update(node, tags=["retries"])
+        commit(repo, "tag")
+        assert only(repo, node).why == flagged
+        service.update(node, status="needs_review")
+        commit(repo, "status")
+        assert only(repo, node).why == flagged
+        service.mark_reviewed(node)
+    finally:
+        service.close()
+    assert only(repo, node).stale is False  # a person's review: the code as it is now
+    commit(repo, "reviewed")
+    assert only(repo, node).stale is False
+
+
+def test_a_hand_edit_of_the_text_voids_the_fingerprint(repo: Path) -> None:
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record")
+    edit(repo, "MAX_ATTEMPTS", "ATTEMPTS")
+    commit(repo, "Rename the constant")
+    assert only(repo, node).stale
+    file = next((repo / ".autology" / "nodes").rglob(f"{node}.md"))
+    file.write_text(file.read_text().replace("`MAX_ATTEMPTS`", "`ATTEMPTS`"))
+    commit(repo, "Edit the node by hand")
+    assert only(repo, node).stale is False
+
+
+def _branch_with_node(repo: Path) -> str:
+    """A feature branch records a decision about the code as it was; main renames a name it gives."""
+    git(repo, "checkout", "-q", "-b", "feature")
+    node = capture(repo, ["src/retry.py", "src/retry.py#backoff", "src/retry.py#L6-7"],
+                   content="Retry with `backoff` (it doubles), honour `retry_after`.")
+    commit(repo, "record the decision", when="2030-01-02T00:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    edit(repo, "retry_after", "delay")
+    edit(repo, "    return 2 ** attempt", "    return 3 ** attempt")
+    commit(repo, "Rename retry_after, triple", when="2030-01-03T00:00:00Z")
+    return node
+
+
+def test_a_rebase_and_a_squash_merge_keep_the_flags_a_merge_has(repo: Path, tmp_path: Path) -> None:
+    node = _branch_with_node(repo)
+    merged = tmp_path / "merged"
+    git(tmp_path, "clone", "-q", str(repo), str(merged))
+    git(merged, "fetch", "-q", "origin", "feature:feature")
+    git(merged, "merge", "-q", "--no-edit", "feature", when="2030-01-04T00:00:00Z")
+    want = [(f.stale, f.why.split(" (")[0] if f.why else None) for f in findings(merged, node)]
+    assert want == [(True, "`retry_after` is gone from src/retry.py"), (True, "`backoff` of src/retry.py changed: 100% of "
+                    "its statements rewritten"), (True, "lines 6-7 of src/retry.py changed")]
+
+    rebased = tmp_path / "rebased"
+    git(tmp_path, "clone", "-q", str(repo), str(rebased))
+    git(rebased, "checkout", "-q", "-b", "feature", "origin/feature")
+    git(rebased, "rebase", "-q", "main", when="2030-01-05T00:00:00Z")
+    squashed = tmp_path / "squashed"
+    git(tmp_path, "clone", "-q", str(repo), str(squashed))
+    git(squashed, "fetch", "-q", "origin", "feature:feature")
+    git(squashed, "merge", "-q", "--squash", "feature")
+    commit(squashed, "Record the decision (#12)", when="2030-01-05T00:00:00Z")
+    git(squashed, "branch", "-q", "-D", "feature")
+    git(squashed, "reflog", "expire", "--expire=now", "--all")
+    git(squashed, "gc", "-q", "--prune=now")
+    for clone in (rebased, squashed):
+        fresh = tmp_path / f"fresh-{clone.name}"
+        git(tmp_path, "clone", "-q", "--no-local", str(clone), str(fresh))  # only what the history holds
+        got = [(f.stale, f.why.split(" (")[0] if f.why else None) for f in findings(fresh, node)]
+        assert got == want, clone.name
+
+
+def test_the_merge_driver_takes_a_fingerprint_both_sides_changed_without_a_conflict(repo: Path) -> None:
+    from autology_mcp.knowledge.markdown import parse_node, render_node
+    from autology_mcp.knowledge.merge import merge_texts
+
+    node = capture(repo, ["src/retry.py"])
+    service = Autology.open(repo)
+    try:
+        base = service.store.get(node)
+    finally:
+        service.close()
+    ours = base.replace(content=base.content + "\n\nOurs.", extra={**base.extra, "code_seen": {"for": "a", "files": {}}})
+    theirs = base.replace(tags=("t",), extra={**base.extra, "code_seen": {"for": "b", "files": {}}},
+                          modified=base.modified.replace(year=base.modified.year + 1))
+    result = merge_texts(render_node(base), render_node(ours), render_node(theirs))
+    assert result.conflicts == []
+    merged = parse_node(result.text)
+    assert merged.extra["code_seen"]["for"] == "b" and merged.content.endswith("Ours.") and merged.tags == ("t",)
+
+
+ENCODER = '''import json
+
+
+class Encoder(json.JSONEncoder):
+    def default(self, o):
+        if isinstance(o, Decimal):
+            return str(o)
+        if o is None:
+            raise TypeError("cannot encode {}".format(type(o)))
+        return json.JSONEncoder.default(self, o)
+
+    def dumps(self, obj):
+        return json.dumps(obj, cls=type(self))
+
+    def load(self, path=None):
+        if path is None:
+            return
+        return read(path)
+
+    @property
+    def folder(self):
+        return self._folder
+
+    @folder.setter
+    def folder(self, value):
+        self._folder = value
+'''
+
+
+@pytest.fixture
+def encoder_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "enc"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "enc.py").write_text(ENCODER)
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "the encoder", when="2020-01-01T00:00:00Z")
+    Autology.open(root).close()
+    return root
+
+
+def _symbol_node(root: Path, symbol: str, content: str) -> str:
+    node = capture(root, [f"src/enc.py#{symbol}"], content=content, title=f"About {symbol}")
+    commit(root, f"record {symbol}")
+    return node
+
+
+def test_a_statement_changed_flags_only_where_the_use_of_what_the_node_names_changed(encoder_repo: Path) -> None:
+    node = _symbol_node(encoder_repo, "Encoder.default", "Decimals become strings; dataclasses fall through and raise TypeError.")
+    edit(encoder_repo, 'raise TypeError("cannot encode {}".format(type(o)))', 'raise TypeError(f"cannot encode {type(o)!r}")',
+         path="src/enc.py")
+    commit(encoder_repo, "An f-string")  # TypeError is used as before: information
+    assert only(encoder_repo, node).stale is False
+    edit(encoder_repo, "        if o is None:", "        if dataclasses.is_dataclass(o):\n            return asdict(o)\n"
+         "        if o is None:", path="src/enc.py")
+    commit(encoder_repo, "Encode dataclasses")
+    assert "changed: the use of `dataclasses` changed (" in only(encoder_repo, node).why
+
+
+def test_an_option_passed_through_a_call_is_information(encoder_repo: Path) -> None:
+    node = _symbol_node(encoder_repo, "Encoder.dumps", "dumps encodes with this class through json.dumps().")
+    edit(encoder_repo, "def dumps(self, obj):\n        return json.dumps(obj, cls=type(self))",
+         "def dumps(self, obj, indent=None):\n        return json.dumps(obj, cls=type(self), indent=indent)", path="src/enc.py")
+    commit(encoder_repo, "Pass indent through")
+    assert only(encoder_repo, node).stale is False
+
+
+def test_a_value_the_node_gives_changed_is_a_flag(encoder_repo: Path) -> None:
+    node = _symbol_node(encoder_repo, "Encoder.load", "Without a `path` it returns None.")
+    edit(encoder_repo, "        if path is None:\n            return\n", "        if path is None:\n            return False\n",
+         path="src/enc.py")
+    commit(encoder_repo, "Return False")
+    assert "changed: a value the node gives changed (`None`)" in only(encoder_repo, node).why
+
+
+def test_a_property_setter_is_part_of_its_symbol(encoder_repo: Path) -> None:
+    node = _symbol_node(encoder_repo, "Encoder.folder", "The folder setter keeps the value in `_folder`.")
+    edit(encoder_repo, "        self._folder = value", "        self._path = value", path="src/enc.py")  # the getter still says _folder
+    commit(encoder_repo, "Keep it elsewhere")
+    assert only(encoder_repo, node).why.startswith("`Encoder.folder` of src/enc.py changed: the use of `_folder` changed (")
+
+
+def test_code_compare_reads_python_by_statements_and_other_code_by_lines() -> None:
+    from autology_mcp.knowledge.code_compare import follow, same_code
+
+    assert same_code("x = f(a,b)  # c\n", "x = f(\n    a,\n    b,\n)\n", "m.py")
+    assert not same_code("x = f(a, b)\n", "x = f(b, a)\n", "m.py")
+    assert same_code("a  =  1;\n\n", "a = 1;\n", "m.js") and not same_code("a = 1;\n", "a = 2;\n", "m.js")
+    change = follow("A = 1\nV = '1.0'\nB = 2\n", "# new\nA = 1\nV = '1.1'\nB = 2\n", (1, 3), "m.py")
+    assert change.span == (2, 4) and change.changed and change.strings == frozenset({"1.0", "1.1"})
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.text(max_size=300), st.integers(1, 20), st.integers(0, 5))
+def test_reading_code_never_raises_on_any_text(before: str, after: str, start: int, width: int) -> None:
+    from autology_mcp.knowledge.code_compare import code_words, deprecated, follow, rewritten_share, units
+
+    for path in ("m.py", "m.js"):
+        assert isinstance(units(before, path), list)
+        change = follow(before, after, (start, start + width), path)
+        assert change.span is None or change.span[0] <= change.span[1]
+        assert 0.0 <= rewritten_share(before, after, path) <= 1.0
+        assert isinstance(deprecated(after, path, {"x", "deprecated"}), set)
+        assert isinstance(code_words(before, path), str)
+
+
+_PY_LINE = st.tuples(st.sampled_from(["x", "y_1", "f(a)"]), st.sampled_from(["'a # b'", '"#"', "1", "'''q\n# r'''", "u'x'"]),
+                     st.sampled_from(["", "  # c", " # 'q' \"", "#"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_PY_LINE, max_size=12))
+def test_comments_are_left_out_as_python_reads_them(lines: list) -> None:
+    """The one-pass scanner leaves out exactly what the tokenizer calls comments."""
+    import io
+    import tokenize
+
+    from autology_mcp.knowledge.code_compare import code_words
+
+    text = "".join(f"{name} = {value}{comment}\n" for name, value, comment in lines) + "#"
+    comments = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+    rows = text.splitlines(keepends=True)
+    for tok in reversed(comments):
+        row, col = tok.start
+        rows[row - 1] = rows[row - 1][:col] + rows[row - 1][tok.end[1]:]
+    assert code_words(text, "m.py") == "".join(rows)
+
+
+def test_a_squash_whose_branch_code_is_gone_still_judges_the_names_it_held(repo: Path, tmp_path: Path) -> None:
+    """The branch changed the code and wrote the node; main renamed a name the node gives; the squash
+    leaves no commit, nor blob, of the branch's version: the names the fingerprint recorded still tell."""
+    git(repo, "checkout", "-q", "-b", "feature")
+    edit(repo, "MAX_ATTEMPTS = 5", "MAX_ATTEMPTS = 5\nJITTER = 0.1")
+    node = capture(repo, ["src/retry.py"], content="Retries add `JITTER` and honour `retry_after`.")
+    commit(repo, "jitter, and the decision", when="2030-01-02T00:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    edit(repo, "retry_after", "delay")
+    commit(repo, "Rename retry_after", when="2030-01-03T00:00:00Z")
+    merged = tmp_path / "merged"
+    git(tmp_path, "clone", "-q", str(repo), str(merged))
+    git(merged, "fetch", "-q", "origin", "feature:feature")
+    git(merged, "merge", "-q", "--no-edit", "feature", when="2030-01-04T00:00:00Z")
+    assert only(merged, node).why.startswith("`retry_after` is gone from src/retry.py (")
+    git(repo, "merge", "-q", "--squash", "feature")
+    commit(repo, "Jitter (#3)", when="2030-01-04T00:00:00Z")
+    git(repo, "branch", "-q", "-D", "feature")
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", "--no-local", str(repo), str(fresh))
+    assert only(fresh, node).why == "`retry_after` is gone from src/retry.py (since the node was written)"
+
+
+def test_mark_reviewed_on_the_command_line_moves_what_the_node_is_judged_against(repo: Path) -> None:
+    import sys
+
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record")
+    edit(repo, "MAX_ATTEMPTS", "ATTEMPTS")
+    commit(repo, "Rename the constant")
+    assert only(repo, node).stale
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    out = subprocess.run([sys.executable, "-m", "autology_mcp", "analyze", "--mark-reviewed", node], cwd=repo,
+                         capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("✓ Reviewed: Retry failed calls (decision): its references are judged from the code as it is now")
+    assert only(repo, node).stale is False
+    missing = subprocess.run([sys.executable, "-m", "autology_mcp", "analyze", "--mark-reviewed", "0" * 8], cwd=repo,
+                             capture_output=True, text=True, env=env)
+    assert missing.returncode != 0 and "Traceback" not in missing.stderr
+
+
+def test_a_file_renamed_in_its_folder_is_followed_by_a_read_and_other_reads_bring_nothing(repo: Path) -> None:
+    from autology_mcp.hooks.edit import post_read
+
+    node = capture(repo, ["src/retry.py"])
+    commit(repo, "record")
+    git(repo, "mv", "src/retry.py", "src/backoff.py")
+    commit(repo, "Rename retry to backoff")
+
+    def read(path: str, session: str) -> dict | None:
+        return post_read({"session_id": session, "cwd": str(repo), "hook_event_name": "PostToolUse", "tool_name": "Read",
+                          "tool_input": {"file_path": str(repo / path)}, "tool_response": {"type": "text"}}, repo)
+
+    assert read("src/other.py", "a") is None  # in the folder, but not where it went
+    text = read("src/backoff.py", "b")["hookSpecificOutput"]["additionalContext"]
+    assert node in text and "STALE: src/retry.py moved to src/backoff.py (" in text
+
+
+def test_a_folder_reference_keeps_its_flag_through_a_committed_relate(repo: Path) -> None:
+    node = capture(repo, ["src/"], content="Retries go through `backoff`.")
+    other = capture(repo, ["src/other.py"], content="Other holds `x`.", title="Other")
+    commit(repo, "record")
+    edit(repo, "def backoff(attempt):", "def delay(attempt):")
+    edit(repo, "backoff(attempt))", "delay(attempt))")
+    commit(repo, "Rename backoff")
+    assert only(repo, node).why == "`backoff` is gone from src/"
+    service = Autology.open(repo)
+    try:
+        service.relate(node, other, "relates_to")
+    finally:
+        service.close()
+    commit(repo, "relate")
+    assert only(repo, node).why == "`backoff` is gone from src/"

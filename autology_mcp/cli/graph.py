@@ -114,6 +114,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from autology_mcp.sessions.capture import health_report
 
     require_store(args, "analyze")
+    if args.mark_reviewed:
+        from autology_mcp.knowledge.service import Autology
+
+        with _store(args) as store:
+            said = [Autology(store).mark_reviewed(i) for i in args.mark_reviewed]
+        return _print(args, {"reviewed": args.mark_reviewed}, lambda: "\n".join(said))
     with _store(args) as store:
         report = health_report(store, args.category or None)
     return _print(args, report, lambda: render(report))
@@ -159,4 +165,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("category", nargs="*", help="structure, review, adr, references, consistency, insights (default: all)")
     p.add_argument("--json", action="store_true", help="machine-readable JSON output")
+    p.add_argument("--mark-reviewed", metavar="ID", action="append", default=[],
+                   help="you read this node against the code as it is now and it holds: its references are judged "
+                        "from the code as it is now (repeat for more; commit the node's file to share it). Relating, "
+                        "tagging or a status change do not do this")
     p.set_defaults(func=cmd_analyze)

@@ -12,11 +12,13 @@ Two events, one rule, once per file per session:
 A node governs a file when one of its references covers it: the file itself, a folder above it, a
 ``#L10-40`` range that overlaps the lines read or edited (when they can be told), or a
 ``#symbol`` whose definition overlaps them (Python files; elsewhere a symbol reference counts as
-covering the file). Only decisions, conventions and issues that are not superseded are named. A node
-the code has moved on from is flagged ``STALE`` with what changed (a name it mentions gone, its lines
-or symbol changed, the file mostly rewritten: :mod:`autology_mcp.knowledge.staleness`, the same rule
-as ``autology_analyze``'s references category); later commits that changed none of that are said
-as information ("still holds; "3 later commits, the last: …"").
+covering the file); or a reference to a file that was moved here (:func:`moved_here`). Only
+decisions, conventions and issues that are not superseded are named. A node whose words the code may
+no longer bear out is flagged ``STALE`` with what changed (a name it mentions gone or deprecated, its
+lines or symbol changed beyond formatting, the file mostly rewritten or moved:
+:mod:`autology_mcp.knowledge.staleness`, the same rule as ``autology_analyze``'s references
+category); later commits that changed none of that are said as information ("still holds; 3 later
+commits, the last: …").
 
 Once per session: a file is looked at once, and a node is told once, whichever file (or the prompt
 hook) brought it first, so a decision about a folder speaks at the first file under it and not again
@@ -148,6 +150,48 @@ def _judged(root: Path, store: Any, governing: list[tuple[KnowledgeNode, list[st
     return judge(root, store, [n for n, _ in governing], {n.id: refs for n, refs in governing}, explain=True)
 
 
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # a name too long for the file system
+        return False
+
+
+MOVED_MAX = 20  # references to files no longer there looked up at one read
+
+
+def moved_here(root: Path, store: Any, rel: str) -> list[tuple[KnowledgeNode, list[str]]]:
+    """The nodes with a reference to a file that is gone from the work tree and was renamed (moved) to
+    ``rel`` since the node's base, each with those references: a Read of the new path brings them,
+    flagged "moved to" by the staleness rule. Looked for among the referenced paths with ``rel``'s
+    file name or in its folder (a move keeps the name, a rename the folder; a file moved and renamed
+    at once is not followed): one query, a stat for each such path, and git (kept per HEAD) for at
+    most :data:`MOVED_MAX` of them that are gone."""
+    from autology_mcp.knowledge.references import reference_path
+    from autology_mcp.knowledge.staleness import history
+
+    gone = [p for p in store.index.referenced_paths_near(rel) if not _exists(root / p)]
+    if not gone:
+        return []
+    gone = gone[:MOVED_MAX]
+    nodes = [(n, [r for r in n.references if reference_path(r) in gone]) for n in store.index.referencing(gone)]
+    nodes = [(n, refs) for n, refs in nodes if refs]
+    if not nodes:
+        return []
+    h = history(root)
+    if h.head is None:
+        return []
+    bases = h.node_bases({n.id: store.rel(store.paths.node_file(n.type.value, n.id)) for n, _ in nodes},
+                         {n.id: n.modified.timestamp() for n, _ in nodes})
+    out = []
+    for node, refs in nodes:
+        base = bases.get(node.id)
+        here = [r for r in refs if base and (h.renamed(base, reference_path(r)) or ("",))[0] == rel]
+        if here:
+            out.append((node, here))
+    return out
+
+
 def governing_context(payload: dict[str, Any], root: Path | str | None, event: str, tools: tuple[str, ...]) -> dict[str, Any] | None:
     """The note on the nodes governing the payload's file, for ``event``; None when there is none to give."""
     file = target_file(payload, tools)
@@ -176,6 +220,9 @@ def governing_context(payload: dict[str, Any], root: Path | str | None, event: s
             governing = [
                 (n, [r for r in n.references if reference_applies(r, rel, root / rel, lines)]) for n in candidates
             ]
+            governing += [(n, refs) for n, refs in moved_here(root, store, rel)
+                          if n.type.value in GOVERNING and n.status.value != "superseded" and n.id not in told
+                          and n.id not in {c.id for c in candidates}]
             governing = [(n, refs) for n, refs in governing if refs][:MAX_NODES]
             held = [n for n, _ in governing if held_back(store.paths.base, n.id, n.title, n.content)]
             governing = [(n, refs) for n, refs in governing if n not in held]

@@ -11,7 +11,9 @@ Merged field by field instead:
   keeps the description and confidence of the side modified later;
 - ``modified``: the later of the two; ``created``: the earlier;
 - title, type, status, confidence, session, source and each unknown key: taken from the side that
-  changed it; both changed it differently: a conflict;
+  changed it; both changed it differently: a conflict, except the fingerprint of the code the node
+  saw (``code_seen``, :mod:`autology_mcp.knowledge.staleness`), taken from the side modified later:
+  it is void unless taken for the merged text, and then either side's is as good;
 - content: git's three-way line merge (``git merge-file``), conflict markers only where both sides
   changed the same lines;
 - ``## Related`` is rendered again from the merged relations.
@@ -34,6 +36,7 @@ from typing import Any
 
 from autology_mcp.common.paths import find_git_toplevel
 from autology_mcp.knowledge.markdown import MalformedNodeError, link_titles, parse_node, render_node
+from autology_mcp.knowledge.models import FINGERPRINT_KEY as FINGERPRINT
 from autology_mcp.knowledge.models import KnowledgeNode, Relation
 
 SCALARS = ("title", "type", "status", "confidence", "session", "source")
@@ -125,6 +128,8 @@ def merge_texts(base: str, ours: str, theirs: str, path: str = "node") -> MergeR
     extra = {}
     for key in list(dict.fromkeys([*o.extra, *t.extra])):
         value, clash = _three_way((b.extra if b else {}).get(key), o.extra.get(key), t.extra.get(key))
+        if clash and key == FINGERPRINT:
+            value, clash = (t if t.modified > o.modified else o).extra.get(key), False
         if value is not None:
             extra[key] = value
         if clash:

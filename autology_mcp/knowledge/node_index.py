@@ -556,6 +556,22 @@ class NodeIndex:
             ).fetchall()
         return self._decoded([data for (data,) in rows])
 
+    def referenced_paths_near(self, file: str) -> list[str]:
+        """The referenced paths a move or a rename could have made ``file``: with its file name (moved to
+        another folder), or in its folder (renamed in place)."""
+        folder, _, name = file.rpartition("/")
+
+        def like(text: str) -> str:
+            return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+        inside = f"{like(folder)}/" if folder else ""  # its folder's own files, not those further down
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT DISTINCT path FROM refs WHERE path = ? OR path LIKE ? ESCAPE '\\'"
+                " OR (path LIKE ? ESCAPE '\\' AND path NOT LIKE ? ESCAPE '\\') ORDER BY path",
+                (name, f"%/{like(name)}", f"{inside}%", f"{inside}%/%")).fetchall()
+        return [p for (p,) in rows if p != file]
+
     def ranked_summaries(
         self, status: str, type_weight: dict[str, float], touched: list[str], limit: int
     ) -> list[tuple[str, str, str]]:

@@ -207,6 +207,18 @@ def _adr_error(missing: list[str]) -> ValidationError:
     )
 
 
+def _with_fingerprint(root: Path, node: KnowledgeNode) -> KnowledgeNode:
+    """The node with the fingerprint of the code it is written against (staleness), or without one
+    outside git: a stale fingerprint would be void anyway (it holds the hash of what the node said)."""
+    from autology_mcp.knowledge.staleness import FINGERPRINT, fingerprint
+
+    extra = {k: v for k, v in node.extra.items() if k != FINGERPRINT}
+    seen = fingerprint(root, node.title, node.content, node.references) if node.references else None
+    if seen is not None:
+        extra[FINGERPRINT] = seen
+    return node.replace(extra=extra)
+
+
 class Autology:
     """The knowledge graph of one project."""
 
@@ -288,6 +300,7 @@ class Autology:
             references=refs,
             status=node_status,
         )
+        node = _with_fingerprint(self.store.root, node)
         warnings += self._input_warnings(node.id, title, refs) + _instruction_warnings(node)
         self.store.create(node)
         return CaptureResult(id=node.id, type=node.type.value, confidence=node.confidence, warnings=warnings)
@@ -398,7 +411,10 @@ class Autology:
                 if missing:
                     raise _adr_error(missing)
             as_written = {k: v for k, v in node.as_written.items() if k not in changed}
-            return node.replace(**{k: wanted[k] for k in changed}, modified=utc_now(), as_written=as_written)
+            updated = node.replace(**{k: wanted[k] for k in changed}, modified=utc_now(), as_written=as_written)
+            if {"title", "content", "references"} & set(changed):  # what it says changed: the code it saw now
+                updated = _with_fingerprint(self.store.root, updated)
+            return updated
 
         _, after = self.store.modify(node_id, apply)
         fields = ", ".join(changed) if changed else "none (the values were already current)"
@@ -411,6 +427,22 @@ class Autology:
                      for b in rule_breaks(after)]
         return f"✓ Updated: {after.title} ({after.type.value})\nFields changed: {fields}" + "".join(
             f"\nWarning: {w}" for w in warnings)
+
+    def mark_reviewed(self, id: Any) -> str:
+        """A person read the node against the code as it is now and it holds: its fingerprint is taken
+        again (:func:`autology_mcp.knowledge.staleness.fingerprint`), so what was stale is judged from
+        here on. Nothing else about the node changes but ``modified``."""
+        node_id = validate_id(id)
+
+        def apply(node: KnowledgeNode) -> KnowledgeNode:
+            return _with_fingerprint(self.store.root, node.replace(modified=utc_now()))
+
+        _, after = self.store.modify(node_id, apply)
+        from autology_mcp.knowledge.staleness import FINGERPRINT
+
+        files = len((after.extra.get(FINGERPRINT) or {}).get("files", {}))
+        return (f"✓ Reviewed: {after.title} ({after.type.value}): its references are judged from the code as it is now "
+                f"({files} file(s) recorded); commit the node's file to share it")
 
     def delete(self, id: Any) -> str:
         node, removed = self.store.delete(validate_id(id))

@@ -1,26 +1,50 @@
-"""Staleness that means something (issue 29): has the code a node talks about moved on since the node
-was last reviewed? Decided from git history and the working tree, never from file times.
+"""Staleness that means "what the node says may no longer hold" (issues 29 and 38): has the code a
+node talks about moved on since the node was written or reviewed? Decided from git history and the
+working tree, never from file times.
 
-A node's **base** is the commit that last changed its own file: the code as it was when the node was
-last written or reviewed (a node committed with the code it describes is current). Commits, not
-dates: a rebase or a cherry-pick rewrites commit times but keeps the node's commit after the code
-it saw. For a node file with uncommitted edits, or never committed, its ``modified`` time is all
-there is: its base is the commit HEAD's history was at then. Each
-reference is judged against what its code was at the base and what it is now (the working tree:
-uncommitted edits count):
+**What the node saw.** When a node is captured, when its title, content or references change, and
+when a person marks it reviewed (``autology analyze --mark-reviewed ID``), its frontmatter records a
+fingerprint of the code it is written against (``code_seen``: each referenced file's git blob id,
+the blob written to git's object store, the names the node gives that each file held, and the hash
+of the title, content and references it was taken for). Relating, tagging or a status change keep
+it. A node's **base** is the commit that last changed its own file (for a node file with uncommitted
+edits, or never committed, the commit HEAD's history was at at its ``modified`` time). Each file
+reference is judged from the code at the base, unless the fingerprint says the node saw other code
+there (a relate or a tag committed later, the node's commit rebased or squash-merged onto newer
+code): then from the code it recorded, with the later commits those after the last commit of HEAD's
+history that held it ("since the node was written" when none did); when this clone does not have
+that code (a squashed branch's own version), a name it held that the file holds no more is stale. A
+fingerprint taken for other text (the node edited by hand) is void: the base's code is what the
+node was written against. A folder has no blob: the names its files held are what it recorded.
+Nodes written before issue 38 have no fingerprint: their base moves with any commit of their file.
 
-- ``path#L10-40``: stale when one of those lines changed; the span is followed through the later
-  commits (lines inserted above it move it, they do not change it) and through renames.
-- ``path#symbol``: stale when the symbol's definition changed or is gone (Python, by its syntax
-  tree; in other languages the name must still be there).
-- ``path`` (a file) or a folder: stale when a name, path or identifier the node's text mentions
-  (in backticks, or shaped like one: ``retry_after``, ``HTTPAdapter``, ``a.b``), which the
-  referenced code held at the base, is gone from it now; or, for a file, when most of it was
-  rewritten (more than half of the lines the node saw are gone) and nothing the node names is still
-  in it (a name it gives that the file kept says the node still holds). Any other later commit is
-  information, not a flag:
-  "3 later commits, the last: <subject>".
+Code is compared with formatting, comments and whitespace aside
+(:mod:`autology_mcp.knowledge.code_compare`: Python by its statements, other languages by their
+lines with whitespace collapsed). Against the code now (the working tree: uncommitted edits count):
 
+- ``path#L10-40``: stale when the code of those lines changed; the span is followed through the
+  later commits (code added above it moves it, a reflow or a moved comment does not change it) and
+  through renames. A change only in string values the node does not quote (a version string, a
+  message) is not one.
+- ``path#symbol`` (Python; a property's getter and setter together): stale when it is gone; when an
+  existing parameter is removed, renamed, reordered or its default changed; when a name or a code
+  snippet the node gives, that the symbol held, is gone from it; when its changed statements differ
+  in the names they use by one the node gives (or a word of its text of five letters or more), hold
+  a string the node quotes, or a value it gives as code (``returns None``); or when more than half of
+  its statements changed. An added parameter, an option passed through a call (a keyword argument
+  added) and statements that touch nothing the node says are information. In other languages the
+  name must still be there.
+- ``path`` (a file) or a folder: stale when a name, path, identifier or code snippet the node's
+  text gives (:func:`mentions`, in backticks, shaped like one, called ``retry()``, dotted
+  ``app.retry``), which the referenced code held at the base, is gone from it now (comments aside);
+  or, for a file, when more than half of the code the node saw is gone and no name it gives plainly
+  is still in it.
+- Any file reference: stale when a name the node mentions (or the ``#symbol``) is newly deprecated
+  (``@deprecated``, a deprecation warning in it or naming it, "deprecated" in its docstring; a
+  deprecation mark in other languages); when the file is gone; when it moved ("moved to
+  new/path.py (commit)", and what changed there).
+
+Any other later commit is information, not a flag: "3 later commits, the last: <subject>".
 A flag names what changed: the name or the lines, and the commit that changed them (the first
 later commit without the name, or touching the span; "uncommitted" for the working tree).
 
@@ -40,9 +64,24 @@ import subprocess
 import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
-from autology_mcp.knowledge.models import KnowledgeNode
+from autology_mcp.knowledge.code_compare import (
+    body_units,
+    code_words,
+    deprecated,
+    dump,
+    find_symbol,
+    follow,
+    parameters_kept,
+    parse_python,
+    rewritten_share,
+    strings_of,
+    changed_units,
+    lines_of,
+)
+from autology_mcp.knowledge.models import FINGERPRINT_KEY, KnowledgeNode
 from autology_mcp.knowledge.references import reference_path
 
 GIT_TIMEOUT = 5.0
@@ -56,6 +95,14 @@ _TICKS = re.compile(r"`([^`\n]{2,120})`")
 # an identifier a prose word is not: snake_case, camelCase or PascalCase with an inner capital, dotted
 _SHAPED = re.compile(r"(?<![\w.])(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
                      r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
+_CALLED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\((?!e?s\))")  # retry(), app.retry(x); not user(s)
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+|\S+@\S+\.\w+")
+# last parts of a dotted word that make it a file name or an address, not a name
+_NOT_NAMES = frozenset("""py pyi pyc js jsx ts tsx mjs cjs json yaml yml toml cfg ini txt md rst html htm css scss xml
+    csv tsv lock log sh bash zsh bat ps1 exe dll so dylib go rs rb java kt swift cpp hpp cc cxx sql proto png jpg jpeg gif
+    svg pdf zip gz tgz tar whl egg com org net edu gov io dev app co uk de fr www env cfg conf svc""".split())
+_WORDS = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{4,}(?![\w])")
+_SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return)\s")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _PATHISH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
 
@@ -87,9 +134,11 @@ class Finding:
 
 
 def mentions(text: str) -> tuple[set[str], set[str]]:
-    """The identifiers and the paths a node's text names: in backticks, or shaped like an identifier
-    (``retry_after``, ``HTTPAdapter``, ``MAX_RETRIES``). A dotted name (``a.b.score_candidates``) counts by
-    its last part: the module path around it is how the prose reached it, not what it names."""
+    """The identifiers and the paths a node's text names: in backticks, shaped like an identifier
+    (``retry_after``, ``HTTPAdapter``, ``MAX_RETRIES``), called (``retry()``, ``retry(call)``: a word
+    right before "(", but not a plural "user(s)"), or dotted (``app.retry``). A dotted name
+    (``a.b.score_candidates``) counts by its last part: the module path around it is how the prose
+    reached it, not what it names; a file name or a web address (``setup.cfg``, ``example.com``) is not one."""
     names: set[str] = set()
     paths: set[str] = set()
     for span in _TICKS.findall(text):
@@ -99,13 +148,40 @@ def mentions(text: str) -> tuple[set[str], set[str]]:
             continue
         for ident in _IDENT.findall(span):
             last = ident.split(".")[-1]
-            if len(last) >= 3 and (last != last.lower() or "_" in last or "." not in ident):
+            if len(last) >= 3 and ("." not in ident or _dotted_name(ident)):
                 names.add(last)
-    for ident in _SHAPED.findall(_TICKS.sub(" ", text)):
+    prose = _URL.sub(" ", _TICKS.sub(" ", text))
+    for ident in _SHAPED.findall(prose):
         last = ident.split(".")[-1]
-        if _is_shaped(last):
+        if _is_shaped(last) or ("." in ident and _dotted_name(ident)):
             names.add(last)
+    names |= called(prose)
     return names, paths
+
+
+def called(text: str) -> set[str]:
+    """The names prose gives as calls (``retry()``, ``executor.map(fn)``): names, but too plain
+    (``map``, ``parse``) to say alone that a file still holds what the node describes."""
+    found = set()
+    for ident in _CALLED.findall(_URL.sub(" ", _TICKS.sub(" ", text))):
+        last = ident.split(".")[-1]
+        if len(last) >= 3 and ("." not in ident or _dotted_name(ident)):
+            found.add(last)
+    return found
+
+
+def _strong(text: str) -> set[str]:
+    """The names a node gives plainly enough that one still in a file says the file still holds what the
+    node describes: one identifier in backticks, or shaped like one (``retry_after``). Not ``map`` of
+    ``executor.map``, nor ``parse()`` in prose: too plain to say so alone."""
+    ticked = {i for span in _TICKS.findall(text) for i in _IDENT.findall(span) if "." not in i and len(i) >= 3}
+    return ticked | {n for n in mentions(text)[0] if _is_shaped(n)}
+
+
+def _dotted_name(ident: str) -> bool:
+    """``app.retry`` names ``retry``; ``setup.cfg``, ``example.com`` or ``e.g`` name nothing."""
+    last = ident.split(".")[-1]
+    return len(last) >= 3 and last.lower() not in _NOT_NAMES
 
 
 def _is_shaped(name: str) -> bool:
@@ -120,41 +196,111 @@ def _holds(content: str, name: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", content) is not None
 
 
-def rewritten_share(before: str, now: str) -> float:
-    """The share of the lines the node saw (blank lines aside) that are no longer in the file, as a
-    multiset: 0 when every one is still there, 1 when none is (moved lines count as kept)."""
-    old = Counter(line.strip() for line in before.splitlines() if line.strip())
-    total = sum(old.values())
-    if not total:
-        return 0.0
-    new = Counter(line.strip() for line in now.splitlines() if line.strip())
-    return 1.0 - sum((old & new).values()) / total
+# ------------------------------------------------------------------------------ the code a node saw
+
+FINGERPRINT = FINGERPRINT_KEY  # the frontmatter key
+
+
+def node_hash(title: str, content: str, references) -> str:
+    """What a fingerprint was taken for: the node's title, content and references (not its tags,
+    status or relations, which do not say anything about the code)."""
+    import hashlib
+
+    text = "\x00".join([title, content, *references])
+    return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:12]
+
+
+def fingerprint(root: Path, title: str, content: str, references) -> dict | None:
+    """The code a node is written (or reviewed) against: each referenced file's git blob id (12 hex),
+    as the work tree holds it now, written to git's object store (``git hash-object -w``, as ``git
+    add`` does) so the text can be read back after a rebase or a squash; with the hash of what the
+    node says (:func:`node_hash`). None outside git or without a referenced file."""
+    files = sorted({p for p in (reference_path(r) for r in references) if p and _is_file(Path(root) / p)})
+    folders = sorted({p for p in (reference_path(r) for r in references) if p and _is_dir(Path(root) / p)})
+    if not files and not folders:
+        return None
+    try:
+        out = subprocess.run(["git", "hash-object", "-w", "--", *files], cwd=root, capture_output=True, text=True,
+                             timeout=GIT_TIMEOUT)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    ids = out.stdout.split() if out.returncode == 0 else []
+    if len(ids) != len(files):
+        return None
+    seen = {"for": node_hash(title, content, references), "files": {f: i[:12] for f, i in zip(files, ids)}}
+    names = sorted(mentions(f"{title}\n{content}")[0])
+    for folder in folders if names else []:  # a folder has no blob: the names its files held are what it saw
+        args = ["git", "grep", "-I", "-h", "-o", "-w", "-F", *(a for n in names[:200] for a in ("-e", n)), "--", folder,
+                ":(exclude).autology"]
+        try:
+            grep = subprocess.run(args, cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT, errors="replace")
+        except (OSError, subprocess.SubprocessError, ValueError):
+            continue
+        kept = sorted({line.strip() for line in grep.stdout.splitlines()} & set(names))[:20]
+        if kept:
+            seen.setdefault("names", {})[folder] = kept
+    held = {}
+    for f in files:  # the names it gives that each file held: judged by when the blob is gone (a squashed branch's)
+        try:
+            code = code_words((Path(root) / f).read_text(encoding="utf-8", errors="replace"), f)
+        except OSError:
+            continue
+        kept = [n for n in names if _holds(code, n)][:20]
+        if kept:
+            held[f] = kept
+    if held:
+        seen["names"] = {**held, **seen.get("names", {})}
+    return seen
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long for the file system
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def recorded_code(node: KnowledgeNode) -> dict[str, str]:
+    """The blob ids of the code the node was written against (path -> id), when its fingerprint was
+    taken for what the node says now (a hand edit of the text makes it void: its commit is then the base)."""
+    seen = node.extra.get(FINGERPRINT)
+    if not isinstance(seen, dict) or not isinstance(seen.get("files"), dict):
+        return {}
+    if seen.get("for") != node_hash(node.title, node.content, node.references):
+        return {}
+    return {str(k): str(v) for k, v in seen["files"].items() if isinstance(v, str) and re.fullmatch(r"[0-9a-f]{7,64}", v)}
+
+
+def recorded_names(node: KnowledgeNode) -> dict[str, list[str]]:
+    """The names the node gives that each referenced file held when the fingerprint was taken (path ->
+    names), under the same condition as :func:`recorded_code`."""
+    seen = node.extra.get(FINGERPRINT)
+    if not isinstance(seen, dict) or seen.get("for") != node_hash(node.title, node.content, node.references):
+        return {}
+    names = seen.get("names")
+    if not isinstance(names, dict):
+        return {}
+    return {str(k): [str(n) for n in v if isinstance(n, str)] for k, v in names.items() if isinstance(v, list)}
 
 
 # ------------------------------------------------------------------------------ symbols and spans
 
 
 def symbol_span(text: str, symbol: str, path: str) -> tuple[int, int] | None:
-    """Lines of a Python function or class (``name`` or ``Class.method``) in ``text``; None when not found
-    or not Python."""
+    """Lines of a Python function or class (``name`` or ``Class.method``; a property's getter and setter
+    together) in ``text``; None when not found or not Python."""
     if not path.endswith(".py"):
         return None
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    scopes: list[tuple[str, ast.AST]] = [("", tree)]
-    while scopes:
-        prefix, scope = scopes.pop()
-        for node in getattr(scope, "body", []):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = prefix + node.name
-                if name == symbol or node.name == symbol:
-                    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                    return start, node.end_lineno or node.lineno
-                if isinstance(node, ast.ClassDef):
-                    scopes.append((name + ".", node))
-    return None
+    tree = parse_python(text)
+    node = find_symbol(tree, symbol) if tree is not None else None
+    return lines_of(node) if node is not None else None
 
 
 def follow_span(before: list[str], after: list[str], span: tuple[int, int]) -> tuple[int, int] | None:
@@ -208,6 +354,9 @@ class History:
         self._logs: dict[str, list[tuple[Commit, frozenset[str]]]] = {}
         self._batch: subprocess.Popen | None = None
         self._lock = threading.Lock()
+        self._ids: dict[str, str] = {}  # "rev:path" -> the blob id cat-file named
+        self._blob_logs: dict[str, list[tuple[Commit, str, str]]] = {}
+        self._moves: dict[tuple[str, str], tuple[str, Commit] | None] = {}
 
     def _git(self, *args: str, timeout: float = GIT_TIMEOUT) -> str | None:
         try:
@@ -299,7 +448,7 @@ class History:
             if key in self._contents:
                 self._contents.move_to_end(key)
                 return self._contents[key]
-            text = self._cat(f"{rev}:{self.prefix}{path}")
+            text = self._cat(rev if path == "\x00blob" else f"{rev}:{self.prefix}{path}")
             self._contents[key] = text
             while len(self._contents) > 512:
                 self._contents.popitem(last=False)
@@ -317,10 +466,46 @@ class History:
             if len(header) != 3:  # "<spec> missing" (or ambiguous): nothing follows
                 return None
             data = self._batch.stdout.read(int(header[2]) + 1)[:-1]  # read whatever it is, to stay in step
+            if header[1] == "blob":
+                self._ids[spec] = header[0]
             return data.decode("utf-8", errors="replace") if header[1] == "blob" else None
         except (OSError, ValueError, AssertionError):
             self._batch = None
             return None
+
+    def blob_id(self, rev: str, path: str) -> str:
+        """The blob id of a file at a commit ("" when it is not there)."""
+        self.content(rev, path)
+        return self._ids.get(f"{rev}:{self.prefix}{path}", "")
+
+    def blob(self, blob_id: str) -> str | None:
+        """A blob's text by its id (an abbreviation will do); None when this clone does not have it."""
+        if not re.fullmatch(r"[0-9a-f]{7,64}", blob_id or ""):
+            return None
+        return self.content(blob_id, "\x00blob")
+
+    def since_blob(self, path: str, blob_id: str) -> tuple[list[Commit], bool]:
+        """The commits of HEAD's history after the newest one that left ``path`` as ``blob_id``, oldest
+        first; with True when no commit of HEAD's history holds that version (a squashed branch's, or
+        never committed): then the change is "since the node was written". One ``git log --raw`` of
+        the path, kept while HEAD stays."""
+        if path not in self._blob_logs:
+            out = self._git("log", "--no-renames", "--raw", "--no-abbrev", _FORMAT, "HEAD", "--", path, timeout=60) or ""
+            parsed: list[tuple[Commit, str, str]] = []
+            fields = out.split("\x00")[1:]
+            for sha, when, rest in zip(fields[0::3], fields[1::3], fields[2::3]):
+                subject, _, raw = rest.partition("\n")
+                ids = next((line.split()[2:4] for line in raw.splitlines() if line.startswith(":") and len(line.split()) > 4),
+                           ["", ""])
+                parsed.append((Commit(sha, int(when or 0), subject.strip(), path), ids[0], ids[1]))
+            self._blob_logs[path] = parsed
+        log = self._blob_logs[path]
+        for at, (_, old, new) in enumerate(log):  # newest first
+            if new.startswith(blob_id):  # this commit left it so: the later ones are after it
+                return [c for c, _, _ in log[:at]][::-1], False
+            if old.startswith(blob_id):  # it was so before this commit (brought by a merge, which --raw leaves out)
+                return [c for c, _, _ in log[:at + 1]][::-1], False
+        return [], True
 
     def close(self) -> None:
         if self._batch is not None:
@@ -480,7 +665,12 @@ class History:
     def renamed(self, base: str, path: str) -> tuple[str, Commit] | None:
         """Where a file gone from the work tree went: its name after the renames since ``base``, and the
         last commit that renamed it (None when it was not renamed, but deleted). Each step is the commit
-        that removed the name, read with rename detection: no walk of the whole history."""
+        that removed the name, read with rename detection: no walk of the whole history. Kept while HEAD stays."""
+        if (base, path) not in self._moves:
+            self._moves[(base, path)] = self._renamed(base, path)
+        return self._moves[(base, path)]
+
+    def _renamed(self, base: str, path: str) -> tuple[str, Commit] | None:
         name, last, since = path, None, base
         for _ in range(8):
             gone = self.deleted(since, name)
@@ -577,34 +767,79 @@ def _later_text(commits: list[Commit]) -> str | None:
     return f"{many}, the last: {last.subject} ({last.label()})"
 
 
-def _first_without(h: History, commits: list[Commit], test) -> str:
-    """Which change made ``test`` false: the first later commit whose version fails it, or the working tree."""
+def _first_without(h: History, later: _Later, test) -> str:
+    """Which change made ``test`` false: the first later commit whose version fails it, or the working tree
+    (or, when the node's code is not in HEAD's history, "since the node was written")."""
+    commits = later.commits
     for commit in commits[:WALK_MAX]:
         text = h.content(commit.sha, commit.path)
         if text is None or not test(text):
             return commit.label()
     if len(commits) > WALK_MAX:
         return f"after {commits[WALK_MAX - 1].label()}"
-    return "uncommitted"
+    return "since the node was written" if later.gap else "uncommitted"
 
 
 def check(h: History, node: KnowledgeNode, base: str | None, references: list[str] | None = None,
           explain: bool = False) -> list[Finding]:
-    """The node's references (or ``references``), each judged against ``base`` (the module docstring).
+    """The node's references (or ``references``), each judged against ``base`` (the module docstring),
+    or against the code its fingerprint recorded when the history does not hold it at ``base``.
     ``explain``: also say the later commits that changed nothing the node says (the edit hooks show
     it); without it, the history is read only for a flag's commit or a span."""
     refs = node.references if references is None else references
     if h.head is None or base is None or not refs:
         return []
-    names, paths = mentions(f"{node.title}\n{node.content}")
-    return [_judge(h, base, ref, names, paths, explain) for ref in refs]
+    text = f"{node.title}\n{node.content}"
+    names, paths = mentions(text)
+    seen, held, said = recorded_code(node), recorded_names(node), _Said(names, paths, text)
+    return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)))
+            for ref in refs]
+
+
+@dataclass(frozen=True)
+class _Said:
+    """What the node's text says, as the rule reads it."""
+
+    names: set[str]
+    paths: set[str]
+    text: str
+
+    @cached_property
+    def words(self) -> set[str]:
+        """The words of five letters or more: a changed statement that uses one as a name touches what
+        the node describes ("dataclasses are not serialised" and ``dataclasses.asdict(o)``)."""
+        return set(_WORDS.findall(self.text))
+
+    def gives_value(self, value: str) -> bool:
+        """Whether the node gives this value (``None``, ``False``, ``5000``) as code: in backticks, after
+        "return(s)" or "=" ("returns None"), not as a word of prose ("None of these", "Alternatives: None.")."""
+        v = re.escape(value)
+        return re.search(rf"`{v}`|\breturns?\s+{v}(?!\w|\.\w)|=\s*{v}(?!\w|\.\w)", self.text) is not None
+
+    @cached_property
+    def strong(self) -> set[str]:
+        return _strong(self.text)
+
+    @cached_property
+    def snippets(self) -> list[str]:
+        """Code quoted in backticks (``self.url_map = Map()``): not one name, but a piece of code."""
+        return sorted({s.strip() for s in _TICKS.findall(self.text) if _SNIPPET.search(s) and len(s.strip()) >= 6})
+
+    def quotes(self, strings) -> bool:
+        """Whether the node's text quotes one of these string values (a version, a message)."""
+        for value in strings:
+            value = value.strip()
+            if len(value) >= 2 and re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", self.text):
+                return True
+        return False
 
 
 class _Later:
-    """A reference's later commits, read from git only when something needs them."""
+    """A reference's later commits, read from git only when something needs them; or given (the commits
+    after the node's recorded code, with ``gap`` when that code is not in HEAD's history)."""
 
-    def __init__(self, h: History, base: str, path: str):
-        self.h, self.base, self.path, self._commits = h, base, path, None
+    def __init__(self, h: History, base: str, path: str, commits: list[Commit] | None = None, gap: bool = False):
+        self.h, self.base, self.path, self._commits, self.gap = h, base, path, commits, gap
 
     @property
     def commits(self) -> list[Commit]:
@@ -627,99 +862,225 @@ class _Later:
         return f"more than {WALK_MAX} later commits, the last: {last.subject} ({last.label()})"
 
 
-def _judge(h: History, base: str, ref: str, names: set[str], paths: set[str], explain: bool = False) -> Finding:
+def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, recorded: str | None = None,
+           moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None) -> Finding:
     path = reference_path(ref)
     anchor = ref.split("#", 1)[1].strip() if "#" in ref else ""
     later = _Later(h, base, path)
     before = h.content(base, path)
-    if before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
-                           and h._git("ls-tree", "-d", base, "--", path)):
-        return _judge_folder(h, base, ref, path, names, paths, later, explain)
+    if recorded and (before is None or not h.blob_id(base, path).startswith(recorded)):
+        seen = h.blob(recorded)  # the history lies (a rebase, a squash, a relate committed later): the code it saw
+        if seen is not None:
+            before = seen
+            later = _Later(h, base, path, *h.since_blob(path, recorded))
+        elif held_then and (now := h.worktree(path)) is not None:  # that code is gone: the names it held are not
+            code = code_words(now, path)
+            lost = [n for n in held_then if n in said.names and not _holds(code, n)]
+            if lost:
+                verb = "is" if len(lost) == 1 else "are"
+                return Finding(ref, True, f"{_shown(lost)} {verb} gone from {path} (since the node was written)",
+                               later.text(explain))
+    if moved is None and before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
+                                              and h._git("ls-tree", "-d", base, "--", path)):
+        return _judge_folder(h, base, ref, path, said.names, said.paths, later, explain, held_then)
     if before is None:  # the file came after the node: nothing it said about it can have moved on
         return Finding(ref, False, None, later.text(explain))
-    now = h.worktree(path)
+    where = moved[0] if moved else path
+    now = h.worktree(where)
     if now is None:
-        moved = h.renamed(base, path)
-        if moved is not None:
-            return Finding(ref, True, f"{path} was renamed to {moved[0]} ({moved[1].label()})", later.text(explain))
+        renamed = h.renamed(base, path)
+        if renamed is not None and moved is None and h.worktree(renamed[0]) is not None:
+            inner = _judge(h, base, ref, said, False, recorded, renamed)
+            said_more = f"; there, {inner.why}" if inner.stale and inner.why else ""
+            return Finding(ref, True, f"{path} moved to {renamed[0]} ({renamed[1].label()}){said_more}", later.text(explain))
         deleted = h.deleted(base, path)
         return Finding(ref, True, f"{path} is gone ({deleted.label() if deleted else 'uncommitted'})", later.text(explain))
-    if now == before:
+    if moved is not None:
+        later = _Later(h, base, where, [], True)
+    if now == before:  # (formatting alone is told apart below, where it matters: a parse costs)
         return Finding(ref, False, None, later.text(explain))
+    said_here = any(_holds(before, n) for n in said.names) or bool(said.snippets)
+    before_code, now_code = (code_words(before, path), code_words(now, path)) if said_here else (before, now)
+    held = {n for n in said.names if _holds(before_code, n)} if said_here else set()
+    if anchor and not _LINES.match(anchor):
+        held.add(anchor.split(".")[-1])
+    newly = sorted(deprecated(now, path, held) - deprecated(before, path, held))
+    if newly:
+        when = _first_without(h, later, lambda t: newly[0] not in deprecated(t, path, {newly[0]}))
+        verb = "is" if len(newly) == 1 else "are"
+        return Finding(ref, True, f"{_shown(newly)} {verb} deprecated in {where} ({when})", later.text(explain))
     if anchor:
         match = _LINES.match(anchor)
         if match:
             span = (int(match.group(1)), int(match.group(2) or match.group(1)))
-            return _judge_span(h, ref, path, later, before, now, span, f"lines {span[0]}-{span[1]}", explain)
-        old = symbol_span(before, anchor, path)
-        if old is not None:
-            if symbol_span(now, anchor, path) is None:
-                when = _first_without(h, later.commits, lambda t: symbol_span(t, anchor, path) is not None)
-                return Finding(ref, True, f"`{anchor}` is gone from {path} ({when})", later.text(explain))
-            return _judge_span(h, ref, path, later, before, now, old, f"`{anchor}`", explain)
+            return _judge_span(h, ref, where, later, before, now, span, f"lines {span[0]}-{span[1]}", said, explain)
+        if path.endswith(".py"):
+            old_tree = parse_python(before)
+            old = find_symbol(old_tree, anchor) if old_tree is not None else None
+            if old is not None:
+                return _judge_symbol(h, ref, where, later, before, old, now, anchor, said, explain)
         last = anchor.split(".")[-1]
-        if _holds(before, last) and not _holds(now, last):
-            when = _first_without(h, later.commits, lambda t: _holds(t, last))
-            return Finding(ref, True, f"`{anchor}` is gone from {path} ({when})", later.text(explain))
-    gone = sorted(n for n in names if _holds(before, n) and not _holds(now, n))
-    if gone and "/" in path:  # a name moved to another file of the same folder and kind (a package split) is not gone
-        folder, _, name = path.rpartition("/")
+        if _holds(before_code, last) and not _holds(now_code, last):
+            when = _first_without(h, later, lambda t: _holds(code_words(t, path), last))
+            return Finding(ref, True, f"`{anchor}` is gone from {where} ({when})", later.text(explain))
+    gone = sorted(n for n in held if not _holds(now_code, n) and n in said.names)
+    if gone and "/" in where:  # a name moved to another file of the same folder and kind (a package split) is not gone
+        folder, _, name = where.rpartition("/")
         kind = f"*.{name.rsplit('.', 1)[1]}" if "." in name else "*"
         gone = sorted(set(gone) - _defined(h, gone, f"{folder}/{kind}", *_NOT_TESTS))
+    gone += [s for s in _lost(before_code, now_code, said) if s not in said.names]  # code snippets
     if gone:
-        shown = ", ".join(f"`{n}`" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
-        when = _first_without(h, later.commits, lambda t: _holds(t, gone[0]))
+        first = gone[0]
+        when = _first_without(h, later, lambda t: not _lost(before_code, code_words(t, path), _Said({first}, set(), "")) if
+                              first in said.names else _squeezed(first) in _squeezed(code_words(t, path)))
         verb = "is" if len(gone) == 1 else "are"
-        return Finding(ref, True, f"{shown} {verb} gone from {path} ({when})", later.text(explain))
-    kept = any(_holds(before, n) and _holds(now, n) for n in names)
-    share = 0.0 if kept else rewritten_share(before, now)
+        return Finding(ref, True, f"{_shown(gone)} {verb} gone from {where} ({when})", later.text(explain))
+    kept = any(_holds(now_code, n) for n in held & said.strong)
+    share = 0.0 if kept else rewritten_share(before, now, path)
     if share > REWRITTEN:  # a name the node gives that is still there says it still holds
-        uncommitted = ", uncommitted" if not later.commits else ""
-        return Finding(ref, True, f"most of {path} was rewritten ({round(100 * share)}% of the lines the node saw are "
+        uncommitted = ", uncommitted" if not later.commits and not later.gap else ""
+        return Finding(ref, True, f"most of {where} was rewritten ({round(100 * share)}% of the code the node saw is "
                                   f"gone{uncommitted})", later.text(explain))
     if not explain:
         return Finding(ref, False, None, None)
     return Finding(ref, False, None, later.text(True) or ("uncommitted edits" if not later.commits else None))
 
 
+def _shown(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
 def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now: str,
-                span: tuple[int, int], what: str, explain: bool) -> Finding:
-    """A span (lines, or a symbol's definition) followed from the base through each later commit."""
+                span: tuple[int, int], what: str, said: _Said, explain: bool) -> Finding:
+    """A line span followed from the base through each later commit by its code (formatting, comments
+    and whitespace aside): stale when its code changed, beyond string values the node does not quote
+    (a version string bumped, a message reworded)."""
     commits = later.commits
-    previous, where = before.splitlines(), span
+
+    def step(old: str, new: str, where: tuple[int, int]) -> tuple[int, int] | None:
+        moved = follow_span(old.splitlines(), new.splitlines(), where)  # the lines as they were: no parse
+        if moved is not None:
+            return moved
+        change = follow(old, new, where, path)
+        if change.span is None or (change.changed and (not change.strings or said.quotes(change.strings))):
+            return None
+        return change.span
+
+    previous, where = before, span
     for commit in commits[:WALK_MAX]:
-        text = h.content(commit.sha, commit.path)
-        lines = (text or "").splitlines()
-        moved = follow_span(previous, lines, where)
+        text = h.content(commit.sha, commit.path) or ""
+        moved = step(previous, text, where)
         if moved is None:
             return Finding(ref, True, f"{what} of {path} changed ({commit.label()})", later.text(explain))
-        previous, where = lines, moved
+        previous, where = text, moved
     if len(commits) > WALK_MAX:  # too many to walk: compare the base with now
-        moved = follow_span(before.splitlines(), now.splitlines(), span)
-        if moved is None:
+        if step(before, now, span) is None:
             return Finding(ref, True, f"{what} of {path} changed (after {commits[WALK_MAX - 1].label()})",
                            later.text(explain))
         return Finding(ref, False, None, later.text(explain))
-    moved = follow_span(previous, now.splitlines(), where)
-    if moved is None:
-        return Finding(ref, True, f"{what} of {path} changed (uncommitted)", later.text(explain))
+    if step(previous, now, where) is None:
+        when = "since the node was written" if later.gap else "uncommitted"
+        return Finding(ref, True, f"{what} of {path} changed ({when})", later.text(explain))
     return Finding(ref, False, None, later.text(explain))
 
 
+def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path: str, said: _Said) -> str | None:
+    """Why a Python symbol's change may make the node wrong, or None when it keeps what the node says:
+    gone; an existing parameter removed, renamed, reordered or its default changed; a name or a code
+    snippet the node gives (that the symbol held) gone from it; a changed statement that uses a name
+    or a word of the node's text, or a string value it quotes; more than half of its statements
+    rewritten. Formatting, comments, an added parameter, and statements changed that touch nothing
+    the node says (or only gained keyword arguments) are not."""
+    tree = parse_python(new_text)
+    new = find_symbol(tree, symbol) if tree is not None else None
+    if new is None:
+        return "gone"
+    if dump(old, False) == dump(new, False):
+        return None
+    if dump(old, True) == dump(new, True):  # string values only
+        differ = (strings_of(old) - strings_of(new)) + (strings_of(new) - strings_of(old))
+        return "a string value the node quotes changed" if said.quotes(differ) else None
+    broke = parameters_kept(old, new)
+    if broke:
+        return broke
+    lost = _lost(code_words(_segment(old_text, old), path), code_words(_segment(new_text, new), path), said)
+    if lost:
+        return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
+    gone, came = changed_units(old, new)
+    own = set(symbol.split("."))
+    uses_before = {i for u in gone for i in u.identifiers()}
+    uses_after = {i for u in came for i in u.identifiers()}
+    differ = uses_before ^ uses_after  # a name used by the statements before and not after, or after and not before
+    used = sorted(differ & (said.names | said.words) - own)
+    if used:
+        return f"the use of {_shown(used)} changed"
+    if any(said.quotes(u.strings) for u in gone + came):
+        return "a statement with a string value the node quotes changed"
+    values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
+    named = sorted(v for v in values if said.gives_value(v))
+    if named:
+        return f"a value the node gives changed ({_shown(named)})"
+    total = len(body_units(old))
+    share = len(gone) / total if total else 0.0  # an option passed through is not a rewrite
+    if share > REWRITTEN:
+        return f"{round(100 * share)}% of its statements rewritten"
+    return None
+
+
+def _lost(before_code: str, now_code: str, said: _Said) -> list[str]:
+    """The names and the code snippets the node gives that ``before_code`` held and ``now_code`` does not."""
+    gone = [n for n in sorted(said.names) if _holds(before_code, n) and not _holds(now_code, n)]
+    if said.snippets:
+        old, new = _squeezed(before_code), _squeezed(now_code)
+        gone += [s for s in said.snippets if _squeezed(s) in old and _squeezed(s) not in new]
+    return gone
+
+
+def _squeezed(code: str) -> str:
+    return re.sub(r"\s+", "", code).replace("'", '"')
+
+
+def _segment(text: str, node: ast.AST) -> str:
+    start, end = lines_of(node)
+    return "\n".join(text.splitlines()[start - 1:end])
+
+
+def _judge_symbol(h: History, ref: str, path: str, later: _Later, before: str, old: ast.AST, now: str,
+                  symbol: str, said: _Said, explain: bool) -> Finding:
+    why = symbol_change(old, before, now, symbol, path, said)
+    if why is None:
+        info = later.text(explain)
+        if explain and dump(old, True) != dump(_symbol_in(now, symbol) or old, True):
+            info = f"`{symbol}` changed but keeps its parameters and the names the node gives" + (f"; {info}" if info else "")
+        return Finding(ref, False, None, info)
+    if why == "gone":
+        when = _first_without(h, later, lambda t: _symbol_in(t, symbol) is not None)
+        return Finding(ref, True, f"`{symbol}` is gone from {path} ({when})", later.text(explain))
+    when = _first_without(h, later, lambda t: symbol_change(old, before, t, symbol, path, said) is None)
+    return Finding(ref, True, f"`{symbol}` of {path} changed: {why} ({when})", later.text(explain))
+
+
+def _symbol_in(text: str, symbol: str) -> ast.AST | None:
+    tree = parse_python(text)
+    return find_symbol(tree, symbol) if tree is not None else None
+
+
 def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
-                  later: _Later, explain: bool) -> Finding:
+                  later: _Later, explain: bool, held_then: list[str] | None = None) -> Finding:
     """A folder: gone, the mentioned paths under it that existed at the base and are gone now, then the
-    mentioned names its files held at the base and hold no more."""
+    mentioned names its files held at the base, or when the node's fingerprint was taken
+    (``held_then``), and hold no more."""
     if not (h.root / path).exists():
         return Finding(ref, True, f"{path}/ is gone", later.text(explain))
     for p in sorted(paths):
         if (p == path or p.startswith(path + "/")) and h._git("cat-file", "-e", f"{base}:./{p}") is not None \
                 and not (h.root / p).exists():
             return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
-    if not names or not h.changed_since(base, path):
+    recorded = set(held_then or ()) & names
+    if not names or not recorded and not h.changed_since(base, path):
         return Finding(ref, False, None, later.text(explain))
     wanted = sorted(names)
-    found_before = _grep(h, wanted, base, path)
+    found_before = _grep(h, wanted, base, path) | recorded
     if not found_before:
         return Finding(ref, False, None, later.text(explain))
     found_now = _grep(h, sorted(found_before), None, path)

@@ -48,7 +48,7 @@ from autology_mcp.knowledge.markdown import (
     with_relation,
     with_relation_replaced,
 )
-from autology_mcp.knowledge.models import NODE_TYPES, KnowledgeNode, Relation, utc_now, validate_id
+from autology_mcp.knowledge.models import FINGERPRINT_KEY, NODE_TYPES, KnowledgeNode, Relation, utc_now, validate_id
 from autology_mcp.knowledge.node_index import RELATIONS_APART, NodeIndex
 from autology_mcp.knowledge.rules import settle
 
@@ -760,7 +760,7 @@ class NodeStore:
                 stat.st_mtime_ns, stat.st_size
             ):
                 cached = self.index.get_node(node_id)
-                if cached is not None and not cached.extra and not cached.as_written:
+                if cached is not None and not set(cached.extra) - {FINGERPRINT_KEY} and not cached.as_written:
                     return rel_path, cached  # unknown keys (and values as written) may hold dates JSON cannot keep
             too_big = self._too_big(stat.st_size)
             if too_big:

@@ -1,0 +1,467 @@
+"""What changed in a piece of code, formatting, comments and whitespace aside (issue 38), for the
+staleness rule (:mod:`autology_mcp.knowledge.staleness`).
+
+Code is read as a sequence of **units**: in Python, its statements (a compound statement's header
+apart from its body; parsed with :mod:`ast`, so a black-style reflow, a moved comment, quotes, parentheses
+and a trailing comma change nothing); in any other language, its non-blank lines with whitespace
+collapsed. Each unit has two keys: ``text`` (string values whitespace-collapsed) and ``shape`` (string
+values masked), so a change can be told to be in string literals only (a message, a docstring, a
+version string) or in the code.
+
+Also here: a function's parameters compared (an added optional parameter keeps the old calls), a
+name's deprecation found (``@deprecated``, ``warnings.warn(..., DeprecationWarning)`` in it or naming
+it, "deprecated" in its docstring), and the code's words with Python comments left out.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import hashlib
+import re
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+_MARK = re.compile(r"@deprecated|\bdeprecated:|#\[deprecated|\[Obsolete|\bDEPRECATED\b", re.IGNORECASE)
+_CODE = frozenset("js jsx ts tsx mjs cjs go rs java kt kts scala rb php cs swift c h cc cpp hpp cxx m mm dart lua ex exs "
+                  "clj erl hs ml fs vue svelte sh".split())
+_IDENTS = re.compile(r"\b(?:id|attr|arg|name|module)='([A-Za-z_][A-Za-z0-9_]*)'")
+_DEPRECATION = re.compile(r"deprecat|FutureWarning", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Unit:
+    text: str  # the unit, normalised; string values whitespace-collapsed
+    shape: str  # the same with string values masked
+    start: int  # 1-based, inclusive
+    end: int
+    strings: tuple[str, ...] = ()  # the string values it holds (whitespace-collapsed)
+    node: ast.AST | None = field(default=None, compare=False, repr=False)  # the statement (Python)
+
+    def constants(self) -> set[str]:
+        """The values other than strings it holds (``None``, ``True``, numbers); a bare ``return`` returns None."""
+        if self.node is None:
+            return set()
+        found = set()
+        todo = [self.node]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, ast.Constant) and not isinstance(n.value, (str, bytes)):
+                found.add(repr(n.value))
+            elif isinstance(n, ast.Return) and n.value is None:
+                found.add("None")
+            todo += [c for name, c in ast.iter_fields(n) if isinstance(c, ast.AST) and not (n is self.node and name in _BLOCKS)]
+            todo += [c for name, v in ast.iter_fields(n) if isinstance(v, list) and not (n is self.node and name in _BLOCKS)
+                     for c in v if isinstance(c, ast.AST)]
+        return found
+
+    def identifiers(self) -> list[str]:
+        """The names the unit uses, each time: variables, attributes, parameters, keyword arguments, imports."""
+        return _IDENTS.findall(self.text)
+
+
+_cache: OrderedDict[tuple[str, str], list[Unit] | None] = OrderedDict()
+
+
+def _key(text: str, python: bool) -> tuple[str, str]:
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=16).hexdigest(), "py" if python else ""
+
+
+_memos: OrderedDict[tuple[str, str], object] = OrderedDict()
+
+
+def _memo(kind: str, text: str, compute):
+    """``compute(text)``, kept for the last few hundred texts: one file's text now is read for every
+    node that references it."""
+    key = (kind, hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=16).hexdigest())
+    if key in _memos:
+        _memos.move_to_end(key)
+        return _memos[key]
+    value = _memos[key] = compute(text)
+    while len(_memos) > 512:
+        _memos.popitem(last=False)
+    return value
+
+
+def parse_python(text: str) -> ast.Module | None:
+    """The syntax tree (kept: do not change it), or None when the text does not parse."""
+    def parse(t: str) -> ast.Module | None:
+        try:
+            return ast.parse(t)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+
+    return _memo("ast", text, parse)
+
+
+def units(text: str, path: str) -> list[Unit]:
+    """The units of ``text`` (a file at ``path``): Python statements when it parses, else lines."""
+    python = path.endswith(".py")
+    key = _key(text, python)
+    if key in _cache:
+        _cache.move_to_end(key)
+        found = _cache[key]
+    else:
+        found = _python_units(text) if python else None
+        _cache[key] = found
+        while len(_cache) > 256:
+            _cache.popitem(last=False)
+    return found if found is not None else _line_units(text)
+
+
+def _line_units(text: str) -> list[Unit]:
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        words = " ".join(line.split())
+        if words:
+            out.append(Unit(words, words, number, number))
+    return out
+
+
+def _python_units(text: str) -> list[Unit] | None:
+    tree = parse_python(text)
+    if tree is None:
+        return None
+    out: list[Unit] = []
+    _walk(tree.body, "body", 0, out)
+    return out
+
+
+def _children(node: ast.AST) -> list[tuple[str, list[ast.AST]]]:
+    return [(name, value) for name in _BLOCKS
+            if isinstance(value := getattr(node, name, None), list) and value and isinstance(value[0], ast.AST)]
+
+
+def _walk(statements: list[ast.AST], field: str, depth: int, out: list[Unit]) -> None:
+    for node in statements:
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) if hasattr(node, "lineno") \
+            else getattr(getattr(node, "pattern", None), "lineno", 0)
+        blocks = _children(node)
+        first_child = min((b[0].lineno for _, b in blocks if hasattr(b[0], "lineno")), default=None)
+        end = (first_child - 1) if first_child is not None and blocks else (getattr(node, "end_lineno", None) or start)
+        strings: list[str] = []
+        prefix = f"{depth}:{field}:"
+        out.append(Unit(prefix + dump(node, False, True, strings), prefix + dump(node, True, True),
+                        start, max(start, end), tuple(strings), node))
+        for name, block in blocks:
+            _walk(block, name, depth + 1, out)
+
+
+def dump(node: object, mask: bool, header: bool = False, strings: list[str] | None = None) -> str:
+    """``ast.dump`` without positions; string values whitespace-collapsed (or masked); ``header``: the
+    node's own statement blocks left out (they are units of their own)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+        value = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
+        value = " ".join(value.split())
+        if strings is not None:
+            strings.append(value)
+        return "Str(…)" if mask else f"Str({value!r})"
+    if isinstance(node, ast.AST):
+        parts = []
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if header and name in _BLOCKS:
+                continue
+            if name in ("type_comment", "kind") or value is None or value == []:
+                continue
+            parts.append(f"{name}={dump(value, mask, False, strings)}")
+        return f"{type(node).__name__}({', '.join(parts)})"
+    if isinstance(node, list):
+        return "[" + ", ".join(dump(v, mask, False, strings) for v in node) + "]"
+    return repr(node)
+
+
+def same_code(before: str, after: str, path: str) -> bool:
+    """Whether the two texts hold the same code, formatting, comments and whitespace aside."""
+    if before == after:
+        return True
+    return [u.text for u in units(before, path)] == [u.text for u in units(after, path)]
+
+
+def rewritten_share(before: str, after: str, path: str) -> float:
+    """The share of the units of ``before`` no longer in ``after`` (a multiset; moved units count as kept)."""
+    old = Counter(u.text for u in units(before, path))
+    total = sum(old.values())
+    if not total:
+        return 0.0
+    new = Counter(u.text for u in units(after, path))
+    return 1.0 - sum((old & new).values()) / total
+
+
+# ------------------------------------------------------------------------------ spans
+
+
+@dataclass(frozen=True)
+class SpanChange:
+    span: tuple[int, int] | None  # where the span is now (None: it cannot be followed)
+    changed: bool  # its code changed
+    strings: frozenset[str] = frozenset()  # when only string values changed: the old and new ones that differ
+
+
+def follow(before: str, after: str, span: tuple[int, int], path: str) -> SpanChange:
+    """Lines ``span`` of ``before`` followed into ``after`` by their units: unchanged (lines added above
+    or below move it, a reflow or a comment does not change it), changed in string values only, or
+    changed. A span holding no unit (comments, blank lines) is compared by its lines."""
+    a, b = span
+    old, new = units(before, path), units(after, path)
+    inside = [i for i, u in enumerate(old) if u.start <= b and a <= u.end]
+    if not inside:
+        old_lines = [" ".join(line.split()) for line in before.splitlines()]
+        new_lines = [" ".join(line.split()) for line in after.splitlines()]
+        moved = _follow_keys(old_lines, new_lines, (a - 1, b - 1))
+        return SpanChange(None if moved is None else (moved[0] + 1, moved[1] + 1), moved is None)
+    lo, hi = inside[0], inside[-1]
+    mapped = _follow_keys([u.text for u in old], [u.text for u in new], (lo, hi))
+    if mapped is not None:
+        return SpanChange(_lines(old, new, lo, hi, mapped, span), False)
+    mapped = _follow_keys([u.shape for u in old], [u.shape for u in new], (lo, hi))
+    if mapped is None:
+        return SpanChange(None, True)
+    before_strings = Counter(s for u in old[lo:hi + 1] for s in u.strings)
+    after_strings = Counter(s for u in new[mapped[0]:mapped[1] + 1] for s in u.strings)
+    differ = frozenset((before_strings - after_strings) + (after_strings - before_strings))
+    return SpanChange(_lines(old, new, lo, hi, mapped, span), True, differ)
+
+
+def _lines(old: list[Unit], new: list[Unit], lo: int, hi: int, mapped: tuple[int, int],
+           span: tuple[int, int]) -> tuple[int, int]:
+    """The lines of the followed span: its start and end kept at the same distance from its units'."""
+    start = new[mapped[0]].start + max(0, span[0] - old[lo].start)
+    end = new[mapped[1]].end - max(0, old[hi].end - span[1])
+    return start, max(start, end)
+
+
+def _follow_keys(before: list[str], after: list[str], span: tuple[int, int]) -> tuple[int, int] | None:
+    """Where items ``span`` (0-based, inclusive) of ``before`` are in ``after``; None when one of them changed."""
+    a, b = span
+    shift = None
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag == "equal":
+            if i1 <= a and b < i2:
+                shift = j1 - i1
+            continue
+        if tag == "insert":
+            if a < i1 <= b:
+                return None
+            continue
+        if i1 <= b and a < i2:
+            return None
+    return None if shift is None else (a + shift, b + shift)
+
+
+# ------------------------------------------------------------------------------ symbols
+
+
+def find_symbol(tree: ast.AST, symbol: str) -> ast.AST | None:
+    """A function or class (``name`` or ``Class.method``) of a parsed module. A name defined more than
+    once in one scope (a property's getter and setter, overloads) is all of them, as one module."""
+    scopes: list[tuple[str, ast.AST]] = [("", tree)]
+    while scopes:
+        prefix, scope = scopes.pop()
+        found = []
+        for node in getattr(scope, "body", []):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + node.name
+                if name == symbol or node.name == symbol:
+                    found.append(node)
+                elif isinstance(node, ast.ClassDef):
+                    scopes.append((name + ".", node))
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return ast.Module(body=found, type_ignores=[])
+    return None
+
+
+def lines_of(node: ast.AST) -> tuple[int, int]:
+    """The lines of a definition (its decorators included), or of the definitions :func:`find_symbol` joined."""
+    parts = node.body if isinstance(node, ast.Module) else [node]
+    start = min(min([n.lineno] + [d.lineno for d in getattr(n, "decorator_list", [])]) for n in parts)
+    return start, max(n.end_lineno or n.lineno for n in parts)
+
+
+def parameters(node: ast.AST) -> list[tuple[str, str, str | None]]:
+    """A function's parameters: (kind, name, its default as dumped or None)."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    a = node.args
+    positional = a.posonlyargs + a.args
+    defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    out = [("positional-only" if i < len(a.posonlyargs) else "positional", p.arg,
+            None if d is None else dump(d, False)) for i, (p, d) in enumerate(zip(positional, defaults))]
+    if a.vararg:
+        out.append(("*", a.vararg.arg, None))
+    out += [("keyword", p.arg, None if d is None else dump(d, False)) for p, d in zip(a.kwonlyargs, a.kw_defaults)]
+    if a.kwarg:
+        out.append(("**", a.kwarg.arg, None))
+    return out
+
+
+def parameters_kept(old: ast.AST, new: ast.AST) -> str | None:
+    """None when every parameter of ``old`` is in ``new`` as it was (kind, place among the positional
+    ones, default). Otherwise what changed. A new parameter is not a change of the old ones (a
+    required one breaks callers, not what the node says about the others: a click command gains one
+    for every new option)."""
+    before, after = parameters(old), parameters(new)
+    now = {name: (kind, default) for kind, name, default in after}
+    for kind, name, default in before:
+        if name not in now:
+            return f"parameter `{name}` removed"
+        if now[name] != (kind, default):
+            return f"parameter `{name}` changed"
+    old_positional = [n for k, n, _ in before if k.startswith("positional")]
+    new_positional = [n for k, n, _ in after if k.startswith("positional")]
+    if new_positional[:len(old_positional)] != old_positional:
+        return "parameters reordered"
+    return None
+
+
+def body_units(node: ast.AST) -> list[Unit]:
+    """A symbol's statements (its own header aside)."""
+    out: list[Unit] = []
+    for name, block in _children(node):
+        _walk(block, name, 1, out)
+    return out
+
+
+def changed_units(old: ast.AST, new: ast.AST) -> tuple[list[Unit], list[Unit]]:
+    """The statements of ``old``'s body that are not in ``new``'s, and those of ``new`` not in ``old``
+    (by their code, string values included), leaving out a statement that only gained keyword
+    arguments in its calls (an option passed through, the call-site twin of an optional parameter)."""
+    before, after = body_units(old), body_units(new)
+    out: list[tuple[Unit | None, Unit | None]] = []
+    matcher = difflib.SequenceMatcher(None, [u.text for u in before], [u.text for u in after], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        gone, came = before[i1:i2], after[j1:j2]
+        if tag == "replace" and len(gone) == len(came):
+            out += [(g, c) for g, c in zip(gone, came) if not _only_added_keywords(g, c)]
+        else:
+            out += [(g, None) for g in gone] + [(None, c) for c in came]
+    return [g for g, _ in out if g is not None], [c for _, c in out if c is not None]
+
+
+def _only_added_keywords(old: Unit, new: Unit) -> bool:
+    if old.node is None or new.node is None or old.text.split(":", 2)[:2] != new.text.split(":", 2)[:2]:
+        return False
+    kept = {k.arg for n in ast.walk(old.node) if isinstance(n, ast.Call) for k in n.keywords}
+    import copy
+
+    trimmed = copy.deepcopy(new.node)
+    added = False
+    for n in ast.walk(trimmed):
+        if isinstance(n, ast.Call):
+            keep = [k for k in n.keywords if k.arg in kept]
+            added |= len(keep) != len(n.keywords)
+            n.keywords = keep
+    return added and dump(trimmed, False, True) == dump(old.node, False, True)
+
+
+def strings_of(node: ast.AST) -> Counter[str]:
+    found: list[str] = []
+    dump(node, False, False, found)
+    return Counter(found)
+
+
+# ------------------------------------------------------------------------------ words and deprecation
+
+
+def code_words(text: str, path: str) -> str:
+    """The text with Python comments left out (other languages as they are): a name only a comment gave
+    is not the code's."""
+    if not path.endswith(".py") or "#" not in text:
+        return text
+    return _memo("words", text, _without_comments)
+
+
+# a Python string (kept as it is) or a comment (left out), scanned in one pass: strings first, so a "#" in
+# a string is not a comment
+_STRING_OR_COMMENT = re.compile(
+    r"""(?P<s>(?:[rRbBuUfF]{1,2})?(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|'\'\'(?:\\.|[^\\])*?'\'\'|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))"""
+    r"|(?P<c>#[^\n]*)", re.DOTALL)
+
+
+def _without_comments(text: str) -> str:
+    return _STRING_OR_COMMENT.sub(lambda m: m.group("s") or "", text)
+
+
+def _is_warning_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if "warn" not in name.lower():
+        return False
+    return any(_DEPRECATION.search(dump(arg, True)) for arg in [*node.args[1:], *(k.value for k in node.keywords)]) \
+        or "deprecat" in name.lower() or "deprecat" in _message(node).lower()
+
+
+def _message(node: ast.Call) -> str:
+    found: list[str] = []
+    if node.args:
+        dump(node.args[0], False, False, found)
+    return " ".join(found)
+
+
+def deprecated(text: str, path: str, names: set[str]) -> set[str]:
+    """Which of ``names`` the code marks deprecated: a Python function or class with a ``deprecated``
+    decorator, a deprecation warning raised in its body, or "deprecated" in its docstring; or a
+    deprecation warning whose message names it (a module ``__getattr__`` for an old name). In other
+    programming languages: a deprecation mark (``@deprecated``, ``Deprecated:``, ``#[deprecated``,
+    ``[Obsolete``) on a line that names it or up to three lines above. Documents are not read so."""
+    if not names:
+        return set()
+    lowered = text.lower()
+    if "deprecat" not in lowered and "futurewarning" not in lowered and "obsolete" not in lowered:
+        return set()
+    if path.endswith(".py"):
+        found = _deprecated_python(text, names)
+        if found is not None:
+            return found
+    if path.rsplit(".", 1)[-1].lower() not in _CODE:  # a document that says "deprecated" is not the code's mark
+        return set()
+    found: set[str] = set()
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if _MARK.search(line):
+            near = " ".join(lines[i:i + 4])
+            found.update(n for n in names if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", near))
+    return found
+
+
+def _deprecated_python(text: str, names: set[str]) -> set[str] | None:
+    marks = _memo("deprecated", text, _deprecation_marks)
+    if marks is None:
+        return None
+    marked, messages = marks
+    found = names & marked
+    for message in messages:
+        found.update(n for n in names if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", message))
+    return found
+
+
+def _deprecation_marks(text: str) -> tuple[set[str], list[str]] | None:
+    """The functions and classes a Python module marks deprecated, and its deprecation warnings' messages."""
+    tree = parse_python(text)
+    if tree is None:
+        return None
+    marked: set[str] = set()
+    messages: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if any("deprecat" in dump(d, False).lower() for d in node.decorator_list):
+                marked.add(node.name)
+                continue
+            doc = ast.get_docstring(node) or ""
+            if re.search(r"\bdeprecated\b", doc, re.IGNORECASE):
+                marked.add(node.name)
+                continue
+            body = node.body if not isinstance(node, ast.ClassDef) else \
+                [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"]
+            if any(_is_warning_call(n) for stmt in body for n in ast.walk(stmt)):
+                marked.add(node.name)
+        elif isinstance(node, ast.Call) and _is_warning_call(node):
+            messages.append(_message(node))
+    return marked, messages
