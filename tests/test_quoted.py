@@ -226,7 +226,7 @@ def test_the_post_commit_and_session_start_hooks_quote_subjects_paths_and_what_c
                "tool_input": {"command": f"git commit -m '{INSTRUCTION}'"}, "tool_response": {"stdout": stdout}}
     text = post_commit(payload, repo)["hookSpecificOutput"]["additionalContext"]
     assert node in text and "marked needs_review: " in text
-    assert f'was renamed to {moved} (' in " ".join(inside_quotes(text))  # the flag names the new path, quoted
+    assert f'moved to {moved} (' in " ".join(inside_quotes(text))  # the flag names the new path, quoted
     assert_only_quoted(text, INSTRUCTION, "force push", "src/retry.py")
     start = session_start({"session_id": "s2", "cwd": str(repo), "hook_event_name": "SessionStart",
                            "source": "startup"}, repo)["hookSpecificOutput"]["additionalContext"]

@@ -605,7 +605,7 @@ def test_a_moved_file_is_followed_by_a_read_of_its_new_path(repo: Path) -> None:
                "tool_input": {"file_path": str(repo / "lib" / "retry.py")}, "tool_response": {"type": "text"}}
     text = post_read(payload, repo)["hookSpecificOutput"]["additionalContext"]
     assert node in text
-    assert f"STALE: src/retry.py moved to lib/retry.py ({sha}, 2030-01-01)" in text
+    assert f"STALE: \"src/retry.py moved to lib/retry.py ({sha}, 2030-01-01)\"" in text
     edit(repo, "retry_after", "delay", path="lib/retry.py")
     commit(repo, "Rename retry_after there")
     assert only(repo, node).why.startswith(f"src/retry.py moved to lib/retry.py ({sha}, 2030-01-01); "
@@ -903,7 +903,7 @@ def test_a_file_renamed_in_its_folder_is_followed_by_a_read_and_other_reads_brin
 
     assert read("src/other.py", "a") is None  # in the folder, but not where it went
     text = read("src/backoff.py", "b")["hookSpecificOutput"]["additionalContext"]
-    assert node in text and "STALE: src/retry.py moved to src/backoff.py (" in text
+    assert node in text and "STALE: \"src/retry.py moved to src/backoff.py (" in text
 
 
 def test_a_folder_reference_keeps_its_flag_through_a_committed_relate(repo: Path) -> None:
