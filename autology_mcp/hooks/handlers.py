@@ -155,7 +155,8 @@ def _commit_section(
         lines.extend(node_lines)
         lines.append(
             "Check that these nodes still hold (autology_query / read them); correct them with autology_update "
-            "and set status back to active once reviewed, or supersede them via /autology:capture."
+            "(a new text is judged against the code as it is now) and set status back to active, or supersede them "
+            "via /autology:capture. A status change alone does not clear STALE."
         )
         summary = f"autology: commit {commit.sha[:7]} touches {found} knowledge node(s)"
         if marked:

@@ -120,7 +120,10 @@ First decide the operation from the request (ask if unclear):
 2. Work out the change with the user; keep what is still right.
 3. `autology_update` with only the changed fields (title, content, tags, status, confidence,
    references). A decision's new content must keep the four ADR sections. After a review of a
-   node marked needs_review, set status back to active.
+   node marked needs_review, set status back to active. A STALE flag clears when the title,
+   content or references are updated (the node is then judged against the code as it is now), or
+   when a person marks it reviewed (`autology analyze --mark-reviewed ID`); a status change alone
+   does not clear it.
 4. Confirm with the fields changed.
 
 ## Delete
