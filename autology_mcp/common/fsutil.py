@@ -151,3 +151,14 @@ class WriteLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+
+
+def read_json_object(path: Path) -> dict:
+    """A JSON file's object; {} when it is missing, unreadable, not JSON or not an object."""
+    import json
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.common.fsutil import read_json_object
 from autology_mcp.semantic.reach import model_host, unreachable
 from autology_mcp.semantic.speed import QuerySpeed
 
@@ -151,18 +152,10 @@ class Encoder:
         return out / np.where(norms == 0, 1.0, norms)
 
 
-def _read_json(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def pooling(folder: Path) -> str:
     """How a transformer folder's token vectors become one: sentence-transformers' ``1_Pooling/config.json``
     (``cls``, ``lasttoken`` or ``mean``); mean when the folder does not say."""
-    config = _read_json(Path(folder) / "1_Pooling" / "config.json")
+    config = read_json_object(Path(folder) / "1_Pooling" / "config.json")
     if config.get("pooling_mode_cls_token"):
         return "cls"
     if config.get("pooling_mode_lasttoken"):
@@ -173,7 +166,7 @@ def pooling(folder: Path) -> str:
 def _prompts(folder: Path) -> dict[str, str]:
     """The query and document prompts sentence-transformers keeps for the folder's model (e5's "query: ",
     say); none when it has none."""
-    given = _read_json(Path(folder) / "config_sentence_transformers.json").get("prompts") or {}
+    given = read_json_object(Path(folder) / "config_sentence_transformers.json").get("prompts") or {}
     out = {}
     for role, keys in (("query", ("query",)), ("document", ("document", "passage", "corpus"))):
         prompt = next((given[k] for k in keys if isinstance(given.get(k), str)), "")
@@ -188,7 +181,7 @@ def _onnx_name(folder: Path) -> str:
     from fastembed import TextEmbedding
     from fastembed.common.model_description import ModelSource, PoolingType
 
-    config = _read_json(folder / "config.json")
+    config = read_json_object(folder / "config.json")
     try:
         dimension = int(config.get("hidden_size") or config.get("dim") or 0)
     except (ValueError, TypeError):

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autology_mcp.common.errors import ValidationError
+from autology_mcp.common.fsutil import read_json_object
 from autology_mcp.semantic import speed
 from autology_mcp.semantic.state import SemanticState, load_state
 
@@ -168,7 +169,7 @@ def serve_hooks(root: Path, socket_path: str) -> None:
     _serving = (Path(root).resolve(), str(socket_path))
     live = _live_sockets(root)
     for path in _hooks_files(root):
-        if _read_json(path).get("socket") not in live and path != _hooks_file(root):
+        if read_json_object(path).get("socket") not in live and path != _hooks_file(root):
             path.unlink(missing_ok=True)
     publish(force=True)
 
@@ -224,7 +225,7 @@ def hooks_status(root: Path) -> dict:
         return {"use_vectors": False, "why": "no server is running: a hook run in its own process never loads the "
                                              "model (autology serve, the MCP server, keeps it loaded for them)"}
     for path in _hooks_files(root):
-        report = _read_json(path)
+        report = read_json_object(path)
         if report.get("socket") in live:
             return {k: v for k, v in report.items() if k not in ("socket", "written")}
     return {"use_vectors": False, "why": "the running server has not loaded the model yet"}
@@ -245,11 +246,3 @@ def _live_sockets(root: Path) -> set[str]:
     return {text for text in live_leases(Path(root) / ".autology" / "cache") if text}
 
 
-def _read_json(path: Path) -> dict:
-    import json
-
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
