@@ -11,9 +11,10 @@ model's answers appear, the agent's own compaction and exit messages appear, and
 holds no error text from autology and no HTML-escaped text (`&lt;`). What reached the model is read
 from the stand-in's log: the prompt hook's memory block naming the decision, session-start's recall,
 and the knowledge governing the file after the read. The screens are printed (`pytest -s`) and are what
-docs/agents.md ("What you will see") quotes.
+docs/agents.md ("What you will see") quotes (AUTOLOGY_SCREENS=<folder> keeps them, with each
+run's whole scrollback).
 
-The pane is polled with a deadline, never slept on. Skipped, with the reason, when tmux is missing,
+The pane is polled with a deadline (no long fixed sleeps). Skipped, with the reason, when tmux is missing,
 the CLI is not installed at its pinned version, or the CLI cannot start offline. Every process a run
 leaves behind (Codex keeps an app-server daemon, which keeps the MCP server) carries the run's own
 HOME and is ended by id after it.
@@ -464,8 +465,14 @@ def test_interactive_run(name: str, tmp_path: Path) -> None:
             run_cli(["codex", "app-server", "daemon", "stop"], project, env)
         left = reap(home)
 
-    for step, screen in screens.items():
-        print(f"--- {name}: {step}\n" + "\n".join(line for line in screen.splitlines() if line.strip()))
+    shown = "".join(f"--- {name}: {step}\n" + "\n".join(line for line in screen.splitlines() if line.strip()) + "\n"
+                    for step, screen in screens.items())
+    print(shown)
+    if os.environ.get("AUTOLOGY_SCREENS"):  # a folder to keep the screens and the whole scrollback in (the docs)
+        keep = Path(os.environ["AUTOLOGY_SCREENS"])
+        keep.mkdir(parents=True, exist_ok=True)
+        (keep / f"{name}.txt").write_text(shown)
+        (keep / f"{name}.scrollback.txt").write_text(scrollback)
     print(f"{name}: interactive run took {elapsed:.1f} s; processes left behind and ended: {len(left)}")
 
     # nothing from autology on the screen reads as an error, and nothing is HTML-escaped
