@@ -480,8 +480,9 @@ def test_interactive_run(name: str, tmp_path: Path) -> None:
     assert not ESCAPED.search(scrollback), ESCAPED.search(scrollback).group(0)
     assert elapsed < 60, f"{name}: the run took {elapsed:.1f} s"
 
-    # session memory: the on-topic session was ingested by the agent's end hook
+    # session memory: both sessions (before and after /clear) were ingested by the agent's hooks
     settled(project)
     out = run_cli([AUTOLOGY, "--root", str(project), "sessions", "list"], project, env)
     assert out.returncode == 0, out.stderr
-    assert ON_TOPIC in out.stdout, out.stdout
+    print(f"--- {name}: autology sessions list\n{out.stdout}")
+    assert ON_TOPIC in out.stdout and READ_PROMPT in out.stdout, out.stdout
