@@ -4,7 +4,8 @@
 #     end-to-end plugin test (tests/test_plugin.py, tests/test_hooks_claude_e2e.py);
 #   - OpenAI Codex CLI, Gemini CLI and GitHub Copilot CLI (npm, pinned to the versions the hooks were
 #     checked against): the end-to-end hook tests for those agents (tests/test_hooks_agents_e2e.py);
-#   - Chromium (Debian package): opening the HTML graph export headless (tests/test_export.py).
+#   - Chromium (Debian package): opening the HTML graph export headless (tests/test_export.py);
+#   - tmux (Debian package): driving each agent's interactive interface (tests/test_agents_interactive.py).
 # Each is installed only if missing and only if its package manager is there; a failure is reported
 # and skipped. scripts/test.sh runs this when CI=true or AUTOLOGY_TEST_EXTRAS=1.
 set -uo pipefail
@@ -37,5 +38,10 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
     echo "installing Chromium (Debian) for the HTML export test..." >&2
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 \
         || echo "could not install Chromium; the HTML export browser test will be skipped" >&2
+fi
+if ! command -v tmux >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing tmux (Debian) for the interactive agent tests..." >&2
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux; } >/dev/null 2>&1 \
+        || echo "could not install tmux; the interactive agent tests will be skipped" >&2
 fi
 exit 0
