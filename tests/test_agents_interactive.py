@@ -46,7 +46,8 @@ AUTOLOGY = str(Path(sys.executable).with_name("autology"))
 TMUX = shutil.which("tmux")
 PROMPT_BLOCK = "autology — project memory relevant to this prompt"
 RECALL = "autology — project memory: 2 knowledge node(s)"
-GOVERNING = "autology — knowledge governing src/retry.py"
+# the path quoted, as every repository string is (issue 38), as it stands in the request's JSON
+GOVERNING = json.dumps('autology — knowledge governing "src/retry.py"', ensure_ascii=False)[1:-1]
 # no trailing "?": Gemini's input box drops a "?" typed last by send-keys (its shortcut key)
 ON_TOPIC = "How do we retry billing calls with exponential backoff"
 READ_PROMPT = "Show me the file, please."
