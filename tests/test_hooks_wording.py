@@ -67,3 +67,16 @@ def test_no_hook_text_names_a_skill_or_command_the_agent_lacks(repo: Path, tmp_p
         assert "autology_capture" in text
     if not agent.startswith("claude-code"):
         assert "claude --continue" not in text and "Claude Code" not in text
+
+
+def test_claude_codes_pre_compact_prints_plain_words(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Claude Code 2.1 shows a PreCompact hook's output to the person as it is ("completed successfully:
+    <output>", seen under tmux: tests/test_agents_interactive.py) and appends it to the compaction
+    instructions: plain words, not JSON. Other agents keep their JSON shapes."""
+    monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
+    payload = json.dumps({"session_id": "s1", "cwd": str(repo), "hook_event_name": "PreCompact", "trigger": "manual"})
+    text = run_agent("claude-code", "pre-compact", payload, root=str(repo))
+    assert text is not None and text.startswith("autology (manual compaction): keep in the summary every decision")
+    assert "the autology_capture tool" in text and not text.lstrip().startswith("{")
+    gemini = run_agent("gemini", "pre-compact", payload, root=str(repo))
+    assert gemini is None or json.loads(gemini)  # still the agent's JSON (or nothing)

@@ -67,7 +67,8 @@ def run_agent(agent: str, event: str, stdin_text: str, root: str | None = None, 
 
         if agent == DEFAULT and event in HANDLERS:  # Claude Code's payload, as it is
             text = _answer(event, stdin_text, root, ask)
-            return text if text is None or os.environ.get("CLAUDE_PLUGIN_ROOT") else _without_skills(text)
+            text = text if text is None or os.environ.get("CLAUDE_PLUGIN_ROOT") else _without_skills(text)
+            return _plain(text) if event == "pre-compact" else text
         payload = json.loads(stdin_text)
         if not isinstance(payload, dict):
             return None
@@ -84,6 +85,17 @@ def run_agent(agent: str, event: str, stdin_text: str, root: str | None = None, 
     except Exception:  # fail open
         _debug()
         return None
+
+
+def _plain(text: str | None) -> str | None:
+    """PreCompact's message as plain text: Claude Code 2.1 shows a PreCompact hook's output as it is
+    ("completed successfully: <output>") and appends it to the compaction instructions; JSON there is
+    noise to the person (issue 39)."""
+    try:
+        message = json.loads(text).get("systemMessage") if text else None
+    except (ValueError, AttributeError):
+        return text
+    return message if isinstance(message, str) else text
 
 
 def _without_skills(text: str) -> str:
