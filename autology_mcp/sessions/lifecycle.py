@@ -105,7 +105,9 @@ def session_ended(root: Path, payload: dict[str, Any]) -> str | None:
         return ("autology session memory: the transcript is still being written; it is ingested as soon as it"
                 " is complete (`autology sessions status` shows it meanwhile).")
     result = ingest_from_payload(root, payload)
-    return finish_session(root, result) if result is not None else None
+    if result is None or result.mode == "unchanged":  # nothing new since it was read (an earlier end, a follower)
+        return None
+    return finish_session(root, result)
 
 
 def start_follower(root: Path) -> None:

@@ -122,6 +122,8 @@ def test_session_end_ingests_and_writes_the_session_node(project: Path, tmp_path
         handle.write(assistant_line(sid, "Noted; the billing concept is unaffected.", "2026-10-02T11:00:05Z", "u-10") + "\n")
     again = session_end(end_payload(project, transcript, sid), project)
     assert "2 new turn(s)" in again["systemMessage"] and "updated" in again["systemMessage"]
+    unchanged = session_end(end_payload(project, transcript, sid), project)  # an end with nothing new: no "0 new turns"
+    assert "session memory" not in unchanged.get("systemMessage", "") and "0 new turn" not in json.dumps(unchanged)
     service = Autology.open(project)
     try:
         sessions = [n for n in service.query(type="session", limit=100)]
