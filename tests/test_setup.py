@@ -283,3 +283,16 @@ def test_the_autology_command_is_named_when_it_is_this_installation(
     assert done.returncode == 0, done.stderr  # the command runs (nothing to say: the store is empty)
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     assert commands() == ([sys.executable, "-m", "autology_mcp.hooks"], [sys.executable, "-m", "autology_mcp"])
+
+
+def test_gemini_names_each_hook_by_its_event(tmp_path: Path) -> None:
+    """Gemini CLI's status line says "Executing Hooks: <names>": one name per event, not "autology" for all
+    (issue 39, seen under tmux)."""
+    root = tmp_path / "p"
+    root.mkdir()
+    assert autology(root, "gemini", "--yes") == 0
+    hooks = json.loads((root / ".gemini/settings.json").read_text())["hooks"]
+    names = {event: [h["name"] for group in groups for h in group["hooks"]] for event, groups in hooks.items()}
+    assert names["SessionStart"] == ["autology session-start"] and names["BeforeAgent"] == ["autology user-prompt-submit"]
+    assert all(name.startswith("autology ") for found in names.values() for name in found)
+    assert len({name for found in names.values() for name in found}) == sum(len(found) for found in names.values())

@@ -117,11 +117,11 @@ def hook_command(prefix: list[str], agent: str, event: str) -> str:
         shlex.join([*prefix, "--agent", agent, event])
 
 
-def _hook(agent: str, command: str) -> dict[str, Any]:
+def _hook(agent: str, command: str, event: str) -> dict[str, Any]:
     if agent == "copilot":
         return {"type": "command", "bash": command, "timeoutSec": TIMEOUT_S}
-    if agent == "gemini":  # milliseconds; a name shows in Gemini's hook listings
-        return {"name": "autology", "type": "command", "command": command, "timeout": TIMEOUT_S * 1000}
+    if agent == "gemini":  # milliseconds; the name shows in Gemini's status line ("Executing Hooks: …") and listings
+        return {"name": f"autology {event}", "type": "command", "command": command, "timeout": TIMEOUT_S * 1000}
     return {"type": "command", "command": command, "timeout": TIMEOUT_S}
 
 
@@ -129,7 +129,7 @@ def hooks_for(agent: str, hook_prefix: list[str]) -> dict[str, list[dict[str, An
     """The hook entries of ``agent``, by its event names."""
     hooks: dict[str, list[dict[str, Any]]] = {}
     for event, matcher, ours in EVENTS[agent]:
-        command = _hook(agent, hook_command(hook_prefix, agent, ours))
+        command = _hook(agent, hook_command(hook_prefix, agent, ours), ours)
         if agent == "copilot":
             hooks.setdefault(event, []).append(command)
             continue
