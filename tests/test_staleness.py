@@ -1048,23 +1048,25 @@ def test_what_a_node_states_literally_is_read_from_its_text() -> None:
     from autology_mcp.knowledge.staleness import _Said
 
     said = _Said(set(), set(), "Raises 'Perhaps you meant http://...?' or \"Invalid URL %r: no scheme\"; the app's "
-                               "`json_encoder`, `'static/'`, `.env` and `x = f(1)`; bounds >= 1.21.1, < 4, port 5000; "
-                               "not 2019-05-01, #123, Python 2/3, 1 or https://example.com/v/7.7.")
+                               "`json_encoder`, `'static/'`, `.env` and `x = f(1)`; bounds >= 1.21.1, < 4, port 5000, "
+                               "64-bit lanes, 10,000 nodes, a 0.4 threshold; not 2019-05-01, #123, Python 2/3, UTF-8, "
+                               "L10-40, 1 or https://example.com/v/7.7.")
     assert said.literals == {"Perhaps you meant http://...?": ("Perhaps you meant http://",),
                              "Invalid URL %r: no scheme": ("Invalid URL", ": no scheme"),
                              "static/": ("static/",), ".env": (".env",)}
-    assert said.numbers == {"1.21.1": "1.21.1", "21": "1.21.1", "4": "4", "5000": "5000"}
+    assert said.numbers == {"1.21.1": "1.21.1", "21": "1.21.1", "4": "4", "5000": "5000", "64": "64", "10000": "10000",
+                            "0.4": "0.4"}  # a fraction has no parts: 0.4 is not a 4
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(list("ab1.2 '\"`…%s{}-#/:\n") + ["http://", "...", "3.0"]), max_size=80).map("".join))
+@given(st.lists(st.sampled_from(list("ab1.2 '\"`…%s{}-#/:,\n") + ["http://", "...", "3.0"]), max_size=80).map("".join))
 def test_the_quotes_and_numbers_a_node_states_are_in_its_text(text: str) -> None:
     from autology_mcp.knowledge.staleness import _Said
 
     said = _Said(set(), set(), text)
     flat = " ".join(text.split())
     assert all(p in flat and len(p) >= 2 for parts in said.literals.values() for p in parts)
-    assert all(token in text and atom in token.split(".") + [token] for atom, token in said.numbers.items())
+    assert all(token in text.replace(",", "") and atom in token.split(".") + [token] for atom, token in said.numbers.items())
 
 
 def test_a_value_moved_into_a_constant_the_symbol_uses_is_still_the_symbols(compat_repo: Path) -> None:
@@ -1078,3 +1080,29 @@ def test_a_value_moved_into_a_constant_the_symbol_uses_is_still_the_symbols(comp
     edit(compat_repo, "ATTEMPTS = 6", "ATTEMPTS = 8", path="src/compat.py")
     assert only(compat_repo, node).why == ("`connect` of src/compat.py changed: `6`, as the node states it, is gone from it "
                                            "(uncommitted)")
+
+
+def test_a_files_values_are_read_as_python_holds_them() -> None:
+    """A whole file's strings and numbers, read in one pass: adjacent strings joined as Python joins
+    them, docstrings and comments left out, 1_000 read as 1000; the same values as its statements give."""
+    from autology_mcp.knowledge.code_compare import file_literals, literals, units
+
+    text = ('"""Module docstring with 77 and \'Perhaps\'."""\nLIMIT = 1_000  # not 88\nMSG = (\n    "Perhaps you "  # a comment\n'
+            '    f"meant http://{x}?"\n)\n\n\ndef f():\n    """Docstring 99."""\n    return g("utf-8", 3.5)\n')
+    found = file_literals(text, "m.py")
+    assert found.strings == ("Perhaps you meant http://{x}?", "utf-8")
+    assert found.numbers == {"1000", "3.5", "8"}  # a float is no version (one in a string is); utf-8 holds an 8
+    assert found.holds_string("Perhaps you meant http://") and not found.holds_string("Docstring")
+    assert found.numbers == literals(units(text, "m.py")).numbers
+    other = file_literals('x = "a"  // 404\n', "m.js")
+    assert other.numbers == {"404"} and other.holds_string("a") and not other.holds_string("b")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_reading_a_files_values_never_raises(text: str) -> None:
+    from autology_mcp.knowledge.code_compare import file_literals
+
+    for path in ("m.py", "m.js"):
+        found = file_literals(text, path)
+        assert all(isinstance(s, str) for s in found.strings) and all(n[:1].isdigit() for n in found.numbers)

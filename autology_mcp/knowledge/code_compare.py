@@ -397,14 +397,18 @@ def constants_used(tree: ast.AST, node: ast.AST) -> list[Unit]:
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w]|\.\d)")
 
 
+def version_parts(token: str) -> list[str]:
+    """The parts of a version (``1.21.1``: 1, 21, 1); none for a whole number or a fraction (``0.4``)."""
+    return token.split(".") if "." in token and not token.startswith("0.") else []
+
+
 def numbers_in(text: str) -> set[str]:
-    """The numbers written in ``text``; a dotted one (a version) also by its parts: ``>=1.21.1`` gives
-    ``1.21.1``, ``1`` and ``21`` (a bound checked part by part, ``minor >= 21``, is the same version)."""
+    """The numbers written in ``text``; a version also by its parts: ``>=1.21.1`` gives ``1.21.1``,
+    ``1`` and ``21`` (a bound checked part by part, ``minor >= 21``, is the same version)."""
     found = set()
     for token in _NUMBER.findall(text):
         found.add(token)
-        if "." in token:
-            found.update(token.split("."))
+        found.update(version_parts(token))
     return found
 
 
@@ -450,8 +454,48 @@ def literals(found: list[Unit]) -> Literals:
 
 
 def file_literals(text: str, path: str) -> Literals:
-    """:func:`literals` of a whole file (kept per text: one file is read for every node that references it)."""
-    return _memo("literals:" + ("py" if path.endswith(".py") else ""), text, lambda t: literals(units(t, path)))
+    """What :func:`literals` finds in a whole file, read in one pass (kept per text: one file is read for
+    every node that references it). Python by its strings and comments scanned as :func:`code_words`
+    does, not parsed: adjacent strings joined (as Python joins them), a triple-quoted string that opens
+    its line taken for a docstring, comments left out, and the numbers of the rest; other languages by
+    their lines."""
+    if not path.endswith(".py"):
+        return _memo("literals", text, lambda t: literals(_line_units(t)))
+    return _memo("literals:py", text, _python_literals)
+
+
+def _python_literals(text: str) -> Literals:
+    strings: list[str] = []
+    numbers: set[str] = set()
+    code: list[str] = []
+    joined: list[str] = []  # the pieces of the string being read (adjacent literals)
+    at = end = 0
+    for m in _STRING_OR_COMMENT.finditer(text):
+        between = text[end:m.start()]
+        code.append(between)
+        if joined and between.strip():  # code between: the string before is complete
+            strings.append(" ".join("".join(joined).split()))
+            joined = []
+        at, end = m.start(), m.end()
+        literal = m.group("s")
+        if not literal:
+            continue  # a comment: left out, and it does not end a string run
+        body = literal.lstrip("rRbBuUfF")
+        quote = 3 if body[:3] in ('"""', "'''") else 1
+        line_start = text.rfind("\n", 0, at) + 1
+        if quote == 3 and not text[line_start:at].strip() and not joined:
+            continue  # a docstring or a bare string: prose about the code
+        joined.append(body[quote:len(body) - quote])
+    if joined:
+        strings.append(" ".join("".join(joined).split()))
+    code.append(text[end:])
+    for s in strings:
+        numbers |= numbers_in(s)
+    numbers |= {n.replace("_", "") for n in _CODE_NUMBER.findall(" ".join(code))}
+    return Literals(tuple(strings), frozenset(numbers), True)
+
+
+_CODE_NUMBER = re.compile(r"(?<![\w.])\d[\d_]*(?:\.\d[\d_]*)*(?![\w]|\.\d)")  # 1_000_000 is 1000000
 
 
 def strings_of(node: ast.AST) -> Counter[str]:

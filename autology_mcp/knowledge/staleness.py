@@ -45,9 +45,10 @@ lines with whitespace collapsed). Against the code now (the working tree: uncomm
   whole file for a file or a name in another language). A string it quotes (in quotes, or in
   backticks when not a name, a path, a number or code) counts by its literal parts, the text around an
   ellipsis or a placeholder, held in one of the code's string values (docstrings aside: prose about the
-  code); a number it states (``< 4``, ``1.21.1``, "at most 5 retries"; a version also by its parts,
-  as ``minor >= 21`` checks it; not 0, 1 or 2 alone, a date, an issue or ``2/3``) counts when the code
-  held it as a literal (a constant, or written in one of its strings). What the node quotes that the
+  code); a number it states (``< 4``, ``1.21.1``, "at most 5 retries", "64-bit", "10,000"; a version
+  also by its parts, as ``minor >= 21`` checks it, not a fraction, 0.4 is no 4; not 0, 1 or 2 alone,
+  a date, an issue or ``2/3``) counts when the code held it as a literal (a constant, or written in
+  one of its strings). What the node quotes that the
   code never held (prose in quotes) says nothing. Also stale when a name the node mentions (or the
   ``#symbol``) is newly deprecated (``@deprecated``, a deprecation warning in it or naming it,
   "deprecated" in its docstring; a deprecation mark in other languages); when the file is gone; when
@@ -87,6 +88,7 @@ from autology_mcp.knowledge.code_compare import (
     find_symbol,
     follow,
     literals,
+    version_parts,
     parameters_kept,
     parse_python,
     rewritten_share,
@@ -125,7 +127,7 @@ _QUOTED = re.compile(r"""(?<![\w'"])(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|\u201
 # where a quoted message leaves the code's text out: an ellipsis, a placeholder (%s, %r, {}, {name!r})
 _ELIDED = re.compile(r"\.\.\.|\u2026|%[-#0-9.]*[sdrifx]|\{[^{}]*\}")
 # a number the node states: 5000, 3.0, 1.21.1, "< 4"; not of a word (utf8), an issue (#123), a date or a range
-_STATED = re.compile(r"(?<![\w.\-/#])\d+(?:\.\d+)*(?![\w\-/]|\.\d)")
+_STATED = re.compile(r"(?<![\w.\-/#,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)*)(?![\w/]|-\d|\.\d|,\d)")  # 64-bit: 64; 10,000
 SMALL = frozenset({"0", "1", "2"})  # numbers too common in code and prose to say anything alone
 
 
@@ -868,12 +870,13 @@ class _Said:
 
     @cached_property
     def numbers(self) -> dict[str, str]:
-        """The numbers the node states (``5000``, ``3.0``, ``1.21.1``, "< 4"), each with the parts of a
-        dotted one (a bound checked part by part, ``minor >= 21``): number -> the number as the node
-        wrote it. Not 0, 1 or 2 alone (everywhere in code), nor a number in an address."""
+        """The numbers the node states (``5000``, ``3.0``, ``1.21.1``, "< 4", "64-bit"), each with the
+        parts of a version (a bound checked part by part, ``minor >= 21``; not of a fraction, 0.4):
+        number -> the number as the node wrote it. Not 0, 1 or 2 alone (everywhere in code), nor a
+        number in an address, a date or a range."""
         out: dict[str, str] = {}
-        for token in _STATED.findall(_URL.sub(" ", self.text)):
-            for atom in [token, *(token.split(".") if "." in token else [])]:
+        for token in (t.replace(",", "") for t in _STATED.findall(_URL.sub(" ", self.text))):
+            for atom in [token, *version_parts(token)]:
                 if atom not in SMALL:
                     out.setdefault(atom, token)
         return out
@@ -1019,16 +1022,15 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
 
 
 def _values_lost(before: str, now: str, path: str, said: _Said) -> list[str]:
-    """What the node states literally (:meth:`_Said.values_lost`) that the file held and holds no more."""
-    if not said.states_values or not _may_hold(before, said):
+    """What the node states literally (:meth:`_Said.values_lost`) that the file held and holds no more;
+    the file now is scanned only when it held one."""
+    if not said.numbers and not any(max(p.split(), key=len) in before for ps in said.literals.values() for p in ps):
         return []
-    return said.values_lost(file_literals(before, path), file_literals(now, path))
-
-
-def _may_hold(text: str, said: _Said) -> bool:
-    """Whether ``text`` may hold a value the node states at all (a look before a parse)."""
-    return any(max(p.split(), key=len) in text for parts in said.literals.values() for p in parts) \
-        or any(n in text for n in said.numbers)
+    held = file_literals(before, path)
+    if not said.numbers.keys() & held.numbers and \
+            not any(all(held.holds_string(p) for p in parts) for parts in said.literals.values()):
+        return []
+    return said.values_lost(held, file_literals(now, path))
 
 
 def _shown(names: list[str]) -> str:
