@@ -1106,3 +1106,26 @@ def test_reading_a_files_values_never_raises(text: str) -> None:
     for path in ("m.py", "m.js"):
         found = file_literals(text, path)
         assert all(isinstance(s, str) for s in found.strings) and all(n[:1].isdigit() for n in found.numbers)
+
+
+def test_a_squash_whose_branch_code_is_gone_still_judges_the_values_it_held(compat_repo: Path, tmp_path: Path) -> None:
+    """As for names: the branch wrote the node against its own code, main changed the message the node
+    quotes and the limit it states, and the squash left no blob of the branch's version in a fresh clone;
+    the values the fingerprint recorded still tell."""
+    git(compat_repo, "checkout", "-q", "-b", "feature")
+    edit(compat_repo, "def connect(address, timeout=30):", "def connect(address, timeout=30, retries=None):",
+         path="src/compat.py")
+    node = capture(compat_repo, ["src/compat.py"], content="Without a scheme: 'Perhaps you meant http://...?'; at most 6 "
+                                                          "tries.", title="URLs and tries")
+    commit(compat_repo, "retries, and the decision", when="2030-01-02T00:00:00Z")
+    git(compat_repo, "checkout", "-q", "main")
+    edit(compat_repo, "Perhaps you meant http://{url}?", "Perhaps you meant https://{url}?", path="src/compat.py")
+    edit(compat_repo, "MAX_RETRIES = 6", "MAX_RETRIES = 4", path="src/compat.py")
+    commit(compat_repo, "https, fewer tries", when="2030-01-03T00:00:00Z")
+    git(compat_repo, "merge", "-q", "--squash", "feature")
+    commit(compat_repo, "Retries (#3)", when="2030-01-04T00:00:00Z")
+    git(compat_repo, "branch", "-q", "-D", "feature")
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", "--no-local", str(compat_repo), str(fresh))
+    assert only(fresh, node).why == ("`'Perhaps you meant http://...?'`, `6`, as the node states them, are gone from "
+                                     "src/compat.py (since the node was written)")

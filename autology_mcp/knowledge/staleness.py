@@ -5,18 +5,19 @@ working tree, never from file times.
 **What the node saw.** When a node is captured, when its title, content or references change, and
 when a person marks it reviewed (``autology analyze --mark-reviewed ID``), its frontmatter records a
 fingerprint of the code it is written against (``code_seen``: each referenced file's git blob id,
-the blob written to git's object store, the names the node gives that each file held, and the hash
-of the title, content and references it was taken for). Relating, tagging or a status change keep
-it. A node's **base** is the commit that last changed its own file (for a node file with uncommitted
-edits, or never committed, the commit HEAD's history was at at its ``modified`` time). Each file
-reference is judged from the code at the base, unless the fingerprint says the node saw other code
-there (a relate or a tag committed later, the node's commit rebased or squash-merged onto newer
-code): then from the code it recorded, with the later commits those after the last commit of HEAD's
-history that held it ("since the node was written" when none did); when this clone does not have
-that code (a squashed branch's own version), a name it held that the file holds no more is stale. A
-fingerprint taken for other text (the node edited by hand) is void: the base's code is what the
-node was written against. A folder has no blob: the names its files held are what it recorded.
-Nodes written before issue 38 have no fingerprint: their base moves with any commit of their file.
+the blob written to git's object store, the names the node gives and the strings and numbers it
+states that each file held, and the hash of the title, content and references it was taken for).
+Relating, tagging or a status change keep it. A node's **base** is the commit that last changed
+its own file (for a node file with uncommitted edits, or never committed, the commit HEAD's history
+was at at its ``modified`` time). Each file reference is judged from the code at the base, unless
+the fingerprint says the node saw other code there (a relate or a tag committed later, the node's
+commit rebased or squash-merged onto newer code): then from the code it recorded, with the later
+commits those after the last commit of HEAD's history that held it ("since the node was written"
+when none did); when this clone does not have that code (a squashed branch's own version), a name
+or a value it held that the file holds no more is stale. A fingerprint taken for other text (the
+node edited by hand) is void: the base's code is what the node was written against. A folder has
+no blob: the names its files held are what it recorded. Nodes written before issue 38 have no
+fingerprint: their base moves with any commit of their file.
 
 Code is compared with formatting, comments and whitespace aside
 (:mod:`autology_mcp.knowledge.code_compare`: Python by its statements, other languages by their
@@ -263,17 +264,24 @@ def fingerprint(root: Path, title: str, content: str, references) -> dict | None
         kept = sorted({line.strip() for line in grep.stdout.splitlines()} & set(names))[:20]
         if kept:
             seen.setdefault("names", {})[folder] = kept
-    held = {}
-    for f in files:  # the names it gives that each file held: judged by when the blob is gone (a squashed branch's)
+    held, values = {}, {}
+    said = _Said(set(names), set(), f"{title}\n{content}")
+    for f in files:  # the names and values it gives that each file held: judged by when the blob is gone (a squash)
         try:
-            code = code_words((Path(root) / f).read_text(encoding="utf-8", errors="replace"), f)
+            text = (Path(root) / f).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
+        code = code_words(text, f)
         kept = [n for n in names if _holds(code, n)][:20]
         if kept:
             held[f] = kept
+        stated = said.values_held(file_literals(text, f)) if said.states_values else []
+        if stated:
+            values[f] = stated[:20]
     if held:
         seen["names"] = {**held, **seen.get("names", {})}
+    if values:
+        seen["values"] = values
     return seen
 
 
@@ -302,13 +310,14 @@ def recorded_code(node: KnowledgeNode) -> dict[str, str]:
     return {str(k): str(v) for k, v in seen["files"].items() if isinstance(v, str) and re.fullmatch(r"[0-9a-f]{7,64}", v)}
 
 
-def recorded_names(node: KnowledgeNode) -> dict[str, list[str]]:
+def recorded_names(node: KnowledgeNode, key: str = "names") -> dict[str, list[str]]:
     """The names the node gives that each referenced file held when the fingerprint was taken (path ->
-    names), under the same condition as :func:`recorded_code`."""
+    names), under the same condition as :func:`recorded_code`; with ``key="values"``, the strings it
+    quotes and the numbers it states that each file held (:meth:`_Said.values_held`)."""
     seen = node.extra.get(FINGERPRINT)
     if not isinstance(seen, dict) or seen.get("for") != node_hash(node.title, node.content, node.references):
         return {}
-    names = seen.get("names")
+    names = seen.get(key)
     if not isinstance(names, dict):
         return {}
     return {str(k): [str(n) for n in v if isinstance(n, str)] for k, v in names.items() if isinstance(v, list)}
@@ -816,8 +825,9 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
     text = f"{node.title}\n{node.content}"
     names, paths = mentions(text)
     seen, held, said = recorded_code(node), recorded_names(node), _Said(names, paths, text)
-    return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)))
-            for ref in refs]
+    values = recorded_names(node, "values")
+    return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)),
+                   values_then=values.get(reference_path(ref))) for ref in refs]
 
 
 @dataclass(frozen=True)
@@ -881,6 +891,16 @@ class _Said:
                     out.setdefault(atom, token)
         return out
 
+    def values_held(self, code: Literals) -> list[str]:
+        """The strings the node quotes and the numbers it states (as :attr:`literals` and :attr:`numbers`
+        key them) that ``code`` holds as literals."""
+        return [q for q, parts in self.literals.items() if all(code.holds_string(p) for p in parts)] + \
+            [n for n in self.numbers if n in code.numbers]
+
+    def shown(self, value: str) -> str:
+        """A value as a flag names it: a quote in quotes, a number as the node wrote it."""
+        return f"'{value}'" if value in self.literals else self.numbers.get(value, value)
+
     def values_lost(self, before: Literals, after: Literals) -> list[str]:
         """The strings the node quotes and the numbers it states that ``before`` held as literals (every
         literal part of a quote) and ``after`` does not: what the node says literally that the code no
@@ -933,7 +953,8 @@ class _Later:
 
 
 def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, recorded: str | None = None,
-           moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None) -> Finding:
+           moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None,
+           values_then: list[str] | None = None) -> Finding:
     path = reference_path(ref)
     anchor = ref.split("#", 1)[1].strip() if "#" in ref else ""
     later = _Later(h, base, path)
@@ -943,12 +964,18 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
         if seen is not None:
             before = seen
             later = _Later(h, base, path, *h.since_blob(path, recorded))
-        elif held_then and (now := h.worktree(path)) is not None:  # that code is gone: the names it held are not
+        elif (held_then or values_then) and (now := h.worktree(path)) is not None:  # that code is gone: what it held
             code = code_words(now, path)
-            lost = [n for n in held_then if n in said.names and not _holds(code, n)]
+            lost = [n for n in held_then or () if n in said.names and not _holds(code, n)]
             if lost:
                 verb = "is" if len(lost) == 1 else "are"
                 return Finding(ref, True, f"{_shown(lost)} {verb} gone from {path} (since the node was written)",
+                               later.text(explain))
+            still = set(said.values_held(file_literals(now, path))) if values_then else set()
+            gone = list(dict.fromkeys(said.shown(v) for v in values_then or ()
+                                      if (v in said.literals or v in said.numbers) and v not in still))
+            if gone:
+                return Finding(ref, True, f"{_stated(gone)} gone from {path} (since the node was written)",
                                later.text(explain))
     if moved is None and before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
                                               and h._git("ls-tree", "-d", base, "--", path)):
