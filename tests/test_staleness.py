@@ -921,3 +921,211 @@ def test_a_folder_reference_keeps_its_flag_through_a_committed_relate(repo: Path
         service.close()
     commit(repo, "relate")
     assert only(repo, node).why == "`backoff` is gone from src/"
+
+
+# ------------------------------------------------------------------------------ what the node states literally
+
+
+COMPAT = '''"""Compatibility checks (this docstring may say 'Perhaps you meant ftp://' or 9)."""
+
+MAX_RETRIES = 6
+
+
+def check_versions(parser_version, codec_version):
+    """Fail when a dependency is out of range: 1.21.1 and 3.0.2 are tested, 4 is not."""
+    major, minor, patch = (int(x) for x in parser_version.split(".")[:3])
+    # parser >= 1.21.1, < 2.0
+    assert major == 1
+    assert minor >= 21
+    codec_major = int(codec_version.split(".")[0])
+    assert codec_major >= 3
+    assert codec_major < 4
+
+
+def prepare_url(url):
+    if "://" not in url:
+        raise ValueError(f"Invalid URL {url!r}: no scheme supplied. Perhaps you meant http://{url}?")
+    return url.strip()
+
+
+def connect(address, timeout=30):
+    for attempt in range(MAX_RETRIES):
+        open_socket(address, timeout)
+'''
+
+
+@pytest.fixture
+def compat_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "compat"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "compat.py").write_text(COMPAT)
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "the checks", when="2020-01-01T00:00:00Z")
+    Autology.open(root).close()
+    return root
+
+
+def _compat_nodes(root: Path, nodes: dict[str, tuple[str, str]]) -> dict[str, str]:
+    ids = {key: capture(root, [ref], content=content, title=f"Compat {key}") for key, (ref, content) in nodes.items()}
+    commit(root, "record")
+    return ids
+
+
+def test_a_string_the_node_quotes_gone_from_the_code_is_a_flag(compat_repo: Path) -> None:
+    """What the node quotes (up to an ellipsis, in quotes or backticks), which the referenced code held at
+    the base and holds no more, is a flag, for a symbol, a line span and a whole file; a node that
+    quotes nothing of it, or quotes what only a docstring said, is not flagged by the same change."""
+    quoted = "Without a scheme it raises ValueError: 'Perhaps you meant http://...?'"
+    ids = _compat_nodes(compat_repo, {
+        "symbol": ("src/compat.py#prepare_url", quoted),
+        "span": ("src/compat.py#L18-19", quoted),
+        "file": ("src/compat.py", "URLs without a scheme are refused with \"Perhaps you meant http://...\"."),
+        "quiet": ("src/compat.py#prepare_url", "Without a scheme it raises ValueError."),
+        "docstring": ("src/compat.py", "The module says 'Perhaps you meant ftp://...' somewhere."),
+    })
+    edit(compat_repo, "Perhaps you meant http://{url}?", "Perhaps you meant https://{url}?", path="src/compat.py")
+    edit(compat_repo, "'Perhaps you meant ftp://'", "'Perhaps you meant sftp://'", path="src/compat.py")
+    commit(compat_repo, "Suggest https")
+    sha = git(compat_repo, "rev-parse", "--short=9", "HEAD").strip()
+    assert only(compat_repo, ids["symbol"]).why == ("`prepare_url` of src/compat.py changed: `'Perhaps you meant http://...?'`, "
+                                                    f"as the node states it, is gone from it ({sha}, 2030-01-01)")
+    assert only(compat_repo, ids["span"]).why == f"lines 18-19 of src/compat.py changed ({sha}, 2030-01-01)"
+    assert only(compat_repo, ids["file"]).why == (f"`'Perhaps you meant http://...'`, as the node states it, is gone from src/compat.py "
+                                                  f"({sha}, 2030-01-01)")
+    assert only(compat_repo, ids["quiet"]).stale is False
+    assert only(compat_repo, ids["docstring"]).stale is False  # a docstring is prose about the code, not its value
+
+
+def test_a_string_the_code_still_holds_or_never_held_is_no_flag(compat_repo: Path) -> None:
+    """The old code must have held the quote, and the new must not: the message moved within the file, or
+    prose in quotes that no code held, changes nothing."""
+    ids = _compat_nodes(compat_repo, {
+        "file": ("src/compat.py", "URLs without a scheme get 'Perhaps you meant http://...?' as a hint."),
+        "prose": ("src/compat.py#prepare_url", 'A URL is "prepared" here: stripped, or "refused".'),
+    })
+    edit(compat_repo, 'raise ValueError(f"Invalid URL {url!r}: no scheme supplied. Perhaps you meant http://{url}?")',
+         'raise InvalidURL(url)', path="src/compat.py")
+    edit(compat_repo, "MAX_RETRIES = 6\n", "MAX_RETRIES = 6\nHINT = 'Perhaps you meant http://{}?'\n", path="src/compat.py")
+    commit(compat_repo, "Move the hint")
+    assert only(compat_repo, ids["file"]).stale is False
+    assert only(compat_repo, ids["prose"]).stale is False
+
+
+def test_a_number_the_node_states_gone_from_the_code_is_a_flag(compat_repo: Path) -> None:
+    """A bound or a limit the node states, which the referenced code held as a literal at the base and
+    holds no more, is a flag (a version bound in an assert moved from < 4 to < 5; a retry limit in the
+    file); a number it states that is still there, or that only a docstring or a comment held, is not."""
+    ids = _compat_nodes(compat_repo, {
+        "bound": ("src/compat.py#check_versions", "The codec must be 3.0.2 or later and < 4."),
+        "parser": ("src/compat.py#check_versions", "The parser must be 1.21.1 or later, < 2.0."),
+        "limit": ("src/compat.py", "Connections are tried at most 6 times (`MAX_RETRIES`)."),
+    })
+    edit(compat_repo, "assert codec_major < 4", "assert codec_major < 5", path="src/compat.py")
+    edit(compat_repo, "# parser >= 1.21.1, < 2.0", "# parser >= 1.21.1, < 3.0", path="src/compat.py")
+    commit(compat_repo, "Allow codec 4")
+    sha = git(compat_repo, "rev-parse", "--short=9", "HEAD").strip()
+    assert only(compat_repo, ids["bound"]).why == ("`check_versions` of src/compat.py changed: `4`, as the node states it, "
+                                                   f"is gone from it ({sha}, 2030-01-01)")
+    assert only(compat_repo, ids["parser"]).stale is False  # 1.21.1 is still checked; 2.0 was only a comment
+    assert only(compat_repo, ids["limit"]).stale is False
+    edit(compat_repo, "assert minor >= 21", "assert minor >= 22", path="src/compat.py")
+    edit(compat_repo, "MAX_RETRIES = 6", "MAX_RETRIES = 7", path="src/compat.py")
+    assert only(compat_repo, ids["parser"]).why == ("`check_versions` of src/compat.py changed: `1.21.1`, as the node "
+                                                    "states it, is gone from it (uncommitted)")
+    assert only(compat_repo, ids["limit"]).why == "`6`, as the node states it, is gone from src/compat.py (uncommitted)"
+
+
+def test_small_numbers_dates_and_issues_are_not_values_the_node_states(compat_repo: Path) -> None:
+    """0, 1 and 2 alone are everywhere in code and prose; a date, an issue number or a range is not a value."""
+    node = _compat_nodes(compat_repo, {"n": ("src/compat.py#check_versions",
+                                             "Since 2019-05-01 (#30), 1 check per 2 parts; the parser's major is checked.")})["n"]
+    edit(compat_repo, "    assert major == 1\n", "    assert major in (0, 2)\n", path="src/compat.py")
+    commit(compat_repo, "Accept majors 0 and 2")
+    assert only(compat_repo, node).stale is False
+
+
+def test_what_a_node_states_literally_is_read_from_its_text() -> None:
+    from autology_mcp.knowledge.staleness import _Said
+
+    said = _Said(set(), set(), "Raises 'Perhaps you meant http://...?' or \"Invalid URL %r: no scheme\"; the app's "
+                               "`json_encoder`, `'static/'`, `.env` and `x = f(1)`; bounds >= 1.21.1, < 4, port 5000, "
+                               "64-bit lanes, 10,000 nodes, a 0.4 threshold; not 2019-05-01, #123, Python 2/3, UTF-8, "
+                               "L10-40, 1 or https://example.com/v/7.7.")
+    assert said.literals == {"Perhaps you meant http://...?": ("Perhaps you meant http://",),
+                             "Invalid URL %r: no scheme": ("Invalid URL", ": no scheme"),
+                             "static/": ("static/",), ".env": (".env",)}
+    assert said.numbers == {"1.21.1": "1.21.1", "21": "1.21.1", "4": "4", "5000": "5000", "64": "64", "10000": "10000",
+                            "0.4": "0.4"}  # a fraction has no parts: 0.4 is not a 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(list("ab1.2 '\"`…%s{}-#/:,\n") + ["http://", "...", "3.0"]), max_size=80).map("".join))
+def test_the_quotes_and_numbers_a_node_states_are_in_its_text(text: str) -> None:
+    from autology_mcp.knowledge.staleness import _Said
+
+    said = _Said(set(), set(), text)
+    flat = " ".join(text.split())
+    assert all(p in flat and len(p) >= 2 for parts in said.literals.values() for p in parts)
+    assert all(token in text.replace(",", "") and atom in token.split(".") + [token] for atom, token in said.numbers.items())
+
+
+def test_a_value_moved_into_a_constant_the_symbol_uses_is_still_the_symbols(compat_repo: Path) -> None:
+    """A limit taken out of a function into a module constant it uses keeps the value the node states;
+    the constant changed later takes it away."""
+    node = _compat_nodes(compat_repo, {"n": ("src/compat.py#connect", "Connections are tried 6 times.")})["n"]
+    edit(compat_repo, "MAX_RETRIES = 6", "MAX_RETRIES = 6\nATTEMPTS = 6", path="src/compat.py")
+    edit(compat_repo, "range(MAX_RETRIES)", "range(ATTEMPTS)", path="src/compat.py")
+    commit(compat_repo, "Rename the limit")
+    assert only(compat_repo, node).stale is False
+    edit(compat_repo, "ATTEMPTS = 6", "ATTEMPTS = 8", path="src/compat.py")
+    assert only(compat_repo, node).why == ("`connect` of src/compat.py changed: `6`, as the node states it, is gone from it "
+                                           "(uncommitted)")
+
+
+def test_a_files_values_are_read_as_python_holds_them() -> None:
+    """A whole file's strings and numbers, read in one pass: adjacent strings joined as Python joins
+    them, docstrings and comments left out, 1_000 read as 1000; the same values as its statements give."""
+    from autology_mcp.knowledge.code_compare import file_literals, literals, units
+
+    text = ('"""Module docstring with 77 and \'Perhaps\'."""\nLIMIT = 1_000  # not 88\nMSG = (\n    "Perhaps you "  # a comment\n'
+            '    f"meant http://{x}?"\n)\n\n\ndef f():\n    """Docstring 99."""\n    return g("utf-8", 3.5)\n')
+    found = file_literals(text, "m.py")
+    assert found.strings == ("Perhaps you meant http://{x}?", "utf-8")
+    assert found.numbers == {"1000", "3.5", "8"}  # a float is no version (one in a string is); utf-8 holds an 8
+    assert found.holds_string("Perhaps you meant http://") and not found.holds_string("Docstring")
+    assert found.numbers == literals(units(text, "m.py")).numbers
+    other = file_literals('x = "a"  // 404\n', "m.js")
+    assert other.numbers == {"404"} and other.holds_string("a") and not other.holds_string("b")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_reading_a_files_values_never_raises(text: str) -> None:
+    from autology_mcp.knowledge.code_compare import file_literals
+
+    for path in ("m.py", "m.js"):
+        found = file_literals(text, path)
+        assert all(isinstance(s, str) for s in found.strings) and all(n[:1].isdigit() for n in found.numbers)
+
+
+def test_a_squash_whose_branch_code_is_gone_still_judges_the_values_it_held(compat_repo: Path, tmp_path: Path) -> None:
+    """As for names: the branch wrote the node against its own code, main changed the message the node
+    quotes and the limit it states, and the squash left no blob of the branch's version in a fresh clone;
+    the values the fingerprint recorded still tell."""
+    git(compat_repo, "checkout", "-q", "-b", "feature")
+    edit(compat_repo, "def connect(address, timeout=30):", "def connect(address, timeout=30, retries=None):",
+         path="src/compat.py")
+    node = capture(compat_repo, ["src/compat.py"], content="Without a scheme: 'Perhaps you meant http://...?'; at most 6 "
+                                                          "tries.", title="URLs and tries")
+    commit(compat_repo, "retries, and the decision", when="2030-01-02T00:00:00Z")
+    git(compat_repo, "checkout", "-q", "main")
+    edit(compat_repo, "Perhaps you meant http://{url}?", "Perhaps you meant https://{url}?", path="src/compat.py")
+    edit(compat_repo, "MAX_RETRIES = 6", "MAX_RETRIES = 4", path="src/compat.py")
+    commit(compat_repo, "https, fewer tries", when="2030-01-03T00:00:00Z")
+    git(compat_repo, "merge", "-q", "--squash", "feature")
+    commit(compat_repo, "Retries (#3)", when="2030-01-04T00:00:00Z")
+    git(compat_repo, "branch", "-q", "-D", "feature")
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", "--no-local", str(compat_repo), str(fresh))
+    assert only(fresh, node).why == ("`'Perhaps you meant http://...?'`, `6`, as the node states them, are gone from "
+                                     "src/compat.py (since the node was written)")

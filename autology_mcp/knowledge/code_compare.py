@@ -8,6 +8,9 @@ collapsed. Each unit has two keys: ``text`` (string values whitespace-collapsed)
 values masked), so a change can be told to be in string literals only (a message, a docstring, a
 version string) or in the code.
 
+The literal values a piece of code holds (:func:`literals`): its string values, docstrings aside,
+and its numbers, so a string or a number a node states can be told to be gone from the code.
+
 Also here: a function's parameters compared (an added optional parameter keeps the old calls), a
 name's deprecation found (``@deprecated``, ``warnings.warn(..., DeprecationWarning)`` in it or naming
 it, "deprecated" in its docstring), and the code's words with Python comments left out.
@@ -197,6 +200,8 @@ class SpanChange:
     span: tuple[int, int] | None  # where the span is now (None: it cannot be followed)
     changed: bool  # its code changed
     strings: frozenset[str] = frozenset()  # when only string values changed: the old and new ones that differ
+    before: tuple[Unit, ...] = field(default=(), compare=False)  # then: the span's units, as they were
+    after: tuple[Unit, ...] = field(default=(), compare=False)  # and as they are
 
 
 def follow(before: str, after: str, span: tuple[int, int], path: str) -> SpanChange:
@@ -221,7 +226,8 @@ def follow(before: str, after: str, span: tuple[int, int], path: str) -> SpanCha
     before_strings = Counter(s for u in old[lo:hi + 1] for s in u.strings)
     after_strings = Counter(s for u in new[mapped[0]:mapped[1] + 1] for s in u.strings)
     differ = frozenset((before_strings - after_strings) + (after_strings - before_strings))
-    return SpanChange(_lines(old, new, lo, hi, mapped, span), True, differ)
+    return SpanChange(_lines(old, new, lo, hi, mapped, span), True, differ, tuple(old[lo:hi + 1]),
+                      tuple(new[mapped[0]:mapped[1] + 1]))
 
 
 def _lines(old: list[Unit], new: list[Unit], lo: int, hi: int, mapped: tuple[int, int],
@@ -357,6 +363,139 @@ def _only_added_keywords(old: Unit, new: Unit) -> bool:
             added |= len(keep) != len(n.keywords)
             n.keywords = keep
     return added and dump(trimmed, False, True) == dump(old.node, False, True)
+
+
+def symbol_units(node: ast.AST) -> list[Unit]:
+    """A symbol's statements, its own header (signature, defaults, decorators) included."""
+    out: list[Unit] = []
+    _walk(node.body if isinstance(node, ast.Module) else [node], "body", 0, out)
+    return out
+
+
+def constants_used(tree: ast.AST, node: ast.AST) -> list[Unit]:
+    """The module's and its classes' assignments of a name ``node`` uses (``MAX_RETRIES = 3`` for a
+    function that loops ``range(MAX_RETRIES)``): a value moved out of a function into a constant is
+    still the function's."""
+    used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | \
+        {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+    if not used:
+        return []
+    scopes = [getattr(tree, "body", [])]
+    scopes += [c.body for c in getattr(tree, "body", []) if isinstance(c, ast.ClassDef)]
+    found = []
+    for body in scopes:
+        for stmt in body:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+            if any(isinstance(t, ast.Name) and t.id in used for t in targets):
+                found.append(stmt)
+    out: list[Unit] = []
+    _walk(found, "body", 0, out)
+    return out
+
+
+# a number as written: 5000, 3.0, 1.21.1 (not part of a word, utf8 or sha256, nor of a longer dotted one)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w]|\.\d)")
+
+
+def version_parts(token: str) -> list[str]:
+    """The parts of a version (``1.21.1``: 1, 21, 1); none for a whole number or a fraction (``0.4``)."""
+    return token.split(".") if "." in token and not token.startswith("0.") else []
+
+
+def numbers_in(text: str) -> set[str]:
+    """The numbers written in ``text``; a version also by its parts: ``>=1.21.1`` gives ``1.21.1``,
+    ``1`` and ``21`` (a bound checked part by part, ``minor >= 21``, is the same version)."""
+    found = set()
+    for token in _NUMBER.findall(text):
+        found.add(token)
+        found.update(version_parts(token))
+    return found
+
+
+@dataclass(frozen=True)
+class Literals:
+    """The values a piece of code holds as written: its strings and its numbers."""
+
+    strings: tuple[str, ...]  # string values, whitespace-collapsed (in other languages: each line)
+    numbers: frozenset[str]
+    python: bool  # strings are the code's string values, not its lines
+
+    def holds_string(self, part: str) -> bool:
+        """Whether one of its strings is ``part`` or, for a part of four characters or more, holds it
+        (a message quoted up to an ellipsis). In other languages, a short part must be quoted in a line."""
+        if len(part) < 4:
+            if self.python:
+                return part in self.strings
+            return any(f'"{part}"' in line or f"'{part}'" in line for line in self.strings)
+        return any(part in s for s in self.strings)
+
+
+def literals(found: list[Unit]) -> Literals:
+    """The string values and the numbers of these units. In Python: its string constants (docstrings and
+    other bare strings aside: prose about the code, not values it holds), its int and float constants,
+    and the numbers written in its strings. In other languages: its lines (comments and all) and the
+    numbers written in them."""
+    strings: list[str] = []
+    numbers: set[str] = set()
+    python = any(u.node is not None for u in found)
+    for u in found:
+        if u.node is None:
+            if not python:
+                strings.append(u.text)
+                numbers |= numbers_in(u.text)
+            continue
+        if isinstance(u.node, ast.Expr) and isinstance(u.node.value, ast.Constant) and isinstance(u.node.value.value, str):
+            continue  # a docstring
+        strings += u.strings
+        numbers.update(v for v in u.constants() if _NUMBER.fullmatch(v))
+        for s in u.strings:
+            numbers |= numbers_in(s)
+    return Literals(tuple(strings), frozenset(numbers), python)
+
+
+def file_literals(text: str, path: str) -> Literals:
+    """What :func:`literals` finds in a whole file, read in one pass (kept per text: one file is read for
+    every node that references it). Python by its strings and comments scanned as :func:`code_words`
+    does, not parsed: adjacent strings joined (as Python joins them), a triple-quoted string that opens
+    its line taken for a docstring, comments left out, and the numbers of the rest; other languages by
+    their lines."""
+    if not path.endswith(".py"):
+        return _memo("literals", text, lambda t: literals(_line_units(t)))
+    return _memo("literals:py", text, _python_literals)
+
+
+def _python_literals(text: str) -> Literals:
+    strings: list[str] = []
+    numbers: set[str] = set()
+    code: list[str] = []
+    joined: list[str] = []  # the pieces of the string being read (adjacent literals)
+    at = end = 0
+    for m in _STRING_OR_COMMENT.finditer(text):
+        between = text[end:m.start()]
+        code.append(between)
+        if joined and between.strip():  # code between: the string before is complete
+            strings.append(" ".join("".join(joined).split()))
+            joined = []
+        at, end = m.start(), m.end()
+        literal = m.group("s")
+        if not literal:
+            continue  # a comment: left out, and it does not end a string run
+        body = literal.lstrip("rRbBuUfF")
+        quote = 3 if body[:3] in ('"""', "'''") else 1
+        line_start = text.rfind("\n", 0, at) + 1
+        if quote == 3 and not text[line_start:at].strip() and not joined:
+            continue  # a docstring or a bare string: prose about the code
+        joined.append(body[quote:len(body) - quote])
+    if joined:
+        strings.append(" ".join("".join(joined).split()))
+    code.append(text[end:])
+    for s in strings:
+        numbers |= numbers_in(s)
+    numbers |= {n.replace("_", "") for n in _CODE_NUMBER.findall(" ".join(code))}
+    return Literals(tuple(strings), frozenset(numbers), True)
+
+
+_CODE_NUMBER = re.compile(r"(?<![\w.])\d[\d_]*(?:\.\d[\d_]*)*(?![\w]|\.\d)")  # 1_000_000 is 1000000
 
 
 def strings_of(node: ast.AST) -> Counter[str]:

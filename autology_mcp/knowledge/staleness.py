@@ -5,18 +5,19 @@ working tree, never from file times.
 **What the node saw.** When a node is captured, when its title, content or references change, and
 when a person marks it reviewed (``autology analyze --mark-reviewed ID``), its frontmatter records a
 fingerprint of the code it is written against (``code_seen``: each referenced file's git blob id,
-the blob written to git's object store, the names the node gives that each file held, and the hash
-of the title, content and references it was taken for). Relating, tagging or a status change keep
-it. A node's **base** is the commit that last changed its own file (for a node file with uncommitted
-edits, or never committed, the commit HEAD's history was at at its ``modified`` time). Each file
-reference is judged from the code at the base, unless the fingerprint says the node saw other code
-there (a relate or a tag committed later, the node's commit rebased or squash-merged onto newer
-code): then from the code it recorded, with the later commits those after the last commit of HEAD's
-history that held it ("since the node was written" when none did); when this clone does not have
-that code (a squashed branch's own version), a name it held that the file holds no more is stale. A
-fingerprint taken for other text (the node edited by hand) is void: the base's code is what the
-node was written against. A folder has no blob: the names its files held are what it recorded.
-Nodes written before issue 38 have no fingerprint: their base moves with any commit of their file.
+the blob written to git's object store, the names the node gives and the strings and numbers it
+states that each file held, and the hash of the title, content and references it was taken for).
+Relating, tagging or a status change keep it. A node's **base** is the commit that last changed
+its own file (for a node file with uncommitted edits, or never committed, the commit HEAD's history
+was at at its ``modified`` time). Each file reference is judged from the code at the base, unless
+the fingerprint says the node saw other code there (a relate or a tag committed later, the node's
+commit rebased or squash-merged onto newer code): then from the code it recorded, with the later
+commits those after the last commit of HEAD's history that held it ("since the node was written"
+when none did); when this clone does not have that code (a squashed branch's own version), a name
+or a value it held that the file holds no more is stale. A fingerprint taken for other text (the
+node edited by hand) is void: the base's code is what the node was written against. A folder has
+no blob: the names its files held are what it recorded. Nodes written before issue 38 have no
+fingerprint: their base moves with any commit of their file.
 
 Code is compared with formatting, comments and whitespace aside
 (:mod:`autology_mcp.knowledge.code_compare`: Python by its statements, other languages by their
@@ -25,7 +26,7 @@ lines with whitespace collapsed). Against the code now (the working tree: uncomm
 - ``path#L10-40``: stale when the code of those lines changed; the span is followed through the
   later commits (code added above it moves it, a reflow or a moved comment does not change it) and
   through renames. A change only in string values the node does not quote (a version string, a
-  message) is not one.
+  message) is not one, unless it takes away a string the node quotes or a number it states.
 - ``path#symbol`` (Python; a property's getter and setter together): stale when it is gone; when an
   existing parameter is removed, renamed, reordered or its default changed; when a name or a code
   snippet the node gives, that the symbol held, is gone from it; when its changed statements differ
@@ -39,10 +40,20 @@ lines with whitespace collapsed). Against the code now (the working tree: uncomm
   ``app.retry``), which the referenced code held at the base, is gone from it now (comments aside);
   or, for a file, when more than half of the code the node saw is gone and no name it gives plainly
   is still in it.
-- Any file reference: stale when a name the node mentions (or the ``#symbol``) is newly deprecated
-  (``@deprecated``, a deprecation warning in it or naming it, "deprecated" in its docstring; a
-  deprecation mark in other languages); when the file is gone; when it moved ("moved to
-  new/path.py (commit)", and what changed there).
+- Any file reference: stale when something the node states literally, which the referenced code held
+  at the base, is gone from it (:meth:`_Said.values_lost`; the code: the ``#symbol`` with the module
+  and class constants it uses, the ``#L`` span's statements when only their strings changed, or the
+  whole file for a file or a name in another language). A string it quotes (in quotes, or in
+  backticks when not a name, a path, a number or code) counts by its literal parts, the text around an
+  ellipsis or a placeholder, held in one of the code's string values (docstrings aside: prose about the
+  code); a number it states (``< 4``, ``1.21.1``, "at most 5 retries", "64-bit", "10,000"; a version
+  also by its parts, as ``minor >= 21`` checks it, not a fraction, 0.4 is no 4; not 0, 1 or 2 alone,
+  a date, an issue or ``2/3``) counts when the code held it as a literal (a constant, or written in
+  one of its strings). What the node quotes that the
+  code never held (prose in quotes) says nothing. Also stale when a name the node mentions (or the
+  ``#symbol``) is newly deprecated (``@deprecated``, a deprecation warning in it or naming it,
+  "deprecated" in its docstring; a deprecation mark in other languages); when the file is gone; when
+  it moved ("moved to new/path.py (commit)", and what changed there).
 
 Any other later commit is information, not a flag: "3 later commits, the last: <subject>".
 A flag names what changed: the name or the lines, and the commit that changed them (the first
@@ -68,16 +79,22 @@ from functools import cached_property
 from pathlib import Path
 
 from autology_mcp.knowledge.code_compare import (
+    Literals,
     body_units,
+    constants_used,
     code_words,
     deprecated,
     dump,
+    file_literals,
     find_symbol,
     follow,
+    literals,
+    version_parts,
     parameters_kept,
     parse_python,
     rewritten_share,
     strings_of,
+    symbol_units,
     changed_units,
     lines_of,
 )
@@ -105,6 +122,14 @@ _WORDS = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{4,}(?![\w])")
 _SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return)\s")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _PATHISH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
+# a string the node quotes: 'Perhaps you meant http://...?', "utf-8", “…”; not an apostrophe (the app's)
+_QUOTED = re.compile(r"""(?<![\w'"])(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|\u201c([^\u201d\n]{1,200})\u201d"""
+                     r"""|\u2018([^\u2019\n]{1,200})\u2019)(?![\w])""")
+# where a quoted message leaves the code's text out: an ellipsis, a placeholder (%s, %r, {}, {name!r})
+_ELIDED = re.compile(r"\.\.\.|\u2026|%[-#0-9.]*[sdrifx]|\{[^{}]*\}")
+# a number the node states: 5000, 3.0, 1.21.1, "< 4"; not of a word (utf8), an issue (#123), a date or a range
+_STATED = re.compile(r"(?<![\w.\-/#,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)*)(?![\w/]|-\d|\.\d|,\d)")  # 64-bit: 64; 10,000
+SMALL = frozenset({"0", "1", "2"})  # numbers too common in code and prose to say anything alone
 
 
 @dataclass(frozen=True)
@@ -239,17 +264,24 @@ def fingerprint(root: Path, title: str, content: str, references) -> dict | None
         kept = sorted({line.strip() for line in grep.stdout.splitlines()} & set(names))[:20]
         if kept:
             seen.setdefault("names", {})[folder] = kept
-    held = {}
-    for f in files:  # the names it gives that each file held: judged by when the blob is gone (a squashed branch's)
+    held, values = {}, {}
+    said = _Said(set(names), set(), f"{title}\n{content}")
+    for f in files:  # the names and values it gives that each file held: judged by when the blob is gone (a squash)
         try:
-            code = code_words((Path(root) / f).read_text(encoding="utf-8", errors="replace"), f)
+            text = (Path(root) / f).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
+        code = code_words(text, f)
         kept = [n for n in names if _holds(code, n)][:20]
         if kept:
             held[f] = kept
+        stated = said.values_held(file_literals(text, f)) if said.states_values else []
+        if stated:
+            values[f] = stated[:20]
     if held:
         seen["names"] = {**held, **seen.get("names", {})}
+    if values:
+        seen["values"] = values
     return seen
 
 
@@ -278,13 +310,14 @@ def recorded_code(node: KnowledgeNode) -> dict[str, str]:
     return {str(k): str(v) for k, v in seen["files"].items() if isinstance(v, str) and re.fullmatch(r"[0-9a-f]{7,64}", v)}
 
 
-def recorded_names(node: KnowledgeNode) -> dict[str, list[str]]:
+def recorded_names(node: KnowledgeNode, key: str = "names") -> dict[str, list[str]]:
     """The names the node gives that each referenced file held when the fingerprint was taken (path ->
-    names), under the same condition as :func:`recorded_code`."""
+    names), under the same condition as :func:`recorded_code`; with ``key="values"``, the strings it
+    quotes and the numbers it states that each file held (:meth:`_Said.values_held`)."""
     seen = node.extra.get(FINGERPRINT)
     if not isinstance(seen, dict) or seen.get("for") != node_hash(node.title, node.content, node.references):
         return {}
-    names = seen.get("names")
+    names = seen.get(key)
     if not isinstance(names, dict):
         return {}
     return {str(k): [str(n) for n in v if isinstance(n, str)] for k, v in names.items() if isinstance(v, list)}
@@ -792,8 +825,9 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
     text = f"{node.title}\n{node.content}"
     names, paths = mentions(text)
     seen, held, said = recorded_code(node), recorded_names(node), _Said(names, paths, text)
-    return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)))
-            for ref in refs]
+    values = recorded_names(node, "values")
+    return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)),
+                   values_then=values.get(reference_path(ref))) for ref in refs]
 
 
 @dataclass(frozen=True)
@@ -824,6 +858,62 @@ class _Said:
     def snippets(self) -> list[str]:
         """Code quoted in backticks (``self.url_map = Map()``): not one name, but a piece of code."""
         return sorted({s.strip() for s in _TICKS.findall(self.text) if _SNIPPET.search(s) and len(s.strip()) >= 6})
+
+    @cached_property
+    def literals(self) -> dict[str, tuple[str, ...]]:
+        """The strings the node quotes (in quotes, or in backticks when not a name, a path, a number or
+        code), each with its literal parts: the text around an ellipsis or a placeholder
+        ('Perhaps you meant http://...?' is 'Perhaps you meant http://'), whitespace-collapsed, of two
+        characters or more."""
+        found = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(self.text)]
+        for span in _TICKS.findall(self.text):
+            span = span.strip()
+            if not (_IDENT.fullmatch(span) or _PATHISH.match(span) or _SNIPPET.search(span) or _STATED.fullmatch(span)
+                    or span[:1] in "'\"\u201c\u2018"):
+                found.append(span)
+        out = {}
+        for quote in found:
+            parts = tuple(p for p in (" ".join(p.split()) for p in _ELIDED.split(quote)) if len(p) >= 2)
+            if parts:
+                out[quote] = parts
+        return out
+
+    @cached_property
+    def numbers(self) -> dict[str, str]:
+        """The numbers the node states (``5000``, ``3.0``, ``1.21.1``, "< 4", "64-bit"), each with the
+        parts of a version (a bound checked part by part, ``minor >= 21``; not of a fraction, 0.4):
+        number -> the number as the node wrote it. Not 0, 1 or 2 alone (everywhere in code), nor a
+        number in an address, a date or a range."""
+        out: dict[str, str] = {}
+        for token in (t.replace(",", "") for t in _STATED.findall(_URL.sub(" ", self.text))):
+            for atom in [token, *version_parts(token)]:
+                if atom not in SMALL:
+                    out.setdefault(atom, token)
+        return out
+
+    def values_held(self, code: Literals) -> list[str]:
+        """The strings the node quotes and the numbers it states (as :attr:`literals` and :attr:`numbers`
+        key them) that ``code`` holds as literals."""
+        return [q for q, parts in self.literals.items() if all(code.holds_string(p) for p in parts)] + \
+            [n for n in self.numbers if n in code.numbers]
+
+    def shown(self, value: str) -> str:
+        """A value as a flag names it: a quote in quotes, a number as the node wrote it."""
+        return f"'{value}'" if value in self.literals else self.numbers.get(value, value)
+
+    def values_lost(self, before: Literals, after: Literals) -> list[str]:
+        """The strings the node quotes and the numbers it states that ``before`` held as literals (every
+        literal part of a quote) and ``after`` does not: what the node says literally that the code no
+        longer holds (a message changed from http:// to https://, a bound from < 4 to < 5)."""
+        lost = [f"'{quote}'" for quote, parts in self.literals.items()
+                if all(before.holds_string(p) for p in parts) and not all(after.holds_string(p) for p in parts)]
+        lost += list(dict.fromkeys(token for atom, token in self.numbers.items()
+                                   if atom in before.numbers and atom not in after.numbers))
+        return lost
+
+    @property
+    def states_values(self) -> bool:
+        return bool(self.literals or self.numbers)
 
     def quotes(self, strings) -> bool:
         """Whether the node's text quotes one of these string values (a version, a message)."""
@@ -863,7 +953,8 @@ class _Later:
 
 
 def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, recorded: str | None = None,
-           moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None) -> Finding:
+           moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None,
+           values_then: list[str] | None = None) -> Finding:
     path = reference_path(ref)
     anchor = ref.split("#", 1)[1].strip() if "#" in ref else ""
     later = _Later(h, base, path)
@@ -873,12 +964,18 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
         if seen is not None:
             before = seen
             later = _Later(h, base, path, *h.since_blob(path, recorded))
-        elif held_then and (now := h.worktree(path)) is not None:  # that code is gone: the names it held are not
+        elif (held_then or values_then) and (now := h.worktree(path)) is not None:  # that code is gone: what it held
             code = code_words(now, path)
-            lost = [n for n in held_then if n in said.names and not _holds(code, n)]
+            lost = [n for n in held_then or () if n in said.names and not _holds(code, n)]
             if lost:
                 verb = "is" if len(lost) == 1 else "are"
                 return Finding(ref, True, f"{_shown(lost)} {verb} gone from {path} (since the node was written)",
+                               later.text(explain))
+            still = set(said.values_held(file_literals(now, path))) if values_then else set()
+            gone = list(dict.fromkeys(said.shown(v) for v in values_then or ()
+                                      if (v in said.literals or v in said.numbers) and v not in still))
+            if gone:
+                return Finding(ref, True, f"{_stated(gone)} gone from {path} (since the node was written)",
                                later.text(explain))
     if moved is None and before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
                                               and h._git("ls-tree", "-d", base, "--", path)):
@@ -935,6 +1032,11 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
                               first in said.names else _squeezed(first) in _squeezed(code_words(t, path)))
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{_shown(gone)} {verb} gone from {where} ({when})", later.text(explain))
+    if not anchor or not path.endswith(".py"):  # a file, or a name in another language: the file's values
+        values = _values_lost(before, now, path, said)
+        if values:
+            when = _first_without(h, later, lambda t: not _values_lost(before, t, path, said))
+            return Finding(ref, True, f"{_stated(values)} gone from {where} ({when})", later.text(explain))
     kept = any(_holds(now_code, n) for n in held & said.strong)
     share = 0.0 if kept else rewritten_share(before, now, path)
     if share > REWRITTEN:  # a name the node gives that is still there says it still holds
@@ -946,15 +1048,33 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
     return Finding(ref, False, None, later.text(True) or ("uncommitted edits" if not later.commits else None))
 
 
+def _values_lost(before: str, now: str, path: str, said: _Said) -> list[str]:
+    """What the node states literally (:meth:`_Said.values_lost`) that the file held and holds no more;
+    the file now is scanned only when it held one."""
+    if not said.numbers and not any(max(p.split(), key=len) in before for ps in said.literals.values() for p in ps):
+        return []
+    held = file_literals(before, path)
+    if not said.numbers.keys() & held.numbers and \
+            not any(all(held.holds_string(p) for p in parts) for parts in said.literals.values()):
+        return []
+    return said.values_lost(held, file_literals(now, path))
+
+
 def _shown(names: list[str]) -> str:
     return ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _stated(values: list[str]) -> str:
+    """"`'http://'`, as the node states it, is": the strings and numbers :meth:`_Said.values_lost` found."""
+    return f"{_shown(values)}, as the node states {'it, is' if len(values) == 1 else 'them, are'}"
 
 
 def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now: str,
                 span: tuple[int, int], what: str, said: _Said, explain: bool) -> Finding:
     """A line span followed from the base through each later commit by its code (formatting, comments
     and whitespace aside): stale when its code changed, beyond string values the node does not quote
-    (a version string bumped, a message reworded)."""
+    (a version string bumped, a message reworded): a string value the node's text holds, or one that
+    held a string the node quotes or a number it states and holds it no more."""
     commits = later.commits
 
     def step(old: str, new: str, where: tuple[int, int]) -> tuple[int, int] | None:
@@ -964,6 +1084,9 @@ def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now
         change = follow(old, new, where, path)
         if change.span is None or (change.changed and (not change.strings or said.quotes(change.strings))):
             return None
+        if change.changed and said.states_values and said.values_lost(literals(list(change.before)),
+                                                                       literals(list(change.after))):
+            return None  # a string the node quotes, or a number it states, gone from the span's strings
         return change.span
 
     previous, where = before, span
@@ -987,9 +1110,10 @@ def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now
 def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path: str, said: _Said) -> str | None:
     """Why a Python symbol's change may make the node wrong, or None when it keeps what the node says:
     gone; an existing parameter removed, renamed, reordered or its default changed; a name or a code
-    snippet the node gives (that the symbol held) gone from it; a changed statement that uses a name
-    or a word of the node's text, or a string value it quotes; more than half of its statements
-    rewritten. Formatting, comments, an added parameter, and statements changed that touch nothing
+    snippet the node gives (that the symbol held) gone from it; a string the node quotes or a number it
+    states that the symbol (or a constant it uses) held and holds no more; a changed statement that
+    uses a name or a word of the node's text, or a string value it quotes; more than half of its
+    statements rewritten. Formatting, comments, an added parameter, and statements changed that touch nothing
     the node says (or only gained keyword arguments) are not."""
     tree = parse_python(new_text)
     new = find_symbol(tree, symbol) if tree is not None else None
@@ -997,7 +1121,11 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return "gone"
     if dump(old, False) == dump(new, False):
         return None
+    values = said.values_lost(literals(symbol_units(old) + constants_used(parse_python(old_text), old)),
+                              literals(symbol_units(new) + constants_used(tree, new))) if said.states_values else []
     if dump(old, True) == dump(new, True):  # string values only
+        if values:
+            return f"{_stated(values)} gone from it"
         differ = (strings_of(old) - strings_of(new)) + (strings_of(new) - strings_of(old))
         return "a string value the node quotes changed" if said.quotes(differ) else None
     broke = parameters_kept(old, new)
@@ -1006,6 +1134,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     lost = _lost(code_words(_segment(old_text, old), path), code_words(_segment(new_text, new), path), said)
     if lost:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
+    if values:
+        return f"{_stated(values)} gone from it"
     gone, came = changed_units(old, new)
     own = set(symbol.split("."))
     uses_before = {i for u in gone for i in u.identifiers()}
