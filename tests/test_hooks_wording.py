@@ -11,7 +11,18 @@ from pathlib import Path
 
 import pytest
 from core_helpers import git
-from test_hooks_dialects import RETRY_PY, _env, codex_tool, copilot_tool, gemini_tool, repo  # noqa: F401 - fixtures
+from test_hooks_dialects import (  # noqa: F401 - _env and repo are fixtures
+    ON_TOPIC,
+    RETRY_PY,
+    _env,
+    codex_tool,
+    copilot_tool,
+    edits,
+    gemini_tool,
+    prompt_payload,
+    reads,
+    repo,
+)
 
 from autology_mcp.hooks import run_agent
 
@@ -30,22 +41,48 @@ def _commit_payload(agent: str, root: Path) -> tuple[str, dict]:
                            "tool_input": {"command": command}, "tool_response": {"stdout": "[main abc] Tune the retry"}}
 
 
+def _claude_tool(root: Path, tool: str, session: str) -> dict:
+    target = {"file_path": str(root / "src" / "retry.py")}
+    if tool == "Edit":
+        target |= {"old_string": "2**i", "new_string": "2**i"}
+    return {"session_id": session, "cwd": str(root), "hook_event_name": "PostToolUse" if tool == "Read" else "PreToolUse",
+            "tool_name": tool, "tool_input": target, "tool_response": {}}
+
+
+def _reads_and_edits(agent: str, root: Path) -> list[tuple[str, dict]]:
+    """A read of the governed file, and an edit of it in a session of its own (each says its knowledge once)."""
+    if agent == "claude-code":
+        return [("post-read", _claude_tool(root, "Read", "s1")), ("pre-tool-use", _claude_tool(root, "Edit", "s2"))]
+    return [("post-tool-use", reads(agent, root, "s1")), ("post-tool-use", edits(agent, root, "s2"))]
+
+
+def _prompt(agent: str, root: Path) -> dict:
+    if agent == "claude-code":
+        return {"session_id": "s3", "cwd": str(root), "hook_event_name": "UserPromptSubmit", "prompt": ON_TOPIC}
+    return prompt_payload(agent, root, ON_TOPIC, session="s3")
+
+
 def outputs(agent: str, root: Path, bare: Path) -> list[str]:
-    """What each event that speaks prints for ``agent``: session start with knowledge and without a store,
-    compaction, a commit."""
+    """What every event that speaks prints for ``agent``: session start with knowledge and without a
+    store, the prompt, a read and an edit of a governed file, compaction, a commit (session end's
+    words are in tests/sessions/test_sessions_agents.py, with the transcripts they need)."""
     name = agent.split("+")[0]
-    (root / "src" / "retry.py").write_text(RETRY_PY + "\n# tuned\n")
-    git(root, "commit", "-qam", "Tune the retry")
     calls = [("session-start", {"session_id": "s1", "cwd": str(root), "hook_event_name": "SessionStart", "source": "startup"}),
              ("session-start", {"session_id": "s1", "cwd": str(bare), "hook_event_name": "SessionStart", "source": "startup"}),
-             ("pre-compact", {"session_id": "s1", "cwd": str(root), "hook_event_name": "PreCompact", "trigger": "manual"}),
-             _commit_payload(name, root)]
+             ("user-prompt-submit", _prompt(name, root)),
+             *_reads_and_edits(name, root),
+             ("pre-compact", {"session_id": "s1", "cwd": str(root), "hook_event_name": "PreCompact", "trigger": "manual"})]
     said = []
     for event, payload in calls:
         text = run_agent(name, event, json.dumps(payload), root=str(root if payload["cwd"] == str(root) else bare))
         if text:
             said.append(text)
-    return said
+    assert len(said) >= 5, said  # every one of them speaks but compaction for Codex and Copilot
+    (root / "src" / "retry.py").write_text(RETRY_PY + "\n# tuned\n")
+    git(root, "commit", "-qam", "Tune the retry")
+    event, payload = _commit_payload(name, root)
+    text = run_agent(name, event, json.dumps(payload), root=str(root))
+    return said + ([text] if text else [])
 
 
 @pytest.mark.parametrize("agent", AGENTS)
@@ -58,7 +95,7 @@ def test_no_hook_text_names_a_skill_or_command_the_agent_lacks(repo: Path, tmp_p
     else:
         monkeypatch.delenv("CLAUDE_PLUGIN_ROOT", raising=False)
     said = outputs(agent, repo, bare)
-    assert len(said) >= 3, said  # session start (both), and the commit at least: the test reads real words
+    assert len(said) >= 6, said  # session start (both), the prompt, the read, the edit, the commit: real words
     text = "\n".join(said)
     if agent == "claude-code+plugin":
         assert "/autology:capture" in text  # the plugin's skills are named: what the others must not see
