@@ -8,6 +8,9 @@
 #   3. the `autology` command on PATH (pip install / pipx install autology-mcp).
 # Hooks fail open: whatever happens, `run.sh hook ...` exits 0.
 root="$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)"
+# The hooks name the plugin's /autology:… skills only when they run as the plugin's (issue 39): Claude
+# Code sets this for a plugin's hooks; set it here too, for a launcher started any other way.
+export CLAUDE_PLUGIN_ROOT="${CLAUDE_PLUGIN_ROOT:-$root}"
 python=""
 recorded=""
 if [ -n "${AUTOLOGY_PYTHON:-}" ]; then
