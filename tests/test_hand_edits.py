@@ -393,6 +393,18 @@ def test_a_file_without_a_valid_id_is_found_and_never_rewritten(autology, root):
     assert autology.get(node_id).title == "Retry notes"  # the same id after a rebuild
 
 
+def test_without_an_id_no_fix_sends_a_person_to_the_tools_that_refuse_the_node(autology, root):
+    long_title = "A title a person wrote by hand that runs well past the hundred characters the tools write for any node"
+    hand_file(root, "long.md", f"type: concept\ntitle: {long_title}\n", "Text.")
+    autology.store.reconcile()
+    from autology_mcp.knowledge.rules import rule_breaks
+
+    (node,) = [n for n in autology.store.index.all_nodes() if n.title == long_title]
+    fixes = {b.field: b.fix for b in rule_breaks(node)}
+    assert set(fixes) == {"id", "title"} and fixes["id"].startswith("put `id: ")
+    assert "autology update" not in fixes["title"] and "in the file" in fixes["title"]
+
+
 # Values a person may write, valid or not, for each field the tools check on writes.
 _word = st.text("abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=12)
 _scalar = st.one_of(_word, st.integers(-5, 5), st.floats(-3, 3, allow_nan=False), st.booleans(),

@@ -131,6 +131,10 @@ def rule_breaks(node: KnowledgeNode) -> list[RuleBreak]:
     if bad:
         breaks.append(RuleBreak("content", f"content holds a control character {bad.group()!r} at offset"
                                 f" {bad.start()}", "remove it in the file"))
+    if "id" in written:  # the tools refuse to write a node without a valid id: no fix may send a person to them
+        breaks = [b if b.field == "id" or "`autology " not in b.fix else
+                  RuleBreak(b.field, b.rule, "correct it in the file (the tools change this node once it has its id)")
+                  for b in breaks]
     return breaks
 
 
