@@ -214,13 +214,13 @@ def follow(before: str, after: str, span: tuple[int, int], path: str) -> SpanCha
     if not inside:
         old_lines = [" ".join(line.split()) for line in before.splitlines()]
         new_lines = [" ".join(line.split()) for line in after.splitlines()]
-        moved = _follow_keys(old_lines, new_lines, (a - 1, b - 1))
+        moved = follow_items(old_lines, new_lines, (a - 1, b - 1))
         return SpanChange(None if moved is None else (moved[0] + 1, moved[1] + 1), moved is None)
     lo, hi = inside[0], inside[-1]
-    mapped = _follow_keys([u.text for u in old], [u.text for u in new], (lo, hi))
+    mapped = follow_items([u.text for u in old], [u.text for u in new], (lo, hi))
     if mapped is not None:
         return SpanChange(_lines(old, new, lo, hi, mapped, span), False)
-    mapped = _follow_keys([u.shape for u in old], [u.shape for u in new], (lo, hi))
+    mapped = follow_items([u.shape for u in old], [u.shape for u in new], (lo, hi))
     if mapped is None:
         return SpanChange(None, True)
     before_strings = Counter(s for u in old[lo:hi + 1] for s in u.strings)
@@ -238,7 +238,7 @@ def _lines(old: list[Unit], new: list[Unit], lo: int, hi: int, mapped: tuple[int
     return start, max(start, end)
 
 
-def _follow_keys(before: list[str], after: list[str], span: tuple[int, int]) -> tuple[int, int] | None:
+def follow_items(before: list[str], after: list[str], span: tuple[int, int]) -> tuple[int, int] | None:
     """Where items ``span`` (0-based, inclusive) of ``before`` are in ``after``; None when one of them changed."""
     a, b = span
     shift = None

@@ -69,7 +69,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import difflib
 import re
 import subprocess
 import threading
@@ -88,6 +87,7 @@ from autology_mcp.knowledge.code_compare import (
     file_literals,
     find_symbol,
     follow,
+    follow_items,
     literals,
     version_parts,
     parameters_kept,
@@ -339,23 +339,8 @@ def symbol_span(text: str, symbol: str, path: str) -> tuple[int, int] | None:
 def follow_span(before: list[str], after: list[str], span: tuple[int, int]) -> tuple[int, int] | None:
     """Where the lines ``span`` (1-based, inclusive) of ``before`` are in ``after``; None when one of
     them changed (lines added or removed only above or below it move it)."""
-    a, b = span
-    shift = None
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
-        lo, hi = i1 + 1, i2  # the opcode's lines of ``before``, 1-based inclusive
-        if tag == "equal":
-            if lo <= a and b <= hi:
-                shift = j1 - i1
-            continue
-        if tag == "insert":
-            if a < i1 + 1 <= b:  # lines inserted inside the span
-                return None
-            continue
-        if lo <= b and a <= hi:  # replaced or deleted lines of the span
-            return None
-    if shift is None:  # the span is in no single equal block: it was split, so something inside changed
-        return None
-    return a + shift, b + shift
+    moved = follow_items(before, after, (span[0] - 1, span[1] - 1))
+    return (moved[0] + 1, moved[1] + 1) if moved is not None else None
 
 
 # ------------------------------------------------------------------------------ git, read once
