@@ -226,3 +226,57 @@ def test_unrelated_records_never_push_the_identifier_record_out_of_the_block(
         service.capture(" ".join(title_words).capitalize(), " ".join(content_words) + ".", type="concept")
     service.close()
     assert "Use `RetryBudget` for upload retries" in block_titles(block(root, prompt)), prompt
+
+
+# ------------------------------------------------------------------------------ the first record is never cut
+
+
+@pytest.fixture(scope="module")
+def crowded_store(tmp_path_factory) -> Path:
+    """A record about ``TypeIs``, records full of a changelog's common words, and a dozen code files full
+    of them too: on the blend's words, the code and the common-word records outscore the record about
+    the identifier the change names."""
+    import subprocess
+
+    from autology_mcp.code import service as code_index
+
+    root = tmp_path_factory.mktemp("crowded") / "project"
+    (root / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for i in range(12):
+        (root / "src" / f"typing_extensions_{i}.py").write_text(
+            f'"""Support for typing extensions, part {i}: add support patch by adding."""\n\n' + "\n".join(
+                f"def add_support_{j}(typing, extensions):\n    '''Add support for typing extensions {j}.'''\n"
+                f"    return typing + extensions\n" for j in range(6)))
+    service = Autology.open(root)
+    service.capture("Narrowing types with `TypeIs`",
+                    "A `TypeIs` function narrows the type of its argument in both branches.", type="convention")
+    for title, body in [
+        ("Typing extensions support policy", "We add support for new typing features to typing extensions first, "
+         "then to typing. Support for typing extensions is a patch release."),
+        ("Adding support for new extensions", "Extensions get support in typing: adding support for each extension "
+         "is patched in typing extensions."),
+        ("Typing support in extensions modules", "Support typing extensions; adding typing support patch by patch."),
+        ("Patch releases of typing extensions", "Every patch of typing extensions adds support for typing features."),
+        ("Support matrix for typing", "Typing support: extensions, patches, adding support."),
+    ]:
+        service.capture(title, body, type="convention")
+    service.close()
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm",
+                    "init"], check=True)
+    code_index.build_index(root)
+    return root
+
+
+def test_the_node_searchs_first_record_is_never_cut_by_the_blend(crowded_store: Path) -> None:
+    """The issue's example: the blend scores code and common-word records above the record about
+    ``TypeIs`` (it holds few of the change's words), so it once fell below the tenth hit and the block
+    gave a record about "support" instead. Records fill the nodes' places in the node search's order,
+    taken from every record that clears the floor."""
+    prompt = "Add support for, adding typing_extensions.TypeIs. Patch by Jelle Zijlstra"
+    expected = "Narrowing types with `TypeIs`"
+    assert titles(crowded_store, prompt)[0] == expected
+    answer = search(crowded_store, prompt_query(prompt), limit=10, detail="brief", refresh_code=False)
+    assert [h["title"] for h in answer["hits"] if h["kind"] == "node"][0] == expected
+    assert block_titles(block(crowded_store, prompt)) == [expected]

@@ -174,6 +174,7 @@ class Search:
     evidence: list[str] = field(default_factory=list)
     below_floor: int = 0
     chosen_pool: list[str] = field(default_factory=list)
+    passing: list[str] = field(default_factory=list)  # what clears the floor, before the limit cuts it
     order: list[str] = field(default_factory=list)
     # gate
     subject: gate.Subject | None = None
@@ -418,6 +419,7 @@ def diversify(s: Search, by: str = "score") -> None:
     below = one_per_file(sorted((k for k in s.evidence if not passes(k)), key=lambda k: (-scored[k][by], k)), pool,
                          taken={pool.items[k].path for k in above})
     s.below_floor = len(below)
+    s.passing = above
     s.chosen_pool = above + below[: max(0, s.limit - len(above))]
     file_best: dict[str, float] = {}  # a file ranks by its best chunk, whichever chunk stands for it
     for k in s.evidence:
@@ -461,13 +463,24 @@ def order_code(s: Search) -> None:
 
 def order_records(s: Search) -> None:
     """Knowledge nodes in the node search's order (``autology_query``'s, the ``node_bm25`` channel), in
-    the places of the list the blend gave to nodes: one ranking of records everywhere (issue 37). A node
-    that channel did not rank (found by its title and tags alone, or brought in by the graph) follows
-    the ranked ones, in the blend's order."""
+    the places of the list the blend gave to nodes: one ranking of records everywhere (issue 37). The
+    records that fill those places are the best the node search ranked among the nodes that clear the
+    similarity floor, not only those the blend kept within the limit: a record the node search puts
+    first is never cut because code and commits outscored it on the blend's words ("adding
+    typing_extensions.TypeIs. Patch by Jelle Zijlstra" lost "Narrowing types with TypeIs" that way). A
+    node that channel did not rank (found by its title and tags alone, or brought in by the graph)
+    follows the ranked ones, in the blend's order."""
     ranking = next((r.ranking for r in s.runs if r.name == "node_bm25"), [])
     rank = {key: i for i, key in enumerate(ranking)}
     places = [i for i, key in enumerate(s.order) if s.pool.items[key].kind == "node"]
-    records = sorted((s.order[i] for i in places), key=lambda key: (rank.get(key, len(rank)), s.order.index(key)))
+    if not places:
+        return
+    shown = [s.order[i] for i in places]
+    worst = max(rank.get(key, len(rank)) for key in shown)
+    waiting = [key for key in s.passing if key not in shown and s.pool.items[key].kind == "node"
+               and rank.get(key, len(rank)) < worst]
+    listed = shown + waiting  # the blend's order, the waiting ones after: ties in the node search's rank keep it
+    records = sorted(listed, key=lambda key: (rank.get(key, len(rank)), listed.index(key)))
     for place, key in zip(places, records):
         s.order[place] = key
 
