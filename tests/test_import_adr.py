@@ -114,7 +114,7 @@ def test_a_record_citing_another_is_related_to_it(tmp_path: Path, capsys):
 from hypothesis import assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from autology_mcp.knowledge.import_adr import parse_record  # noqa: E402
+from autology_mcp.knowledge.importers.adr import parse_record  # noqa: E402
 
 
 @settings(max_examples=200, deadline=None)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from autology_mcp.cli.main import main
 from autology_mcp.knowledge.doctor import diagnose
-from autology_mcp.knowledge.import_claude_md import sections_of
+from autology_mcp.knowledge.importers.claude_md import sections_of
 from autology_mcp.knowledge.service import Autology
 
 CLAUDE_MD = """# CLAUDE.md

@@ -11,7 +11,7 @@ import pytest
 from autology_mcp.cli.main import main
 from autology_mcp.knowledge.adr import missing_adr_sections
 from autology_mcp.knowledge.doctor import diagnose
-from autology_mcp.knowledge.import_memory import node_type, relation_type
+from autology_mcp.knowledge.importers.memory import node_type, relation_type
 from autology_mcp.knowledge.service import Autology
 
 LINES = [  # the server's own line shapes (entity, relation), keys in any order, one forked marker line

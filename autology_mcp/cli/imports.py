@@ -56,7 +56,7 @@ def _emit(args: argparse.Namespace, data: dict, source: Path, what: str, rows: l
 
 
 def cmd_import_adr(args: argparse.Namespace) -> int:
-    from autology_mcp.knowledge import import_adr
+    from autology_mcp.knowledge.importers import adr as import_adr
 
     folder = _source(args, "folder", True, "a folder of ADR files")
 
@@ -81,7 +81,7 @@ def cmd_import_adr(args: argparse.Namespace) -> int:
 
 
 def cmd_import_claude_md(args: argparse.Namespace) -> int:
-    from autology_mcp.knowledge.import_claude_md import import_notes
+    from autology_mcp.knowledge.importers.claude_md import import_notes
 
     path = _source(args, "path", False, "a CLAUDE.md or a folder of memory files")
     report = _with_store(args, lambda store: import_notes(store, path, args.apply))
@@ -95,7 +95,7 @@ def cmd_import_claude_md(args: argparse.Namespace) -> int:
 
 
 def cmd_import_memory(args: argparse.Namespace) -> int:
-    from autology_mcp.knowledge.import_memory import import_memory
+    from autology_mcp.knowledge.importers.memory import import_memory
 
     path = _source(args, "file", False, "the memory server's memory.jsonl")
     report = _with_store(args, lambda store: import_memory(store, path, args.apply))
@@ -111,7 +111,7 @@ def cmd_import_memory(args: argparse.Namespace) -> int:
 
 
 def cmd_import_basic_memory(args: argparse.Namespace) -> int:
-    from autology_mcp.knowledge.import_basic_memory import import_notes
+    from autology_mcp.knowledge.importers.basic_memory import import_notes
 
     folder = _source(args, "folder", True, "a folder of basic-memory notes")
     report = _with_store(args, lambda store: import_notes(store, folder, args.apply))

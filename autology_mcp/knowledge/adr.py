@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from autology_mcp.knowledge.import_common import mask_fenced_code
+from autology_mcp.knowledge.markdown import mask_fenced_code
 
 ADR_SECTIONS = ("Context", "Decision", "Alternatives", "Consequences")
 

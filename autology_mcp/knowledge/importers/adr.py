@@ -26,16 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.import_common import (
+from autology_mcp.knowledge.importers.common import (
     action_for,
     add_relation,
     counts,
     front_matter,
     imported_nodes,
-    mask_fenced_code,
     source_key,
     tag_slugs,
 )
+from autology_mcp.knowledge.markdown import mask_fenced_code
 from autology_mcp.knowledge.models import (
     KnowledgeNode,
     Relation,

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.import_common import action_for, counts, imported_nodes, mask_fenced_code, source_key
+from autology_mcp.knowledge.importers.common import action_for, counts, imported_nodes, source_key
+from autology_mcp.knowledge.markdown import mask_fenced_code
 from autology_mcp.knowledge.models import KnowledgeNode, new_id, utc_now, validate_content, validate_title
 
 _H1 = re.compile(r"^#\s+(.+?)\s*$", re.MULTILINE)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.import_common import action_for, add_relation, counts, imported_nodes
+from autology_mcp.knowledge.importers.common import action_for, add_relation, counts, imported_nodes
 from autology_mcp.knowledge.models import KnowledgeNode, Relation, new_id, utc_now, validate_content, validate_title
 
 _TYPE_RULES = (  # first match wins, on the entity type's words

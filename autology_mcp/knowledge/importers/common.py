@@ -1,6 +1,7 @@
 """What every importer shares: reading a file's YAML front matter within a node's bounds, turning
-free tags into valid ones, the provenance key that makes a second run idempotent, and telling fenced
-code from the Markdown around it (a heading in a code block is no section)."""
+free tags into valid ones, and the provenance key that makes a second run idempotent. Telling fenced
+code from the Markdown around it (a heading in a code block is no section) is
+:func:`autology_mcp.knowledge.markdown.mask_fenced_code`."""
 
 from __future__ import annotations
 
@@ -9,38 +10,6 @@ from pathlib import Path
 from typing import Any
 
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
-# CommonMark: a fence is a run of 3 or more backticks or tildes indented up to 3 spaces; a backtick
-# fence's info string holds no backtick (```` ```x``` ```` is inline code, not a fence).
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})")
-_FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
-
-
-def mask_fenced_code(text: str) -> str:
-    """``text`` with every line of a fenced code block, its fences included, blanked (spaces), its
-    length and line breaks kept: a heading, a label or an ``@import`` searched for in the result is
-    never code, and the offsets found index ``text`` itself (issue 29).
-
-    CommonMark's rule: an opening fence (see ``_FENCE_OPEN``) is closed by a line of the same
-    character, at least as long, indented up to 3 spaces, with nothing but spaces or tabs after it;
-    an unclosed fence runs to the end of the text. Fences inside block quotes, and the lazy ends of
-    list items, are not followed."""
-    if "```" not in text and "~~~" not in text:
-        return text
-    out: list[str] = []
-    fence = ""  # the opening run of the block we are in, or ""
-    for line in text.split("\n"):
-        if not fence:
-            opening = _FENCE_OPEN.match(line)
-            if not opening:
-                out.append(line)
-                continue
-            fence = opening.group(1)
-        else:
-            closing = _FENCE_CLOSE.match(line)
-            if closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence):
-                fence = ""
-        out.append(" " * len(line))
-    return "\n".join(out)
 
 
 def front_matter(text: str) -> tuple[dict[str, Any], str]:

@@ -3,10 +3,10 @@
 ``- relation_type [[Target]]``) as nodes and relations.
 
 A note becomes a node: its ``title`` (else its ``# `` heading, else its file name) the title, its
-``type`` the node type by :func:`autology_mcp.knowledge.import_memory.node_type`, its tags the tags,
+``type`` the node type by :func:`autology_mcp.knowledge.importers.memory.node_type`, its tags the tags,
 its body without the ``## Relations`` list the content (observations included as written). Each
 relation whose target is another imported note (by title or permalink, case aside) becomes a
-relation by :func:`autology_mcp.knowledge.import_memory.relation_type`, the original name kept as the
+relation by :func:`autology_mcp.knowledge.importers.memory.relation_type`, the original name kept as the
 description; one whose target is not among the notes is reported as skipped. Provenance:
 ``source: import_basic_memory`` and ``imported_from`` / ``imported_sha256``.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.import_common import (
+from autology_mcp.knowledge.importers.common import (
     action_for,
     add_relation,
     counts,
@@ -29,7 +29,7 @@ from autology_mcp.knowledge.import_common import (
     source_key,
     tag_slugs,
 )
-from autology_mcp.knowledge.import_memory import node_type, relation_type
+from autology_mcp.knowledge.importers.memory import node_type, relation_type
 from autology_mcp.knowledge.models import (
     KnowledgeNode,
     Relation,
