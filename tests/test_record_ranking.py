@@ -280,3 +280,23 @@ def test_the_node_searchs_first_record_is_never_cut_by_the_blend(crowded_store: 
     answer = search(crowded_store, prompt_query(prompt), limit=10, detail="brief", refresh_code=False)
     assert [h["title"] for h in answer["hits"] if h["kind"] == "node"][0] == expected
     assert block_titles(block(crowded_store, prompt)) == [expected]
+
+
+def test_records_beyond_the_hits_are_still_named(crowded_store: Path) -> None:
+    """Code took every other place of the ten hits; the records that cleared the floor behind it are
+    listed beyond the hits (``more_records``, in the node search's order) and the block names them."""
+    prompt = "Add support for, adding typing_extensions.TypeIs. Patch by Jelle Zijlstra"
+    answer = search(crowded_store, prompt_query(prompt), limit=10, detail="brief", refresh_code=False, more_records=3)
+    in_hits = {h["node_id"] for h in answer["hits"] if h["kind"] == "node"}
+    beyond = [r["node_id"] for r in answer["more_records"]]
+    assert beyond and not in_hits & set(beyond)
+    service = Autology.open(crowded_store)
+    try:
+        ranking = [h.node.id for h in service.query(prompt, limit=20)]
+    finally:
+        service.close()
+    assert beyond == sorted(beyond, key=ranking.index)
+    assert "more_records" not in search(crowded_store, prompt_query(prompt), limit=10, refresh_code=False)
+    text = block(crowded_store, prompt)
+    also = next(line for line in text.split("\n") if line.startswith(ALSO))
+    assert [node_id for node_id in beyond if node_id in also] == beyond

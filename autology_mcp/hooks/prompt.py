@@ -188,7 +188,7 @@ def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tok
         keys.append(_key(hit))
     if not keys:
         return "", []
-    also = _also(answer["hits"], keys, seen, item_threshold)
+    also = _also(answer["hits"] + answer.get("more_records", []), keys, seen, item_threshold)
     if also and len("\n".join(lines)) + 1 + len(also) <= budget:
         lines.append(also)
     if len("\n".join(lines)) + 1 + len(footer) <= budget:
@@ -198,7 +198,9 @@ def prompt_block(answer: dict[str, Any], seen: set[str], max_items: int, max_tok
 
 def _also(hits: list[dict[str, Any]], keys: list[str], seen: set[str], item_threshold: float) -> str:
     """One line naming the records that pass the gate but did not fit the block, by title and id (at
-    most :data:`ALSO_MAX`): a few tokens that let the model open them ("" when there are none)."""
+    most :data:`ALSO_MAX`): a few tokens that let the model open them ("" when there are none). The
+    hits' records come first, then those the answer lists beyond its hits (``more_records``: commits
+    or code took the places, the records still cleared the floor)."""
     named = [h for h in passing_records(hits, item_threshold) if _key(h) not in keys and _key(h) not in seen]
     if not named:
         return ""
@@ -232,9 +234,10 @@ def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) 
         # this session's own turns (ingested already when it was resumed, or by a `sessions ingest` run in it)
         # never ground its prompts
         answer = search(root, prompt_query(prompt), limit=10, detail="brief", store=store, refresh_code=False,
-                        exclude_session=session_id or None)
+                        exclude_session=session_id or None, more_records=ALSO_MAX)
         if answer["verdict"] in ("grounded", "ambiguous"):
             answer["hits"] = [h for h in answer["hits"] if not _held_back(store, h)]
+            answer["more_records"] = [h for h in answer.get("more_records", []) if not _held_back(store, h)]
     finally:
         store.close()
     if answer["verdict"] not in ("grounded", "ambiguous"):

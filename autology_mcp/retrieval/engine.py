@@ -79,6 +79,7 @@ def search(
     module_hint: str | None = None,
     refresh_code: bool = True,
     exclude_session: str | None = None,
+    more_records: int = 0,
 ) -> dict:
     """Search every source in ``scope`` (None: all) and return a JSON-ready answer: ``query, intent,
     verdict, clarifying_question, guidance, hits, cut, trace`` (see docs/retrieval.md).
@@ -86,12 +87,15 @@ def search(
     ``refresh_code=False`` searches the code index as it is, without first re-indexing changed files
     (a hook cannot spend ~0.1 s on it per process); code and doc hits whose file changed since it was
     indexed then say ``"stale": true``. ``exclude_session``: a session id whose own turns are not searched
-    (the prompt hook's: a session never grounds on itself, issue 38).
+    (the prompt hook's: a session never grounds on itself, issue 38). ``more_records``: also list, as
+    ``more_records``, up to this many records that cleared the similarity floor but got no place among
+    the hits, in the node search's order, each with its gate support (the prompt hook names them).
 
     channels → fuse → expand → score → diversify → verdict (in :func:`run`), then the budget."""
     answer, max_tokens, counter = run(
         root, query, scope=scope, limit=limit, max_tokens=max_tokens, detail=detail, store=store,
         module_hint=module_hint, refresh_code=refresh_code, exclude_session=exclude_session,
+        more_records=more_records,
     )
     return budget_mod.fit(answer, max_tokens, compact_trace, counter)
 
@@ -108,6 +112,7 @@ def run(
     module_hint: str | None = None,
     refresh_code: bool = True,
     exclude_session: str | None = None,
+    more_records: int = 0,
 ):
     """The answer before the budget is applied, the validated budget, and the token counter."""
     root = Path(root).resolve()
@@ -118,7 +123,7 @@ def run(
         store = open_store(root)
     try:
         answer = _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint, refresh_code,
-                         exclude_session)
+                         exclude_session, more_records)
     finally:
         if own_store and store is not None:
             store.close()
@@ -156,6 +161,7 @@ class Search:
     weights: dict[str, float]
     refresh_code: bool = True
     exclude_session: str | None = None  # a session whose turns are not searched (the current one, in a hook)
+    more_records: int = 0  # records beyond the hits to list (:func:`records_beyond`)
     timings: dict[str, float] = field(default_factory=dict)
     # channels
     pool: ch.Pool = field(default_factory=ch.Pool)
@@ -176,6 +182,7 @@ class Search:
     chosen_pool: list[str] = field(default_factory=list)
     passing: list[str] = field(default_factory=list)  # what clears the floor, before the limit cuts it
     order: list[str] = field(default_factory=list)
+    beyond: list[str] = field(default_factory=list)  # records that cleared the floor with no place in ``order``
     # gate
     subject: gate.Subject | None = None
 
@@ -187,7 +194,7 @@ class Search:
 
 
 def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hint, refresh_code=True,
-            exclude_session=None) -> dict:
+            exclude_session=None, more_records=0) -> dict:
     t_start = time.perf_counter()
     text_query = query + (" " + module_hint if module_hint else "")
     intent = classify_intent(query)
@@ -198,7 +205,7 @@ def _search(root, query, scopes, limit, detail, store, cfg, index_cfg, module_hi
         record_query=without_boilerplate(query) + (" " + module_hint if module_hint else ""),
         term_stems=list(dict.fromkeys(keyword_stem(t) for t in terms)),
         weights=intent.channel_weights(cfg.channel_weights),
-        refresh_code=refresh_code, exclude_session=exclude_session,
+        refresh_code=refresh_code, exclude_session=exclude_session, more_records=more_records,
     )
     with s.timed("channels"):
         run_channels(s, index_cfg)
@@ -485,6 +492,19 @@ def order_records(s: Search) -> None:
         s.order[place] = key
 
 
+def records_beyond(s: Search) -> list[str]:
+    """Up to ``s.more_records`` records that cleared the similarity floor but got no place among the
+    hits (commits or code took the places the blend gave), best by the node search first: what the
+    prompt hook may still name by title and id (issue 37)."""
+    if s.more_records <= 0:
+        return []
+    ranking = next((r.ranking for r in s.runs if r.name == "node_bm25"), [])
+    rank = {key: i for i, key in enumerate(ranking)}
+    shown = set(s.order)
+    waiting = [key for key in s.passing if key not in shown and s.pool.items[key].kind == "node"]
+    return sorted(waiting, key=lambda key: (rank.get(key, len(rank)), waiting.index(key)))[: s.more_records]
+
+
 # Every chunk these channels return matched the full-text index on a query word (the vectors and
 # symbol-name rankings re-rank the BM25 candidates; the exact channel looks symbols up by name).
 LEXICAL_CODE_CHANNELS = frozenset({"code_bm25", "vectors", "symbols"})
@@ -548,6 +568,9 @@ def weigh_evidence(s: Search) -> None:
             got["support"] = gate.support(text_coverage, title_coverage, s.subject.unknown_share)
         return got["support"]
 
+    s.beyond = records_beyond(s)
+    for key in s.beyond:
+        weigh(key)
     for key in s.order:
         weigh(key)
         parents = [p for p in s.pool.items[key].meta.get("graph_parents", []) if p in s.scored]
@@ -619,9 +642,19 @@ def _answer(s: Search, hits: list[dict], verdict) -> dict:
         "cut": {"beyond_limit": max(0, len(s.chosen_pool) - len(hits))},
         "trace": trace,
     }
+    if s.more_records > 0:
+        answer["more_records"] = [_record_beyond(s, key) for key in s.beyond]
     if s.detail == "brief":
         answer["trace"] = compact_trace(trace, "compact")
     return answer
+
+
+def _record_beyond(s: Search, key: str) -> dict[str, Any]:
+    """A record beyond the hits, as much of a hit as naming it needs."""
+    node, got = s.pool.items[key].node, s.scored[key]
+    return {"kind": "node", "node_id": node.id, "title": node.title, "node_type": node.type.value,
+            "status": node.status.value, "components": {"support": got.get("support", 0.0),
+                                                       "node_score": got.get("node_score")}}
 
 
 def _gate_trace(s: Search) -> dict[str, Any]:
