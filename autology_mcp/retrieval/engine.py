@@ -468,6 +468,12 @@ def order_code(s: Search) -> None:
         s.order[place] = key
 
 
+def _node_search_rank(s: Search) -> dict[str, int]:
+    """Each record's place in the node search's ranking (the ``node_bm25`` channel's)."""
+    ranking = next((r.ranking for r in s.runs if r.name == "node_bm25"), [])
+    return {key: i for i, key in enumerate(ranking)}
+
+
 def order_records(s: Search) -> None:
     """Knowledge nodes in the node search's order (``autology_query``'s, the ``node_bm25`` channel), in
     the places of the list the blend gave to nodes: one ranking of records everywhere (issue 37). The
@@ -477,8 +483,7 @@ def order_records(s: Search) -> None:
     typing_extensions.TypeIs. Patch by Jelle Zijlstra" lost "Narrowing types with TypeIs" that way). A
     node that channel did not rank (found by its title and tags alone, or brought in by the graph)
     follows the ranked ones, in the blend's order."""
-    ranking = next((r.ranking for r in s.runs if r.name == "node_bm25"), [])
-    rank = {key: i for i, key in enumerate(ranking)}
+    rank = _node_search_rank(s)
     places = [i for i, key in enumerate(s.order) if s.pool.items[key].kind == "node"]
     if not places:
         return
@@ -498,8 +503,7 @@ def records_beyond(s: Search) -> list[str]:
     prompt hook may still name by title and id (issue 37)."""
     if s.more_records <= 0:
         return []
-    ranking = next((r.ranking for r in s.runs if r.name == "node_bm25"), [])
-    rank = {key: i for i, key in enumerate(ranking)}
+    rank = _node_search_rank(s)
     shown = set(s.order)
     waiting = [key for key in s.passing if key not in shown and s.pool.items[key].kind == "node"]
     return sorted(waiting, key=lambda key: (rank.get(key, len(rank)), waiting.index(key)))[: s.more_records]
