@@ -1286,3 +1286,13 @@ def test_code_with_an_operator_in_backticks_is_a_snippet() -> None:
 
     said = _Said(set(), set(), "The route is `static_url_path + '/<path:filename>'`, not normalised.")
     assert said.snippets == ["static_url_path + '/<path:filename>'"]
+
+
+def test_a_function_renamed_inside_a_span_is_a_flag(repo: Path) -> None:
+    """A span holding `def backoff` whose function is now `def delay` is stale, whatever the node says."""
+    node = capture(repo, ["src/retry.py#L6-7"], content="Waiting grows with each try.")
+    commit(repo, "record")
+    edit(repo, "def backoff(attempt):", "def delay(attempt):")
+    edit(repo, "or backoff(attempt)", "or delay(attempt)")
+    commit(repo, "Rename backoff")
+    assert only(repo, node).stale

@@ -29,7 +29,8 @@ lines with whitespace collapsed). Against the code now (the working tree: uncomm
   put a branch's older state after a newer one). A change only in string values the node does not
   quote (a version string, a message) is not one, unless it takes away a string the node quotes or a
   number it states. A change of its code is judged as a symbol's (:func:`span_rewrite`): stale when a
-  name or snippet the node gives is gone from the lines that took its place, a string it quotes or a
+  function or class defined in it, or a name or snippet the node gives, is gone from the lines that
+  took its place, a string it quotes or a
   number it states is gone, the changed statements differ in a name or word the node gives, in a
   string value it quotes, or lost a number (``2 ** attempt`` now ``3 ** attempt``) or a value the node
   gives as code; a rewrite that touches none of it (a generator into ``if``s) is information.
@@ -1121,6 +1122,7 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     information."""
     lost = _lost(code_words(_unit_lines(old_text, gone_units), path), code_words(_unit_lines(new_text, came_units), path),
                  said)
+    lost += sorted(_defines(gone_units) - _defines(came_units))  # a function or class of the span renamed or gone
     if lost:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
     if said.states_values:
@@ -1143,6 +1145,10 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     if values:  # a number the changed statements held is gone (`2 ** attempt` now `3 ** attempt`), or a value the node gives
         return f"{_shown(sorted(values))} gone from it"
     return None
+
+
+def _defines(found: list[Unit]) -> set[str]:
+    return {u.node.name for u in found if isinstance(u.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
 
 def _unit_lines(text: str, found: list[Unit]) -> str:
