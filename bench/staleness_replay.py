@@ -27,6 +27,10 @@ the node references (``stale`` true or false and why); a step without an entry k
 the step before. ``--check-labels`` lists the touched steps without an entry, from git alone.
 
     python bench/staleness_replay.py --checkout /work/main --repo flask --json /tmp/flask.json
+
+Repositories: flask and requests (``--repo tuning``: both have been read while the rule was worked on)
+and pip (``--repo pip``, written as a fresh held-out replay for issue 38: its labels were committed before
+any rule ran on it; run it once per rule change you report, not while tuning).
 """
 
 from __future__ import annotations
