@@ -505,7 +505,13 @@ def test_a_formatter_only_commit_changes_nothing(config_repo: Path) -> None:
     edit(config_repo, "                return False", "                return None", path="src/config.py")
     commit(config_repo, "Return None when silent")
     assert [only(config_repo, n).why for n in nodes][:3] == [None] * 3  # the span holds that line
-    assert only(config_repo, nodes[3]).why.startswith("lines 5-15 of src/config.py changed (")
+    # issue 38: a span is judged as a symbol is; None for False is no number gone and the node does not give it
+    assert only(config_repo, nodes[3]).stale is False
+    giving = capture(config_repo, ["src/config.py#L5-20"], content="`from_file` returns None when silent.", title="Silent")
+    commit(config_repo, "record the return value")
+    edit(config_repo, "                return None", "                return 0", path="src/config.py")
+    commit(config_repo, "Return 0 when silent")
+    assert only(config_repo, giving).why.startswith("lines 5-20 of src/config.py changed (")
 
 
 def test_an_added_optional_parameter_is_information_and_a_removed_one_a_flag(config_repo: Path) -> None:
@@ -1129,3 +1135,164 @@ def test_a_squash_whose_branch_code_is_gone_still_judges_the_values_it_held(comp
     git(tmp_path, "clone", "-q", "--no-local", str(compat_repo), str(fresh))
     assert only(fresh, node).why == ("`'Perhaps you meant http://...?'`, `6`, as the node states them, are gone from "
                                      "src/compat.py (since the node was written)")
+
+
+# ------------------------------------------------------------------------------ issue 38: same-behaviour rewrites
+
+PORTS = '''"""Serving."""
+
+
+def run(host=None, port=None, server_name=None):
+    sn_host, sn_port = None, None
+    if server_name:
+        sn_host, _, sn_port = server_name.partition(":")
+    host = host or sn_host or "127.0.0.1"
+    port = int(next((p for p in (port, sn_port) if p is not None), 5000))
+    return host, port
+
+
+def cookies(jar):
+    found = {}
+    for cookie in jar:
+        found[cookie.name] = cookie.value
+    return found
+
+
+def leave(stack):
+    top = stack.top
+    if top is not None and top.preserved:
+        top.pop()
+'''
+
+PORTS_NODE = ("run() takes the host and port from its arguments, then from `server_name`, and falls back to "
+              "127.0.0.1:5000; `port=0` is honoured.")
+
+
+@pytest.fixture
+def ports_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "ports"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "serve.py").write_text(PORTS)
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "serving", when="2020-01-01T00:00:00Z")
+    Autology.open(root).close()
+    return root
+
+
+def test_a_span_rewritten_with_the_same_names_and_values_is_information(ports_repo: Path) -> None:
+    """A `#L` span whose lines are rewritten (a generator into ifs) keeping every name the node gives,
+    every value it held and every string it quotes is not a flag (the flask replay's G04); the same
+    span losing a value it held, or a name the node gives, is."""
+    quiet = capture(ports_repo, ["src/serve.py#L5-10"], content=PORTS_NODE, title="Ports")
+    loses_value = capture(ports_repo, ["src/serve.py#L5-10"], content="run() picks a host and a port.", title="Ports 2")
+    commit(ports_repo, "record")
+    edit(ports_repo, '''    host = host or sn_host or "127.0.0.1"
+    port = int(next((p for p in (port, sn_port) if p is not None), 5000))''', '''    if not host:
+        host = sn_host if sn_host else "127.0.0.1"
+    if port or port == 0:
+        port = int(port)
+    elif sn_port:
+        port = int(sn_port)
+    else:
+        port = 5000''', path="src/serve.py")
+    commit(ports_repo, "Pick the port with ifs")
+    assert only(ports_repo, quiet).stale is False
+    assert only(ports_repo, loses_value).stale is False
+    edit(ports_repo, "        port = 5000", "        port = 8000", path="src/serve.py")
+    commit(ports_repo, "Serve on 8000")
+    sha = git(ports_repo, "rev-parse", "--short=9", "HEAD").strip()
+    assert only(ports_repo, quiet).why == f"lines 5-10 of src/serve.py changed ({sha}, 2030-01-01)"  # states 5000
+    assert only(ports_repo, loses_value).why == f"lines 5-10 of src/serve.py changed ({sha}, 2030-01-01)"  # 5000 gone
+    renamed = capture(ports_repo, ["src/serve.py#L5-15"], content="Ports come from `server_name`.", title="Ports 3")
+    commit(ports_repo, "record again")
+    edit(ports_repo, "    if server_name:\n        sn_host, _, sn_port = server_name.partition(\":\")",
+         "    if netloc:\n        sn_host, _, sn_port = netloc.partition(\":\")", path="src/serve.py")
+    commit(ports_repo, "Rename")
+    assert only(ports_repo, renamed).stale  # `server_name` gone from the span's statements
+
+
+def test_a_span_back_to_the_code_the_node_saw_is_not_stale(ports_repo: Path) -> None:
+    """What the node saw against the code now decides; the commits between only name the change (a
+    walk of a merged history can put a branch's old state after a newer one)."""
+    node = capture(ports_repo, ["src/serve.py#L5-10"], content=PORTS_NODE, title="Ports")
+    commit(ports_repo, "record")
+    edit(ports_repo, "), 5000))", "), 8000))", path="src/serve.py")
+    commit(ports_repo, "8000")
+    assert only(ports_repo, node).stale
+    edit(ports_repo, "), 8000))", "), 5000))", path="src/serve.py")
+    commit(ports_repo, "back to 5000")
+    assert only(ports_repo, node).stale is False
+
+
+def test_a_symbol_restructured_with_the_same_names_and_values_is_information(ports_repo: Path) -> None:
+    """A loop turned into a comprehension (every statement rewritten, the same names and values) is
+    not a flag (requests' dict_from_cookiejar); a loop put around statements (a value `True` added)
+    is a rewrite."""
+    jar = capture(ports_repo, ["src/serve.py#cookies"], content="cookies() gives a dict; the last cookie of a name wins.",
+                  title="Cookies")
+    stack = capture(ports_repo, ["src/serve.py#leave"], content="leave() pops only the preserved context at the top.",
+                    title="Leave")
+    commit(ports_repo, "record")
+    edit(ports_repo, '''    found = {}
+    for cookie in jar:
+        found[cookie.name] = cookie.value
+    return found''', '''    found = {cookie.name: cookie.value for cookie in jar}
+    return found''', path="src/serve.py")
+    edit(ports_repo, '''    top = stack.top
+    if top is not None and top.preserved:
+        top.pop()''', '''    while True:
+        top = stack.top
+        if top is not None and top.preserved:
+            top.pop()
+        else:
+            break''', path="src/serve.py")
+    commit(ports_repo, "Comprehension; pop them all")
+    assert only(ports_repo, jar).stale is False
+    assert "of its statements rewritten" in only(ports_repo, stack).why
+
+
+def test_a_file_whose_code_moved_into_a_block_is_not_rewritten(repo: Path) -> None:
+    """Statements put inside a new `if` (re-indented) are the code the node saw, not a rewrite
+    (requests' packages.py)."""
+    node = capture(repo, ["src/other.py"], content="Other keeps the aliases.")
+    (repo / "src" / "other.py").write_text("import sys\n\ntry:\n    import x\nexcept ImportError:\n    x = None\n"
+                                           + "".join(f"a{i} = sys.modules.get('m{i}')\n" for i in range(6)))
+    commit(repo, "aliases")
+    node = capture(repo, ["src/other.py"], content="Other keeps the aliases.", title="Aliases")
+    commit(repo, "record")
+    (repo / "src" / "other.py").write_text("import sys\nfrom y import x\n\nif x is not None:\n"
+                                           + "".join(f"    a{i} = sys.modules.get('m{i}')\n" for i in range(6)))
+    commit(repo, "Alias only when there")
+    assert only(repo, node).stale is False
+
+
+def test_a_number_the_node_states_changed_in_one_statement_is_a_flag(compat_repo: Path) -> None:
+    """A bound the node states (`< 3.0`) changed in one statement while another statement of the symbol
+    still holds the same number (the other library's bound) is a flag (requests' check_compatibility)."""
+    root = compat_repo
+    (root / "src" / "bounds.py").write_text('''def check(major, minor, other):
+    assert (1, 21) <= (major, minor) < (3, 0)
+    assert (3, 0) <= other < (6, 0)
+''')
+    commit(root, "bounds")
+    ids = _compat_nodes(root, {"symbol": ("src/bounds.py#check", "check() accepts major versions below 3.0 only.")})
+    edit(root, "< (3, 0)\n", "< (4, 0)\n", path="src/bounds.py")
+    commit(root, "Allow 3.x")
+    assert "3.0`, as the node states it, is gone from a statement of it" in only(root, ids["symbol"]).why
+
+
+def test_code_with_an_operator_in_backticks_is_a_snippet() -> None:
+    from autology_mcp.knowledge.staleness import _Said
+
+    said = _Said(set(), set(), "The route is `static_url_path + '/<path:filename>'`, not normalised.")
+    assert said.snippets == ["static_url_path + '/<path:filename>'"]
+
+
+def test_a_function_renamed_inside_a_span_is_a_flag(repo: Path) -> None:
+    """A span holding `def backoff` whose function is now `def delay` is stale, whatever the node says."""
+    node = capture(repo, ["src/retry.py#L6-7"], content="Waiting grows with each try.")
+    commit(repo, "record")
+    edit(repo, "def backoff(attempt):", "def delay(attempt):")
+    edit(repo, "or backoff(attempt)", "or delay(attempt)")
+    commit(repo, "Rename backoff")
+    assert only(repo, node).stale

@@ -11,6 +11,9 @@ version string) or in the code.
 The literal values a piece of code holds (:func:`literals`): its string values, docstrings aside,
 and its numbers, so a string or a number a node states can be told to be gone from the code.
 
+A line span's units and the units that took their place (:func:`span_region`), and the statements that
+changed between two lists of units (:func:`units_changed`), so a span is judged as a symbol is.
+
 Also here: a function's parameters compared (an added optional parameter keeps the old calls), a
 name's deprecation found (``@deprecated``, ``warnings.warn(..., DeprecationWarning)`` in it or naming
 it, "deprecated" in its docstring), and the code's words with Python comments left out.
@@ -182,14 +185,41 @@ def same_code(before: str, after: str, path: str) -> bool:
     return [u.text for u in units(before, path)] == [u.text for u in units(after, path)]
 
 
+def plain(unit: Unit) -> str:
+    """A unit's code without its place (depth and block): a statement moved into a new block (an ``if``
+    put around it, a ``try`` taken away) is the same statement."""
+    return unit.text.split(":", 2)[2] if unit.node is not None else unit.text
+
+
 def rewritten_share(before: str, after: str, path: str) -> float:
-    """The share of the units of ``before`` no longer in ``after`` (a multiset; moved units count as kept)."""
-    old = Counter(u.text for u in units(before, path))
+    """The share of the units of ``before`` no longer in ``after`` (a multiset; moved units, and units
+    moved into or out of a block, count as kept)."""
+    old = Counter(plain(u) for u in units(before, path))
     total = sum(old.values())
     if not total:
         return 0.0
-    new = Counter(u.text for u in units(after, path))
+    new = Counter(plain(u) for u in units(after, path))
     return 1.0 - sum((old & new).values()) / total
+
+
+def span_region(before: str, after: str, span: tuple[int, int], path: str) -> tuple[list[Unit], list[Unit]] | None:
+    """The units of ``before`` in lines ``span``, and the units of ``after`` that took their place: those
+    between the nearest units kept before the span and after it (by their code, their place aside).
+    None when the span holds no unit (comments, blank lines)."""
+    a, b = span
+    old, new = units(before, path), units(after, path)
+    inside = [i for i, u in enumerate(old) if u.start <= b and a <= u.end]
+    if not inside:
+        return None
+    lo, hi = inside[0], inside[-1]
+    matched: dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(None, [plain(u) for u in old], [plain(u) for u in new], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            matched.update((i1 + k, j1 + k) for k in range(i2 - i1))
+    start = max((j for i, j in matched.items() if i < lo), default=-1) + 1
+    end = min((j for i, j in matched.items() if i > hi), default=len(new)) - 1
+    return old[lo:hi + 1], new[start:end + 1]
 
 
 # ------------------------------------------------------------------------------ spans
@@ -335,7 +365,12 @@ def changed_units(old: ast.AST, new: ast.AST) -> tuple[list[Unit], list[Unit]]:
     """The statements of ``old``'s body that are not in ``new``'s, and those of ``new`` not in ``old``
     (by their code, string values included), leaving out a statement that only gained keyword
     arguments in its calls (an option passed through, the call-site twin of an optional parameter)."""
-    before, after = body_units(old), body_units(new)
+    return units_changed(body_units(old), body_units(new))
+
+
+def units_changed(before: list[Unit], after: list[Unit]) -> tuple[list[Unit], list[Unit]]:
+    """:func:`changed_units` of two lists of statements (a statement moved into a new block is changed:
+    a loop put around it changes what it does)."""
     out: list[tuple[Unit | None, Unit | None]] = []
     matcher = difflib.SequenceMatcher(None, [u.text for u in before], [u.text for u in after], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():

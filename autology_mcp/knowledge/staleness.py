@@ -23,23 +23,33 @@ Code is compared with formatting, comments and whitespace aside
 (:mod:`autology_mcp.knowledge.code_compare`: Python by its statements, other languages by their
 lines with whitespace collapsed). Against the code now (the working tree: uncommitted edits count):
 
-- ``path#L10-40``: stale when the code of those lines changed; the span is followed through the
-  later commits (code added above it moves it, a reflow or a moved comment does not change it) and
-  through renames. A change only in string values the node does not quote (a version string, a
-  message) is not one, unless it takes away a string the node quotes or a number it states.
+- ``path#L10-40``: the span is followed through the later commits (code added above it moves it, a
+  reflow or a moved comment does not change it) and through renames; the code the node saw is judged
+  against the code now (the commits between only name the change: a walk of a merged history can
+  put a branch's older state after a newer one). A change only in string values the node does not
+  quote (a version string, a message) is not one, unless it takes away a string the node quotes or a
+  number it states. A change of its code is judged as a symbol's (:func:`span_rewrite`): stale when a
+  function or class defined in it, or a name or snippet the node gives, is gone from the lines that
+  took its place, a string it quotes or a
+  number it states is gone, the changed statements differ in a name or word the node gives, in a
+  string value it quotes, or lost a number (``2 ** attempt`` now ``3 ** attempt``) or a value the node
+  gives as code; a rewrite that touches none of it (a generator into ``if``s) is information.
 - ``path#symbol`` (Python; a property's getter and setter together): stale when it is gone; when an
   existing parameter is removed, renamed, reordered or its default changed; when a name or a code
-  snippet the node gives, that the symbol held, is gone from it; when its changed statements differ
-  in the names they use by one the node gives (or a word of its text of five letters or more), hold
-  a string the node quotes, or a value it gives as code (``returns None``); or when more than half of
-  its statements changed. An added parameter, an option passed through a call (a keyword argument
-  added) and statements that touch nothing the node says are information. In other languages the
-  name must still be there.
+  snippet the node gives, that the symbol held, is gone from it; when a string it quotes or a number
+  it states is gone from it, or from the statements that changed (a bound raised in one statement
+  while another still holds the number); when its changed statements differ in the names they use by
+  one the node gives (or a word of its text of five letters or more), hold a string the node quotes,
+  or a value it gives as code (``returns None``); or when more than half of its statements changed
+  into other names or values (the same names and values restructured, a loop into a comprehension,
+  is not a rewrite). An added parameter, an option passed through a call (a keyword argument added)
+  and statements that touch nothing the node says are information. In other languages the name must
+  still be there.
 - ``path`` (a file) or a folder: stale when a name, path, identifier or code snippet the node's
   text gives (:func:`mentions`, in backticks, shaped like one, called ``retry()``, dotted
   ``app.retry``), which the referenced code held at the base, is gone from it now (comments aside);
-  or, for a file, when more than half of the code the node saw is gone and no name it gives plainly
-  is still in it.
+  or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
+  block is kept) and no name it gives plainly is still in it.
 - Any file reference: stale when something the node states literally, which the referenced code held
   at the base, is gone from it (:meth:`_Said.values_lost`; the code: the ``#symbol`` with the module
   and class constants it uses, the ``#L`` span's statements when only their strings changed, or the
@@ -89,6 +99,9 @@ from autology_mcp.knowledge.code_compare import (
     follow,
     follow_items,
     literals,
+    span_region,
+    Unit,
+    units_changed,
     version_parts,
     parameters_kept,
     parse_python,
@@ -119,7 +132,7 @@ _NOT_NAMES = frozenset("""py pyi pyc js jsx ts tsx mjs cjs json yaml yml toml cf
     csv tsv lock log sh bash zsh bat ps1 exe dll so dylib go rs rb java kt swift cpp hpp cc cxx sql proto png jpg jpeg gif
     svg pdf zip gz tgz tar whl egg com org net edu gov io dev app co uk de fr www env cfg conf svc""".split())
 _WORDS = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{4,}(?![\w])")
-_SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return)\s")
+_SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return|[-+*/%|&]|//|\*\*)\s")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _PATHISH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
 # a string the node quotes: 'Perhaps you meant http://...?', "utf-8", “…”; not an apostrophe (the app's)
@@ -841,7 +854,8 @@ class _Said:
 
     @cached_property
     def snippets(self) -> list[str]:
-        """Code quoted in backticks (``self.url_map = Map()``): not one name, but a piece of code."""
+        """Code quoted in backticks (``self.url_map = Map()``, ``static_url_path + "/x"``): not one name,
+        but a piece of code."""
         return sorted({s.strip() for s in _TICKS.findall(self.text) if _SNIPPET.search(s) and len(s.strip()) >= 6})
 
     @cached_property
@@ -1067,13 +1081,20 @@ def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now
         if moved is not None:
             return moved
         change = follow(old, new, where, path)
-        if change.span is None or (change.changed and (not change.strings or said.quotes(change.strings))):
+        if change.span is not None and not change.changed:
+            return change.span
+        if change.span is not None and change.strings:  # string values only
+            if said.quotes(change.strings) or (said.states_values and said.values_lost(
+                    literals(list(change.before)), literals(list(change.after)))):
+                return None  # a string the node quotes, or a number it states, gone from the span's strings
+            return change.span
+        region = span_region(old, new, where, path)
+        if region is None or not region[1] or span_rewrite(*region, old, new, path, said) is not None:
             return None
-        if change.changed and said.states_values and said.values_lost(literals(list(change.before)),
-                                                                       literals(list(change.after))):
-            return None  # a string the node quotes, or a number it states, gone from the span's strings
-        return change.span
+        return region[1][0].start, max(u.end for u in region[1])
 
+    if step(before, now, span) is not None:  # what the node saw against now: the commits between only name a change
+        return Finding(ref, False, None, later.text(explain))
     previous, where = before, span
     for commit in commits[:WALK_MAX]:
         text = h.content(commit.sha, commit.path) or ""
@@ -1081,15 +1102,59 @@ def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now
         if moved is None:
             return Finding(ref, True, f"{what} of {path} changed ({commit.label()})", later.text(explain))
         previous, where = text, moved
-    if len(commits) > WALK_MAX:  # too many to walk: compare the base with now
-        if step(before, now, span) is None:
-            return Finding(ref, True, f"{what} of {path} changed (after {commits[WALK_MAX - 1].label()})",
-                           later.text(explain))
-        return Finding(ref, False, None, later.text(explain))
-    if step(previous, now, where) is None:
+    if len(commits) > WALK_MAX:  # too many to walk
+        return Finding(ref, True, f"{what} of {path} changed (after {commits[WALK_MAX - 1].label()})", later.text(explain))
+    if commits and step(previous, now, where) is not None:  # each commit kept it, together they did not
+        when = commits[-1].label()
+    else:
         when = "since the node was written" if later.gap else "uncommitted"
-        return Finding(ref, True, f"{what} of {path} changed ({when})", later.text(explain))
-    return Finding(ref, False, None, later.text(explain))
+    return Finding(ref, True, f"{what} of {path} changed ({when})", later.text(explain))
+
+
+def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, new_text: str, path: str,
+                 said: _Said) -> str | None:
+    """Why the code of a line span, rewritten (``gone_units`` are its statements, ``came_units`` those that
+    took their place), may make the node wrong, or None when it keeps what the node says, as for a
+    symbol (:func:`symbol_change`): a name or a code snippet the node gives gone from it; a string it
+    quotes or a number it states gone; a changed statement that uses a name or a word of the node's text
+    the others do not, or whose string values the node quotes; a value the node gives as code gone.
+    A rewrite that touches none of it (a generator into ``if``s, a filter added before a loop) is
+    information."""
+    lost = _lost(code_words(_unit_lines(old_text, gone_units), path), code_words(_unit_lines(new_text, came_units), path),
+                 said)
+    lost += sorted(_defines(gone_units) - _defines(came_units))  # a function or class of the span renamed or gone
+    if lost:
+        return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
+    if said.states_values:
+        values = said.values_lost(literals(gone_units), literals(came_units))
+        if values:
+            return f"{_stated(values)} gone from it"
+    gone, came = units_changed(gone_units, came_units)
+    values = said.values_lost(literals(gone), literals(came)) if said.states_values else []
+    if values:
+        return f"{_stated(values)} gone from a statement of it"
+    differ = {i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}
+    used = sorted(differ & (said.names | said.words))
+    if used:
+        return f"the use of {_shown(used)} changed"
+    before, after = Counter(s for u in gone for s in u.strings), Counter(s for u in came for s in u.strings)
+    if said.quotes((before - after) + (after - before)):
+        return "a string value the node quotes changed"
+    values = {v for u in gone for v in u.constants()} - {v for u in came for v in u.constants()}
+    values = {v for v in values if v not in ("None", "True", "False", "Ellipsis") or said.gives_value(v)}
+    if values:  # a number the changed statements held is gone (`2 ** attempt` now `3 ** attempt`), or a value the node gives
+        return f"{_shown(sorted(values))} gone from it"
+    return None
+
+
+def _defines(found: list[Unit]) -> set[str]:
+    return {u.node.name for u in found if isinstance(u.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def _unit_lines(text: str, found: list[Unit]) -> str:
+    if not found:
+        return ""
+    return "\n".join(text.splitlines()[min(u.start for u in found) - 1:max(u.end for u in found)])
 
 
 def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path: str, said: _Said) -> str | None:
@@ -1122,6 +1187,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     if values:
         return f"{_stated(values)} gone from it"
     gone, came = changed_units(old, new)
+    values = said.values_lost(literals(gone), literals(came)) if said.states_values else []
+    if values:  # a bound the node states, changed in one statement while another still holds the number
+        return f"{_stated(values)} gone from a statement of it"
     own = set(symbol.split("."))
     uses_before = {i for u in gone for i in u.identifiers()}
     uses_after = {i for u in came for i in u.identifiers()}
@@ -1137,7 +1205,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return f"a value the node gives changed ({_shown(named)})"
     total = len(body_units(old))
     share = len(gone) / total if total else 0.0  # an option passed through is not a rewrite
-    if share > REWRITTEN:
+    values_before, values_after = {v for u in gone for v in u.constants()}, {v for u in came for v in u.constants()}
+    if share > REWRITTEN and (uses_before != uses_after or values_before != values_after):  # not the same code restructured
         return f"{round(100 * share)}% of its statements rewritten"
     return None
 
