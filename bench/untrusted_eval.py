@@ -134,7 +134,10 @@ def build_sets(mirrors: Path) -> dict[str, list[dict]]:
 
 def worker(sets_file: str) -> None:
     """In the checkout's own process: the flags of every text, and the time the check took."""
-    from autology_mcp.knowledge.untrusted import instruction_flags
+    try:
+        from autology_mcp.knowledge.trust.untrusted import instruction_flags
+    except ImportError:  # a checkout from before the trust/ room (issue 38)
+        from autology_mcp.knowledge.untrusted import instruction_flags
 
     sets = json.loads(Path(sets_file).read_text(encoding="utf-8"))
     out: dict = {"flags": {}, "seconds": {}, "chars": {}}

@@ -24,7 +24,7 @@ from autology_mcp.hooks.handlers import post_commit, session_start
 from autology_mcp.hooks.prompt import user_prompt_submit
 from autology_mcp.knowledge.models import validate_reference
 from autology_mcp.knowledge.service import Autology
-from autology_mcp.knowledge.untrusted import FRAME, quoted
+from autology_mcp.knowledge.trust.untrusted import FRAME, quoted
 
 pytestmark = pytest.mark.usefixtures("clean_env")
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from autology_mcp.hooks.handlers import TYPE_WEIGHT, recall_text
 from autology_mcp.knowledge.references import matching_references
-from autology_mcp.knowledge.untrusted import quoted
+from autology_mcp.knowledge.trust.untrusted import quoted
 
 
 def _expected_lines(nodes, recent, status):

@@ -14,7 +14,7 @@ import pytest
 
 from autology_mcp.knowledge.analyze import analyze
 from autology_mcp.knowledge.service import Autology
-from autology_mcp.knowledge.staleness import follow_span, judge, mentions
+from autology_mcp.knowledge.trust.staleness import follow_span, judge, mentions
 
 RETRY = '''"""Retries."""
 
@@ -305,7 +305,7 @@ def test_doctor_names_what_moved_on_without_failing(repo: Path) -> None:
 def test_without_explain_the_history_is_read_only_for_a_flag(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """analyze and doctor judge thousands of nodes: a reference whose code still holds costs its file at
     the base and now, not a walk of the history."""
-    from autology_mcp.knowledge import staleness
+    from autology_mcp.knowledge.trust import staleness
 
     node = capture(repo, ["src/retry.py"])
     commit(repo, "record the decision")
@@ -325,7 +325,7 @@ def test_without_explain_the_history_is_read_only_for_a_flag(repo: Path, monkeyp
 def test_a_base_found_by_time_matches_git_rev_list(repo: Path) -> None:
     """Past a few distinct times, one listing of the history answers by bisection: the same commit as
     ``git rev-list -1 --before``."""
-    from autology_mcp.knowledge.staleness import History
+    from autology_mcp.knowledge.trust.staleness import History
 
     for i in range(12):
         (repo / "src" / "other.py").write_text(f"x = {i}\n")
@@ -341,7 +341,7 @@ def test_a_base_found_by_time_matches_git_rev_list(repo: Path) -> None:
 def test_asking_for_a_folder_as_a_file_keeps_the_blob_reader_in_step(repo: Path) -> None:
     """git cat-file --batch answers a tree with its bytes too: they are read and dropped, so the next
     file's text is its own."""
-    from autology_mcp.knowledge.staleness import History
+    from autology_mcp.knowledge.trust.staleness import History
 
     h = History(repo)
     head = h.head
@@ -355,7 +355,7 @@ def test_asking_for_a_folder_as_a_file_keeps_the_blob_reader_in_step(repo: Path)
 def test_past_a_few_bases_one_walk_of_the_recent_history_answers_later(repo: Path) -> None:
     """analyze over a large store asks for the later commits of many bases: past a few, one walk of the
     recent history answers, with the same commits as base..HEAD on a merged history."""
-    from autology_mcp.knowledge import staleness
+    from autology_mcp.knowledge.trust import staleness
 
     bases = []
     for i in range(6):
@@ -568,7 +568,7 @@ def test_a_deprecation_of_a_name_the_node_mentions_is_a_flag(config_repo: Path) 
 
 
 def test_a_deprecation_by_message_or_decorator_is_found() -> None:
-    from autology_mcp.knowledge.code_compare import deprecated
+    from autology_mcp.knowledge.trust.code_compare import deprecated
 
     module = ('import warnings\n\ndef __getattr__(name):\n    if name == "_app_ctx_stack":\n'
               '        warnings.warn("\'_app_ctx_stack\' is deprecated and will be removed.", DeprecationWarning)\n'
@@ -804,7 +804,7 @@ def test_a_property_setter_is_part_of_its_symbol(encoder_repo: Path) -> None:
 
 
 def test_code_compare_reads_python_by_statements_and_other_code_by_lines() -> None:
-    from autology_mcp.knowledge.code_compare import follow, same_code
+    from autology_mcp.knowledge.trust.code_compare import follow, same_code
 
     assert same_code("x = f(a,b)  # c\n", "x = f(\n    a,\n    b,\n)\n", "m.py")
     assert not same_code("x = f(a, b)\n", "x = f(b, a)\n", "m.py")
@@ -820,7 +820,7 @@ from hypothesis import strategies as st  # noqa: E402
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=300), st.text(max_size=300), st.integers(1, 20), st.integers(0, 5))
 def test_reading_code_never_raises_on_any_text(before: str, after: str, start: int, width: int) -> None:
-    from autology_mcp.knowledge.code_compare import code_words, deprecated, follow, rewritten_share, units
+    from autology_mcp.knowledge.trust.code_compare import code_words, deprecated, follow, rewritten_share, units
 
     for path in ("m.py", "m.js"):
         assert isinstance(units(before, path), list)
@@ -842,7 +842,7 @@ def test_comments_are_left_out_as_python_reads_them(lines: list) -> None:
     import io
     import tokenize
 
-    from autology_mcp.knowledge.code_compare import code_words
+    from autology_mcp.knowledge.trust.code_compare import code_words
 
     text = "".join(f"{name} = {value}{comment}\n" for name, value, comment in lines) + "#"
     comments = [t for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
@@ -1051,7 +1051,7 @@ def test_small_numbers_dates_and_issues_are_not_values_the_node_states(compat_re
 
 
 def test_what_a_node_states_literally_is_read_from_its_text() -> None:
-    from autology_mcp.knowledge.staleness import _Said
+    from autology_mcp.knowledge.trust.staleness import _Said
 
     said = _Said(set(), set(), "Raises 'Perhaps you meant http://...?' or \"Invalid URL %r: no scheme\"; the app's "
                                "`json_encoder`, `'static/'`, `.env` and `x = f(1)`; bounds >= 1.21.1, < 4, port 5000, "
@@ -1067,7 +1067,7 @@ def test_what_a_node_states_literally_is_read_from_its_text() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(list("ab1.2 '\"`…%s{}-#/:,\n") + ["http://", "...", "3.0"]), max_size=80).map("".join))
 def test_the_quotes_and_numbers_a_node_states_are_in_its_text(text: str) -> None:
-    from autology_mcp.knowledge.staleness import _Said
+    from autology_mcp.knowledge.trust.staleness import _Said
 
     said = _Said(set(), set(), text)
     flat = " ".join(text.split())
@@ -1091,7 +1091,7 @@ def test_a_value_moved_into_a_constant_the_symbol_uses_is_still_the_symbols(comp
 def test_a_files_values_are_read_as_python_holds_them() -> None:
     """A whole file's strings and numbers, read in one pass: adjacent strings joined as Python joins
     them, docstrings and comments left out, 1_000 read as 1000; the same values as its statements give."""
-    from autology_mcp.knowledge.code_compare import file_literals, literals, units
+    from autology_mcp.knowledge.trust.code_compare import file_literals, literals, units
 
     text = ('"""Module docstring with 77 and \'Perhaps\'."""\nLIMIT = 1_000  # not 88\nMSG = (\n    "Perhaps you "  # a comment\n'
             '    f"meant http://{x}?"\n)\n\n\ndef f():\n    """Docstring 99."""\n    return g("utf-8", 3.5)\n')
@@ -1107,7 +1107,7 @@ def test_a_files_values_are_read_as_python_holds_them() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=300))
 def test_reading_a_files_values_never_raises(text: str) -> None:
-    from autology_mcp.knowledge.code_compare import file_literals
+    from autology_mcp.knowledge.trust.code_compare import file_literals
 
     for path in ("m.py", "m.js"):
         found = file_literals(text, path)
@@ -1282,7 +1282,7 @@ def test_a_number_the_node_states_changed_in_one_statement_is_a_flag(compat_repo
 
 
 def test_code_with_an_operator_in_backticks_is_a_snippet() -> None:
-    from autology_mcp.knowledge.staleness import _Said
+    from autology_mcp.knowledge.trust.staleness import _Said
 
     said = _Said(set(), set(), "The route is `static_url_path + '/<path:filename>'`, not normalised.")
     assert said.snippets == ["static_url_path + '/<path:filename>'"]

@@ -25,8 +25,8 @@ from autology_mcp.knowledge.analyze import analyze
 from autology_mcp.knowledge.doctor import diagnose
 from autology_mcp.knowledge.service import Autology
 from autology_mcp.knowledge.store import NodeStore
-from autology_mcp.knowledge.textnorm import decoded_payloads, normalise, prose
-from autology_mcp.knowledge.untrusted import FRAME, Reviews, instruction_flags, quoted
+from autology_mcp.knowledge.trust.textnorm import decoded_payloads, normalise, prose
+from autology_mcp.knowledge.trust.untrusted import FRAME, Reviews, instruction_flags, quoted
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -363,7 +363,7 @@ def test_a_review_is_kept_on_this_machine_and_can_be_taken_back(repo: Path) -> N
 
 
 def test_the_needle_words_only_skip_rules_that_could_not_match(monkeypatch: pytest.MonkeyPatch) -> None:
-    import autology_mcp.knowledge.untrusted as untrusted
+    import autology_mcp.knowledge.trust.untrusted as untrusted
 
     texts = [*FLAGGED, *LEGIT, *(x["text"] for x in PROBE["harmless"])]
     texts += [t.upper() for t in texts] + [t.lower() for t in texts]

@@ -1,5 +1,5 @@
 """``autology review``: a person reads the nodes whose text addresses the agent with instructions, and
-lets the hooks inject them again (:mod:`autology_mcp.knowledge.untrusted`).
+lets the hooks inject them again (:mod:`autology_mcp.knowledge.trust.untrusted`).
 
     autology review                 # the flagged nodes, reviewed or not
     autology review ID              # one node's flags and its whole text, to read
@@ -38,7 +38,7 @@ def at_a_terminal() -> bool:
 
 def cmd_review(args: argparse.Namespace) -> int:
     from autology_mcp.knowledge.store import NodeStore
-    from autology_mcp.knowledge.untrusted import Reviews, flagged_nodes
+    from autology_mcp.knowledge.trust.untrusted import Reviews, flagged_nodes
 
     if args.accept and not at_a_terminal():  # before anything is opened: nothing written
         print(NO_TERMINAL, file=sys.stderr)

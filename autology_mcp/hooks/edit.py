@@ -16,7 +16,7 @@ covering the file); or a reference to a file that was moved here (:func:`moved_h
 decisions, conventions and issues that are not superseded are named. A node whose words the code may
 no longer bear out is flagged ``STALE`` with what changed (a name it mentions gone or deprecated, its
 lines or symbol changed beyond formatting, the file mostly rewritten or moved:
-:mod:`autology_mcp.knowledge.staleness`, the same rule as ``autology_analyze``'s references
+:mod:`autology_mcp.knowledge.trust.staleness`, the same rule as ``autology_analyze``'s references
 category); later commits that changed none of that are said as information ("still holds; 3 later
 commits, the last: …").
 
@@ -25,7 +25,7 @@ hook) brought it first, so a decision about a folder speaks at the first file un
 (:mod:`autology_mcp.hooks.state`). Every string from the repository in the note (node text, paths,
 references, what changed, commit subjects) is quoted project data, and a node whose text addresses
 the agent with instructions is held back until a person reviews it
-(:mod:`autology_mcp.knowledge.untrusted`).
+(:mod:`autology_mcp.knowledge.trust.untrusted`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from autology_mcp.hooks.config import load_hooks_config
 from autology_mcp.hooks.output import additional_context
 from autology_mcp.hooks.project import open_store, project_root
 from autology_mcp.hooks.state import session_state, told_nodes
-from autology_mcp.knowledge.untrusted import FRAME, held_back, quoted
+from autology_mcp.knowledge.trust.untrusted import FRAME, held_back, quoted
 
 if TYPE_CHECKING:
     from autology_mcp.knowledge.models import KnowledgeNode
@@ -107,7 +107,7 @@ def touched_lines(payload: dict[str, Any], file: Path) -> list[tuple[int, int]] 
 
 def symbol_lines(file: Path, symbol: str) -> tuple[int, int] | None:
     """Lines of a Python function or class (``name`` or ``Class.method``); None when not found."""
-    from autology_mcp.knowledge.staleness import symbol_span
+    from autology_mcp.knowledge.trust.staleness import symbol_span
 
     if file.suffix != ".py":
         return None
@@ -144,8 +144,8 @@ def _proof(node: KnowledgeNode) -> str:
 
 def _judged(root: Path, store: Any, governing: list[tuple[KnowledgeNode, list[str]]]) -> dict[str, list]:
     """The references that govern the file, each judged by the staleness rule
-    (:mod:`autology_mcp.knowledge.staleness`, the same as ``autology_analyze``'s)."""
-    from autology_mcp.knowledge.staleness import judge
+    (:mod:`autology_mcp.knowledge.trust.staleness`, the same as ``autology_analyze``'s)."""
+    from autology_mcp.knowledge.trust.staleness import judge
 
     return judge(root, store, [n for n, _ in governing], {n.id: refs for n, refs in governing}, explain=True)
 
@@ -168,7 +168,7 @@ def moved_here(root: Path, store: Any, rel: str) -> list[tuple[KnowledgeNode, li
     at once is not followed): one query, a stat for each such path, and git (kept per HEAD) for at
     most :data:`MOVED_MAX` of them that are gone."""
     from autology_mcp.knowledge.references import reference_path
-    from autology_mcp.knowledge.staleness import history
+    from autology_mcp.knowledge.trust.staleness import history
 
     gone = [p for p in store.index.referenced_paths_near(rel) if not _exists(root / p)]
     if not gone:

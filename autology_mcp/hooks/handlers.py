@@ -52,7 +52,7 @@ TYPE_WEIGHT = {
 def _node_line(node: KnowledgeNode, base: Path | None = None) -> str:
     """A node as the hooks name it: its title quoted (project data), or only its id when its text
     addresses the agent with instructions and no person reviewed it (``base``: the store's folder)."""
-    from autology_mcp.knowledge.untrusted import held_back, quoted
+    from autology_mcp.knowledge.trust.untrusted import held_back, quoted
 
     if base is not None and held_back(base, node.id, node.title, node.content):
         return f"- [{node.type.value}] {node.id} (held back until a person reviews it: its text addresses the agent)"
@@ -91,14 +91,14 @@ def _the_commit(cwd: Path, stdout: str, sha: str | None = None) -> git.Commit | 
 
 def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) -> tuple[list[str], int, int]:
     """Lines about the nodes referencing the commit's files, having marked needs_review the active ones
-    the code moved on from (the staleness rule: :mod:`autology_mcp.knowledge.staleness`).
+    the code moved on from (the staleness rule: :mod:`autology_mcp.knowledge.trust.staleness`).
 
     Returns (lines, nodes found, nodes marked). A node whose own file changed in the same commit was
     just reviewed, so it is not marked; a node whose references still hold is named, not marked.
     """
     from autology_mcp.knowledge.references import covers, nodes_referencing, relative_to_root
-    from autology_mcp.knowledge.staleness import judge
-    from autology_mcp.knowledge.untrusted import quoted
+    from autology_mcp.knowledge.trust.staleness import judge
+    from autology_mcp.knowledge.trust.untrusted import quoted
 
     files = relative_to_root(commit.files, commit.toplevel, root)
     node_files = {f for f in files if f.startswith(".autology/")}
@@ -130,7 +130,7 @@ def _review_nodes(store: NodeStore, root: Path, commit: git.Commit, mark: bool) 
 def _commit_section(
     root: Path, cwd: Path, stdout: str, config: HooksConfig, sha: str | None = None
 ) -> tuple[list[str], str] | None:
-    from autology_mcp.knowledge.untrusted import FRAME, quoted
+    from autology_mcp.knowledge.trust.untrusted import FRAME, quoted
 
     commit = _the_commit(cwd, stdout, sha)
     if commit is None:
@@ -306,7 +306,7 @@ def recall_text(store: NodeStore, recent_files: list[str], limit: int = RECALL_M
     Most relevant first: nodes about recently changed files, then by type weight + confidence, then
     most recently modified. Ranked in SQLite over summary columns, with the nodes about the recent
     files from the refs table, so a 10,000-node store costs milliseconds here."""
-    from autology_mcp.knowledge.untrusted import FRAME, quoted
+    from autology_mcp.knowledge.trust.untrusted import FRAME, quoted
 
     index = store.index
     recent = [f for f in recent_files if not f.startswith(".autology/")]
@@ -352,7 +352,7 @@ STALE_CHECKED = 10  # nodes about recently changed files judged by the staleness
 
 def _held_back(store: NodeStore, node_ids: list[str]) -> set[str]:
     """Which of these nodes hold instruction-like text no person reviewed (not named unasked)."""
-    from autology_mcp.knowledge.untrusted import held_back
+    from autology_mcp.knowledge.trust.untrusted import held_back
 
     nodes = [n for n in (store.index.get_node(i) for i in dict.fromkeys(node_ids)) if n is not None]
     return {n.id for n in nodes if held_back(store.paths.base, n.id, n.title, n.content)}
@@ -362,7 +362,7 @@ def _stale_notes(store: NodeStore, node_ids: list[str]) -> dict[str, str]:
     """What moved on under each of these nodes (the staleness rule, as the edit hooks and analyze use it)."""
     if not node_ids:
         return {}
-    from autology_mcp.knowledge.staleness import judge
+    from autology_mcp.knowledge.trust.staleness import judge
 
     nodes = [n for n in (store.index.get_node(i) for i in node_ids) if n is not None]
     judged = judge(store.root, store, nodes)

@@ -11,7 +11,7 @@ trivial prompt ("yes", "go on"), and an item already told in this session (by th
 by the edit hooks) is never injected again (:mod:`autology_mcp.hooks.state`). Every string of the
 repository in an item (a title, a proof line, a path or symbol, a commit's subject and files) is quoted
 project data; a node whose text addresses the agent with instructions is not injected until a person
-reviews it (:mod:`autology_mcp.knowledge.untrusted`). A past session grounds a prompt by what it
+reviews it (:mod:`autology_mcp.knowledge.trust.untrusted`). A past session grounds a prompt by what it
 answered or did, never by the user having asked the same thing (:mod:`autology_mcp.retrieval.echo`),
 and the current session's own turns are not searched.
 """
@@ -32,7 +32,7 @@ from autology_mcp.hooks.config import load_hooks_config
 from autology_mcp.hooks.output import additional_context
 from autology_mcp.hooks.project import open_store, project_root
 from autology_mcp.hooks.state import session_state, told_nodes
-from autology_mcp.knowledge.untrusted import FRAME, held_back, quoted
+from autology_mcp.knowledge.trust.untrusted import FRAME, held_back, quoted
 
 EVENT = "UserPromptSubmit"
 QUERY_CHARS = 2000  # unified retrieval's query limit; a longer prompt is searched by its start
@@ -209,7 +209,7 @@ def _also(hits: list[dict[str, Any]], keys: list[str], seen: set[str], item_thre
 
 def _held_back(store: Any, hit: dict[str, Any]) -> bool:
     """A node hit whose text addresses the agent with instructions and no person reviewed
-    (:mod:`autology_mcp.knowledge.untrusted`): not injected unasked."""
+    (:mod:`autology_mcp.knowledge.trust.untrusted`): not injected unasked."""
     if hit["kind"] != "node":
         return False
     node = store.index.get_node(hit["node_id"])

@@ -11,7 +11,7 @@
 A category's score is ``100 × (1 − nodes with a finding / nodes it looks at)``, rounded; the
 overall score is the mean of the categories. Other parts add categories of their own through
 ``extra`` (session memory adds ``insights``: :func:`autology_mcp.sessions.capture.health_report`).
-"Moved on" is :mod:`autology_mcp.knowledge.staleness`'s rule, decided from git history and the
+"Moved on" is :mod:`autology_mcp.knowledge.trust.staleness`'s rule, decided from git history and the
 working tree: a later commit alone is not a finding.
 """
 
@@ -75,8 +75,8 @@ def structure(nodes: dict[str, KnowledgeNode], relations: list[Any]) -> dict[str
 
 def review(nodes: dict[str, KnowledgeNode], relations: list[Any], base: Path | None = None) -> dict[str, Any]:
     findings, affected = [], set()
-    if base is not None:  # text that addresses the agent (:mod:`autology_mcp.knowledge.untrusted`)
-        from autology_mcp.knowledge.untrusted import flagged_nodes
+    if base is not None:  # text that addresses the agent (:mod:`autology_mcp.knowledge.trust.untrusted`)
+        from autology_mcp.knowledge.trust.untrusted import flagged_nodes
 
         for node, flags, reviewed in flagged_nodes(base, nodes.values()):
             if not reviewed:
@@ -115,10 +115,10 @@ def adr(nodes: dict[str, KnowledgeNode]) -> dict[str, Any]:
 
 def references(store: NodeStore, nodes: dict[str, KnowledgeNode]) -> dict[str, Any]:
     """Referenced files that are missing, and references the code has moved on from
-    (:mod:`autology_mcp.knowledge.staleness`: a mentioned name gone, the lines or symbol changed, the
+    (:mod:`autology_mcp.knowledge.trust.staleness`: a mentioned name gone, the lines or symbol changed, the
     file mostly rewritten), each with what changed; later commits that changed none of that are not
     findings."""
-    from autology_mcp.knowledge.staleness import judge
+    from autology_mcp.knowledge.trust.staleness import judge
 
     root = store.root
     live = [n for n in nodes.values() if n.status.value != "superseded" and n.references]

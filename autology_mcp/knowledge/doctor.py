@@ -114,7 +114,7 @@ STALE_SHOWN = 5
 def stale_notes(store: NodeStore) -> list[str]:
     """The nodes whose code moved on (the staleness rule, as ``autology analyze`` and the edit hooks
     judge it): advice, not problems, since the node may still hold; the first few, with what changed."""
-    from autology_mcp.knowledge.staleness import judge
+    from autology_mcp.knowledge.trust.staleness import judge
 
     live = [n for n in store.index.all_nodes() if n.status.value != "superseded" and n.references]
     judged = judge(store.root, store, live)
@@ -137,9 +137,9 @@ def _note(header: str, rows: list, more: str) -> str:
 
 def instruction_notes(store: NodeStore) -> list[str]:
     """The nodes whose text addresses the agent with instructions and no person reviewed on this machine
-    (:mod:`autology_mcp.knowledge.untrusted`): the hooks hold them back; a note, since the text may be
+    (:mod:`autology_mcp.knowledge.trust.untrusted`): the hooks hold them back; a note, since the text may be
     harmless."""
-    from autology_mcp.knowledge.untrusted import flagged_nodes
+    from autology_mcp.knowledge.trust.untrusted import flagged_nodes
 
     waiting = [(n, flags) for n, flags, reviewed in flagged_nodes(store.paths.base, store.index.all_nodes()) if not reviewed]
     if not waiting:

@@ -178,9 +178,9 @@ class StatusResult(BaseModel):
 
 
 def _instruction_warnings(node: KnowledgeNode) -> list[str]:
-    """Text that addresses the agent with instructions (:mod:`autology_mcp.knowledge.untrusted`): stored,
+    """Text that addresses the agent with instructions (:mod:`autology_mcp.knowledge.trust.untrusted`): stored,
     but the hooks hold it back until a person reviews it."""
-    from autology_mcp.knowledge.untrusted import instruction_flags, node_text
+    from autology_mcp.knowledge.trust.untrusted import instruction_flags, node_text
 
     flags = instruction_flags(node_text(node.title, node.content))
     if not flags:
@@ -210,7 +210,7 @@ def _adr_error(missing: list[str]) -> ValidationError:
 def _with_fingerprint(root: Path, node: KnowledgeNode) -> KnowledgeNode:
     """The node with the fingerprint of the code it is written against (staleness), or without one
     outside git: a stale fingerprint would be void anyway (it holds the hash of what the node said)."""
-    from autology_mcp.knowledge.staleness import FINGERPRINT, fingerprint
+    from autology_mcp.knowledge.trust.staleness import FINGERPRINT, fingerprint
 
     extra = {k: v for k, v in node.extra.items() if k != FINGERPRINT}
     seen = fingerprint(root, node.title, node.content, node.references) if node.references else None
@@ -430,7 +430,7 @@ class Autology:
 
     def mark_reviewed(self, id: Any) -> str:
         """A person read the node against the code as it is now and it holds: its fingerprint is taken
-        again (:func:`autology_mcp.knowledge.staleness.fingerprint`), so what was stale is judged from
+        again (:func:`autology_mcp.knowledge.trust.staleness.fingerprint`), so what was stale is judged from
         here on. Nothing else about the node changes but ``modified``."""
         node_id = validate_id(id)
 
@@ -438,7 +438,7 @@ class Autology:
             return _with_fingerprint(self.store.root, node.replace(modified=utc_now()))
 
         _, after = self.store.modify(node_id, apply)
-        from autology_mcp.knowledge.staleness import FINGERPRINT
+        from autology_mcp.knowledge.trust.staleness import FINGERPRINT
 
         files = len((after.extra.get(FINGERPRINT) or {}).get("files", {}))
         return (f"✓ Reviewed: {after.title} ({after.type.value}): its references are judged from the code as it is now "

@@ -42,7 +42,7 @@ def load_state(root: Path) -> SemanticState | None:
 
 
 def save_state(root: Path, state: SemanticState) -> None:
-    from autology_mcp.knowledge.untrusted import ensure_local_ignored
+    from autology_mcp.knowledge.trust.untrusted import ensure_local_ignored
 
     path = Path(root) / STATE
     path.parent.mkdir(parents=True, exist_ok=True)

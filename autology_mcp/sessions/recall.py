@@ -114,7 +114,7 @@ class Recall:
 
     def text(self, limit: int = BLOCK_MAX) -> str:
         day = self.when[:10] or "unknown date"
-        from autology_mcp.knowledge.untrusted import FRAME, quoted
+        from autology_mcp.knowledge.trust.untrusted import FRAME, quoted
 
         # the session's title and topics are its words, as the nodes' are theirs: quoted, under the frame
         header = [f"autology — last session ({day}; {FRAME}): {quoted(self.title)}",
@@ -150,7 +150,7 @@ def latest_recall(root: Path, store: NodeStore | None, exclude_session: str | No
         from autology_mcp.knowledge.search import search_nodes
 
         query = " ".join(re.sub(r"\.[a-z]+$", "", w) if _FILE.fullmatch(w) else w for w in words)  # client.py -> client
-        from autology_mcp.knowledge.untrusted import held_back
+        from autology_mcp.knowledge.trust.untrusted import held_back
 
         hits = [h for h in search_nodes(store.index, query, limit=NODES_MAX) if h.node.status.value != "superseded"
                 and not held_back(store.paths.base, h.node.id, h.node.title, h.node.content)]

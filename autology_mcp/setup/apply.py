@@ -183,7 +183,7 @@ def _b64(data: bytes | None) -> str | None:
 
 
 def _save_record(root: Path, record: dict) -> None:
-    from autology_mcp.knowledge.untrusted import ensure_local_ignored
+    from autology_mcp.knowledge.trust.untrusted import ensure_local_ignored
 
     path = root / RECORD
     if not record:

@@ -13,7 +13,7 @@ from sessions_helpers import BASIC, COMPACTED, PLANTED_SECRETS, SECRETS, assista
 from autology_mcp.hooks.handlers import session_end, session_start
 from autology_mcp.hooks.output import RECALL_MAX_CHARS
 from autology_mcp.knowledge.service import Autology
-from autology_mcp.knowledge.untrusted import FRAME
+from autology_mcp.knowledge.trust.untrusted import FRAME
 from autology_mcp.sessions.recall import keywords
 from autology_mcp.sessions.search import search_sessions
 from autology_mcp.sessions.session_node import find_session_node

@@ -20,7 +20,7 @@ no blob: the names its files held are what it recorded. Nodes written before iss
 fingerprint: their base moves with any commit of their file.
 
 Code is compared with formatting, comments and whitespace aside
-(:mod:`autology_mcp.knowledge.code_compare`: Python by its statements, other languages by their
+(:mod:`autology_mcp.knowledge.trust.code_compare`: Python by its statements, other languages by their
 lines with whitespace collapsed). Against the code now (the working tree: uncommitted edits count):
 
 - ``path#L10-40``: the span is followed through the later commits (code added above it moves it, a
@@ -87,7 +87,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from autology_mcp.knowledge.code_compare import (
+from autology_mcp.knowledge.trust.code_compare import (
     Literals,
     body_units,
     constants_used,

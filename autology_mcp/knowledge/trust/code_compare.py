@@ -1,5 +1,5 @@
 """What changed in a piece of code, formatting, comments and whitespace aside (issue 38), for the
-staleness rule (:mod:`autology_mcp.knowledge.staleness`).
+staleness rule (:mod:`autology_mcp.knowledge.trust.staleness`).
 
 Code is read as a sequence of **units**: in Python, its statements (a compound statement's header
 apart from its body; parsed with :mod:`ast`, so a black-style reflow, a moved comment, quotes, parentheses

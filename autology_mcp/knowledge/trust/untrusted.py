@@ -136,7 +136,7 @@ def instruction_flags(text: str) -> list[Flag]:
 
 @functools.lru_cache(maxsize=4096)
 def _flags(text: str) -> tuple[Flag, ...]:
-    from autology_mcp.knowledge.textnorm import decoded_payloads, normalise, prose
+    from autology_mcp.knowledge.trust.textnorm import decoded_payloads, normalise, prose
 
     norm = normalise(text)
     payloads = [normalise(p) for p in decoded_payloads(norm)]  # base64 that decodes to words is read too

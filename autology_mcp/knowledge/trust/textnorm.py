@@ -1,4 +1,4 @@
-"""Text as the instruction check reads it (:mod:`autology_mcp.knowledge.untrusted`, issue 38): one
+"""Text as the instruction check reads it (:mod:`autology_mcp.knowledge.trust.untrusted`, issue 38): one
 spelling for what looks the same to a reader, so a rule written once in plain Latin letters also
 catches its disguises.
 

@@ -1,0 +1,10 @@
+"""What tells the agent how far to trust a node (issues 29 and 38), side by side:
+
+- :mod:`.staleness`: has the code a node talks about moved on since the node was written or reviewed?
+  (git history, the working tree and the node's fingerprint of the code it saw);
+- :mod:`.code_compare`: code compared with formatting, comments and whitespace aside, for staleness;
+- :mod:`.untrusted`: every string from the repository quoted as data, and the check that holds back a
+  node whose text addresses the agent with instructions until a person reviews it;
+- :mod:`.textnorm`: text made plain for that check (look-alike letters, invisible characters, HTML
+  comments, base64).
+"""
