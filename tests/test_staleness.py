@@ -1296,3 +1296,90 @@ def test_a_function_renamed_inside_a_span_is_a_flag(repo: Path) -> None:
     edit(repo, "or backoff(attempt)", "or delay(attempt)")
     commit(repo, "Rename backoff")
     assert only(repo, node).stale
+
+
+def _old_node(repo: Path) -> str:
+    """A node written before fingerprints existed (its file has no ``code_seen``), committed; then the
+    code it names moves on: it is stale."""
+    import re
+
+    node = capture(repo, ["src/retry.py"], content="Retry with `backoff` (it doubles), honour `retry_after`.")
+    service = Autology.open(repo)
+    try:
+        path = service.store.paths.node_file("decision", node)
+    finally:
+        service.close()
+    path.write_text(re.sub(r"(?m)^code_seen:\n(?:  .*\n)+", "", path.read_text()))
+    assert "code_seen" not in path.read_text()
+    commit(repo, "record the decision", when="2030-01-02T00:00:00Z")
+    edit(repo, "retry_after", "delay")
+    commit(repo, "Rename retry_after", when="2030-01-03T00:00:00Z")
+    assert only(repo, node).stale is True
+    return node
+
+
+def _tag(repo: Path, node: str) -> None:
+    service = Autology.open(repo)
+    try:
+        service.update(node, tags=["retries"])
+    finally:
+        service.close()
+    commit(repo, "tag the decision", when="2030-01-05T00:00:00Z")
+
+
+def test_a_node_without_a_fingerprint_loses_its_flag_to_a_tag(repo: Path) -> None:
+    """The hole the migration closes: an old node's base is the last commit of its file."""
+    node = _old_node(repo)
+    _tag(repo, node)
+    assert only(repo, node).stale is False
+
+
+def test_recorded_fingerprints_keep_an_old_nodes_flag_through_a_tag(repo: Path) -> None:
+    """``autology analyze --record-fingerprints`` records what the node saw at its base (the code before
+    the rename), changes nothing else, and the flag survives the next commits of the node's file."""
+    node = _old_node(repo)
+    service = Autology.open(repo)
+    try:
+        before = service.store.get(node)
+        said = service.record_fingerprints()
+        after = service.store.get(node)
+        again = service.record_fingerprints()
+    finally:
+        service.close()
+    assert "1 node(s)" in said and "Every node" in again
+    assert after.modified == before.modified and after.tags == before.tags and after.content == before.content
+    seen = after.extra["code_seen"]
+    assert seen["names"]["src/retry.py"] == ["backoff", "retry_after"]  # the code at the base, not the work tree's
+    assert seen["files"]["src/retry.py"] == git(repo, "rev-parse", "HEAD~1:src/retry.py").strip()[:12]
+    assert only(repo, node).stale is True
+    commit(repo, "record fingerprints", when="2030-01-04T00:00:00Z")
+    assert only(repo, node).stale is True
+    _tag(repo, node)
+    found = only(repo, node)
+    assert found.stale is True and "retry_after" in found.why
+
+
+def test_record_fingerprints_from_the_command_line(repo: Path) -> None:
+    node = _old_node(repo)
+    from autology_mcp.cli.main import main
+
+    assert main(["--root", str(repo), "analyze", "--record-fingerprints"]) == 0
+    service = Autology.open(repo)
+    try:
+        assert "code_seen" in service.store.get(node).extra
+    finally:
+        service.close()
+
+
+def test_doctor_advises_recording_fingerprints_for_old_nodes(repo: Path) -> None:
+    from autology_mcp.knowledge.doctor import diagnose
+
+    _old_node(repo)
+    service = Autology.open(repo)
+    try:
+        notes = [n for n in diagnose(service.store).notes if "--record-fingerprints" in n]
+        assert len(notes) == 1 and notes[0].startswith("1 node(s)")
+        service.record_fingerprints()
+        assert not [n for n in diagnose(service.store).notes if "--record-fingerprints" in n]
+    finally:
+        service.close()

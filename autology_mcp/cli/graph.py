@@ -120,6 +120,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         with _store(args) as store:
             said = [Autology(store).mark_reviewed(i) for i in args.mark_reviewed]
         return _print(args, {"reviewed": args.mark_reviewed}, lambda: "\n".join(said))
+    if args.record_fingerprints:
+        from autology_mcp.knowledge.service import Autology
+
+        with _store(args) as store:
+            said = Autology(store).record_fingerprints()
+        return _print(args, {"result": said}, lambda: said)
     with _store(args) as store:
         report = health_report(store, args.category or None)
     return _print(args, report, lambda: render(report))
@@ -169,4 +175,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="you read this node against the code as it is now and it holds: its references are judged "
                         "from the code as it is now (repeat for more; commit the node's file to share it). Relating, "
                         "tagging or a status change do not do this")
+    p.add_argument("--record-fingerprints", action="store_true",
+                   help="nodes written before fingerprints existed (or edited by hand since) record the code they "
+                        "were written against, at the commit that last changed their file, so a rebase or a "
+                        "squash-merge keeps their flags (commit the node files to share it)")
     p.set_defaults(func=cmd_analyze)

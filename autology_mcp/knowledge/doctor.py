@@ -88,6 +88,7 @@ def diagnose(store: NodeStore) -> DoctorReport:
     report.problems.extend(Problem("merge_driver", path, message) for path, message in driver_problems(store.root))
     report.problems.sort(key=lambda p: (p.kind, p.path, p.message))
     report.notes.extend(stale_notes(store))
+    report.notes.extend(fingerprint_notes(store))
     report.notes.extend(instruction_notes(store))
     if report.nodes > models.NODE_COUNT_GUIDANCE:
         report.notes.append(
@@ -125,6 +126,22 @@ def stale_notes(store: NodeStore) -> list[str]:
     return [_note(f"{nodes} node(s) describe code that has moved on since they were reviewed: check them "
                   "(`autology analyze` lists every one), then update or supersede them",
                   [(n, f.why or "") for n, f in stale], "")]
+
+
+def fingerprint_notes(store: NodeStore) -> list[str]:
+    """Nodes with references and no record of the code they were written against (written before issue
+    38, or edited by hand since): a rebase, a squash-merge or the next commit of their file moves their
+    base and clears their flags; one command records it (no git is read to tell)."""
+    from autology_mcp.knowledge.trust.staleness import fingerprinted
+
+    missing = [n for n in store.index.all_nodes()
+               if n.status.value != "superseded" and n.references and not fingerprinted(n)]
+    if not missing:
+        return []
+    return [f"{len(missing)} node(s) have no record of the code they were written against (written before it was "
+            "kept, or edited by hand since): a rebase, a squash-merge or a relate would clear their stale flags; "
+            "`autology analyze --record-fingerprints` records it from the commit that last changed each file, then "
+            "commit the node files"]
 
 
 def _note(header: str, rows: list, more: str) -> str:

@@ -428,6 +428,29 @@ class Autology:
         return f"✓ Updated: {after.title} ({after.type.value})\nFields changed: {fields}" + "".join(
             f"\nWarning: {w}" for w in warnings)
 
+    def record_fingerprints(self) -> str:
+        """Nodes written before fingerprints existed (issue 38), or whose text was edited by hand since
+        theirs was taken, get the fingerprint of the code at their base (the commit that last changed
+        the node's file: what they were written against; :func:`autology_mcp.knowledge.trust.staleness.missing_fingerprints`),
+        so that a rebase or a squash-merge of a later commit keeps their flags. Nothing else about a
+        node changes, ``modified`` included; a flag it has now stays (it is judged from the same code)."""
+        from autology_mcp.knowledge.trust.staleness import FINGERPRINT, fingerprint, missing_fingerprints
+
+        nodes = [n for n in self.store.index.all_nodes() if n.status is not NodeStatus.SUPERSEDED]
+        bases = missing_fingerprints(self.store.root, self.store, nodes)
+        recorded = 0
+        for node_id, base in bases.items():
+            def apply(node: KnowledgeNode, base: str = base) -> KnowledgeNode:
+                seen = fingerprint(self.store.root, node.title, node.content, node.references, rev=base)
+                return node if seen is None else node.replace(extra={**node.extra, FINGERPRINT: seen})
+
+            before, after = self.store.modify(node_id, apply)
+            recorded += after != before
+        if not recorded:
+            return "✓ Every node with references has a fingerprint of the code it was written against"
+        return (f"✓ Recorded the code {recorded} node(s) were written against (each at the commit that last changed "
+                f"its file); commit their files to share it")
+
     def mark_reviewed(self, id: Any) -> str:
         """A person read the node against the code as it is now and it holds: its fingerprint is taken
         again (:func:`autology_mcp.knowledge.trust.staleness.fingerprint`), so what was stale is judged from

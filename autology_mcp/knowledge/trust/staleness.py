@@ -17,7 +17,9 @@ when none did); when this clone does not have that code (a squashed branch's own
 or a value it held that the file holds no more is stale. A fingerprint taken for other text (the
 node edited by hand) is void: the base's code is what the node was written against. A folder has
 no blob: the names its files held are what it recorded. Nodes written before issue 38 have no
-fingerprint: their base moves with any commit of their file.
+fingerprint, and their base moves with any commit of their file, until ``autology analyze
+--record-fingerprints`` records the code at their base (:func:`missing_fingerprints`, ``fingerprint``
+with ``rev``).
 
 Code is compared with formatting, comments and whitespace aside
 (:mod:`autology_mcp.knowledge.trust.code_compare`: Python by its statements, other languages by their
@@ -248,28 +250,25 @@ def node_hash(title: str, content: str, references) -> str:
     return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:12]
 
 
-def fingerprint(root: Path, title: str, content: str, references) -> dict | None:
+def fingerprint(root: Path, title: str, content: str, references, rev: str | None = None) -> dict | None:
     """The code a node is written (or reviewed) against: each referenced file's git blob id (12 hex),
     as the work tree holds it now, written to git's object store (``git hash-object -w``, as ``git
     add`` does) so the text can be read back after a rebase or a squash; with the hash of what the
-    node says (:func:`node_hash`). None outside git or without a referenced file."""
-    files = sorted({p for p in (reference_path(r) for r in references) if p and _is_file(Path(root) / p)})
-    folders = sorted({p for p in (reference_path(r) for r in references) if p and _is_dir(Path(root) / p)})
+    node says (:func:`node_hash`). With ``rev``, the code that commit holds instead (its blobs are in
+    the object store already): what a node written before fingerprints existed saw at its base
+    (:func:`missing_fingerprints`). None outside git or without a referenced file."""
+    paths = sorted({p for p in (reference_path(r) for r in references) if p})
+    code = _code_now(Path(root), paths) if rev is None else _code_at(Path(root), rev, paths)
+    if code is None:
+        return None
+    files, folders = code
     if not files and not folders:
         return None
-    try:
-        out = subprocess.run(["git", "hash-object", "-w", "--", *files], cwd=root, capture_output=True, text=True,
-                             timeout=GIT_TIMEOUT)
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return None
-    ids = out.stdout.split() if out.returncode == 0 else []
-    if len(ids) != len(files):
-        return None
-    seen = {"for": node_hash(title, content, references), "files": {f: i[:12] for f, i in zip(files, ids)}}
+    seen = {"for": node_hash(title, content, references), "files": {f: i[:12] for f, (i, _) in sorted(files.items())}}
     names = sorted(mentions(f"{title}\n{content}")[0])
     for folder in folders if names else []:  # a folder has no blob: the names its files held are what it saw
-        args = ["git", "grep", "-I", "-h", "-o", "-w", "-F", *(a for n in names[:200] for a in ("-e", n)), "--", folder,
-                ":(exclude).autology"]
+        args = ["git", "grep", "-I", "-h", "-o", "-w", "-F", *(a for n in names[:200] for a in ("-e", n)),
+                *([rev] if rev else []), "--", folder, ":(exclude).autology"]
         try:
             grep = subprocess.run(args, cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT, errors="replace")
         except (OSError, subprocess.SubprocessError, ValueError):
@@ -279,13 +278,11 @@ def fingerprint(root: Path, title: str, content: str, references) -> dict | None
             seen.setdefault("names", {})[folder] = kept
     held, values = {}, {}
     said = _Said(set(names), set(), f"{title}\n{content}")
-    for f in files:  # the names and values it gives that each file held: judged by when the blob is gone (a squash)
-        try:
-            text = (Path(root) / f).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+    for f, (_, text) in sorted(files.items()):  # the names and values it gives that each file held: judged by when the blob is gone (a squash)
+        if text is None:
             continue
-        code = code_words(text, f)
-        kept = [n for n in names if _holds(code, n)][:20]
+        code_of = code_words(text, f)
+        kept = [n for n in names if _holds(code_of, n)][:20]
         if kept:
             held[f] = kept
         stated = said.values_held(file_literals(text, f)) if said.states_values else []
@@ -296,6 +293,94 @@ def fingerprint(root: Path, title: str, content: str, references) -> dict | None
     if values:
         seen["values"] = values
     return seen
+
+
+def _code_now(root: Path, paths: list[str]) -> tuple[dict[str, tuple[str, str | None]], list[str]] | None:
+    """The work tree's referenced files (path -> (blob id, text)), each written to git's object store,
+    and its referenced folders; None when git cannot hash them."""
+    files = [p for p in paths if _is_file(root / p)]
+    folders = [p for p in paths if _is_dir(root / p)]
+    if not files:
+        return {}, folders
+    try:
+        out = subprocess.run(["git", "hash-object", "-w", "--", *files], cwd=root, capture_output=True, text=True,
+                             timeout=GIT_TIMEOUT)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    ids = out.stdout.split() if out.returncode == 0 else []
+    if len(ids) != len(files):
+        return None
+    texts = {}
+    for f in files:
+        try:
+            texts[f] = (root / f).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            texts[f] = None
+    return {f: (i, texts[f]) for f, i in zip(files, ids)}, folders
+
+
+def _code_at(root: Path, rev: str, paths: list[str]) -> tuple[dict[str, tuple[str, str | None]], list[str]] | None:
+    """The referenced files (path -> (blob id, text)) and folders that commit ``rev`` holds; None when
+    git cannot say."""
+    if not paths:
+        return {}, []
+    try:
+        out = subprocess.run(["git", "ls-tree", "-z", "--full-tree", rev, "--", *paths], cwd=root, capture_output=True,
+                             text=True, timeout=GIT_TIMEOUT, errors="replace")
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    if out.returncode != 0:
+        return None
+    files, folders = {}, []
+    prefix = _prefix(root)
+    for entry in filter(None, out.stdout.split("\0")):
+        meta, _, path = entry.partition("\t")
+        kind, object_id = meta.split()[1:3]
+        path = path.removeprefix(prefix)
+        if kind == "tree":
+            folders.append(path)
+        elif kind == "blob":
+            files[path] = (object_id, _blob_text(root, object_id))
+    return files, folders
+
+
+def _prefix(root: Path) -> str:
+    """``root`` relative to its repository's top, with a trailing slash ("" at the top)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--show-prefix"], cwd=root, capture_output=True, text=True,
+                             timeout=GIT_TIMEOUT)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def _blob_text(root: Path, object_id: str) -> str | None:
+    try:
+        out = subprocess.run(["git", "cat-file", "blob", object_id], cwd=root, capture_output=True,
+                             timeout=GIT_TIMEOUT)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else None
+
+
+def missing_fingerprints(root: Path, store, nodes: list[KnowledgeNode]) -> dict[str, str]:
+    """The nodes with file or folder references and no fingerprint for what they say now (written
+    before issue 38, or edited by hand since), each with its base (node id -> commit): the code
+    :func:`fingerprint` records for them with ``rev=base``, so that a rebase or a squash-merge of a
+    later commit keeps their flags as it keeps those of nodes written since."""
+    wanted = [n for n in nodes if n.references and not fingerprinted(n)]
+    h = history(Path(root))
+    if h.head is None or not wanted:
+        return {}
+    bases = h.node_bases({n.id: store.rel(store.paths.node_file(n.type.value, n.id)) for n in wanted},
+                         {n.id: n.modified.timestamp() for n in wanted})
+    return {node_id: base for node_id, base in bases.items() if base}
+
+
+def fingerprinted(node: KnowledgeNode) -> bool:
+    """Whether the node holds a fingerprint taken for what it says now."""
+    seen = node.extra.get(FINGERPRINT)
+    return isinstance(seen, dict) and seen.get("for") == node_hash(node.title, node.content, node.references)
 
 
 def _is_file(path: Path) -> bool:
