@@ -1383,3 +1383,24 @@ def test_doctor_advises_recording_fingerprints_for_old_nodes(repo: Path) -> None
         assert not [n for n in diagnose(service.store).notes if "--record-fingerprints" in n]
     finally:
         service.close()
+
+
+def test_record_fingerprints_in_a_project_below_the_repositorys_top(tmp_path: Path) -> None:
+    """A monorepo: the project (and its store) is a folder of the repository; references are relative
+    to it, and so is what ``git ls-tree`` is asked at the base."""
+    top = tmp_path / "mono"
+    root = top / "services" / "api"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "retry.py").write_text(RETRY)
+    git(top, "init", "-q", "-b", "main")
+    commit(top, "the code", when="2020-01-01T00:00:00Z")
+    Autology.open(root).close()
+    node = _old_node(root)
+    service = Autology.open(root)
+    try:
+        assert "1 node(s)" in service.record_fingerprints()
+        seen = service.store.get(node).extra["code_seen"]
+    finally:
+        service.close()
+    assert seen["names"]["src/retry.py"] == ["backoff", "retry_after"]
+    assert only(root, node).stale is True

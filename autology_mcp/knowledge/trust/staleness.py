@@ -325,33 +325,21 @@ def _code_at(root: Path, rev: str, paths: list[str]) -> tuple[dict[str, tuple[st
     if not paths:
         return {}, []
     try:
-        out = subprocess.run(["git", "ls-tree", "-z", "--full-tree", rev, "--", *paths], cwd=root, capture_output=True,
+        out = subprocess.run(["git", "ls-tree", "-z", rev, "--", *paths], cwd=root, capture_output=True,
                              text=True, timeout=GIT_TIMEOUT, errors="replace")
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
     if out.returncode != 0:
         return None
     files, folders = {}, []
-    prefix = _prefix(root)
-    for entry in filter(None, out.stdout.split("\0")):
+    for entry in filter(None, out.stdout.split("\0")):  # paths relative to ``root``, as they were asked for
         meta, _, path = entry.partition("\t")
         kind, object_id = meta.split()[1:3]
-        path = path.removeprefix(prefix)
         if kind == "tree":
             folders.append(path)
         elif kind == "blob":
             files[path] = (object_id, _blob_text(root, object_id))
     return files, folders
-
-
-def _prefix(root: Path) -> str:
-    """``root`` relative to its repository's top, with a trailing slash ("" at the top)."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "--show-prefix"], cwd=root, capture_output=True, text=True,
-                             timeout=GIT_TIMEOUT)
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return ""
-    return out.stdout.strip() if out.returncode == 0 else ""
 
 
 def _blob_text(root: Path, object_id: str) -> str | None:
