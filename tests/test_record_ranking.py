@@ -300,3 +300,13 @@ def test_records_beyond_the_hits_are_still_named(crowded_store: Path) -> None:
     text = block(crowded_store, prompt)
     also = next(line for line in text.split("\n") if line.startswith(ALSO))
     assert [node_id for node_id in beyond if node_id in also] == beyond
+
+
+def test_records_beyond_the_hits_take_nothing_from_the_hits_budget(crowded_store: Path) -> None:
+    """The budget cuts the answer as it would without them: the hits are the same, the list is extra."""
+    prompt = "Add support for, adding typing_extensions.TypeIs. Patch by Jelle Zijlstra"
+    for max_tokens in (300, 600, 2000):
+        plain = search(crowded_store, prompt_query(prompt), limit=10, max_tokens=max_tokens, refresh_code=False)
+        more = search(crowded_store, prompt_query(prompt), limit=10, max_tokens=max_tokens, refresh_code=False,
+                      more_records=3)
+        assert more["hits"] == plain["hits"] and more["cut"] == plain["cut"] and more["more_records"]

@@ -97,7 +97,11 @@ def search(
         module_hint=module_hint, refresh_code=refresh_code, exclude_session=exclude_session,
         more_records=more_records,
     )
-    return budget_mod.fit(answer, max_tokens, compact_trace, counter)
+    beyond = answer.pop("more_records", None)  # for the caller (the prompt hook), not part of the budget's answer
+    answer = budget_mod.fit(answer, max_tokens, compact_trace, counter)
+    if beyond is not None:
+        answer["more_records"] = beyond
+    return answer
 
 
 def run(
