@@ -1404,3 +1404,250 @@ def test_record_fingerprints_in_a_project_below_the_repositorys_top(tmp_path: Pa
         service.close()
     assert seen["names"]["src/retry.py"] == ["backoff", "retry_after"]
     assert only(root, node).stale is True
+
+
+# ------------------------------------------------------------------------------ issue 38: the same behaviour in other idioms
+
+RECORDS = '''"""Records."""
+from typing import List, Optional
+
+
+class Options:
+    """Options for one revision. Instances are treated as immutable."""
+
+    def __init__(self, rev: Optional[str] = None, extra: Optional[List[str]] = None) -> None:
+        """rev: the revision; extra: more arguments."""
+        if extra is None:
+            extra = []
+        self.rev = rev
+        self.extra = extra
+        self.branch: Optional[str] = None
+
+    def to_args(self) -> List[str]:
+        return [self.rev, *self.extra] if self.rev else list(self.extra)
+
+
+class Failure(ValueError):
+    """Failure keeps its message and its document."""
+
+    def __init__(self, msg, doc):
+        super().__init__(msg)
+        self.doc = doc
+
+
+def remove(dist, session, url):
+    if dist.by_distutils:
+        raise RuntimeError(
+            "Cannot uninstall {!r}. It is a distutils installed project.".format(dist.name)
+        )
+    session.headers["Accept"] = "text/html"
+    session.auth = None
+    if url.startswith("http"):
+        return session.get(url)
+    return open(url)
+
+
+def keep(box, folder):
+    box.folder = folder
+'''
+
+
+@pytest.fixture
+def records_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "records"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "records.py").write_text(RECORDS)
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "records", when="2020-01-01T00:00:00Z")
+    Autology.open(root).close()
+    return root
+
+
+def test_a_message_rebuilt_as_an_f_string_is_information(records_repo: Path) -> None:
+    """A message the node quotes, built with `.format()` and rebuilt as an f-string (or with `%`) with
+    the same text, is the same code (pip's UninstallPathSet.from_dist); the same message with other
+    words is a flag."""
+    root = records_repo
+    node = capture(root, ["src/records.py#remove"], title="Remove",
+                   content='remove() refuses a distutils project: "Cannot uninstall \'X\'. It is a distutils installed project."')
+    commit(root, "record")
+    edit(root, '"Cannot uninstall {!r}. It is a distutils installed project.".format(dist.name)',
+         'f"Cannot uninstall {dist.name!r}. It is a distutils installed project."', path="src/records.py")
+    commit(root, "Use an f-string")
+    assert only(root, node).stale is False
+    edit(root, 'f"Cannot uninstall {dist.name!r}. It is a distutils installed project."',
+         '"Cannot uninstall %r. It is a distutils installed project." % (dist.name,)', path="src/records.py")
+    commit(root, "Use %")
+    assert only(root, node).stale is False
+    edit(root, "It is a distutils installed project.", "Its files are unknown.", path="src/records.py")
+    commit(root, "Reword")
+    assert only(root, node).stale
+
+
+def test_a_class_turned_into_a_dataclass_with_the_same_fields_is_information(records_repo: Path) -> None:
+    """A hand-written `__init__` that only stores its parameters, turned into a frozen dataclass with the
+    same fields and a rewritten docstring, keeps what the node says (pip's RevOptions, IndexContent); a
+    dataclass that drops a field is a rewrite of the class."""
+    root = records_repo
+    same = capture(root, ["src/records.py#Options"], title="Options",
+                   content="`Options` holds the revision (`rev`), extra arguments and the branch; to_args() lists them.")
+    dropped = capture(root, ["src/records.py#Options"], title="Options 2",
+                      content="Options holds a revision, its arguments and a branch name, and is treated as immutable.")
+    commit(root, "record")
+    edit(root, '''class Options:
+    """Options for one revision. Instances are treated as immutable."""
+
+    def __init__(self, rev: Optional[str] = None, extra: Optional[List[str]] = None) -> None:
+        """rev: the revision; extra: more arguments."""
+        if extra is None:
+            extra = []
+        self.rev = rev
+        self.extra = extra
+        self.branch: Optional[str] = None
+''', '''@dataclass(frozen=True)
+class Options:
+    """Options for one revision.
+
+    Args:
+        rev: the revision.
+        extra: more arguments.
+    """
+
+    rev: Optional[str] = None
+    extra: List[str] = field(default_factory=list)
+    branch: Optional[str] = None
+''', path="src/records.py")
+    edit(root, "from typing import List, Optional\n", "from dataclasses import dataclass, field\nfrom typing import List, Optional\n",
+         path="src/records.py")
+    commit(root, "Use a dataclass")
+    assert only(root, same).stale is False
+    assert only(root, dropped).stale is False
+    edit(root, "    branch: Optional[str] = None\n", "", path="src/records.py")
+    edit(root, "        return [self.rev, *self.extra] if self.rev else list(self.extra)",
+         "        return list(self.extra)", path="src/records.py")
+    commit(root, "No branch; rev elsewhere")
+    assert only(root, dropped).stale
+
+
+def test_declared_fields_are_read_from_a_plain_init_or_a_dataclass() -> None:
+    import ast
+
+    from autology_mcp.knowledge.trust.code_compare import declared_fields, same_fields
+
+    plain = ast.parse("class A:\n    def __init__(self, x, y=None):\n        if y is None:\n            y = []\n"
+                      "        self.x = x\n        self.y = y\n").body[0]
+    data = ast.parse("@dataclass\nclass A:\n    x: int\n    y: list = field(default_factory=list)\n"
+                     "    n: ClassVar[int] = 0\n").body[0]
+    busy = ast.parse("class A:\n    def __init__(self, x):\n        self.x = x\n        register(self)\n").body[0]
+    assert declared_fields(plain)[0] == {"x", "y"} and declared_fields(data)[0] == {"x", "y"}
+    assert declared_fields(busy) is None  # an __init__ that does more is behaviour
+    assert same_fields(plain, data) is not None and same_fields(busy, data) is None
+    other = ast.parse("@dataclass\nclass A:\n    x: int\n").body[0]
+    assert same_fields(plain, other) is None
+
+
+def test_an_import_moved_into_a_function_is_information(records_repo: Path) -> None:
+    """`from … import x` inside the function (imported when needed) is no change of what it does (pip's
+    get_file_content)."""
+    root = records_repo
+    node = capture(root, ["src/records.py#remove"], title="Remove",
+                   content="remove() fetches an http URL with session.get() and opens anything else with open().")
+    commit(root, "record")
+    edit(root, "    if url.startswith(\"http\"):\n", "    from os import path  # noqa\n\n    if url.startswith(\"http\"):\n",
+         path="src/records.py")
+    commit(root, "Import when needed")
+    assert only(root, node).stale is False
+
+
+def test_a_word_the_code_used_already_is_no_new_use(records_repo: Path) -> None:
+    """A statement added that uses `session`, in code that uses `session` throughout (three statements or
+    more), is not a new use of the node's word "session" (pip's `session.trust_env = False`); a word the
+    code starts to use is, and so is a word used in fewer statements (flask's static_folder setter)."""
+    root = records_repo
+    node = capture(root, ["src/records.py#remove"], title="Remove",
+                   content="remove() asks for html on the session, and fetches an http URL with it.")
+    cached = capture(root, ["src/records.py#remove"], title="Remove 2",
+                     content="remove() fetches every http URL again: nothing is cached between calls.")
+    commit(root, "record")
+    edit(root, '    session.headers["Accept"] = "text/html"\n',
+         '    session.headers["Accept"] = "text/html"\n    session.trust_env = False\n', path="src/records.py")
+    commit(root, "Ignore the environment")
+    assert only(root, node).stale is False
+    assert only(root, cached).stale is False
+    edit(root, "        return session.get(url)", "        return cached.get(url) or session.get(url)", path="src/records.py")
+    commit(root, "A cache")
+    assert "the use of `cached` changed" in only(root, cached).why
+    given = capture(root, ["src/records.py#keep"], title="Keep", content="keep() stores the folder as given.")
+    commit(root, "record keep")
+    edit(root, "    box.folder = folder\n", "    folder = folder.rstrip('/')\n    box.folder = folder\n", path="src/records.py")
+    commit(root, "Strip the slash")
+    assert "the use of `folder` changed" in only(root, given).why
+
+
+def test_a_call_with_its_arguments_in_prose_gone_from_the_file_is_a_flag(records_repo: Path) -> None:
+    """`session.get(url)` written in prose (not in backticks) is code the node quotes: gone from the file,
+    a flag, though every name stays (requests' send() switched to another method); a `def` with those
+    parameters is not the call."""
+    from autology_mcp.knowledge.trust.staleness import _Said, _called_in
+
+    root = records_repo
+    node = capture(root, ["src/records.py"], title="Fetch",
+                   content="remove() fetches an http URL with session.get(url) and opens the rest.")
+    commit(root, "record")
+    edit(root, "        return session.get(url)", "        return session.get(url.strip())", path="src/records.py")
+    commit(root, "Strip the URL")
+    assert "`session.get(url)` is gone" in only(root, node).why
+    assert _Said(set(), set(), "pick with get_scheme(url), then user(s)").calls == ["get_scheme(url)"]
+    assert not _called_in("def get_scheme(url):\n", "get_scheme(url)")
+    assert _called_in("    return get_scheme(\n        url)\n", "get_scheme(url)")
+
+
+def test_a_method_named_by_a_word_of_the_node_added_to_its_class_is_a_flag(records_repo: Path) -> None:
+    """`__reduce__` added to a class the node says "reduce" loses an argument of (requests' JSONDecodeError)
+    is a flag; another method added is information."""
+    root = records_repo
+    node = capture(root, ["src/records.py#Failure"], title="Failure",
+                   content="Pickling a Failure fails: ValueError's reduce keeps only the message, not the document.")
+    commit(root, "record")
+    edit(root, "        self.doc = doc\n", "        self.doc = doc\n\n    def describe(self):\n        return self.doc\n",
+         path="src/records.py")
+    commit(root, "Describe")
+    assert only(root, node).stale is False
+    edit(root, "    def describe(self):", "    def __reduce__(self):\n        return Failure, (self.args[0], self.doc)\n\n"
+         "    def describe(self):", path="src/records.py")
+    commit(root, "Pickle both")
+    assert "method `__reduce__` added" in only(root, node).why
+
+
+_PIECE = st.text(st.characters(blacklist_characters="{}%\\\"'\n\r", blacklist_categories=("Cs", "Cc")), max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_PIECE, st.sampled_from(["a", "b.c", "f(x)"]), st.sampled_from(["", "!r"])), max_size=4), _PIECE)
+def test_a_string_built_three_ways_dumps_alike(parts: list, tail: str) -> None:
+    """An f-string, `.format()` and `%` that build the same text from the same values are one form."""
+    import ast
+
+    from autology_mcp.knowledge.trust.code_compare import dump
+
+    fstring = "f'" + "".join(f"{p}{{{v}{c}}}" for p, v, c in parts) + tail + "'"
+    dotted = "'" + "".join(f"{p}{{{c}}}" for p, _, c in parts) + tail + "'.format(" + ", ".join(v for _, v, _ in parts) + ")"
+    percent = "'" + "".join(p + ("%r" if c else "%s") for p, _, c in parts) + tail + "' % (" + \
+        "".join(f"{v}, " for _, v, _ in parts) + ")"
+    forms = [dump(ast.parse(src).body[0], False) for src in (fstring, dotted, percent) if parts or src == fstring]
+    assert len(set(forms)) == 1, forms
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60), st.integers(0, 3))
+def test_reading_a_built_string_never_raises(text: str, n: int) -> None:
+    import ast
+
+    from autology_mcp.knowledge.trust.code_compare import formatted
+
+    call = ast.Call(func=ast.Attribute(value=ast.Constant(text), attr="format", ctx=ast.Load()),
+                    args=[ast.Name(id="a", ctx=ast.Load())] * n, keywords=[])
+    mod = ast.BinOp(left=ast.Constant(text), op=ast.Mod(), right=ast.Tuple(elts=call.args, ctx=ast.Load()))
+    for node in (call, mod):
+        found = formatted(node)
+        assert found is None or len(found[0]) == len(found[1]) + 1

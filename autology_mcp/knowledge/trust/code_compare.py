@@ -3,7 +3,8 @@ staleness rule (:mod:`autology_mcp.knowledge.trust.staleness`).
 
 Code is read as a sequence of **units**: in Python, its statements (a compound statement's header
 apart from its body; parsed with :mod:`ast`, so a black-style reflow, a moved comment, quotes, parentheses
-and a trailing comma change nothing); in any other language, its non-blank lines with whitespace
+and a trailing comma change nothing, and a string built from pieces is one form whether written as an
+f-string, with ``.format()`` or with ``%``: :func:`formatted`); in any other language, its non-blank lines with whitespace
 collapsed. Each unit has two keys: ``text`` (string values whitespace-collapsed) and ``shape`` (string
 values masked), so a change can be told to be in string literals only (a message, a docstring, a
 version string) or in the code.
@@ -12,7 +13,9 @@ The literal values a piece of code holds (:func:`literals`): its string values, 
 and its numbers, so a string or a number a node states can be told to be gone from the code.
 
 A line span's units and the units that took their place (:func:`span_region`), and the statements that
-changed between two lists of units (:func:`units_changed`), so a span is judged as a symbol is.
+changed between two lists of units (:func:`units_changed`; imports aside, and for a class turned into a
+dataclass with the same fields, or back, the statements that declare them aside: :func:`same_fields`),
+so a span is judged as a symbol is.
 
 Also here: a function's parameters compared (an added optional parameter keeps the old calls), a
 name's deprecation found (``@deprecated``, ``warnings.warn(..., DeprecationWarning)`` in it or naming
@@ -25,6 +28,7 @@ import ast
 import difflib
 import hashlib
 import re
+import string
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
@@ -156,7 +160,18 @@ def _walk(statements: list[ast.AST], field: str, depth: int, out: list[Unit]) ->
 
 def dump(node: object, mask: bool, header: bool = False, strings: list[str] | None = None) -> str:
     """``ast.dump`` without positions; string values whitespace-collapsed (or masked); ``header``: the
-    node's own statement blocks left out (they are units of their own)."""
+    node's own statement blocks left out (they are units of their own). A string built from pieces is
+    one form whichever way it is written (:func:`formatted`): an f-string, ``"...".format(a)`` and
+    ``"..." % (a,)`` that give the same text dump alike."""
+    built = formatted(node)
+    if built is not None:
+        pieces, fields = built
+        texts = [" ".join(p.split()) for p in pieces]
+        if strings is not None:
+            strings += [t for t in texts if t]
+        shown = "…" if mask else repr(texts)
+        values = ", ".join(f"{dump(v, mask, False, strings)}!{c}:{spec}" for v, c, spec in fields)
+        return f"Fmt({shown}, [{values}])"
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
         value = node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value
         value = " ".join(value.split())
@@ -176,6 +191,78 @@ def dump(node: object, mask: bool, header: bool = False, strings: list[str] | No
     if isinstance(node, list):
         return "[" + ", ".join(dump(v, mask, False, strings) for v in node) + "]"
     return repr(node)
+
+
+_CONVERSIONS = {"": -1, "s": ord("s"), "r": ord("r"), "a": ord("a")}
+
+
+def formatted(node: object) -> tuple[list[str], list[tuple[ast.AST, int, str]]] | None:
+    """A string built from pieces as its literal pieces and its fields (value, conversion, format spec):
+    an f-string; ``"...{}...".format(a, b)`` with automatic or numbered fields and no keywords; ``"...%s..."
+    % (a, b)`` with ``%s`` and ``%r`` only (``%s`` is ``str()``, as a bare f-string field). None for
+    anything else. A message rebuilt as an f-string ("Cannot uninstall {!r}".format(name) into
+    f"Cannot uninstall {name!r}") is the same code."""
+    if isinstance(node, ast.JoinedStr):
+        pieces, fields, text = [], [], ""
+        for part in node.values:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                text += part.value
+            elif isinstance(part, ast.FormattedValue):
+                spec = ""
+                if part.format_spec is not None:
+                    if not all(isinstance(v, ast.Constant) for v in getattr(part.format_spec, "values", [None])):
+                        return None
+                    spec = "".join(str(v.value) for v in part.format_spec.values)
+                pieces.append(text)
+                text = ""
+                fields.append((part.value, part.conversion, spec))
+            else:
+                return None
+        return pieces + [text], fields
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
+            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str) \
+            and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
+        try:
+            parsed = list(string.Formatter().parse(node.func.value.value))
+        except ValueError:
+            return None
+        pieces, fields, text, auto = [], [], "", 0
+        for literal, name, spec, conversion in parsed:
+            text += literal
+            if name is None:
+                continue
+            if name == "":
+                index, auto = auto, auto + 1
+            elif name.isdigit():
+                index = int(name)
+            else:
+                return None
+            if index >= len(node.args) or "{" in (spec or "") or (conversion or "") not in _CONVERSIONS:
+                return None
+            pieces.append(text)
+            text = ""
+            fields.append((node.args[index], _CONVERSIONS[conversion or ""], spec or ""))
+        return (pieces + [text], fields) if fields else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) \
+            and isinstance(node.left.value, str):
+        values = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+        parts = re.split(r"(%%|%[sr])", node.left.value)
+        if re.search(r"%(?!%|[sr])", "".join(p for p in parts if p not in ("%%", "%s", "%r"))):
+            return None
+        pieces, fields, text = [], [], ""
+        for part in parts:
+            if part == "%%":
+                text += "%"
+            elif part in ("%s", "%r"):
+                if len(fields) >= len(values):
+                    return None
+                pieces.append(text)
+                text = ""
+                fields.append((values[len(fields)], -1 if part == "%s" else ord("r"), ""))
+            else:
+                text += part
+        return (pieces + [text], fields) if fields and len(fields) == len(values) else None
+    return None
 
 
 def same_code(before: str, after: str, path: str) -> bool:
@@ -364,13 +451,87 @@ def body_units(node: ast.AST) -> list[Unit]:
 def changed_units(old: ast.AST, new: ast.AST) -> tuple[list[Unit], list[Unit]]:
     """The statements of ``old``'s body that are not in ``new``'s, and those of ``new`` not in ``old``
     (by their code, string values included), leaving out a statement that only gained keyword
-    arguments in its calls (an option passed through, the call-site twin of an optional parameter)."""
-    return units_changed(body_units(old), body_units(new))
+    arguments in its calls (an option passed through, the call-site twin of an optional parameter),
+    and the statements that declare a class's fields when the class was turned into a dataclass (or
+    back) with the same fields (:func:`same_fields`)."""
+    before, after = body_units(old), body_units(new)
+    kept = same_fields(old, new)
+    if kept is not None:
+        before = [u for u in before if id(u.node) not in kept[0]]
+        after = [u for u in after if id(u.node) not in kept[1]]
+    return units_changed(before, after)
+
+
+def _is_dataclass(node: ast.ClassDef) -> bool:
+    for d in node.decorator_list:
+        d = d.func if isinstance(d, ast.Call) else d
+        if (d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else "") in ("dataclass", "define",
+                                                                                                    "frozen", "attrs"):
+            return True
+    return False
+
+
+def _self_attribute(target: ast.AST) -> str | None:
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        return target.attr
+    return None
+
+
+def declared_fields(node: ast.AST) -> tuple[set[str], set[int]] | None:
+    """The fields a class declares and the ids of the statements that declare them: a dataclass's
+    annotated class attributes (``ClassVar`` aside); or a hand-written ``__init__`` that only stores
+    values on ``self`` (its parameters, or defaults for them: ``if extra is None: extra = []``), with
+    its docstring. None when the class has neither (an ``__init__`` that does more is behaviour)."""
+    if not isinstance(node, ast.ClassDef):
+        return None
+    if _is_dataclass(node):
+        found = [s for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                 and "ClassVar" not in dump(s.annotation, True)]
+        return {s.target.id for s in found}, {id(s) for s in found}
+    init = next((s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None:
+        return None
+    params = {a.arg for a in init.args.args[1:] + init.args.kwonlyargs + init.args.posonlyargs}
+    fields: set[str] = set()
+
+    def stores(stmt: ast.AST) -> bool:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else None
+        if targets is None or len(targets) != 1:
+            return False
+        name = _self_attribute(targets[0])
+        if name is not None:
+            fields.add(name)
+            return True
+        return isinstance(targets[0], ast.Name) and targets[0].id in params
+
+    for stmt in init.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+            continue
+        if isinstance(stmt, ast.If) and not stmt.orelse and all(stores(s) for s in stmt.body):
+            continue
+        if not stores(stmt):
+            return None
+    return fields, {id(n) for n in ast.walk(init)}
+
+
+def same_fields(old: ast.AST, new: ast.AST) -> tuple[set[int], set[int]] | None:
+    """When a class was turned into a dataclass (or a dataclass into a hand-written class) and declares
+    the same fields: the ids of the statements that declare them on each side (the hand-written
+    ``__init__`` and its body, the annotated fields). None otherwise."""
+    if not (isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef)) or _is_dataclass(old) == _is_dataclass(new):
+        return None
+    before, after = declared_fields(old), declared_fields(new)
+    if before is None or after is None or before[0] != after[0]:
+        return None
+    return before[1], after[1]
 
 
 def units_changed(before: list[Unit], after: list[Unit]) -> tuple[list[Unit], list[Unit]]:
     """:func:`changed_units` of two lists of statements (a statement moved into a new block is changed:
-    a loop put around it changes what it does)."""
+    a loop put around it changes what it does). An import is no statement of what the code does: one
+    moved into a function (imported when needed) or out of it is not a change."""
+    before = [u for u in before if not isinstance(u.node, (ast.Import, ast.ImportFrom))]
+    after = [u for u in after if not isinstance(u.node, (ast.Import, ast.ImportFrom))]
     out: list[tuple[Unit | None, Unit | None]] = []
     matcher = difflib.SequenceMatcher(None, [u.text for u in before], [u.text for u in after], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():

@@ -35,7 +35,10 @@ lines with whitespace collapsed). Against the code now (the working tree: uncomm
   took its place, a string it quotes or a
   number it states is gone, the changed statements differ in a name or word the node gives, in a
   string value it quotes, or lost a number (``2 ** attempt`` now ``3 ** attempt``) or a value the node
-  gives as code; a rewrite that touches none of it (a generator into ``if``s) is information.
+  gives as code; a rewrite that touches none of it (a generator into ``if``s) is information. A word
+  of the node's text (not a name it gives) counts unless the code uses it throughout, in three
+  statements or more, before and after (``session.trust_env = False`` added to code that sets up
+  ``session`` line after line is not a new use of "session").
 - ``path#symbol`` (Python; a property's getter and setter together): stale when it is gone; when an
   existing parameter is removed, renamed, reordered or its default changed; when a name or a code
   snippet the node gives, that the symbol held, is gone from it; when a string it quotes or a number
@@ -44,12 +47,18 @@ lines with whitespace collapsed). Against the code now (the working tree: uncomm
   one the node gives (or a word of its text of five letters or more), hold a string the node quotes,
   or a value it gives as code (``returns None``); or when more than half of its statements changed
   into other names or values (the same names and values restructured, a loop into a comprehension,
-  is not a rewrite). An added parameter, an option passed through a call (a keyword argument added)
-  and statements that touch nothing the node says are information. In other languages the name must
-  still be there.
+  is not a rewrite); or when a class gained or lost a method whose name, underscores aside, is a word
+  of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of). An
+  added parameter, an option passed through a call (a keyword argument added) and statements that
+  touch nothing the node says are information, and so are the same behaviour written another way: an
+  import moved into the function or out of it, a string built another way with the same text (an
+  f-string for ``"...{!r}".format(x)`` or ``"%r" % x``), a class turned into a dataclass declaring the
+  fields its ``__init__`` stored (or back). In other languages the name must still be there.
 - ``path`` (a file) or a folder: stale when a name, path, identifier or code snippet the node's
   text gives (:func:`mentions`, in backticks, shaped like one, called ``retry()``, dotted
-  ``app.retry``), which the referenced code held at the base, is gone from it now (comments aside);
+  ``app.retry``), or a call it writes in prose with its arguments (``self.get_connection(request.url,
+  proxies)``, held as a call, not a ``def``), which the referenced code held at the base, is gone from
+  it now (comments aside);
   or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
   block is kept) and no name it gives plainly is still in it.
 - Any file reference: stale when something the node states literally, which the referenced code held
@@ -135,6 +144,8 @@ _NOT_NAMES = frozenset("""py pyi pyc js jsx ts tsx mjs cjs json yaml yml toml cf
     svg pdf zip gz tgz tar whl egg com org net edu gov io dev app co uk de fr www env cfg conf svc""".split())
 _WORDS = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{4,}(?![\w])")
 _SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return|[-+*/%|&]|//|\*\*)\s")
+# a call with its arguments in prose: self.get_connection(request.url, proxies), get_url_scheme(url)
+_PROSE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(([^()\n]{1,80})\)")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _PATHISH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
 # a string the node quotes: 'Perhaps you meant http://...?', "utf-8", “…”; not an apostrophe (the app's)
@@ -921,6 +932,20 @@ class _Said:
         v = re.escape(value)
         return re.search(rf"`{v}`|\breturns?\s+{v}(?!\w|\.\w)|=\s*{v}(?!\w|\.\w)", self.text) is not None
 
+    def used_now(self, before: list[Unit], after: list[Unit]) -> set[str]:
+        """The names and words whose use in changed statements counts, for code that was ``before`` and is
+        ``after``: every name the node gives; a word of its text unless the code used it throughout, in
+        three statements or more, before and after (the object a builder works on: ``session.trust_env =
+        False`` added where ``session`` is set up in every line is not a new use of the node's
+        "session"; ``value`` rebound in a setter that only stored it, or ``dataclasses.asdict(o)`` where
+        no ``dataclasses`` was, is)."""
+        words = self.words - self.names
+        if words:
+            then = Counter(i for u in before for i in set(u.identifiers()))
+            now = Counter(i for u in after for i in set(u.identifiers()))
+            words = {w for w in words if then[w] < 3 or now[w] < 3}
+        return self.names | words
+
     @cached_property
     def strong(self) -> set[str]:
         return _strong(self.text)
@@ -930,6 +955,14 @@ class _Said:
         """Code quoted in backticks (``self.url_map = Map()``, ``static_url_path + "/x"``): not one name,
         but a piece of code."""
         return sorted({s.strip() for s in _TICKS.findall(self.text) if _SNIPPET.search(s) and len(s.strip()) >= 6})
+
+    @cached_property
+    def calls(self) -> list[str]:
+        """Calls with their arguments written in prose, outside backticks (``self.get_connection(request.url,
+        proxies)``, ``get_url_scheme(url)``): code as the node quotes it, found in the code as a call (a
+        ``def`` with those parameters is not it)."""
+        prose = _URL.sub(" ", _TICKS.sub(" ", self.text))
+        return sorted({m.group(0) for m in _PROSE_CALL.finditer(prose) if m.group(2).strip() not in ("s", "es")})
 
     @cached_property
     def literals(self) -> dict[str, tuple[str, ...]]:
@@ -1068,7 +1101,7 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
         later = _Later(h, base, where, [], True)
     if now == before:  # (formatting alone is told apart below, where it matters: a parse costs)
         return Finding(ref, False, None, later.text(explain))
-    said_here = any(_holds(before, n) for n in said.names) or bool(said.snippets)
+    said_here = any(_holds(before, n) for n in said.names) or bool(said.snippets) or bool(said.calls)
     before_code, now_code = (code_words(before, path), code_words(now, path)) if said_here else (before, now)
     held = {n for n in said.names if _holds(before_code, n)} if said_here else set()
     if anchor and not _LINES.match(anchor):
@@ -1207,7 +1240,7 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     if values:
         return f"{_stated(values)} gone from a statement of it"
     differ = {i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}
-    used = sorted(differ & (said.names | said.words))
+    used = sorted(differ & said.used_now(gone_units, came_units))
     if used:
         return f"the use of {_shown(used)} changed"
     before, after = Counter(s for u in gone for s in u.strings), Counter(s for u in came for s in u.strings)
@@ -1264,10 +1297,13 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     if values:  # a bound the node states, changed in one statement while another still holds the number
         return f"{_stated(values)} gone from a statement of it"
     own = set(symbol.split("."))
+    protocol = _methods_named(old, new, said)
+    if protocol:
+        return protocol
     uses_before = {i for u in gone for i in u.identifiers()}
     uses_after = {i for u in came for i in u.identifiers()}
     differ = uses_before ^ uses_after  # a name used by the statements before and not after, or after and not before
-    used = sorted(differ & (said.names | said.words) - own)
+    used = sorted(differ & said.used_now(body_units(old), body_units(new)) - own)
     if used:
         return f"the use of {_shown(used)} changed"
     if any(said.quotes(u.strings) for u in gone + came):
@@ -1284,13 +1320,43 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     return None
 
 
+def _methods_named(old: ast.AST, new: ast.AST, said: _Said) -> str | None:
+    """A class that gained or lost a method whose name, underscores aside, is a word of the node's text
+    (``__reduce__`` added to a class the node says "reduce" keeps one argument of): what the node says
+    about that behaviour may no longer hold."""
+    if not (isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef)):
+        return None
+
+    def methods(node: ast.ClassDef) -> set[str]:
+        return {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    words = {w.lower() for w in said.words}
+    before, after = methods(old), methods(new)
+    for name, verb in [*((n, "added") for n in sorted(after - before)), *((n, "removed") for n in sorted(before - after))]:
+        if name.strip("_").lower() in words:
+            return f"method `{name}` {verb}"
+    return None
+
+
 def _lost(before_code: str, now_code: str, said: _Said) -> list[str]:
     """The names and the code snippets the node gives that ``before_code`` held and ``now_code`` does not."""
     gone = [n for n in sorted(said.names) if _holds(before_code, n) and not _holds(now_code, n)]
-    if said.snippets:
+    if said.snippets or said.calls:
         old, new = _squeezed(before_code), _squeezed(now_code)
         gone += [s for s in said.snippets if _squeezed(s) in old and _squeezed(s) not in new]
+        gone += [s for s in said.calls if _called_in(before_code, s) and not _called_in(now_code, s)]
     return gone
+
+
+def _called_in(code: str, call: str) -> bool:
+    """Whether the code holds this prose call as a call (whitespace aside), not as the ``def`` of a
+    function with those parameters."""
+    tokens = re.findall(r"\w+|\S", call.replace("'", '"'))
+    pattern = re.compile(r"(?<![\w.])" + r"\s*".join(re.escape(t) for t in tokens))
+    for m in pattern.finditer(code.replace("'", '"')):
+        if not re.search(r"\bdef\s+$", code[max(0, m.start() - 12):m.start()]):
+            return True
+    return False
 
 
 def _squeezed(code: str) -> str:
