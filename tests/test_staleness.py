@@ -62,6 +62,16 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
+def one_file_repo(root: Path, path: str, text: str, message: str) -> Path:
+    """A project whose first commit (2020) holds one file, with an empty store."""
+    (root / path).parent.mkdir(parents=True)
+    (root / path).write_text(text)
+    git(root, "init", "-q", "-b", "main")
+    commit(root, message, when="2020-01-01T00:00:00Z")
+    Autology.open(root).close()
+    return root
+
+
 def capture(root: Path, refs: list[str], content: str = DECISION, title: str = "Retry failed calls") -> str:
     if "## Context" not in content:
         content = f"## Context\nWhy.\n\n## Decision\n{content}\n\n## Alternatives\nNone.\n\n## Consequences\nSome."
@@ -483,13 +493,7 @@ LOADER_NODE = ("Config.from_file takes a loader callable (`load`) and reads the 
 
 @pytest.fixture
 def config_repo(tmp_path: Path) -> Path:
-    root = tmp_path / "cfg"
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "config.py").write_text(LOADER)
-    git(root, "init", "-q", "-b", "main")
-    commit(root, "the config", when="2020-01-01T00:00:00Z")
-    Autology.open(root).close()
-    return root
+    return one_file_repo(tmp_path / "cfg", "src/config.py", LOADER, "the config")
 
 
 def test_a_formatter_only_commit_changes_nothing(config_repo: Path) -> None:
@@ -753,13 +757,7 @@ class Encoder(json.JSONEncoder):
 
 @pytest.fixture
 def encoder_repo(tmp_path: Path) -> Path:
-    root = tmp_path / "enc"
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "enc.py").write_text(ENCODER)
-    git(root, "init", "-q", "-b", "main")
-    commit(root, "the encoder", when="2020-01-01T00:00:00Z")
-    Autology.open(root).close()
-    return root
+    return one_file_repo(tmp_path / "enc", "src/enc.py", ENCODER, "the encoder")
 
 
 def _symbol_node(root: Path, symbol: str, content: str) -> str:
@@ -962,13 +960,7 @@ def connect(address, timeout=30):
 
 @pytest.fixture
 def compat_repo(tmp_path: Path) -> Path:
-    root = tmp_path / "compat"
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "compat.py").write_text(COMPAT)
-    git(root, "init", "-q", "-b", "main")
-    commit(root, "the checks", when="2020-01-01T00:00:00Z")
-    Autology.open(root).close()
-    return root
+    return one_file_repo(tmp_path / "compat", "src/compat.py", COMPAT, "the checks")
 
 
 def _compat_nodes(root: Path, nodes: dict[str, tuple[str, str]]) -> dict[str, str]:
@@ -1170,13 +1162,7 @@ PORTS_NODE = ("run() takes the host and port from its arguments, then from `serv
 
 @pytest.fixture
 def ports_repo(tmp_path: Path) -> Path:
-    root = tmp_path / "ports"
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "serve.py").write_text(PORTS)
-    git(root, "init", "-q", "-b", "main")
-    commit(root, "serving", when="2020-01-01T00:00:00Z")
-    Autology.open(root).close()
-    return root
+    return one_file_repo(tmp_path / "ports", "src/serve.py", PORTS, "serving")
 
 
 def test_a_span_rewritten_with_the_same_names_and_values_is_information(ports_repo: Path) -> None:
@@ -1454,13 +1440,7 @@ def keep(box, folder):
 
 @pytest.fixture
 def records_repo(tmp_path: Path) -> Path:
-    root = tmp_path / "records"
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "records.py").write_text(RECORDS)
-    git(root, "init", "-q", "-b", "main")
-    commit(root, "records", when="2020-01-01T00:00:00Z")
-    Autology.open(root).close()
-    return root
+    return one_file_repo(tmp_path / "records", "src/records.py", RECORDS, "records")
 
 
 def test_a_message_rebuilt_as_an_f_string_is_information(records_repo: Path) -> None:
