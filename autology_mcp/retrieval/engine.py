@@ -463,12 +463,19 @@ def order_records(s: Search) -> None:
     """Knowledge nodes in the node search's order (``autology_query``'s, the ``node_bm25`` channel), in
     the places of the list the blend gave to nodes: one ranking of records everywhere (issue 37). A node
     that channel did not rank (found by its title and tags alone, or brought in by the graph) follows
-    the ranked ones, in the blend's order."""
+    the ranked ones, in the blend's order. A commit never comes before a record: they share their places,
+    the records first."""
     ranking = next((r.ranking for r in s.runs if r.name == "node_bm25"), [])
     rank = {key: i for i, key in enumerate(ranking)}
     places = [i for i, key in enumerate(s.order) if s.pool.items[key].kind == "node"]
     records = sorted((s.order[i] for i in places), key=lambda key: (rank.get(key, len(rank)), s.order.index(key)))
     for place, key in zip(places, records):
+        s.order[place] = key
+    # a record before a commit ("why" prompts prefer a decision, then the commit that explains it; issue 41):
+    # in the places the blend gave to records and commits, the records first, each kind in its own order
+    places = [i for i, key in enumerate(s.order) if s.pool.items[key].kind in ("node", "commit")]
+    ranked = sorted((s.order[i] for i in places), key=lambda key: s.pool.items[key].kind != "node")
+    for place, key in zip(places, ranked):
         s.order[place] = key
 
 
