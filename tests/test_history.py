@@ -246,6 +246,22 @@ def test_commits_that_hold_the_subject_rank_beside_code_not_under_it(tmp_path: P
     assert location_similarity(one.tree, two.tree, True) == SAME_KIND == location_similarity("a/x.py", "b/y.py", True)
 
 
+def test_a_record_comes_before_a_commit_as_good(repo: Path) -> None:
+    """A decision and the commit that made it, both holding the prompt's words: the record comes first
+    (a commit never comes before a record, issue 41), and the commit still ranks above the code."""
+    service = Autology.open(repo)
+    try:
+        node = service.capture("Pooled connections through httpcore",
+                               "## Context\nurllib3 leaked sockets under load.\n\n## Decision\nThe upload client "
+                               "keeps its connections in httpcore.\n\n## Alternatives\nPatch urllib3.\n\n"
+                               "## Consequences\nOne more dependency.", type="decision")
+    finally:
+        service.close()
+    kinds = [(h["kind"], h.get("node_id")) for h in search(repo, "Switch the connection pool to httpcore")["hits"]]
+    assert kinds[0] == ("node", node.id) and ("commit", None) in kinds
+    assert kinds.index(("commit", None)) < min((i for i, (k, _) in enumerate(kinds) if k == "code"), default=99)
+
+
 def test_the_bundle_has_the_commits(repo: Path) -> None:
     bundle = context(repo, "switch the connection pool")
     assert bundle["history"] and bundle["history"][0]["subject"] == "Switch the connection pool to httpcore"
