@@ -218,6 +218,50 @@ def test_a_day_one_repository_answers_a_why_question_from_its_commits(repo: Path
                                "prompt": "How long should I boil an egg?"}, repo) is None
 
 
+def test_commits_that_hold_the_subject_rank_beside_code_not_under_it(tmp_path: Path) -> None:
+    """A commit weighs as much as code (kind prior 0.85), and two commits are no more alike than two files
+    in different folders: the commits that explain an upload retry on a socket reset come before the code
+    that only mentions it (at 0.7, with every commit in one "folder", the code came first and the second
+    commit fourth; bench/history_eval.py, issue 41)."""
+    from autology_mcp.retrieval.candidates import Candidate
+    from autology_mcp.retrieval.fusion import SAME_KIND, location_similarity
+
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    Autology.open(root).close()
+    code = 'def upload(path, retries=3):\n    """Upload a file; retry when the socket resets."""\n    return send(path)\n'
+    commit(root, "Add the upload client", {
+        "src/upload.py": code, "docs/upload.md": "# Upload\nThe upload retries when the socket resets.\n",
+        "src/cli/upload_cmd.py": "from upload import upload\n# the upload command: retry on socket reset\n"})
+    explained = [commit(root, message, {"src/upload.py": code + f"# {i}\n"}) for i, message in enumerate((
+        "Retry the upload when the socket resets\n\nA reset socket made the upload fail at once; it now retries.",
+        "Wait between upload retries after a socket reset\n\nRetrying a reset socket at once failed again.",
+        "Cap the upload retries after socket resets at three\n\nEndless retries on a reset socket hung the upload."))]
+    build_index(root)
+    hits = search(root, "upload retries after a socket reset")["hits"]
+    assert [h["kind"] for h in hits[:3]] == ["commit", "commit", "code"] and hits[2]["path"] == "src/upload.py"
+    assert {h["commit"]["sha"] for h in hits[:2]} <= set(explained)
+    one, two = (Candidate(key=f"commit:{sha}", kind="commit", ref=sha[:10], title="") for sha in explained[:2])
+    assert location_similarity(one.tree, two.tree, True) == SAME_KIND == location_similarity("a/x.py", "b/y.py", True)
+
+
+def test_a_record_comes_before_a_commit_as_good(repo: Path) -> None:
+    """A decision and the commit that made it, both holding the prompt's words: the record comes first
+    (a commit never comes before a record, issue 41), and the commit still ranks above the code."""
+    service = Autology.open(repo)
+    try:
+        node = service.capture("Pooled connections through httpcore",
+                               "## Context\nurllib3 leaked sockets under load.\n\n## Decision\nThe upload client "
+                               "keeps its connections in httpcore.\n\n## Alternatives\nPatch urllib3.\n\n"
+                               "## Consequences\nOne more dependency.", type="decision")
+    finally:
+        service.close()
+    kinds = [(h["kind"], h.get("node_id")) for h in search(repo, "Switch the connection pool to httpcore")["hits"]]
+    assert kinds[0] == ("node", node.id) and ("commit", None) in kinds
+    assert kinds.index(("commit", None)) < min((i for i, (k, _) in enumerate(kinds) if k == "code"), default=99)
+
+
 def test_the_bundle_has_the_commits(repo: Path) -> None:
     bundle = context(repo, "switch the connection pool")
     assert bundle["history"] and bundle["history"][0]["subject"] == "Switch the connection pool to httpcore"

@@ -53,12 +53,13 @@ class Candidate:
 
     @property
     def tree(self) -> str:
-        """A path-like location for diversity: files by path, nodes by type/tag, sessions by session."""
+        """A path-like location for diversity: files by path, nodes by type/tag, sessions by session, a
+        commit on its own (no folder: two commits are no more alike than two files in different folders)."""
         if self.node is not None:
             tag = self.node.tags[0] if self.node.tags else "-"
             return f"@nodes/{self.node.type.value}/{tag}/{self.node.id}"
         if self.kind in ("session_chunk", "handoff"):
             return f"@sessions/{self.meta.get('session_id', '-')}/{self.ref}"
         if self.kind == "commit":
-            return f"@history/{self.ref}"
+            return f"@commit:{self.ref}"
         return self.path or self.ref

@@ -486,7 +486,8 @@ def order_records(s: Search) -> None:
     first is never cut because code and commits outscored it on the blend's words ("adding
     typing_extensions.TypeIs. Patch by Jelle Zijlstra" lost "Narrowing types with TypeIs" that way). A
     node that channel did not rank (found by its title and tags alone, or brought in by the graph)
-    follows the ranked ones, in the blend's order."""
+    follows the ranked ones, in the blend's order. A commit never comes before a record: they share
+    their places, the records first."""
     rank = _node_search_rank(s)
     places = [i for i, key in enumerate(s.order) if s.pool.items[key].kind == "node"]
     if not places:
@@ -498,6 +499,12 @@ def order_records(s: Search) -> None:
     listed = shown + waiting  # the blend's order, the waiting ones after: ties in the node search's rank keep it
     records = sorted(listed, key=lambda key: (rank.get(key, len(rank)), listed.index(key)))
     for place, key in zip(places, records):
+        s.order[place] = key
+    # a record before a commit ("why" prompts prefer a decision, then the commit that explains it; issue 41):
+    # in the places the blend gave to records and commits, the records first, each kind in its own order
+    places = [i for i, key in enumerate(s.order) if s.pool.items[key].kind in ("node", "commit")]
+    ranked = sorted((s.order[i] for i in places), key=lambda key: s.pool.items[key].kind != "node")
+    for place, key in zip(places, ranked):
         s.order[place] = key
 
 
