@@ -331,35 +331,19 @@ def _code_now(root: Path, paths: list[str]) -> tuple[dict[str, tuple[str, str | 
 
 
 def _code_at(root: Path, rev: str, paths: list[str]) -> tuple[dict[str, tuple[str, str | None]], list[str]] | None:
-    """The referenced files (path -> (blob id, text)) and folders that commit ``rev`` holds; None when
-    git cannot say."""
-    if not paths:
-        return {}, []
-    try:
-        out = subprocess.run(["git", "ls-tree", "-z", rev, "--", *paths], cwd=root, capture_output=True,
-                             text=True, timeout=GIT_TIMEOUT, errors="replace")
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return None
-    if out.returncode != 0:
+    """The referenced files (path -> (blob id, text)) and folders that commit ``rev`` holds, read through
+    the work tree's :class:`History` (its one ``git cat-file --batch``); None outside git."""
+    h = history(root)
+    if h.head is None:
         return None
     files, folders = {}, []
-    for entry in filter(None, out.stdout.split("\0")):  # paths relative to ``root``, as they were asked for
-        meta, _, path = entry.partition("\t")
-        kind, object_id = meta.split()[1:3]
-        if kind == "tree":
+    for path in paths:
+        text = h.content(rev, path)
+        if text is not None:
+            files[path] = (h.blob_id(rev, path), text)
+        elif h._git("ls-tree", "-d", rev, "--", path):
             folders.append(path)
-        elif kind == "blob":
-            files[path] = (object_id, _blob_text(root, object_id))
     return files, folders
-
-
-def _blob_text(root: Path, object_id: str) -> str | None:
-    try:
-        out = subprocess.run(["git", "cat-file", "blob", object_id], cwd=root, capture_output=True,
-                             timeout=GIT_TIMEOUT)
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return None
-    return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else None
 
 
 def missing_fingerprints(root: Path, store, nodes: list[KnowledgeNode]) -> dict[str, str]:
@@ -371,9 +355,13 @@ def missing_fingerprints(root: Path, store, nodes: list[KnowledgeNode]) -> dict[
     h = history(Path(root))
     if h.head is None or not wanted:
         return {}
-    bases = h.node_bases({n.id: store.rel(store.paths.node_file(n.type.value, n.id)) for n in wanted},
-                         {n.id: n.modified.timestamp() for n in wanted})
-    return {node_id: base for node_id, base in bases.items() if base}
+    return {node_id: base for node_id, base in _node_bases(h, store, wanted).items() if base}
+
+
+def _node_bases(h: History, store, nodes: list[KnowledgeNode]) -> dict[str, str | None]:
+    """Each node's base (:meth:`History.node_bases`), from its file in ``store`` and its ``modified``."""
+    return h.node_bases({n.id: store.rel(store.paths.node_file(n.type.value, n.id)) for n in nodes},
+                        {n.id: n.modified.timestamp() for n in nodes})
 
 
 def fingerprinted(node: KnowledgeNode) -> bool:
@@ -400,9 +388,7 @@ def recorded_code(node: KnowledgeNode) -> dict[str, str]:
     """The blob ids of the code the node was written against (path -> id), when its fingerprint was
     taken for what the node says now (a hand edit of the text makes it void: its commit is then the base)."""
     seen = node.extra.get(FINGERPRINT)
-    if not isinstance(seen, dict) or not isinstance(seen.get("files"), dict):
-        return {}
-    if seen.get("for") != node_hash(node.title, node.content, node.references):
+    if not fingerprinted(node) or not isinstance(seen.get("files"), dict):
         return {}
     return {str(k): str(v) for k, v in seen["files"].items() if isinstance(v, str) and re.fullmatch(r"[0-9a-f]{7,64}", v)}
 
@@ -411,10 +397,9 @@ def recorded_names(node: KnowledgeNode, key: str = "names") -> dict[str, list[st
     """The names the node gives that each referenced file held when the fingerprint was taken (path ->
     names), under the same condition as :func:`recorded_code`; with ``key="values"``, the strings it
     quotes and the numbers it states that each file held (:meth:`_Said.values_held`)."""
-    seen = node.extra.get(FINGERPRINT)
-    if not isinstance(seen, dict) or seen.get("for") != node_hash(node.title, node.content, node.references):
+    if not fingerprinted(node):
         return {}
-    names = seen.get(key)
+    names = node.extra[FINGERPRINT].get(key)
     if not isinstance(names, dict):
         return {}
     return {str(k): [str(n) for n in v if isinstance(n, str)] for k, v in names.items() if isinstance(v, list)}
@@ -1460,7 +1445,6 @@ def judge(root: Path, store, nodes: list[KnowledgeNode],
     wanted = [n for n in nodes if (references or {}).get(n.id, n.references)]
     if h.head is None or not wanted:
         return {}
-    bases = h.node_bases({n.id: store.rel(store.paths.node_file(n.type.value, n.id)) for n in wanted},
-                         {n.id: n.modified.timestamp() for n in wanted})
+    bases = _node_bases(h, store, wanted)
     h.prepare(list(bases.values()))
     return {n.id: check(h, n, bases[n.id], (references or {}).get(n.id), explain) for n in wanted}
