@@ -87,8 +87,9 @@ def diagnose(store: NodeStore) -> DoctorReport:
     report.problems.extend(unmerged_node_files(store))
     report.problems.extend(Problem("merge_driver", path, message) for path, message in driver_problems(store.root))
     report.problems.sort(key=lambda p: (p.kind, p.path, p.message))
-    report.notes.extend(stale_notes(store))
-    report.notes.extend(fingerprint_notes(store))
+    live = [n for n in store.index.all_nodes() if n.status.value != "superseded" and n.references]
+    report.notes.extend(stale_notes(store, live))
+    report.notes.extend(fingerprint_notes(live))
     report.notes.extend(instruction_notes(store))
     if report.nodes > models.NODE_COUNT_GUIDANCE:
         report.notes.append(
@@ -112,12 +113,12 @@ def rule_problems(store: NodeStore, paths: dict[str, str]) -> list[Problem]:
 STALE_SHOWN = 5
 
 
-def stale_notes(store: NodeStore) -> list[str]:
-    """The nodes whose code moved on (the staleness rule, as ``autology analyze`` and the edit hooks
-    judge it): advice, not problems, since the node may still hold; the first few, with what changed."""
+def stale_notes(store: NodeStore, live: list) -> list[str]:
+    """The nodes of ``live`` (not superseded, with references) whose code moved on (the staleness rule,
+    as ``autology analyze`` and the edit hooks judge it): advice, not problems, since the node may still
+    hold; the first few, with what changed."""
     from autology_mcp.knowledge.trust.staleness import judge
 
-    live = [n for n in store.index.all_nodes() if n.status.value != "superseded" and n.references]
     judged = judge(store.root, store, live)
     stale = [(n, f) for n in live for f in judged.get(n.id, []) if f.stale]
     if not stale:
@@ -128,14 +129,14 @@ def stale_notes(store: NodeStore) -> list[str]:
                   [(n, f.why or "") for n, f in stale], "")]
 
 
-def fingerprint_notes(store: NodeStore) -> list[str]:
-    """Nodes with references and no record of the code they were written against (written before issue
-    38, or edited by hand since): a rebase, a squash-merge or the next commit of their file moves their
-    base and clears their flags; one command records it (no git is read to tell)."""
+def fingerprint_notes(live: list) -> list[str]:
+    """The nodes of ``live`` (not superseded, with references) with no record of the code they were
+    written against (written before issue 38, or edited by hand since): a rebase, a squash-merge or the
+    next commit of their file moves their base and clears their flags; one command records it (no git
+    is read to tell)."""
     from autology_mcp.knowledge.trust.staleness import fingerprinted
 
-    missing = [n for n in store.index.all_nodes()
-               if n.status.value != "superseded" and n.references and not fingerprinted(n)]
+    missing = [n for n in live if not fingerprinted(n)]
     if not missing:
         return []
     return [f"{len(missing)} node(s) have no record of the code they were written against (written before it was "
