@@ -114,30 +114,37 @@ def evaluate(conv_path: Path) -> dict:
                 evidence_passes += any(" ".join(e.split()) in t for e in evidence for t in texts)
             out["on" if on else "off"] = {"evidence_passes": evidence_passes, "grounded": grounded}
         # the caught side: the same conversation with a session per question that only asked it
-        folder = root.parent / "echoes"
-        folder.mkdir()
-        echo_ids = set()
-        for n, (question, _) in enumerate(asked):
-            sid, text = echo_transcript(conv_id, n, question)
-            (folder / f"{sid}.jsonl").write_text(text, encoding="utf-8")
-            ingest_transcript(root, folder / f"{sid}.jsonl", index=False, until_complete=True)
-            echo_ids.add(sid)
-        SessionIndex.for_root(root).sync()
-        for on in (False, True):
-            rule(on)
-            echo_passes = own_passes = 0
-            for n, (question, _) in enumerate(asked):
-                _, refs = passing(root, question, threshold)
-                sessions = {r.rsplit(":", 1)[0] for r in refs}
-                echo_passes += bool(sessions & echo_ids)
-                own_passes += str(uuid.uuid5(NS, f"{conv_id}-echo-{n}")) in sessions
-            out["on" if on else "off"] |= {"echo_passes": echo_passes, "own_echo_passes": own_passes}
+        echo_side(root, conv_id, [question for question, _ in asked], threshold, out)
         rule(True)
         return out
     finally:
         rule(True)
         SessionIndex.for_root(root).close()
         shutil.rmtree(root.parent, ignore_errors=True)
+
+
+def echo_side(root: Path, name: str, asked: list[str], threshold: float, out: dict) -> None:
+    """The caught side: a session per question that only asked it (``echo_transcript``), ingested, then
+    each question searched with the rule off and on: ``echo_passes``, a hit of any echo session reaches
+    the item threshold; ``own_echo_passes``, its own echo's does. Added to ``out["off"]`` and ``out["on"]``."""
+    folder = root.parent / "echoes"
+    folder.mkdir()
+    echo_ids = set()
+    for n, question in enumerate(asked):
+        sid, text = echo_transcript(name, n, question)
+        (folder / f"{sid}.jsonl").write_text(text, encoding="utf-8")
+        ingest_transcript(root, folder / f"{sid}.jsonl", index=False, until_complete=True)
+        echo_ids.add(sid)
+    SessionIndex.for_root(root).sync()
+    for on in (False, True):
+        rule(on)
+        echo_passes = own = 0
+        for n, question in enumerate(asked):
+            _, refs = passing(root, question, threshold)
+            sessions = {r.rsplit(":", 1)[0] for r in refs}
+            echo_passes += bool(sessions & echo_ids)
+            own += str(uuid.uuid5(NS, f"{name}-echo-{n}")) in sessions
+        out["on" if on else "off"] |= {"echo_passes": echo_passes, "own_echo_passes": own}
 
 
 def evaluate_project() -> dict:
@@ -173,24 +180,7 @@ def evaluate_project() -> dict:
         for on in (False, True):
             rule(on)
             out["on" if on else "off"] = {"answer_passes": sum(answered(q) for q in asked)}
-        folder = root.parent / "echoes"
-        folder.mkdir()
-        echo_ids = set()
-        for n, question in enumerate(asked):
-            sid, text = echo_transcript("project", n, question["q"])
-            (folder / f"{sid}.jsonl").write_text(text, encoding="utf-8")
-            ingest_transcript(root, folder / f"{sid}.jsonl", index=False, until_complete=True)
-            echo_ids.add(sid)
-        index.sync()
-        for on in (False, True):
-            rule(on)
-            echo_passes = own = 0
-            for n, question in enumerate(asked):
-                _, refs = passing(root, question["q"], threshold)
-                sessions = {r.rsplit(":", 1)[0] for r in refs}
-                echo_passes += bool(sessions & echo_ids)
-                own += str(uuid.uuid5(NS, f"project-echo-{n}")) in sessions
-            out["on" if on else "off"] |= {"echo_passes": echo_passes, "own_echo_passes": own}
+        echo_side(root, "project", [question["q"] for question in asked], threshold, out)
         return out
     finally:
         rule(True)
