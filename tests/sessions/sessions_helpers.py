@@ -88,3 +88,16 @@ def assistant_line(session_id: str, text: str, timestamp: str, uuid: str) -> str
             "gitBranch": "main",
         }
     )
+
+
+def project_with_one_session(tmp_path: Path) -> Path:
+    """A project with a store and one ingested session of one user turn ("John signed a Nike shoe deal")."""
+    from autology_mcp.knowledge.store import NodeStore
+    from autology_mcp.sessions.ingest import ingest_transcript
+
+    root = tmp_path / "project"
+    root.mkdir()
+    NodeStore(root).init()
+    (tmp_path / "s1.jsonl").write_text(user_line("s1", "John signed a Nike shoe deal", "2026-11-01T10:00:00Z", "u1") + "\n")
+    ingest_transcript(root, tmp_path / "s1.jsonl")
+    return root

@@ -13,13 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from semantic_models import write_tiny_onnx_model
-from sessions_helpers import user_line
+from sessions_helpers import project_with_one_session
 
 from autology_mcp.cli.main import main
 from autology_mcp.common.errors import ValidationError
-from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.semantic.encoder import Encoder, available, folder_kind, pooling
-from autology_mcp.sessions.ingest import ingest_transcript
 from autology_mcp.sessions.search import search_sessions
 
 pytestmark = pytest.mark.skipif(not available(), reason="the optional extra is not installed (autology-mcp[semantic])")
@@ -107,11 +105,7 @@ def test_enable_by_name_then_search_with_the_fetched_model(
     monkeypatch.setattr(encoder, "fetch", fetch)
     monkeypatch.setattr(encoder, "unreachable", lambda url: None)  # the host answers (it is not asked)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    root = tmp_path / "project"
-    root.mkdir()
-    NodeStore(root).init()
-    (tmp_path / "s1.jsonl").write_text(user_line("s1", "John signed a Nike shoe deal", "2026-11-01T10:00:00Z", "u1") + "\n")
-    ingest_transcript(root, tmp_path / "s1.jsonl")
+    root = project_with_one_session(tmp_path)
     assert main(["--root", str(root), "semantic", "enable", "BAAI/bge-small-en-v1.5", "--yes"]) == 0
     out = capsys.readouterr().out
     assert "semantic recall on with BAAI/bge-small-en-v1.5 (16 dimensions, onnx model in" in out

@@ -13,12 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from semantic_models import write_tiny_bert_checkpoint, write_tiny_static_model
-from sessions_helpers import user_line
+from sessions_helpers import project_with_one_session
 
 from autology_mcp.cli.main import main
-from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.semantic.encoder import available
-from autology_mcp.sessions.ingest import ingest_transcript
 
 pytestmark = pytest.mark.skipif(not available(), reason="the optional extra is not installed (autology-mcp[semantic])")
 pytest.importorskip("onnx")
@@ -76,12 +74,7 @@ def bert_by_hand(folder: Path, text: str, max_length: int | None = None) -> np.n
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    root = tmp_path / "project"
-    root.mkdir()
-    NodeStore(root).init()
-    (tmp_path / "s1.jsonl").write_text(user_line("s1", "John signed a Nike shoe deal", "2026-11-01T10:00:00Z", "u1") + "\n")
-    ingest_transcript(root, tmp_path / "s1.jsonl")
-    return root
+    return project_with_one_session(tmp_path)
 
 
 def enable(root: Path, folder: Path) -> int:
