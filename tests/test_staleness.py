@@ -1864,3 +1864,23 @@ def test_imports_and_their_modules_are_read_from_any_text(imports: list, noise: 
         if m and n == ["X"] and not noise:
             assert "X" in found
     assert isinstance(deprecated_parameters(text + "\ndeprecated\n", path), dict)
+
+
+def test_a_function_the_node_names_that_no_longer_calls_the_symbol_is_a_flag(clients_repo: Path) -> None:
+    """The node says a function of the file calls the referenced `#symbol` (requests' `send()` and
+    `get_connection`); the symbol's own code unchanged, that function no longer calling it is a flag.
+    Still calling it (with other arguments), or a node that names no caller, is not."""
+    root = clients_repo
+    hook = capture(root, ["pkg/_client.py#Client._proxy_map"], content="Override `_proxy_map` to change proxies: "
+                   "`__init__` calls it for every client.", title="Proxy hook")
+    plain = capture(root, ["pkg/_client.py#Client._proxy_map"], content="`_proxy_map` copies the mapping it is given.",
+                    title="Proxy copy")
+    commit(root, "record")
+    edit(root, "self._proxy_map(proxies)", "self._proxy_map(proxies or {})", path="pkg/_client.py")
+    commit(root, "Other arguments")
+    assert only(root, hook).stale is False
+    edit(root, "self._proxy_map(proxies or {})", "dict(proxies or {})", path="pkg/_client.py")
+    commit(root, "Inline the map")
+    sha = git(root, "rev-parse", "--short=9", "HEAD").strip()
+    assert only(root, hook).why == f"`__init__` no longer calls `_proxy_map` in pkg/_client.py ({sha}, 2030-01-01)"
+    assert only(root, plain).stale is False

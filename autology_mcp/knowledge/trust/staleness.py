@@ -50,7 +50,9 @@ lines with whitespace collapsed). Against the code now (the working tree: uncomm
   :func:`_restructured`), or a value it gives as code (``returns None``); or when more than half of
   its statements changed into other names or values (the same code rearranged, a loop into a
   comprehension, is not a rewrite); when a code snippet the node gives is now under more conditions
-  (``return [content]`` now ``return [content] if content else []``); or when a class gained or lost
+  (``return [content]`` now ``return [content] if content else []``); when a function of the file
+  that the node names called the symbol and calls it no more (:func:`_caller_dropped`: "``send()``
+  calls it for every request", and ``send()`` now calls a new method); or when a class gained or lost
   a method whose name, underscores aside, is a word
   of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
@@ -1700,6 +1702,11 @@ def _segment(text: str, node: ast.AST) -> str:
 def _judge_symbol(h: History, ref: str, path: str, later: _Later, before: str, old: ast.AST, now: str,
                   symbol: str, said: _Said, explain: bool) -> Finding:
     why = symbol_change(old, before, now, symbol, path, said)
+    caller = _caller_dropped(before, now, symbol, said) if why is None else None
+    if caller:
+        when = _first_without(h, later, lambda t: _caller_dropped(before, t, symbol, said) is None)
+        return Finding(ref, True, f"`{caller}` no longer calls `{symbol.split('.')[-1]}` in {path} ({when})",
+                       later.text(explain))
     if why is None:
         info = later.text(explain)
         if explain and dump(old, True) != dump(_symbol_in(now, symbol) or old, True):
@@ -1710,6 +1717,38 @@ def _judge_symbol(h: History, ref: str, path: str, later: _Later, before: str, o
         return Finding(ref, True, f"`{symbol}` is gone from {path} ({when})", later.text(explain))
     when = _first_without(h, later, lambda t: symbol_change(old, before, t, symbol, path, said) is None)
     return Finding(ref, True, f"`{symbol}` of {path} changed: {why} ({when})", later.text(explain))
+
+
+def _caller_dropped(before: str, now: str, symbol: str, said: _Said) -> str | None:
+    """A function of the file that the node names (``send()``, a method of the same class first), which
+    called the referenced ``#symbol`` when the node was written and calls it no more (``send()`` now
+    calls a new ``_get_connection``): what the node says of the symbol's part in it may no longer hold."""
+    name = symbol.split(".")[-1]
+    if not said.names or name not in before:
+        return None
+    owner = symbol.rsplit(".", 1)[0] + "." if "." in symbol else ""
+    for caller in sorted(said.names - set(symbol.split("."))):
+        if not _holds(before, caller):
+            continue
+        then = _symbol_in(before, owner + caller) if owner else None
+        qualified = then is not None
+        then = then if qualified else _symbol_in(before, caller)
+        if then is None or not isinstance(then, (ast.FunctionDef, ast.AsyncFunctionDef)) or not _calls(then, name):
+            continue
+        found = _symbol_in(now, owner + caller if qualified else caller)
+        if found is not None and not _calls(found, name):
+            return caller
+    return None
+
+
+def _calls(node: ast.AST, name: str) -> bool:
+    """Whether the code calls ``name`` (``name(...)``, ``x.name(...)``)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Attribute) and f.attr == name or isinstance(f, ast.Name) and f.id == name:
+                return True
+    return False
 
 
 def _symbol_in(text: str, symbol: str) -> ast.AST | None:
