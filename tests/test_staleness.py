@@ -1631,3 +1631,256 @@ def test_reading_a_built_string_never_raises(text: str, n: int) -> None:
     for node in (call, mod):
         found = formatted(node)
         assert found is None or len(found[0]) == len(found[1]) + 1
+
+
+# ------------------------------------------------------------------------------ the httpx classes (issue 38)
+
+CLIENT = '''import warnings
+
+
+def old_helper(x):
+    return x
+
+
+class Client:
+    def __init__(self, cookies=None, proxies=None, timeout=5, app=None):
+        self.cookies = cookies
+        self.proxy_map = self._proxy_map(proxies)
+        allow_env_proxies = app is None
+        self.env = allow_env_proxies
+
+    def _proxy_map(self, proxies):
+        return dict(proxies or {})
+
+    def request(self, url, cookies=None):
+        return url, cookies
+
+
+class Chunker:
+    def decode(self, content):
+        if self.size is None:
+            return [content]
+        return self.split(content)
+
+    def links(self, header):
+        found = {}
+        if header:
+            for link in header:
+                key = link.get("rel") or link.get("url")
+                found[key] = link
+        return found
+
+    def scope(self, request):
+        return {"path": request.path, "raw_path": request.raw_path}
+'''
+
+API = '''from ._client import Client, old_helper
+
+
+def request(url, cookies=None, proxies=None, timeout=5):
+    with Client(cookies=cookies, proxies=proxies, timeout=timeout) as client:
+        return client.request(url)
+
+
+def helper(x):
+    return old_helper(x)
+'''
+
+
+@pytest.fixture
+def clients_repo(tmp_path: Path) -> Path:
+    root = one_file_repo(tmp_path / "clients", "pkg/_client.py", CLIENT, "client")
+    (root / "pkg" / "_api.py").write_text(API)
+    commit(root, "api", when="2020-01-02T00:00:00Z")
+    return root
+
+
+def _deprecate_proxies(root: Path) -> str:
+    edit(root, "    def __init__(self, cookies=None, proxies=None, timeout=5, app=None):\n",
+         "    def __init__(self, cookies=None, proxies=None, timeout=5, app=None, proxy=None):\n"
+         "        if proxies:\n"
+         "            message = \"The 'proxies' argument is deprecated. Use 'proxy'.\"\n"
+         "            warnings.warn(message, DeprecationWarning)\n", path="pkg/_client.py")
+    edit(root, "self._proxy_map(proxies)", "self._proxy_map(proxies or proxy)", path="pkg/_client.py")
+    commit(root, "Add proxy, deprecate proxies")
+    return git(root, "rev-parse", "--short=9", "HEAD").strip()
+
+
+def test_a_parameters_deprecation_is_a_flag_only_for_a_node_that_names_the_parameter(clients_repo: Path) -> None:
+    """A deprecation warning raised when a parameter is given (``if proxies: warnings.warn(...)``)
+    deprecates the parameter, not its function or class: httpx's `proxies` read as `AsyncClient`'s
+    deprecation. A node that names the parameter (as a name, or in a list of the function's
+    parameters) is flagged; one about the class that never names it is not."""
+    root = clients_repo
+    names = capture(root, ["pkg/_client.py#Client.__init__"], content="`proxies` becomes the proxy map.", title="Proxies")
+    lists = capture(root, ["pkg/_client.py#Client"], content="Client takes cookies, proxies, timeout and app.",
+                    title="Client options")
+    about = capture(root, ["pkg/_client.py#Client"], content="`Client` keeps its cookies for every request; the "
+                    "environment's proxies are read when no app is given.", title="Client cookies")
+    span = capture(root, ["pkg/_client.py#L12-13"], content="`allow_env_proxies = app is None` in Client decides "
+                   "whether a proxy from the environment is used.", title="Environment proxies")
+    commit(root, "record")
+    sha = _deprecate_proxies(root)
+    assert only(root, names).why == f"parameter `proxies` of `Client.__init__` is deprecated in pkg/_client.py ({sha}, 2030-01-01)"
+    assert only(root, lists).why.startswith("parameter `proxies` of `Client` is deprecated in pkg/_client.py (")
+    assert only(root, about).stale is False
+    assert only(root, span).stale is False  # `proxies or proxy` uses the added parameter: the prose "proxy" is not it
+    edit(root, "        allow_env_proxies = app is None\n", "        if app is not None:\n"
+         "            warnings.warn('Use a transport.', DeprecationWarning)\n        allow_env_proxies = True\n",
+         path="pkg/_client.py")
+    commit(root, "Deprecate app")
+    assert only(root, span).why.startswith("parameter `app` of `Client.__init__` is deprecated in pkg/_client.py (")
+
+
+def test_a_warning_whatever_the_arguments_still_deprecates_the_function() -> None:
+    from autology_mcp.knowledge.trust.code_compare import deprecated, deprecated_parameters
+
+    module = ('import warnings\n\ndef f(a, b=None):\n    if b:\n        warnings.warn("b", DeprecationWarning)\n'
+              '    return a\n\ndef g(a):\n    warnings.warn("use a", DeprecationWarning)\n\n'
+              'def __getattr__(name):\n    if name == "old":\n        warnings.warn("old is deprecated", DeprecationWarning)\n\n'
+              'class C:\n    def __init__(self, x=None, y=None):\n        if x is not None and y:\n'
+              '            warnings.warn("x with y", DeprecationWarning)\n\n'
+              'def h(mode):\n    if mode != "fast":\n        warnings.warn("slow", DeprecationWarning)\n')
+    assert deprecated(module, "m.py", {"f", "g", "C", "__getattr__", "old", "h"}) == {"g", "__getattr__", "old", "h"}
+    marks = deprecated_parameters(module, "m.py")
+    assert {k: set(v[1]) for k, v in marks.items()} == {"f": {"b"}, "C": {"x", "y"}, "C.__init__": {"x", "y"}}
+    assert marks["f"][0] == ("a", "b")
+
+
+def test_a_parameter_passed_on_to_a_function_deprecated_in_another_module_is_a_flag(clients_repo: Path) -> None:
+    """The referenced code passes `proxies=` to `Client`, imported from another module that now
+    deprecates that parameter: a node that lists it among the options is flagged, with the module and
+    its commit; one that does not name it, or names a parameter that is still fine, is not. A name the
+    node gives, imported and deprecated where it is defined, is a flag too."""
+    root = clients_repo
+    lists = capture(root, ["pkg/_api.py#request"], content="request() opens a `Client` with the given cookies, proxies "
+                    "and timeout, and closes it.", title="One-shot")
+    plain = capture(root, ["pkg/_api.py#request"], content="request() opens a throwaway `Client` and closes it.",
+                    title="Throwaway")
+    helper = capture(root, ["pkg/_api.py"], content="`helper` calls `old_helper`.", title="Helper")
+    commit(root, "record")
+    sha = _deprecate_proxies(root)
+    assert only(root, lists).why == ("parameter `proxies` of `Client`, which pkg/_api.py passes on, is deprecated in "
+                                     f"pkg/_client.py ({sha}, 2030-01-01)")
+    assert only(root, plain).stale is False
+    assert only(root, helper).stale is False
+    edit(root, "def old_helper(x):\n", "def old_helper(x):\n    warnings.warn('use x', DeprecationWarning)\n",
+         path="pkg/_client.py")
+    commit(root, "Deprecate old_helper")
+    assert only(root, helper).why.startswith("`old_helper`, which pkg/_api.py imports, is deprecated in pkg/_client.py (")
+    flagged = only(root, lists).why
+    service = Autology.open(root)
+    try:  # a tag committed later moves the base past the deprecation: the fingerprint still says it came after
+        service.update(lists, tags=["api"])
+        commit(root, "tag")
+    finally:
+        service.close()
+    assert only(root, lists).why.split(" (")[0] == flagged.split(" (")[0]
+
+
+def test_a_snippet_the_node_gives_put_under_a_condition_is_a_flag(clients_repo: Path) -> None:
+    """``return [content]`` turned into ``return [content] if content else []``: the snippet is still
+    there, but what the node says happens now happens only sometimes (httpx's TextChunker). Taken out
+    of a condition, or a node that does not give the snippet, is no flag."""
+    root = clients_repo
+    gives = capture(root, ["pkg/_client.py#Chunker.decode"], content="Without a size, decode returns `[content]`, "
+                    "even for empty content.", title="Empty chunk")
+    silent = capture(root, ["pkg/_client.py#Chunker.decode"], content="Without a size, decode gives the content whole.",
+                     title="Whole chunk")
+    commit(root, "record")
+    edit(root, "            return [content]\n", "            return [content] if content else []\n", path="pkg/_client.py")
+    commit(root, "No empty chunk")
+    assert only(root, gives).why.startswith("`Chunker.decode` of pkg/_client.py changed: `[content]` is now under a condition (")
+    assert only(root, silent).stale is False
+    fresh = capture(root, ["pkg/_client.py#Chunker.decode"], content="decode returns `[content]` if there is content.",
+                    title="Chunk when content")
+    commit(root, "record again")
+    edit(root, "            return [content] if content else []\n", "            return [content]\n", path="pkg/_client.py")
+    commit(root, "Empty chunks again")
+    assert only(root, fresh).stale is False  # fewer conditions: not this rule
+
+
+def test_a_loop_rewritten_as_a_comprehension_keeping_the_quoted_strings_is_information(clients_repo: Path) -> None:
+    """The strings the node quotes, held by statements rewritten with the same names (the symbol's own
+    variables aside), strings and values (httpx's Response.links) are no flag; a statement holding one
+    whose code changed (a `raw_path` with the query cut) is."""
+    root = clients_repo
+    links = capture(root, ["pkg/_client.py#Chunker.links"], content="links() keys each link by its 'rel', or its 'url'; "
+                    "no header gives {}.", title="Links")
+    scope = capture(root, ["pkg/_client.py#Chunker.scope"], content="The scope's 'raw_path' is the request's raw path.",
+                    title="Scope")
+    commit(root, "record")
+    edit(root, '''        found = {}
+        if header:
+            for link in header:
+                key = link.get("rel") or link.get("url")
+                found[key] = link
+        return found''', '''        if header is None:
+            return {}
+        return {(link.get("rel") or link.get("url")): link for link in header}''', path="pkg/_client.py")
+    edit(root, '"raw_path": request.raw_path}', '"raw_path": request.raw_path.split(b"?")[0]}', path="pkg/_client.py")
+    commit(root, "Comprehension; no query in raw_path")
+    assert only(root, links).stale is False
+    assert "a statement with a string value the node quotes changed" in only(root, scope).why
+
+
+def test_a_word_of_the_node_counts_unless_it_is_a_parameter_the_function_gained(clients_repo: Path) -> None:
+    """A changed statement that starts using a word of the node's prose ("proxy") flags a span, unless
+    that word is a parameter the function holding the span gained: its use is the new option's."""
+    root = clients_repo
+    span = capture(root, ["pkg/_client.py#L11"], content="Client turns its proxies into a proxy map for the mounts.",
+                   title="Proxy map")
+    commit(root, "record")
+    edit(root, "self._proxy_map(proxies)", "self._proxy_map(proxies or proxy)", path="pkg/_client.py")
+    edit(root, "import warnings\n", "import warnings\n\nproxy = None\n", path="pkg/_client.py")
+    commit(root, "A module-wide proxy")
+    assert only(root, span).why.startswith("lines 11-11 of pkg/_client.py changed (")
+    git(root, "reset", "-q", "--hard", "HEAD~1")
+    edit(root, "timeout=5, app=None):", "timeout=5, app=None, proxy=None):", path="pkg/_client.py")
+    edit(root, "self._proxy_map(proxies)", "self._proxy_map(proxies or proxy)", path="pkg/_client.py")
+    commit(root, "A proxy parameter")
+    assert only(root, span).stale is False
+
+
+_IMPORTS = st.lists(st.tuples(st.sampled_from(["", ".", "..", "..."]), st.sampled_from(["", "a", "a.b", "pkg._c"]),
+                              st.lists(st.sampled_from(["X", "y", "Z as w", "(p,\n q)", "*"]), min_size=1, max_size=3)),
+                    max_size=4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_IMPORTS, st.text(max_size=120), st.sampled_from(["m.py", "pkg/m.py", "src/pkg/sub/m.py"]))
+def test_imports_and_their_modules_are_read_from_any_text(imports: list, noise: str, path: str) -> None:
+    """The imports pattern and the module paths never raise; a plain ``from .a import X`` is found."""
+    from autology_mcp.knowledge.trust.code_compare import deprecated_parameters
+    from autology_mcp.knowledge.trust.staleness import _imports, _module_paths
+
+    text = "".join(f"from {d}{m} import {', '.join(n)}\n" for d, m, n in imports) + noise
+    found = _imports(text)
+    for local, (dots, module, name) in found.items():
+        assert local and name
+        for where in _module_paths(path, dots, module):
+            assert where.endswith((".py", "/__init__.py")) and not where.startswith("/")
+    for d, m, n in imports:
+        if m and n == ["X"] and not noise:
+            assert "X" in found
+    assert isinstance(deprecated_parameters(text + "\ndeprecated\n", path), dict)
+
+
+def test_a_function_the_node_names_that_no_longer_calls_the_symbol_is_a_flag(clients_repo: Path) -> None:
+    """The node says a function of the file calls the referenced `#symbol` (requests' `send()` and
+    `get_connection`); the symbol's own code unchanged, that function no longer calling it is a flag.
+    Still calling it (with other arguments), or a node that names no caller, is not."""
+    root = clients_repo
+    hook = capture(root, ["pkg/_client.py#Client._proxy_map"], content="Override `_proxy_map` to change proxies: "
+                   "`__init__` calls it for every client.", title="Proxy hook")
+    plain = capture(root, ["pkg/_client.py#Client._proxy_map"], content="`_proxy_map` copies the mapping it is given.",
+                    title="Proxy copy")
+    commit(root, "record")
+    edit(root, "self._proxy_map(proxies)", "self._proxy_map(proxies or {})", path="pkg/_client.py")
+    commit(root, "Other arguments")
+    assert only(root, hook).stale is False
+    edit(root, "self._proxy_map(proxies or {})", "dict(proxies or {})", path="pkg/_client.py")
+    commit(root, "Inline the map")
+    sha = git(root, "rev-parse", "--short=9", "HEAD").strip()
+    assert only(root, hook).why == f"`__init__` no longer calls `_proxy_map` in pkg/_client.py ({sha}, 2030-01-01)"
+    assert only(root, plain).stale is False

@@ -19,7 +19,9 @@ so a span is judged as a symbol is.
 
 Also here: a function's parameters compared (an added optional parameter keeps the old calls), a
 name's deprecation found (``@deprecated``, ``warnings.warn(..., DeprecationWarning)`` in it or naming
-it, "deprecated" in its docstring), and the code's words with Python comments left out.
+it, "deprecated" in its docstring; a warning raised only when a parameter is given deprecates the
+parameter, not the function: :func:`deprecated_parameters`), and the code's words with Python
+comments left out.
 """
 
 from __future__ import annotations
@@ -783,7 +785,8 @@ def _deprecation_marks(text: str) -> tuple[set[str], list[str]] | None:
     if tree is None:
         return None
     marked: set[str] = set()
-    messages: list[str] = []
+    warnings = _warning_calls(text)
+    messages = [_message(node) for node in warnings]
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if any("deprecat" in dump(d, False).lower() for d in node.decorator_list):
@@ -793,10 +796,101 @@ def _deprecation_marks(text: str) -> tuple[set[str], list[str]] | None:
             if re.search(r"\bdeprecated\b", doc, re.IGNORECASE):
                 marked.add(node.name)
                 continue
-            body = node.body if not isinstance(node, ast.ClassDef) else \
-                [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"]
-            if any(_is_warning_call(n) for stmt in body for n in ast.walk(stmt)):
-                marked.add(node.name)
-        elif isinstance(node, ast.Call) and _is_warning_call(node):
-            messages.append(_message(node))
+            init = node if not isinstance(node, ast.ClassDef) else _init_of(node)
+            if init is not None and _warns_in(init, warnings) and _guarded_warnings(init)[0]:
+                marked.add(node.name)  # (a warning only when a parameter is given is the parameter's)
     return marked, messages
+
+
+def _warning_calls(text: str) -> list[ast.Call]:
+    """The deprecation warnings a Python module raises (its parsed text, kept)."""
+    tree = parse_python(text)
+    return _memo("warnings", text, lambda _: [n for n in ast.walk(tree) if _is_warning_call(n)]) if tree else []
+
+
+def _warns_in(function: ast.AST, warnings: list[ast.Call]) -> bool:
+    end = function.end_lineno or function.lineno
+    return any(function.lineno <= w.lineno <= end for w in warnings)
+
+
+def _init_of(node: ast.ClassDef) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    return next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"),
+                None)
+
+
+def _given(test: ast.AST, names: set[str]) -> set[str]:
+    """The parameters an ``if`` test asks to have been given: ``p``, ``p is not None``, ``p is not UNSET``
+    (``!=`` alike: None or a sentinel name), or an ``and`` of those; not a test of a value (``name ==
+    "old"``, ``name != "old"``: a module ``__getattr__`` for an old name)."""
+    if isinstance(test, ast.Name) and test.id in names:
+        return {test.id}
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.IsNot, ast.NotEq)) \
+            and isinstance(test.left, ast.Name) and test.left.id in names and \
+            (isinstance(test.comparators[0], (ast.Name, ast.Attribute)) or
+             isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+        return {test.left.id}
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return set().union(*(_given(v, names) for v in test.values))
+    return set()
+
+
+def _guarded_warnings(function: ast.AST) -> tuple[bool, set[str]]:
+    """(whether the function raises a deprecation warning whatever it is given, the parameters whose being
+    given raises one): ``if proxies: warnings.warn("'proxies' is deprecated", DeprecationWarning)``
+    deprecates the parameter, not the function."""
+    names = {name for _, name, _ in parameters(function)} - {"self", "cls"}
+    unguarded, given = False, set()
+
+    def visit(stmts: list[ast.AST], guard: set[str]) -> None:
+        nonlocal unguarded
+        for stmt in stmts:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if isinstance(stmt, ast.If):
+                tested = _given(stmt.test, names)
+                visit(stmt.body, guard | tested)
+                visit(stmt.orelse, guard)
+                continue
+            own = [stmt] if not any(isinstance(getattr(stmt, b, None), list) for b in _BLOCKS) else \
+                [c for f, c in ast.iter_fields(stmt) if f not in _BLOCKS and isinstance(c, ast.AST)]
+            if any(_is_warning_call(n) for part in own for n in ast.walk(part)):
+                if guard:
+                    given.update(guard)
+                else:
+                    unguarded = True
+            for block in _BLOCKS:
+                for child in getattr(stmt, block, None) or []:
+                    visit(child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child], guard)
+    visit(function.body, set())
+    return unguarded, given
+
+
+def deprecated_parameters(text: str, path: str) -> dict[str, tuple[tuple[str, ...], frozenset[str]]]:
+    """The Python functions and classes (by qualified name, ``Client``, ``Client.__init__``, ``request``)
+    with a parameter whose being given raises a deprecation warning: name -> (its parameters, the
+    deprecated ones). A class's are its ``__init__``'s."""
+    if not path.endswith(".py") or "deprecat" not in text.lower() and "futurewarning" not in text.lower():
+        return {}
+    return _memo("parameters", text, _parameter_marks) or {}
+
+
+def _parameter_marks(text: str) -> dict[str, tuple[tuple[str, ...], frozenset[str]]] | None:
+    tree = parse_python(text)
+    if tree is None:
+        return None
+    out: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
+    warnings = _warning_calls(text)
+    scopes: list[tuple[str, ast.AST]] = [("", tree)] if warnings else []
+    while scopes:
+        prefix, scope = scopes.pop()
+        for node in getattr(scope, "body", []):
+            if isinstance(node, ast.ClassDef):
+                scopes.append((f"{prefix}{node.name}.", node))
+                init = _init_of(node)
+                if init is not None and _warns_in(init, warnings) and (found := _guarded_warnings(init)[1]):
+                    out[prefix + node.name] = (tuple(n for _, n, _ in parameters(init)), frozenset(found))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _warns_in(node, warnings):
+                found = _guarded_warnings(node)[1]
+                if found:
+                    out[prefix + node.name] = (tuple(n for _, n, _ in parameters(node)), frozenset(found))
+    return out

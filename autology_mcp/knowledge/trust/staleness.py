@@ -6,7 +6,8 @@ working tree, never from file times.
 when a person marks it reviewed (``autology analyze --mark-reviewed ID``), its frontmatter records a
 fingerprint of the code it is written against (``code_seen``: each referenced file's git blob id,
 the blob written to git's object store, the names the node gives and the strings and numbers it
-states that each file held, and the hash of the title, content and references it was taken for).
+states that each file held, what of the code it imports from other modules of the project was
+deprecated there, and the hash of the title, content and references it was taken for).
 Relating, tagging or a status change keep it. A node's **base** is the commit that last changed
 its own file (for a node file with uncommitted edits, or never committed, the commit HEAD's history
 was at at its ``modified`` time). Each file reference is judged from the code at the base, unless
@@ -44,10 +45,15 @@ lines with whitespace collapsed). Against the code now (the working tree: uncomm
   snippet the node gives, that the symbol held, is gone from it; when a string it quotes or a number
   it states is gone from it, or from the statements that changed (a bound raised in one statement
   while another still holds the number); when its changed statements differ in the names they use by
-  one the node gives (or a word of its text of five letters or more), hold a string the node quotes,
-  or a value it gives as code (``returns None``); or when more than half of its statements changed
-  into other names or values (the same names and values restructured, a loop into a comprehension,
-  is not a rewrite); or when a class gained or lost a method whose name, underscores aside, is a word
+  one the node gives (or a word of its text of five letters or more, unless it is a parameter the
+  function gained), hold a string the node quotes (unless they are the same code rearranged:
+  :func:`_restructured`), or a value it gives as code (``returns None``); or when more than half of
+  its statements changed into other names or values (the same code rearranged, a loop into a
+  comprehension, is not a rewrite); when a code snippet the node gives is now under more conditions
+  (``return [content]`` now ``return [content] if content else []``); when a function of the file
+  that the node names called the symbol and calls it no more (:func:`_caller_dropped`: "``send()``
+  calls it for every request", and ``send()`` now calls a new method); or when a class gained or lost
+  a method whose name, underscores aside, is a word
   of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
   touch nothing the node says are information, and so are the same behaviour written another way: an
@@ -73,7 +79,14 @@ lines with whitespace collapsed). Against the code now (the working tree: uncomm
   one of its strings). What the node quotes that the
   code never held (prose in quotes) says nothing. Also stale when a name the node mentions (or the
   ``#symbol``) is newly deprecated (``@deprecated``, a deprecation warning in it or naming it,
-  "deprecated" in its docstring; a deprecation mark in other languages); when the file is gone; when
+  "deprecated" in its docstring; a deprecation mark in other languages), in the file or, for a name
+  it imports from another module of the project, there; when a parameter the node names (as a name,
+  or in a list of the function's parameters) is newly deprecated: a warning raised only when it is
+  given (``if proxies: warnings.warn(...)``: the parameter's deprecation, not its function's), in the
+  ``#symbol``, the function holding the ``#L`` span or a function the node names, or in a function
+  or class of another module to which the referenced code passes it by keyword
+  (:func:`_parameters_deprecated`, :func:`_elsewhere`; what was deprecated there when the node was
+  written is kept in the fingerprint, ``elsewhere``); when the file is gone; when
   it moved ("moved to new/path.py (commit)", and what changed there).
 
 Any other later commit is information, not a flag: "3 later commits, the last: <subject>".
@@ -104,6 +117,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     constants_used,
     code_words,
     deprecated,
+    deprecated_parameters,
     dump,
     file_literals,
     find_symbol,
@@ -114,6 +128,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     Unit,
     units_changed,
     version_parts,
+    parameters,
     parameters_kept,
     parse_python,
     rewritten_share,
@@ -155,6 +170,10 @@ _QUOTED = re.compile(r"""(?<![\w'"])(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|\u201
 _ELIDED = re.compile(r"\.\.\.|\u2026|%[-#0-9.]*[sdrifx]|\{[^{}]*\}")
 # a number the node states: 5000, 3.0, 1.21.1, "< 4"; not of a word (utf8), an issue (#123), a date or a range
 _STATED = re.compile(r"(?<![\w.\-/#,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)*)(?![\w/]|-\d|\.\d|,\d)")  # 64-bit: 64; 10,000
+# a list of words in prose: "cookies, proxies, cert, verify, timeout and trust_env" (backticks allowed)
+_LIST = re.compile(r"(?<![\w.])`?[A-Za-z_]\w*`?(?:,\s+`?[A-Za-z_]\w*`?){1,},?\s+(?:and|or)\s+`?[A-Za-z_]\w*`?(?![\w(])")
+_IMPORT_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([A-Za-z_][\w.]*)?[ \t]+import[ \t]+(\([^)]*\)|[^\n;]+)", re.MULTILINE)
+_LIST_ITEM = re.compile(r"[A-Za-z_]\w*")
 SMALL = frozenset({"0", "1", "2"})  # numbers too common in code and prose to say anything alone
 
 
@@ -275,6 +294,10 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
     files, folders = code
     if not files and not folders:
         return None
+    if rev is None:
+        reader = lambda q: _read(Path(root) / q)  # noqa: E731
+    else:
+        reader = lambda q: history(Path(root)).content(rev, q)  # noqa: E731
     seen = {"for": node_hash(title, content, references), "files": {f: i[:12] for f, (i, _) in sorted(files.items())}}
     names = sorted(mentions(f"{title}\n{content}")[0])
     for folder in folders if names else []:  # a folder has no blob: the names its files held are what it saw
@@ -299,10 +322,17 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
         stated = said.values_held(file_literals(text, f)) if said.states_values else []
         if stated:
             values[f] = stated[:20]
+    elsewhere = {}
+    for f, (_, text) in sorted(files.items()):  # what the code takes from other modules, deprecated there already
+        anchors = [r.split("#", 1)[1].strip() if "#" in r else "" for r in references if reference_path(r) == f]
+        if any(_watched(text or "", f, a, said) for a in anchors):  # [] says none was deprecated when it was written
+            elsewhere[f] = sorted({k for a in anchors for k in _elsewhere(text or "", f, a, said, reader)})[:20]
     if held:
         seen["names"] = {**held, **seen.get("names", {})}
     if values:
         seen["values"] = values
+    if elsewhere:
+        seen["elsewhere"] = elsewhere
     return seen
 
 
@@ -368,6 +398,13 @@ def fingerprinted(node: KnowledgeNode) -> bool:
     """Whether the node holds a fingerprint taken for what it says now."""
     seen = node.extra.get(FINGERPRINT)
     return isinstance(seen, dict) and seen.get("for") == node_hash(node.title, node.content, node.references)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
 
 
 def _is_file(path: Path) -> bool:
@@ -892,9 +929,10 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
     text = f"{node.title}\n{node.content}"
     names, paths = mentions(text)
     seen, held, said = recorded_code(node), recorded_names(node), _Said(names, paths, text)
-    values = recorded_names(node, "values")
+    values, elsewhere = recorded_names(node, "values"), recorded_names(node, "elsewhere")
     return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)),
-                   values_then=values.get(reference_path(ref))) for ref in refs]
+                   values_then=values.get(reference_path(ref)), elsewhere_then=elsewhere.get(reference_path(ref)))
+            for ref in refs]
 
 
 @dataclass(frozen=True)
@@ -917,19 +955,38 @@ class _Said:
         v = re.escape(value)
         return re.search(rf"`{v}`|\breturns?\s+{v}(?!\w|\.\w)|=\s*{v}(?!\w|\.\w)", self.text) is not None
 
-    def used_now(self, before: list[Unit], after: list[Unit]) -> set[str]:
+    def used_now(self, before: list[Unit], after: list[Unit], added: set[str] = frozenset()) -> set[str]:
         """The names and words whose use in changed statements counts, for code that was ``before`` and is
         ``after``: every name the node gives; a word of its text unless the code used it throughout, in
         three statements or more, before and after (the object a builder works on: ``session.trust_env =
         False`` added where ``session`` is set up in every line is not a new use of the node's
         "session"; ``value`` rebound in a setter that only stored it, or ``dataclasses.asdict(o)`` where
-        no ``dataclasses`` was, is)."""
-        words = self.words - self.names
+        no ``dataclasses`` was, is). Nor a word that is a parameter the function gained (``added``): its
+        use is the new option's, which is information as the parameter is ("a proxy" in the node's prose,
+        ``proxies or proxy`` in the code)."""
+        words = self.words - self.names - added
         if words:
             then = Counter(i for u in before for i in set(u.identifiers()))
             now = Counter(i for u in after for i in set(u.identifiers()))
             words = {w for w in words if then[w] < 3 or now[w] < 3}
         return self.names | words
+
+    @cached_property
+    def listed(self) -> list[set[str]]:
+        """The lists of words the text gives (``params, headers, cookies, auth and timeout``): three items or
+        more, separated by commas, the last by "and" or "or"."""
+        return [set(_LIST_ITEM.findall(m.group(0))) - {"and", "or"} for m in _LIST.finditer(self.text)]
+
+    @cached_property
+    def listed_words(self) -> set[str]:
+        return set().union(*self.listed) if self.listed else set()
+
+    def names_parameter(self, parameter: str, parameters) -> bool:
+        """Whether the node names this parameter: as a name it gives, or in a list of words at least half
+        of which are parameters of the same function ("takes params, headers, cookies and auth")."""
+        if parameter in self.names:
+            return True
+        return any(parameter in items and 2 * len(items & set(parameters)) >= len(items) for items in self.listed)
 
     @cached_property
     def strong(self) -> set[str]:
@@ -1044,12 +1101,13 @@ class _Later:
 
 def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, recorded: str | None = None,
            moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None,
-           values_then: list[str] | None = None) -> Finding:
+           values_then: list[str] | None = None, elsewhere_then: list[str] | None = None) -> Finding:
     path = reference_path(ref)
     anchor = ref.split("#", 1)[1].strip() if "#" in ref else ""
     later = _Later(h, base, path)
     before = h.content(base, path)
-    if recorded and (before is None or not h.blob_id(base, path).startswith(recorded)):
+    lies = bool(recorded and (before is None or not h.blob_id(base, path).startswith(recorded)))
+    if lies:
         seen = h.blob(recorded)  # the history lies (a rebase, a squash, a relate committed later): the code it saw
         if seen is not None:
             before = seen
@@ -1084,6 +1142,15 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
         return Finding(ref, True, f"{path} is gone ({deleted.label() if deleted else 'uncommitted'})", later.text(explain))
     if moved is not None:
         later = _Later(h, base, where, [], True)
+    elsewhere = _elsewhere(now, where, anchor, said, h.worktree)  # the code it uses, deprecated in its own module
+    if elsewhere:
+        if elsewhere_then is not None:  # what the fingerprint found deprecated there when the node was written
+            then = set(elsewhere_then)
+        else:  # (a fingerprint from before this rule: what the base held, unless the history lies)
+            then = set() if lies else _elsewhere(now, where, anchor, said, lambda q: h.content(base, q))
+        newly_there = sorted(elsewhere - then)
+        if newly_there:
+            return _deprecated_elsewhere(h, base, ref, where, newly_there[0], explain, later)
     if now == before:  # (formatting alone is told apart below, where it matters: a parse costs)
         return Finding(ref, False, None, later.text(explain))
     said_here = any(_holds(before, n) for n in said.names) or bool(said.snippets) or bool(said.calls)
@@ -1096,6 +1163,18 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
         when = _first_without(h, later, lambda t: newly[0] not in deprecated(t, path, {newly[0]}))
         verb = "is" if len(newly) == 1 else "are"
         return Finding(ref, True, f"{_shown(newly)} {verb} deprecated in {where} ({when})", later.text(explain))
+    if anchor and not _LINES.match(anchor):
+        given = _parameters_deprecated(before, now, path, {anchor}, True, said)
+    else:  # a file or a span: the functions the node names; for a span, also the one that holds it
+        holder = _holder(before, int(_LINES.match(anchor).group(1))) if anchor and path.endswith(".py") else None
+        given = (_parameters_deprecated(before, now, path, {holder}, True, said) if holder else []) or \
+            _parameters_deprecated(before, now, path, held, False, said)
+    if given:
+        scope, parameter = given[0]
+        when = _first_without(h, later, lambda t: (scope, parameter) not in
+                              _parameters_deprecated(before, t, path, {scope}, True, said))
+        return Finding(ref, True, f"parameter `{parameter}` of `{scope}` is deprecated in {where} ({when})",
+                       later.text(explain))
     if anchor:
         match = _LINES.match(anchor)
         if match:
@@ -1136,6 +1215,137 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
     if not explain:
         return Finding(ref, False, None, None)
     return Finding(ref, False, None, later.text(True) or ("uncommitted edits" if not later.commits else None))
+
+
+def _imports(text: str) -> dict[str, tuple[int, str, str]]:
+    """The names a Python module imports from other modules: local name -> (dots of a relative import,
+    the module, the name there). Read with a pattern, not parsed: it is asked of every referenced file."""
+    found = {}
+    for m in _IMPORT_FROM.finditer(text):
+        dots, module = len(m.group(1)), m.group(2) or ""
+        for item in m.group(3).strip("()").split(","):
+            parts = item.split("#")[0].split()
+            if len(parts) == 1 or len(parts) == 3 and parts[1] == "as":
+                found[parts[-1]] = (dots, module, parts[0])
+    return found
+
+
+def _module_paths(path: str, dots: int, module: str) -> list[str]:
+    """Where an import's module may be, in the project (paths from the root): beside ``path`` for a
+    relative import, under any folder above it for an absolute one (``pkg.mod`` from ``src/pkg/x.py``)."""
+    parts = [p for p in module.split(".") if p]
+    if not parts:
+        return []
+    folders = path.split("/")[:-1]
+    if dots:
+        if dots - 1 > len(folders):
+            return []
+        bases = ["/".join(folders[:len(folders) - (dots - 1)])]
+    else:
+        bases = ["/".join(folders[:i]) for i in range(len(folders), -1, -1)]
+    inner = "/".join(parts)
+    return [f"{b}/{inner}{tail}".lstrip("/") for b in bases for tail in (".py", "/__init__.py")]
+
+
+def _elsewhere(text: str, path: str, anchor: str, said: _Said, read) -> set[str]:
+    """What the referenced code takes from another module of the project that is deprecated there and
+    that the node names: a name it gives, imported (``Client`` of ``from ._client import Client``,
+    deprecated in its own module); or a parameter the referenced code (the ``#symbol``, or the file)
+    passes to an imported function or class by keyword, deprecated there and named by the node
+    (``proxies=proxies`` passed to ``Client``, which warns when given ``proxies``). As keys
+    ``module.py:Name`` and ``module.py:Name(parameter)``; ``read(path)`` is the module's text then or now."""
+    if not path.endswith(".py"):
+        return set()
+    imported = _imports(text)
+    if not imported:
+        return set()
+    found: set[str] = set()
+    calls: dict[str, set[str]] | None = None
+    passes = any(f"{k}=" in text for k in said.names | said.listed_words)  # a keyword the node names, passed somewhere
+    texts: dict[str, str | None] = {}
+    for local, (dots, module, name) in sorted(imported.items()):
+        named = local in said.names or name in said.names
+        if not named and not (passes and f"{local}(" in text):
+            continue
+        for where in _module_paths(path, dots, module):
+            other = texts[where] if where in texts else texts.setdefault(where, read(where))
+            if other is None:
+                continue
+            if "deprecat" not in other.lower() and "futurewarning" not in other.lower():
+                break
+            if named and deprecated(other, where, {name}):
+                found.add(f"{where}:{name}")
+            marks = deprecated_parameters(other, where).get(name)
+            if marks:
+                if calls is None:
+                    calls = _keywords_passed(text, anchor)
+                params, deprecated_there = marks
+                found |= {f"{where}:{name}({p})" for p in deprecated_there & calls.get(local, set())
+                          if said.names_parameter(p, params)}
+            break
+    return found
+
+
+def _watched(text: str, path: str, anchor: str, said: _Said) -> bool:
+    """Whether :func:`_elsewhere` has something to look at for this node: a name it gives that the code
+    imports, or a keyword the code passes to an imported name that the node names (or lists)."""
+    imported = _imports(text) if path.endswith(".py") else {}
+    if any(local in said.names or name in said.names for local, (_, _, name) in imported.items()):
+        return True
+    if not any(f"{local}(" in text for local in imported):
+        return False
+    return any(k in said.names or k in said.listed_words for local, keys in _keywords_passed(text, anchor).items() if local in imported
+               for k in keys)
+
+
+def _deprecated_elsewhere(h: History, base: str, ref: str, path: str, key: str, explain: bool, later: _Later) -> Finding:
+    """The flag for a key of :func:`_elsewhere`, with the commit of the other module that deprecated it."""
+    module, _, what = key.partition(":")
+    name, _, parameter = what.rstrip(")").partition("(")
+    if parameter:
+        test = lambda t: parameter not in deprecated_parameters(t, module).get(name, ((), frozenset()))[1]  # noqa: E731
+        why = f"parameter `{parameter}` of `{name}`, which {path} passes on, is deprecated in {module}"
+    else:
+        test = lambda t: not deprecated(t, module, {name})  # noqa: E731
+        why = f"`{name}`, which {path} imports, is deprecated in {module}"
+    when = _first_without(h, _Later(h, base, module), test)
+    return Finding(ref, True, f"{why} ({when})", later.text(explain))
+
+
+def _keywords_passed(text: str, anchor: str) -> dict[str, set[str]]:
+    """The keyword arguments the code (the ``#symbol``, or the whole module) passes to each called name."""
+    tree = parse_python(text)
+    if tree is None:
+        return {}
+    code = find_symbol(tree, anchor) if anchor and not _LINES.match(anchor) else tree
+    out: dict[str, set[str]] = {}
+    for node in ast.walk(code) if code is not None else []:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            out.setdefault(node.func.id, set()).update(k.arg for k in node.keywords if k.arg)
+    return out
+
+
+def _parameters_deprecated(before: str, now: str, path: str, scopes: set[str], symbol: bool,
+                           said: _Said) -> list[tuple[str, str]]:
+    """The parameters newly deprecated (a warning raised when one is given: :func:`deprecated_parameters`)
+    that the node names (:meth:`_Said.names_parameter`), of the referenced ``#symbol`` or a function in
+    it (``symbol``), or of a function or class the node names: (function, parameter). A parameter's
+    deprecation is not its function's: a node about ``Client`` that never names ``proxies`` still holds."""
+    marks = deprecated_parameters(now, path)
+    if not marks:
+        return []
+    then = deprecated_parameters(before, path)
+    found = []
+    for scope, (params, deprecated_now) in sorted(marks.items()):
+        if symbol:
+            inside = any(scope == s or scope.startswith(f"{s}.") or scope.endswith(f".{s}") for s in scopes)
+        else:
+            inside = scope.rsplit(".", 1)[-1] in scopes
+        if not inside:
+            continue
+        old = then.get(scope, ((), frozenset()))[1]
+        found += [(scope, p) for p in sorted(deprecated_now - old) if said.names_parameter(p, params)]
+    return found
 
 
 def _values_lost(before: str, now: str, path: str, said: _Said) -> list[str]:
@@ -1225,7 +1435,9 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     if values:
         return f"{_stated(values)} gone from a statement of it"
     differ = {i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}
-    used = sorted(differ & said.used_now(gone_units, came_units))
+    added = _added_parameters(old_text, new_text, gone_units[0].start, came_units[0].start) if gone_units and came_units \
+        else set()
+    used = sorted(differ & said.used_now(gone_units, came_units, added))
     if used:
         return f"the use of {_shown(used)} changed"
     before, after = Counter(s for u in gone for s in u.strings), Counter(s for u in came for s in u.strings)
@@ -1277,6 +1489,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
     if values:
         return f"{_stated(values)} gone from it"
+    guarded = _newly_guarded(old, new, said)
+    if guarded:
+        return f"{_shown([guarded])} is now under a condition"
     gone, came = changed_units(old, new)
     values = said.values_lost(literals(gone), literals(came)) if said.states_values else []
     if values:  # a bound the node states, changed in one statement while another still holds the number
@@ -1288,10 +1503,11 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     uses_before = {i for u in gone for i in u.identifiers()}
     uses_after = {i for u in came for i in u.identifiers()}
     differ = uses_before ^ uses_after  # a name used by the statements before and not after, or after and not before
-    used = sorted(differ & said.used_now(body_units(old), body_units(new)) - own)
+    used = sorted(differ & said.used_now(body_units(old), body_units(new), _parameter_names(new) - _parameter_names(old)) - own)
     if used:
         return f"the use of {_shown(used)} changed"
-    if any(said.quotes(u.strings) for u in gone + came):
+    same = _restructured(old, new, gone, came)  # the same names (its own variables aside) and values, rearranged
+    if not same and any(said.quotes(u.strings) for u in gone + came):
         return "a statement with a string value the node quotes changed"
     values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
     named = sorted(v for v in values if said.gives_value(v))
@@ -1299,10 +1515,94 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return f"a value the node gives changed ({_shown(named)})"
     total = len(body_units(old))
     share = len(gone) / total if total else 0.0  # an option passed through is not a rewrite
-    values_before, values_after = {v for u in gone for v in u.constants()}, {v for u in came for v in u.constants()}
-    if share > REWRITTEN and (uses_before != uses_after or values_before != values_after):  # not the same code restructured
+    if share > REWRITTEN and not same:  # not the same code restructured
         return f"{round(100 * share)}% of its statements rewritten"
     return None
+
+
+def _parameter_names(node: ast.AST | None) -> set[str]:
+    """A function's parameter names; a class's ``__init__``'s."""
+    if isinstance(node, ast.ClassDef):
+        node = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"),
+                    None)
+    return {name for _, name, _ in parameters(node)} if node is not None else set()
+
+
+def _holding(text: str, line: int) -> tuple[str, ast.AST] | None:
+    """The innermost function holding a line, with its qualified name (``Client.__init__``)."""
+    tree = parse_python(text)
+    found = None
+    scopes: list[tuple[str, ast.AST]] = [("", tree)] if tree is not None else []
+    while scopes:
+        prefix, scope = scopes.pop()
+        for n in getattr(scope, "body", []):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
+                    n.lineno <= line <= (n.end_lineno or n.lineno):
+                if not isinstance(n, ast.ClassDef):
+                    found = (prefix + n.name, n)
+                scopes.append((f"{prefix}{n.name}.", n))
+    return found
+
+
+def _holder(text: str, line: int) -> str | None:
+    found = _holding(text, line)
+    return found[0] if found else None
+
+
+def _added_parameters(old_text: str, new_text: str, old_line: int, new_line: int) -> set[str]:
+    """The parameters that the function holding a span's first statement gained (the same function, by
+    name, before and after)."""
+    old, new = _holding(old_text, old_line), _holding(new_text, new_line)
+    if old is None or new is None or old[0] != new[0]:
+        return set()
+    return _parameter_names(new[1]) - _parameter_names(old[1])
+
+
+_PLAIN_VALUES = frozenset({"None", "True", "False", "Ellipsis"})
+
+
+def _restructured(old: ast.AST, new: ast.AST, gone: list[Unit], came: list[Unit]) -> bool:
+    """Whether the changed statements are the same code rearranged: a loop into a comprehension, an
+    ``if header:`` block into an early ``return {}``. They use the same names, the symbol's own
+    variables aside (``ldict``, ``key``: bound in it, before or after), the same string values and
+    the same values other than None, True and False, and as many loops (a comprehension's included: a
+    ``while True`` added around a pop is not a rearrangement)."""
+    if _loops(gone) != _loops(came):
+        return False
+    own = (_bound(old) | _bound(new)) - _parameter_names(old) - _parameter_names(new)  # a parameter rebound is still its caller's
+    if {i for u in gone for i in u.identifiers()} - own != {i for u in came for i in u.identifiers()} - own:
+        return False
+    if Counter(s for u in gone for s in u.strings) != Counter(s for u in came for s in u.strings):
+        return False
+    return {v for u in gone for v in u.constants()} - _PLAIN_VALUES == {v for u in came for v in u.constants()} - _PLAIN_VALUES
+
+
+def _loops(found: list[Unit]) -> int:
+    """The loops the statements hold: ``for`` and ``while`` statements, and each comprehension's ``for``."""
+    count = 0
+    for u in found:
+        if isinstance(u.node, (ast.For, ast.AsyncFor, ast.While)):
+            count += 1
+        own = [c for f, c in ast.iter_fields(u.node) if f not in ("body", "orelse", "finalbody", "handlers", "cases")] \
+            if u.node is not None else []
+        for part in own:
+            for child in part if isinstance(part, list) else [part]:
+                if isinstance(child, ast.AST):
+                    count += sum(len(n.generators) for n in ast.walk(child)
+                                 if isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)))
+    return count
+
+
+def _bound(node: ast.AST) -> set[str]:
+    """The variables a function binds (assigned, a loop's or a comprehension's target, ``as`` names);
+    not its parameters, nor attributes."""
+    found = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            found.add(n.id)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            found.add(n.name)
+    return found
 
 
 def _methods_named(old: ast.AST, new: ast.AST, said: _Said) -> str | None:
@@ -1321,6 +1621,52 @@ def _methods_named(old: ast.AST, new: ast.AST, said: _Said) -> str | None:
         if name.strip("_").lower() in words:
             return f"method `{name}` {verb}"
     return None
+
+
+def _newly_guarded(old: ast.AST, new: ast.AST, said: _Said) -> str | None:
+    """A code snippet the node gives (``[content]``) that the symbol held and holds now, but only under
+    more conditions than before (``return [content]`` now ``return [content] if content else []``, or
+    moved into an ``if``): the node describes it as what happens, and now it happens only sometimes.
+    Fewer conditions (an early return for a nested ``if``) are not flagged."""
+    for snippet in said.snippets:
+        then = _guards(old, _squeezed(snippet))
+        if then is None:
+            continue
+        now = _guards(new, _squeezed(snippet))
+        if now is not None and now > then:
+            return snippet
+    return None
+
+
+def _guards(tree: ast.AST, want: str) -> int | None:
+    """The fewest conditions (an ``if``'s or a conditional expression's branches, a ``while`` body, an
+    ``and``/``or`` operand after the first) around a smallest piece of ``tree`` whose code holds
+    ``want`` (whitespace aside); None when none does. Docstrings aside."""
+    best: int | None = None
+
+    def visit(node: ast.AST, depth: int) -> bool:
+        nonlocal best
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return False
+        try:
+            if want not in _squeezed(ast.unparse(node)):
+                return False
+        except (ValueError, TypeError, AttributeError, RecursionError):
+            return False
+        inner = False
+        for name, value in ast.iter_fields(node):
+            for child in value if isinstance(value, list) else [value]:
+                if not isinstance(child, ast.AST):
+                    continue
+                guarded = (isinstance(node, (ast.If, ast.IfExp, ast.While)) and name in ("body", "orelse")) or \
+                    (isinstance(node, ast.BoolOp) and child is not node.values[0])
+                inner = visit(child, depth + guarded) or inner
+        if not inner:
+            best = depth if best is None else min(best, depth)
+        return True
+
+    visit(tree, 0)
+    return best
 
 
 def _lost(before_code: str, now_code: str, said: _Said) -> list[str]:
@@ -1356,6 +1702,11 @@ def _segment(text: str, node: ast.AST) -> str:
 def _judge_symbol(h: History, ref: str, path: str, later: _Later, before: str, old: ast.AST, now: str,
                   symbol: str, said: _Said, explain: bool) -> Finding:
     why = symbol_change(old, before, now, symbol, path, said)
+    caller = _caller_dropped(before, now, symbol, said) if why is None else None
+    if caller:
+        when = _first_without(h, later, lambda t: _caller_dropped(before, t, symbol, said) is None)
+        return Finding(ref, True, f"`{caller}` no longer calls `{symbol.split('.')[-1]}` in {path} ({when})",
+                       later.text(explain))
     if why is None:
         info = later.text(explain)
         if explain and dump(old, True) != dump(_symbol_in(now, symbol) or old, True):
@@ -1366,6 +1717,38 @@ def _judge_symbol(h: History, ref: str, path: str, later: _Later, before: str, o
         return Finding(ref, True, f"`{symbol}` is gone from {path} ({when})", later.text(explain))
     when = _first_without(h, later, lambda t: symbol_change(old, before, t, symbol, path, said) is None)
     return Finding(ref, True, f"`{symbol}` of {path} changed: {why} ({when})", later.text(explain))
+
+
+def _caller_dropped(before: str, now: str, symbol: str, said: _Said) -> str | None:
+    """A function of the file that the node names (``send()``, a method of the same class first), which
+    called the referenced ``#symbol`` when the node was written and calls it no more (``send()`` now
+    calls a new ``_get_connection``): what the node says of the symbol's part in it may no longer hold."""
+    name = symbol.split(".")[-1]
+    if not said.names or name not in before:
+        return None
+    owner = symbol.rsplit(".", 1)[0] + "." if "." in symbol else ""
+    for caller in sorted(said.names - set(symbol.split("."))):
+        if not _holds(before, caller):
+            continue
+        then = _symbol_in(before, owner + caller) if owner else None
+        qualified = then is not None
+        then = then if qualified else _symbol_in(before, caller)
+        if then is None or not isinstance(then, (ast.FunctionDef, ast.AsyncFunctionDef)) or not _calls(then, name):
+            continue
+        found = _symbol_in(now, owner + caller if qualified else caller)
+        if found is not None and not _calls(found, name):
+            return caller
+    return None
+
+
+def _calls(node: ast.AST, name: str) -> bool:
+    """Whether the code calls ``name`` (``name(...)``, ``x.name(...)``)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Attribute) and f.attr == name or isinstance(f, ast.Name) and f.id == name:
+                return True
+    return False
 
 
 def _symbol_in(text: str, symbol: str) -> ast.AST | None:
