@@ -29,7 +29,6 @@ import dataclasses
 import pickle
 import sqlite3
 import sys
-from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -63,10 +62,6 @@ def _light(cand) -> SimpleNamespace:
                            meta={k: v for k, v in cand.meta.items() if k in ("channels", "graph_parents", "supersedes_chain")})
 
 
-def _epoch(date: str) -> float:
-    return datetime.fromisoformat(date).timestamp()
-
-
 def _new_search(root: Path, query: str, cfg, weights_override: dict | None = None) -> engine.Search:
     """The Search unified search starts from (engine._search), scope code."""
     intent = classify_intent(query)
@@ -89,7 +84,10 @@ def capture_one(root: Path, subject: str) -> dict:
            "items": {k: _light(s.pool.items[k]) for k in s.shortlist}}
     index = HistoryIndex(root)
     try:
-        out["commits"] = [(h.score, tuple(h.files), _epoch(h.date)) for h in index.search(s.record_query, DEPTH)]
+        hits = index.search(s.record_query, DEPTH)
+        marks = ",".join("?" * len(hits))
+        when = dict(index.conn.execute(f"SELECT sha, epoch FROM commits WHERE sha IN ({marks})", [h.sha for h in hits]))
+        out["commits"] = [(h.score, tuple(h.files), when.get(h.sha, 0)) for h in hits]
         newest = index.conn.execute("SELECT files FROM commits WHERE bot = 0 ORDER BY epoch DESC LIMIT ?", (WINDOW,)).fetchall()
         head = index.conn.execute("SELECT max(epoch) FROM commits").fetchone()[0] or 0
     finally:
