@@ -184,7 +184,7 @@ def replay_files(row: dict, variant: dict) -> list[str]:
     items = dict(state["items"])
     rank = variant.get("rank", prior_rank())(row)
     for key, got in scored.items():
-        got["rank"] = rank(items[key], got)
+        got["rank"] = round(rank(items[key], got), 4)  # as engine.score rounds it: ties then break by key
     cfg = dataclasses.replace(CFG, mmr_lambda=variant["mmr_lambda"]) if "mmr_lambda" in variant else CFG
     s = SimpleNamespace(pool=SimpleNamespace(items=items), scored=scored, cfg=cfg, shortlist=state["shortlist"],
                         term_stems=row["term_stems"], limit=LIMIT)
