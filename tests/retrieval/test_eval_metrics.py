@@ -92,3 +92,44 @@ def test_variant_sweep_fusion_by_reciprocal_rank():
     assert sweep.fuse(ours, theirs, 1.0, 1)[0] == "c.py"
     # equal scores break by path, so the fused list is the same on every run
     assert sweep.fuse(["b.py"], ["a.py"], 1.0, 60) == ["a.py", "b.py"]
+
+
+def _commit(repo: Path, message: str, files: dict[str, str]) -> None:
+    from core_helpers import git
+
+    for name, body in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(body)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+@pytest.mark.usefixtures("clean_env")
+def test_code_rank_replay_gives_the_live_list_and_its_variants_reorder_it(tmp_path):
+    """bench/code_rank_replay.py replays unified search's last steps over a captured search: with the
+    shipped settings it gives exactly the list the live search gave, and a variant of the history prior
+    (off) gives the order the live search gives with the prior turned off."""
+    from core_helpers import git
+
+    import autology_mcp.common.config as project_config
+    from autology_mcp.code.service import build_index
+    from autology_mcp.knowledge.service import Autology
+
+    replay = _bench_module("code_rank_replay")
+    repo = tmp_path / "project"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    Autology.open(repo).close()
+    retry = "def retry(call, attempts):\n    # retry the call, waiting between attempts\n    return call()\n"
+    _commit(repo, "Add the retry helpers", {"src/retry_a.py": retry + "# retry retry\n", "src/retry_b.py": retry})
+    _commit(repo, "Spread the waits with jitter so clients do not retry in lockstep", {"src/retry_b.py": retry + "SPREAD = 0.1\n"})
+    build_index(repo)
+    row = replay.capture_one(repo.resolve(), "the retry waits need more jitter")
+    assert row["live"][:2] == ["src/retry_b.py", "src/retry_a.py"]  # the prior lifts the file the jitter commit touched
+    assert replay.replay_files(row, {}) == row["live"]
+    assert replay.replay_files(row, replay.VARIANTS["prior off"])[:2] == ["src/retry_a.py", "src/retry_b.py"]
+    (repo / ".autology" / "config.toml").write_text("[retrieval]\nhistory_prior = 0\n")
+    project_config._cache.clear()  # keyed by the file's stat: a quick write may share one
+    assert replay.replay_files(row, replay.VARIANTS["prior off"]) == replay.ranked_unified_files(repo, row["query"], ["code"])[0]
+    assert row["commits"][0][1] == ("src/retry_b.py",) and row["touch"]["src/retry_b.py"] == [0, 1]
+    assert row["defines"]["src/retry_a.py"][0] > 0  # it defines retry(), a word of the query
