@@ -317,6 +317,9 @@ def expand_graph(s: Search) -> None:
             pool.items[key].meta["channels"].append("graph")
 
 
+NO_EXACT = (False, 0.0)  # a code or doc hit's exact evidence (channels.code_channels) when it has none
+
+
 def score(s: Search) -> None:
     """The blend ``priority, similarity, keyword`` of the best fused candidates (the shortlist)."""
     pool, cfg = s.pool, s.cfg
@@ -330,6 +333,11 @@ def score(s: Search) -> None:
     matched = {key: scoring.keyword(s.term_stems, pool.items[key])[1] for key in s.shortlist}
     term_weights = scoring.term_weights(s.term_stems, matched.values(), cfg.keyword_idf)
     index_counts = s.weights.get("code_bm25", 1.0) > 0  # the channel that carries the index's own ranking
+    # The history prior orders only the code and doc hits with the best exact evidence among them: defining a
+    # name the query asks about, then holding as many of its identifiers whole (every hit, when the query names
+    # none): votes of similar commits never lift a file over the code that defines or holds the name asked about.
+    most_exact = max((pool.items[k].meta.get("exact", NO_EXACT) for k in s.shortlist
+                      if pool.items[k].kind in ("code", "doc")), default=NO_EXACT)
     for key in s.shortlist:
         cand = pool.items[key]
         kw = scoring.weighted_share(matched[key], term_weights)
@@ -350,7 +358,8 @@ def score(s: Search) -> None:
         }
         # the order: the score, and for code and docs the history prior (issue 41: history_prior.py), which
         # orders the hits without changing the score the verdict and the hooks read
-        prior = s.file_prior.get(cand.path) if cand.kind in ("code", "doc") else None
+        prior = s.file_prior.get(cand.path) if cand.kind in ("code", "doc") and \
+            cand.meta.get("exact", NO_EXACT) >= most_exact else None
         s.scored[key]["rank"] = round(blended + cfg.history_prior * (prior or 0.0), 4)
         if prior:
             s.scored[key]["history_prior"] = round(prior, 4)
