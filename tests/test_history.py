@@ -343,6 +343,7 @@ def test_the_history_prior_never_lifts_a_file_over_the_code_that_defines_the_nam
     prior = next(h for h in search(repo, "compute_backoff", scope=["code"])["hits"] if h["path"] == "src/client.py")
     assert "history_prior" not in prior["components"]  # the client holds the name, but does not define it
     assert files("waits between client retries")[0] == "src/client.py"
+    assert files("Log the client's compute_backoff waits")[0] == "src/client.py"  # a change: the prior stands
 
 
 @given(st.lists(st.tuples(st.floats(0, 1), st.lists(st.sampled_from("abcdef"), max_size=4)), max_size=6),

@@ -23,7 +23,7 @@ from typing import Any
 
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.common.query_text import without_boilerplate
-from autology_mcp.common.text import keyword_coverage, keyword_stem, keyword_terms
+from autology_mcp.common.text import code_identifiers, keyword_coverage, keyword_stem, keyword_terms
 from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.retrieval import budget as budget_mod
 from autology_mcp.retrieval import channels as ch
@@ -33,7 +33,7 @@ from autology_mcp.retrieval.cards import card
 from autology_mcp.retrieval.config import RetrievalConfig, project_configs
 from autology_mcp.retrieval.fusion import location_similarity, mmr, rrf
 from autology_mcp.retrieval.history_prior import file_prior
-from autology_mcp.retrieval.intent import Intent, classify_intent
+from autology_mcp.retrieval.intent import Intent, asks_where, classify_intent
 from autology_mcp.retrieval.options import DETAILS, LIMIT_MAX, QUERY_MAX, SCOPES
 from autology_mcp.retrieval.verdict import decide
 
@@ -333,11 +333,15 @@ def score(s: Search) -> None:
     matched = {key: scoring.keyword(s.term_stems, pool.items[key])[1] for key in s.shortlist}
     term_weights = scoring.term_weights(s.term_stems, matched.values(), cfg.keyword_idf)
     index_counts = s.weights.get("code_bm25", 1.0) > 0  # the channel that carries the index's own ranking
-    # The history prior orders only the code and doc hits with the best exact evidence among them: defining a
-    # name the query asks about, then holding as many of its identifiers whole (every hit, when the query names
-    # none): votes of similar commits never lift a file over the code that defines or holds the name asked about.
-    most_exact = max((pool.items[k].meta.get("exact", NO_EXACT) for k in s.shortlist
-                      if pool.items[k].kind in ("code", "doc")), default=NO_EXACT)
+    # A lookup of a name (the name alone, or where it is): the history prior orders only the code and doc hits
+    # with the best exact evidence among them, defining the name, then holding as many of the query's
+    # identifiers whole; votes of commits like the query never lift a file over the code that defines or holds
+    # the name looked up. A change that names things ("Fix `retry` merging") keeps the prior on every hit: the
+    # file a change touches is often one that uses the name, which is what the prior knows.
+    most_exact = NO_EXACT
+    if asks_where(s.query, s.intent, code_identifiers(s.query)):
+        most_exact = max((pool.items[k].meta.get("exact", NO_EXACT) for k in s.shortlist
+                          if pool.items[k].kind in ("code", "doc")), default=NO_EXACT)
     for key in s.shortlist:
         cand = pool.items[key]
         kw = scoring.weighted_share(matched[key], term_weights)
