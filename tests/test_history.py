@@ -323,6 +323,29 @@ def test_files_past_commits_like_the_query_touched_rank_higher(repo: Path, capsy
     assert unlike == [h["path"] for h in search(repo, "call attempts between", scope=["code"])["hits"]]
 
 
+def test_the_history_prior_never_lifts_a_file_over_the_code_that_defines_the_name_asked_about(repo: Path) -> None:
+    """An identifier lookup (bench/identifier_eval.py): commits about the client's use of a helper touched
+    only the client, so the prior votes for it; the helper's definition still comes first, for the name
+    alone and in a question. A question naming no identifier keeps the prior's order."""
+    commit(repo, "Add the backoff helper", {"src/backoff.py": "def compute_backoff(attempt):\n    return 2 ** attempt\n"})
+    for n, why in enumerate(("Call compute_backoff between client retries", "Cap compute_backoff waits in the client",
+                             "Log each compute_backoff wait of the client")):
+        commit(repo, why, {"src/client.py": "from src.backoff import compute_backoff\n\n\n"
+                                            f"def send(request):\n    # wait compute_backoff(attempt) between tries {n}\n"
+                                            "    return compute_backoff(request)\n"})
+    build_index(repo)
+
+    def files(query: str) -> list[str]:
+        return [h["path"] for h in search(repo, query, scope=["code"])["hits"]]
+
+    assert files("compute_backoff")[0] == "src/backoff.py"
+    assert files("where is compute_backoff defined")[0] == "src/backoff.py"
+    prior = next(h for h in search(repo, "compute_backoff", scope=["code"])["hits"] if h["path"] == "src/client.py")
+    assert "history_prior" not in prior["components"]  # the client holds the name, but does not define it
+    assert files("waits between client retries")[0] == "src/client.py"
+    assert files("Log the client's compute_backoff waits")[0] == "src/client.py"  # a change: the prior stands
+
+
 @given(st.lists(st.tuples(st.floats(0, 1), st.lists(st.sampled_from("abcdef"), max_size=4)), max_size=6),
        st.integers(1, 8))
 def test_a_file_prior_is_from_0_to_1_and_the_best_file_has_the_best_commits_score(commits, depth) -> None:

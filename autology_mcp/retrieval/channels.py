@@ -30,7 +30,7 @@ from typing import Any
 
 from autology_mcp.code import query as repo_query
 from autology_mcp.code.vectors import cosine_sparse_dense, sparse_vector
-from autology_mcp.common.text import code_query_words, name_words
+from autology_mcp.common.text import code_identifiers, code_query_words, name_words
 from autology_mcp.knowledge.models import KnowledgeNode
 from autology_mcp.knowledge.search import search_nodes
 from autology_mcp.retrieval.candidates import Candidate, is_doc_path
@@ -692,11 +692,18 @@ def code_channels(
     for x in kept:
         by_file.setdefault(x[0].path, x)
 
+    identifiers = code_identifiers(query)
+
     def add(x) -> str:
         c, parts = x
         cand = pool.add(chunk_cand(c.id, c.path, c.start, c.end, c.symbol, c.kind, c.chunk_type,
                                    parts["vector"], parts["area"]))
         cand.meta["index_relative"] = parts["relative"]
+        # the exact evidence it holds: whether it defines a name the query asks about (its symbol is that
+        # name), then the share of the query's identifiers it holds whole (engine.score: the history prior)
+        symbol = (c.symbol or "").lower()
+        defines = bool(symbol) and any(symbol == i or symbol.endswith("." + i) for i in identifiers)
+        cand.meta["exact"] = (defines, parts.get("exact", 0.0))
         return cand.key
 
     runs["code_bm25"].ranking = [add(x) for x in ranked["code_bm25"]]
@@ -732,8 +739,9 @@ def code_channels(
             if key not in pool.items:
                 qvec = _qvec(query, cfg)
                 cos = max(0.0, cosine_sparse_dense(qvec, row[7])) if row[7] and len(row[7]) == 4 * cfg.dimension else 0.0
-                pool.add(chunk_cand(row[0], row[1], row[2], row[3], row[4], row[5], row[6], cos,
-                                    repo_query.area_weight(row[1], cfg.area_weights)))
+                cand = pool.add(chunk_cand(row[0], row[1], row[2], row[3], row[4], row[5], row[6], cos,
+                                           repo_query.area_weight(row[1], cfg.area_weights)))
+                cand.meta["exact"] = (name.lower() in identifiers, 0.0)  # it defines the name; its text not read
             exact_keys.append(key)
     runs["symbols"].ranking = list(dict.fromkeys(exact_keys + sym))[:size]
     runs["symbols"].ms = (time.perf_counter() - t2) * 1000

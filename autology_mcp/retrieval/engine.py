@@ -23,7 +23,7 @@ from typing import Any
 
 from autology_mcp.common.errors import ValidationError
 from autology_mcp.common.query_text import without_boilerplate
-from autology_mcp.common.text import keyword_coverage, keyword_stem, keyword_terms
+from autology_mcp.common.text import code_identifiers, keyword_coverage, keyword_stem, keyword_terms
 from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.retrieval import budget as budget_mod
 from autology_mcp.retrieval import channels as ch
@@ -33,7 +33,7 @@ from autology_mcp.retrieval.cards import card
 from autology_mcp.retrieval.config import RetrievalConfig, project_configs
 from autology_mcp.retrieval.fusion import location_similarity, mmr, rrf
 from autology_mcp.retrieval.history_prior import file_prior
-from autology_mcp.retrieval.intent import Intent, classify_intent
+from autology_mcp.retrieval.intent import Intent, asks_where, classify_intent
 from autology_mcp.retrieval.options import DETAILS, LIMIT_MAX, QUERY_MAX, SCOPES
 from autology_mcp.retrieval.verdict import decide
 
@@ -317,6 +317,9 @@ def expand_graph(s: Search) -> None:
             pool.items[key].meta["channels"].append("graph")
 
 
+NO_EXACT = (False, 0.0)  # a code or doc hit's exact evidence (channels.code_channels) when it has none
+
+
 def score(s: Search) -> None:
     """The blend ``priority, similarity, keyword`` of the best fused candidates (the shortlist)."""
     pool, cfg = s.pool, s.cfg
@@ -330,6 +333,15 @@ def score(s: Search) -> None:
     matched = {key: scoring.keyword(s.term_stems, pool.items[key])[1] for key in s.shortlist}
     term_weights = scoring.term_weights(s.term_stems, matched.values(), cfg.keyword_idf)
     index_counts = s.weights.get("code_bm25", 1.0) > 0  # the channel that carries the index's own ranking
+    # A lookup of a name (the name alone, or where it is): the history prior orders only the code and doc hits
+    # with the best exact evidence among them, defining the name, then holding as many of the query's
+    # identifiers whole; votes of commits like the query never lift a file over the code that defines or holds
+    # the name looked up. A change that names things ("Fix `retry` merging") keeps the prior on every hit: the
+    # file a change touches is often one that uses the name, which is what the prior knows.
+    most_exact = NO_EXACT
+    if asks_where(s.query, s.intent, code_identifiers(s.query)):
+        most_exact = max((pool.items[k].meta.get("exact", NO_EXACT) for k in s.shortlist
+                          if pool.items[k].kind in ("code", "doc")), default=NO_EXACT)
     for key in s.shortlist:
         cand = pool.items[key]
         kw = scoring.weighted_share(matched[key], term_weights)
@@ -350,7 +362,8 @@ def score(s: Search) -> None:
         }
         # the order: the score, and for code and docs the history prior (issue 41: history_prior.py), which
         # orders the hits without changing the score the verdict and the hooks read
-        prior = s.file_prior.get(cand.path) if cand.kind in ("code", "doc") else None
+        prior = s.file_prior.get(cand.path) if cand.kind in ("code", "doc") and \
+            cand.meta.get("exact", NO_EXACT) >= most_exact else None
         s.scored[key]["rank"] = round(blended + cfg.history_prior * (prior or 0.0), 4)
         if prior:
             s.scored[key]["history_prior"] = round(prior, 4)

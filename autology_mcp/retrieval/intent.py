@@ -58,6 +58,15 @@ KIND_BOOSTS: dict[str, dict[str, float]] = {
 }
 
 
+# The code_location cues that ask where something is (a lookup), as against a change that names things
+# ("Fix `retry` option merging"): :func:`asks_where`.
+WHERE_PHRASES = frozenset({
+    "where is", "where are", "where do", "where does", "which file", "which function", "which class", "which module",
+    "defined", "definition of", "implemented", "implementation of", "locate", "find the", "source of", "code for",
+})
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
 @dataclass(frozen=True)
 class Intent:
     name: str
@@ -103,3 +112,14 @@ def classify_intent(query: str) -> Intent:
         return Intent("general", (), scores)
     name = next(n for n in INTENTS if scores.get(n, 0.0) == best)
     return Intent(name, tuple(cues), scores)
+
+
+def asks_where(query: str, intent: Intent, identifiers: list[str]) -> bool:
+    """Whether the query looks a name up: it is the names alone (``iter_bytes``, `` `TYPER_USE_RICH` ``),
+    or it asks where something is ("where is compute_backoff defined"), not a change that names them.
+    ``identifiers``: the query's (:func:`autology_mcp.common.text.code_identifiers`); none, no lookup."""
+    if not identifiers:
+        return False
+    if all(word.lower() in identifiers for word in _WORD.findall(query)):
+        return True
+    return any(cue.split(":", 1)[1] in WHERE_PHRASES for cue in intent.cues if cue.startswith("code_location:"))

@@ -47,3 +47,16 @@ def test_every_intent_keeps_every_channel(name):
 def test_deterministic():
     q = "where is the websocket reconnect defined and why"
     assert classify_intent(q) == classify_intent(q)
+
+
+@pytest.mark.parametrize("query, lookup", [
+    ("iter_bytes", True), ("`TYPER_USE_RICH`", True), ("HTTPError _preparse", True),
+    ("where is compute_backoff defined", True), ("which file holds parseRoomCode", True),
+    ("Fix `retry` option merging with URLSearchParams", False), ("where is the token refreshed", False),
+    ("websocket backoff", False),
+])
+def test_a_lookup_is_names_alone_or_asks_where_a_name_is(query, lookup):
+    from autology_mcp.common.text import code_identifiers
+    from autology_mcp.retrieval.intent import asks_where
+
+    assert asks_where(query, classify_intent(query), code_identifiers(query)) is lookup
