@@ -4,7 +4,9 @@ every channel whatever the intent; the intent only multiplies channel weights an
 Intents: ``doc_lookup`` (how-to, docs, conventions), ``code_location`` (where is X, identifiers,
 file names), ``module_health`` (failing, stale, debt, issues), ``research`` (why, rationale,
 history, alternatives) and ``general``. Each cue found adds to its intent's score; the highest
-score wins, ties broken in that listed order; no cue at all is ``general``.
+score wins, ties broken in that listed order; no cue at all is ``general``. A question that opens
+with "why" asks for a reason whatever names it holds ("why is there a TYPER_USE_RICH variable"): its
+"why" counts :data:`LEADING_WHY` more, so one identifier beside it does not make it a lookup.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ _PHRASES: dict[str, tuple[str, ...]] = {
         "background", "reason", "reasons", "superseded",
     ),
 }
+LEADING_WHY = 1.0  # added to research when the question's first word is "why"
 _IDENTIFIER = re.compile(r"\b(?:[a-z]+[A-Z]\w*|[A-Za-z]+_\w+|\w+\(\)|\w+\.\w+\.\w+)\b")
 _FILE = re.compile(r"\b[\w./-]+\.(?:py|pyi|js|ts|tsx|jsx|go|rs|java|kt|c|h|cc|cpp|hpp|rb|php|sh|sql|toml|ya?ml|json)\b")
 _DOC_FILE = re.compile(r"\b[\w./-]+\.(?:md|rst|txt|adoc)\b", re.IGNORECASE)
@@ -98,6 +101,9 @@ def classify_intent(query: str) -> Intent:
                     cues.append(f"{name}:{phrase.strip()}")
                     break
                 at = text.find(needle, at + 1)
+    if text.startswith(" why "):
+        scores["research"] += LEADING_WHY
+        cues.append("research:leading why")
     for match in _IDENTIFIER.findall(query):
         scores["code_location"] += 1.0
         cues.append(f"code_location:identifier {match}")

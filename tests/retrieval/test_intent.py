@@ -20,6 +20,9 @@ from autology_mcp.retrieval.intent import INTENTS, classify_intent
         ("which modules are failing or outdated", "module_health"),
         ("tech debt in billing", "module_health"),
         ("why did we choose sqlite", "research"),
+        ("why is there a TYPER_USE_RICH variable", "research"),  # a leading why outweighs one name
+        ("Why does the UI show 48 kHz for CD-quality sources?", "research"),
+        ("where is TYPER_USE_RICH read and why", "code_location"),
         ("alternatives to redis for sessions", "research"),
         ("websocket backoff", "general"),
     ],
