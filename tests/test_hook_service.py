@@ -88,6 +88,23 @@ def test_the_running_server_answers_exactly_as_the_hook_would(project: Path) -> 
     assert "Reconnect the websocket with exponential backoff" in served.stdout
 
 
+def test_a_hook_the_server_answers_imports_only_what_asking_needs(project: Path) -> None:
+    """The hook process of a served event is the floor plus a socket (bench/hooks.py): none of the engine,
+    and not even typing."""
+    run = ("import json, runpy, sys\nsys.argv = ['hooks', 'user-prompt-submit']\ntry:\n"
+           "    runpy.run_module('autology_mcp.hooks', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+           "sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules)))\n")
+    with Server(project):
+        out = subprocess.run([sys.executable, "-c", run], input=json.dumps(prompt(project, "imports")),
+                             capture_output=True, text=True, env={**os.environ, "AUTOLOGY_HOOK_DEBUG": "1"})
+    assert "answered by the running server" in out.stderr and "exponential backoff" in out.stdout
+    modules = json.loads(out.stderr.rsplit("MODULES ", 1)[1])
+    ours = {m for m in modules if m.startswith("autology_mcp")}
+    assert ours <= {"autology_mcp", "autology_mcp.hooks", "autology_mcp.hooks.__main__", "autology_mcp.hooks.client",
+                    "autology_mcp.hooks.dialects", "autology_mcp.knowledge", "autology_mcp.knowledge.lease"}, ours
+    assert "typing" not in modules and "sqlite3" not in modules
+
+
 def test_after_the_server_is_gone_hooks_run_in_process(project: Path) -> None:
     server = Server(project).__enter__()
     (socket_path,) = [a for a in live_leases(project / ".autology" / "cache") if a]

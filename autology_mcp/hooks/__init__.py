@@ -16,7 +16,10 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time: a hook process starts as fast as it can (bench/hooks.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # event -> (module, function): a hook imports only its own handler's module.
 HANDLERS = {

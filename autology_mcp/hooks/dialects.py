@@ -35,7 +35,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time: a hook process starts as fast as it can (bench/hooks.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENTS = ("claude-code", "codex", "gemini", "copilot")
 DEFAULT = "claude-code"
