@@ -2173,3 +2173,35 @@ def test_a_span_moved_in_its_function_with_a_variable_renamed_is_followed(tmp_pa
     (root / "pkg" / "help.py").write_text(HELP_MOVED.replace('"; ".join', '", ".join'))
     commit(root, "Commas")
     assert only(root, node).why.startswith("lines 5-7 of pkg/help.py changed (")
+
+
+def test_the_blob_logs_of_many_paths_in_one_git_call_match_one_call_per_path(tmp_path: Path) -> None:
+    """`analyze` reads the `git log --raw` of every path whose fingerprint disagrees with its base in one
+    git call; what it reads per path is what a call for that path alone reads, a merge that changed a
+    file against both parents included (as a commit with no blob ids, as before)."""
+    from autology_mcp.knowledge.trust.staleness import History
+
+    root = tmp_path / "logs"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\ny = 2\nz = 3\n")
+    (root / "b.py").write_text("b = 1\n")
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "both", when="2020-01-01T00:00:00Z")
+    git(root, "checkout", "-q", "-b", "side")
+    edit(root, "z = 3", "z = 30", path="a.py")
+    commit(root, "side", when="2020-01-02T00:00:00Z")
+    git(root, "checkout", "-q", "main")
+    edit(root, "x = 1", "x = 10", path="a.py")
+    edit(root, "b = 1", "b = 2", path="b.py")
+    commit(root, "main", when="2020-01-03T00:00:00Z")
+    git(root, "merge", "-q", "--no-edit", "side")
+    edit(root, "b = 2", "b = 3", path="b.py")
+    commit(root, "after", when="2020-01-04T00:00:00Z")
+    together, alone = History(root), History(root)
+    together.blob_logs(["a.py", "b.py", "gone.py"])
+    for path in ("a.py", "b.py", "gone.py"):
+        alone.blob_logs([path])
+        assert together._blob_logs[path] == alone._blob_logs[path]
+    assert len(together._blob_logs["a.py"]) == 4  # main, side, the merge (no ids), the first
+    assert [ids for _, *ids in together._blob_logs["a.py"]][0] == ["", ""]
+    assert together._blob_logs["gone.py"] == []

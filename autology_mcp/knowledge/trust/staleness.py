@@ -105,9 +105,10 @@ Any other later commit is information, not a flag: "3 later commits, the last: <
 A flag names what changed: the name or the lines, and the commit that changed them (the first
 later commit without the name, or touching the span; "uncommitted" for the working tree).
 
-:class:`History` reads git once per question and keeps the answers for as long as HEAD stays where
-it is, so the edit hooks (which a running server answers) and ``analyze`` over thousands of nodes
-ask git little. Every git call has a timeout; without git, or outside a repository, nothing is
+:class:`History` reads git once per question (or once for many: the blob logs of every path whose
+fingerprint disagrees with its base, a folder's files that say "deprecat") and keeps the answers for
+as long as HEAD stays where it is, so the edit hooks (which a running server answers) and ``analyze``
+over thousands of nodes ask git little. Every git call has a timeout; without git, or outside a repository, nothing is
 stale and nothing is said.
 """
 
@@ -507,6 +508,7 @@ class History:
         self._latest: dict[tuple[str, str, int], list[Commit]] = {}
         self._path_logs: dict[tuple[str, str], list[Commit]] = {}
         self._diffs: dict[tuple[str, str], bool] = {}
+        self._deprecating: dict[tuple[str | None, str], set[str]] = {}  # (rev, folder) -> its files that say "deprecat"
         self._contents: OrderedDict[tuple[str, str], str | None] = OrderedDict()
         self._logs: dict[str, list[tuple[Commit, frozenset[str]]]] = {}
         self._batch: subprocess.Popen | None = None
@@ -644,18 +646,11 @@ class History:
     def since_blob(self, path: str, blob_id: str) -> tuple[list[Commit], bool]:
         """The commits of HEAD's history after the newest one that left ``path`` as ``blob_id``, oldest
         first; with True when no commit of HEAD's history holds that version (a squashed branch's, or
-        never committed): then the change is "since the node was written". One ``git log --raw`` of
-        the path, kept while HEAD stays."""
+        never committed): then the change is "since the node was written". From the path's ``git log
+        --raw`` (:meth:`blob_logs`: ``analyze`` reads those of all the paths it needs in one call), kept
+        while HEAD stays."""
         if path not in self._blob_logs:
-            out = self._git("log", "--no-renames", "--raw", "--no-abbrev", _FORMAT, "HEAD", "--", path, timeout=60) or ""
-            parsed: list[tuple[Commit, str, str]] = []
-            fields = out.split("\x00")[1:]
-            for sha, when, rest in zip(fields[0::3], fields[1::3], fields[2::3]):
-                subject, _, raw = rest.partition("\n")
-                ids = next((line.split()[2:4] for line in raw.splitlines() if line.startswith(":") and len(line.split()) > 4),
-                           ["", ""])
-                parsed.append((Commit(sha, int(when or 0), subject.strip(), path), ids[0], ids[1]))
-            self._blob_logs[path] = parsed
+            self.blob_logs([path])
         log = self._blob_logs[path]
         for at, (_, old, new) in enumerate(log):  # newest first
             if new.startswith(blob_id):  # this commit left it so: the later ones are after it
@@ -663,6 +658,34 @@ class History:
             if old.startswith(blob_id):  # it was so before this commit (brought by a merge, which --raw leaves out)
                 return [c for c, _, _ in log[:at + 1]][::-1], False
         return [], True
+
+    def blob_logs(self, paths: list[str]) -> None:
+        """Read the ``git log --raw`` of these paths (each commit of HEAD's history that changed one, newest
+        first, with the blob ids before and after) that :meth:`since_blob` needs, in one git call for as
+        many as 200 paths at a time: ``analyze`` asks it of every path whose node's fingerprint disagrees
+        with its base. Kept while HEAD stays."""
+        wanted = [p for p in dict.fromkeys(paths) if p not in self._blob_logs]
+        for start in range(0, len(wanted), 200):
+            chunk = wanted[start:start + 200]
+            out = self._git("log", "--no-renames", "--raw", "-c", "--no-abbrev", "--relative", _FORMAT, "HEAD", "--",
+                            *chunk, timeout=60)
+            if out is None and len(chunk) > 1:  # (one bad path fails the call: ask them one by one)
+                for path in chunk:
+                    self.blob_logs([path])
+                continue
+            logs: dict[str, list[tuple[Commit, str, str]]] = {p: [] for p in chunk}
+            fields = (out or "").split("\x00")[1:]
+            for sha, when, rest in zip(fields[0::3], fields[1::3], fields[2::3]):
+                subject, _, raw = rest.partition("\n")
+                for line in raw.splitlines():
+                    meta, _, changed = line.partition("\t")
+                    parts = meta.split()
+                    if line.startswith("::") and changed in logs:  # a merge that changed it against every parent:
+                        logs[changed].append((Commit(sha, int(when or 0), subject.strip(), changed), "", ""))  # no ids
+                    elif line.startswith(":") and len(parts) > 4 and changed in logs:
+                        commit = Commit(sha, int(when or 0), subject.strip(), changed)
+                        logs[changed].append((commit, parts[2], parts[3]))
+            self._blob_logs.update(logs)
 
     def close(self) -> None:
         if self._batch is not None:
@@ -1860,14 +1883,16 @@ def _folder_deprecated(h: History, rev: str | None, path: str, names: set[str]) 
     if not names:
         return {}
     at = [rev] if rev else []
-    saying = h._git("grep", "-l", "-I", "-i", "-e", "deprecat", "-e", "futurewarning", *at, "--", path,
-                    ":(exclude).autology", *_NOT_TESTS)
-    if not saying:
+    strip = (lambda f: f.removeprefix(f"{rev}:")) if rev else (lambda f: f)
+    if (rev, path) not in h._deprecating:  # asked once per folder in one judgement (several nodes share a folder)
+        saying = h._git("grep", "-l", "-I", "-i", "-e", "deprecat", "-e", "futurewarning", *at, "--", path,
+                        ":(exclude).autology", *_NOT_TESTS) or ""
+        h._deprecating[(rev, path)] = {strip(f) for f in saying.splitlines()}
+    if not h._deprecating[(rev, path)]:
         return {}
     named = h._git("grep", "-l", "-I", "-w", "-F", *(a for n in sorted(names)[:200] for a in ("-e", n)), *at, "--",
                    path, ":(exclude).autology", *_NOT_TESTS) or ""
-    strip = (lambda f: f.removeprefix(f"{rev}:")) if rev else (lambda f: f)
-    files = sorted({strip(f) for f in saying.splitlines()} & {strip(f) for f in named.splitlines()})
+    files = sorted(h._deprecating[(rev, path)] & {strip(f) for f in named.splitlines()})
     found: dict[str, str] = {}
     for f in files[:FOLDER_DEPRECATIONS_READ]:
         text = h.content(rev, f) if rev else h.worktree(f)
@@ -1918,9 +1943,12 @@ def judge(root: Path, store, nodes: list[KnowledgeNode],
     ``explain``: each finding also says the later commits that changed nothing (:func:`check`)."""
     h = history(Path(root))
     h._diffs.clear()  # the work tree may have changed since the last question: only HEAD's answers are kept
+    h._deprecating.clear()
     wanted = [n for n in nodes if (references or {}).get(n.id, n.references)]
     if h.head is None or not wanted:
         return {}
     bases = _node_bases(h, store, wanted)
     h.prepare(list(bases.values()))
+    h.blob_logs([path for n in wanted if bases[n.id] for path, seen in recorded_code(n).items()  # one git call for all
+                 if not h.blob_id(bases[n.id], path).startswith(seen)])
     return {n.id: check(h, n, bases[n.id], (references or {}).get(n.id), explain) for n in wanted}
