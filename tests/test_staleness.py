@@ -1884,3 +1884,324 @@ def test_a_function_the_node_names_that_no_longer_calls_the_symbol_is_a_flag(cli
     sha = git(root, "rev-parse", "--short=9", "HEAD").strip()
     assert only(root, hook).why == f"`__init__` no longer calls `_proxy_map` in pkg/_client.py ({sha}, 2030-01-01)"
     assert only(root, plain).stale is False
+
+
+# ------------------------------------------------------------------------------ the click classes (issue 38)
+
+TYPED = '''import typing as t
+from typing import Optional
+
+
+def lookup(table: t.Mapping[str, t.Any], name: Optional[str] = None) -> t.Optional[t.Any]:
+    if not isinstance(table, t.Mapping):
+        raise TypeError("not a mapping")
+    value = t.cast(t.Optional[t.Any], table.get(name))
+    return value
+'''
+
+TYPED_AGAIN = '''from __future__ import annotations
+
+import collections.abc as cabc
+import typing as t
+
+
+def lookup(table: cabc.Mapping[str, t.Any], name: str | None = None) -> t.Any | None:
+    if not isinstance(table, cabc.Mapping):
+        raise TypeError("not a mapping")
+    value = t.cast("t.Any | None", table.get(name))
+    return value
+'''
+
+
+def test_a_typing_only_rewrite_is_no_change_and_a_real_one_beside_it_is() -> None:
+    """`from __future__ import annotations`, `Optional[X]` into `X | None`, `typing.Mapping` into
+    `collections.abc.Mapping` and a `typing.cast` whose type is now a string compare as the same code
+    (click's 56db5465); a cast of another library (SQLAlchemy's, not imported from typing), a
+    different ABC, or a changed value do not."""
+    from autology_mcp.knowledge.trust.code_compare import dump, find_symbol, parse_python, same_code
+
+    def lookup(text: str) -> str:
+        return dump(find_symbol(parse_python(text), "lookup"), False)
+
+    assert lookup(TYPED) == lookup(TYPED_AGAIN)
+    assert lookup(TYPED) != lookup(TYPED_AGAIN.replace("(table, cabc.Mapping)", "(table, cabc.Sequence)"))
+    assert lookup(TYPED) != lookup(TYPED_AGAIN.replace("table.get(name)", "table.get(name, 0)"))
+    assert same_code("import typing\nx = typing.cast(typing.List[int], y)\n", "import typing\nx = y\n", "m.py")
+    assert same_code("from typing import Union, Dict\nx: Dict[str, Union[int, None]] = {}\n",
+                     "from typing import Union, Dict\nx: dict[str, int | None] = {}\n", "m.py")
+    sql = "from sqlalchemy import cast\nq = cast(column, Integer)\n"
+    assert not same_code(sql, sql.replace("Integer", "String"), "m.py")
+    assert not same_code("x: int = 1\n", "x = 1\n", "m.py")  # an annotated field is declared by its annotation
+
+
+def test_a_node_on_code_rewritten_for_typing_only_is_not_flagged(tmp_path: Path) -> None:
+    root = one_file_repo(tmp_path / "typed", "pkg/lookup.py", TYPED, "lookup")
+    symbol = capture(root, ["pkg/lookup.py#lookup"], content='`lookup(table, name)` returns `table.get(name)` and '
+                     'raises TypeError "not a mapping" for anything but a `Mapping`.', title="Lookup")
+    span = capture(root, ["pkg/lookup.py#L6-8"], content="lookup checks that the table is a `Mapping` before it "
+                   "reads the `value`.", title="Lookup check")
+    whole = capture(root, ["pkg/lookup.py"], content="`lookup` reads a `Mapping`.", title="Lookup file")
+    commit(root, "record")
+    (root / "pkg" / "lookup.py").write_text(TYPED_AGAIN)
+    commit(root, "Deferred annotations")
+    assert [only(root, n).stale for n in (symbol, span, whole)] == [False, False, False]
+    edit(root, "(table, cabc.Mapping)", "(table, cabc.Sequence)", path="pkg/lookup.py")
+    commit(root, "Sequences")
+    assert only(root, symbol).why.startswith("`lookup` of pkg/lookup.py changed: the use of `Mapping` changed (")
+    assert only(root, span).why.startswith("lines 6-8 of pkg/lookup.py changed (")
+
+
+RUNNERS = '''class BaseRunner:
+    """Runs one command."""
+
+
+class GroupRunner(BaseRunner):
+    """Runs subcommands."""
+'''
+
+RUNNERS_DEPRECATED = '''import warnings
+
+
+class _BaseRunner:
+    """Runs one command."""
+
+
+class GroupRunner(_BaseRunner):
+    """Runs subcommands."""
+
+
+def __getattr__(name):
+    if name == "BaseRunner":
+        warnings.warn("'BaseRunner' is deprecated and will be removed. Use 'GroupRunner' instead.", DeprecationWarning)
+        return _BaseRunner
+    raise AttributeError(name)
+'''
+
+
+def test_a_name_deprecated_through_a_module_getattr_flags_a_folder_node(tmp_path: Path) -> None:
+    """click's `BaseCommand`: kept importable by a module `__getattr__` that warns. A node on the folder
+    that names it is flagged, with the file and the commit, and keeps the flag through a committed tag
+    (the fingerprint records what was deprecated when the node was written); a node that names only
+    the replacement the warning points to is not."""
+    root = one_file_repo(tmp_path / "runners", "pkg/core.py", RUNNERS, "runners")
+    both = capture(root, ["pkg/"], content="pkg/core.py holds `BaseRunner` and `GroupRunner`.", title="Runners")
+    group = capture(root, ["pkg/"], content="pkg/core.py holds `GroupRunner`.", title="Group runner")
+    commit(root, "record")
+    (root / "pkg" / "core.py").write_text(RUNNERS_DEPRECATED)
+    commit(root, "Deprecate BaseRunner")
+    sha = git(root, "rev-parse", "--short=9", "HEAD").strip()
+    assert only(root, both).why == f"`BaseRunner` is deprecated in pkg/ (pkg/core.py, {sha}, 2030-01-01)"
+    assert only(root, group).stale is False
+    service = Autology.open(root)
+    try:
+        service.update(both, tags=["layout"])
+    finally:
+        service.close()
+    commit(root, "tag")
+    assert only(root, both).why == "`BaseRunner` is deprecated in pkg/ (pkg/core.py, since the node was written)"
+
+
+def test_a_deprecation_names_what_is_deprecated_not_what_replaces_it() -> None:
+    """A deprecation warning's message counts for the names in its sentence that says "deprecat", not
+    for what to use instead (`args` beside click's `protected_args`, `Command` for `BaseCommand`); a
+    module `__getattr__` that warns deprecates the names it tests for, whatever its message says."""
+    from autology_mcp.knowledge.trust.code_compare import deprecated, named_deprecated
+
+    names = {"protected_args", "args", "BaseCommand", "Command", "split", "shell"}
+    protected = "'protected_args' is deprecated. 'args' will contain the rest."
+    assert named_deprecated(protected, names) == {"protected_args"}
+    assert named_deprecated("'BaseCommand' is deprecated. Use 'Command' instead.", names) == {"BaseCommand"}
+    assert named_deprecated("Use Command instead of BaseCommand", names) == {"BaseCommand"}
+    assert named_deprecated("'split' is deprecated, it will only be available in 'shell'.", names) == {"split"}
+    assert named_deprecated("BaseCommand will be removed in 9.0", names) == {"BaseCommand"}  # no sentence says it
+    module = ('import warnings\n\ndef __getattr__(name):\n    if name in ("Old", "Older"):\n'
+              '        warnings.warn(f"{name!r} is deprecated", DeprecationWarning)\n        return New\n'
+              '    raise AttributeError(name)\n')
+    assert deprecated(module, "m.py", {"Old", "Older", "New"}) == {"Old", "Older"}
+    assert deprecated(module.replace("warnings.warn", "print"), "m.py", {"Old", "New"}) == set()
+
+
+def test_a_parameter_deprecated_in_a_docstring_is_not_its_functions() -> None:
+    """flask's `dumps`: "``encoding`` is deprecated" in the docstring and a warning when `encoding` is
+    given (read from `**kwargs`) deprecate the keyword, not `dumps`; a docstring whose deprecation
+    sentence names no parameter before saying it deprecates the function."""
+    from autology_mcp.knowledge.trust.code_compare import deprecated, deprecated_parameters
+
+    module = ('import warnings\n\n\ndef dumps(obj, **kwargs):\n    """Dump.\n\n    .. versionchanged:: 2.0\n'
+              '        ``encoding`` is deprecated and will be removed in 2.1.\n    """\n'
+              '    encoding = kwargs.pop("encoding", None)\n    if encoding is not None:\n'
+              '        warnings.warn("\'encoding\' is deprecated.", DeprecationWarning)\n    return obj\n\n\n'
+              'def loads(s):\n    """Load.\n\n    .. deprecated:: 2.0\n        Call ``json.loads(s)``.\n    """\n'
+              '    return s\n')
+    assert deprecated(module, "m.py", {"dumps", "loads"}) == {"loads"}
+    assert {k: set(v[1]) for k, v in deprecated_parameters(module, "m.py").items()} == {"dumps": {"encoding"}}
+
+
+OPTIONS = '''class Option:
+    def __init__(self, decls, **attrs):
+        self.decls = decls
+
+
+def option(*decls, **attrs):
+    """Attach an option."""
+
+    def decorator(f):
+        option_attrs = attrs.copy()
+        OptionClass = option_attrs.pop("cls", None) or Option
+        f.params = [OptionClass(decls, **option_attrs)]
+        return f
+
+    return decorator
+'''
+
+OPTIONS_EXPLICIT = '''class Option:
+    def __init__(self, decls, **attrs):
+        self.decls = decls
+
+
+def option(*decls, cls=None, **attrs):
+    """Attach an option.
+
+    :param cls: the option class.
+    """
+    if cls is None:
+        cls = Option
+
+    def decorator(f):
+        f.params = [cls(decls, **attrs)]
+        return f
+
+    return decorator
+'''
+
+
+def test_a_keyword_taken_from_kwargs_made_a_parameter_is_the_same_interface(tmp_path: Path) -> None:
+    """click's `option`: `cls` read from `**attrs` becomes a parameter of its own (and the docstring grows):
+    callers pass the same `cls=`, so a node that names `cls` still holds. A parameter that replaces
+    another keyword (`kind=` read before, `cls=` now) is a flag for it."""
+    root = one_file_repo(tmp_path / "options", "pkg/options.py", OPTIONS, "options")
+    node = capture(root, ["pkg/options.py#option"], content='`option("--verbose", cls=VerboseOption)` builds a new '
+                   "option of class `cls` for each function it decorates; `cls` defaults to `Option`.", title="Option")
+    commit(root, "record")
+    (root / "pkg" / "options.py").write_text(OPTIONS_EXPLICIT)
+    commit(root, "cls is a parameter")
+    assert only(root, node).stale is False
+    git(root, "reset", "-q", "--hard", "HEAD~1")
+    (root / "pkg" / "options.py").write_text(OPTIONS.replace('"cls"', '"kind"'))
+    commit(root, "kind")
+    fresh = capture(root, ["pkg/options.py#option"], content="Each function gets an option of class `cls`, `Option` "
+                    "by default.", title="Option kind")
+    commit(root, "record again")
+    (root / "pkg" / "options.py").write_text(OPTIONS_EXPLICIT)
+    commit(root, "cls replaces kind")
+    assert only(root, fresh).why.startswith("`option` of pkg/options.py changed: the use of `cls` changed (")
+
+
+CHARSETS = '''def detect(body):
+    """Detect the charset."""
+    return chardet.detect(body)["encoding"]
+
+
+def version():
+    return run(["bash", "-c", "echo ${BASH_VERSION}"])
+'''
+
+
+def test_a_statement_put_under_a_new_if_is_not_rewritten_and_a_docstring_is_no_statement(tmp_path: Path) -> None:
+    """requests' `apparent_encoding`: its one statement put under `if chardet is not None:` with a
+    fallback beside it keeps what the node says; the statement replaced is a flag."""
+    root = one_file_repo(tmp_path / "charsets", "pkg/charsets.py", CHARSETS, "charsets")
+    node = capture(root, ["pkg/charsets.py#detect"], content="`detect` runs `chardet.detect` over the whole body.",
+                   title="Detect")
+    commit(root, "record")
+    edit(root, '    return chardet.detect(body)["encoding"]\n', '    if chardet is not None:\n'
+         '        return chardet.detect(body)["encoding"]\n    return "utf-8"\n', path="pkg/charsets.py")
+    commit(root, "A fallback")
+    assert only(root, node).stale is False
+    edit(root, '        return chardet.detect(body)["encoding"]\n', '        return guess(body[:100])\n',
+         path="pkg/charsets.py")
+    commit(root, "Guess")
+    assert only(root, node).stale
+
+
+def test_a_quoted_command_compares_without_its_inner_quotation_marks(tmp_path: Path) -> None:
+    """The node writes `bash -c "echo ${BASH_VERSION}"` in its own quotes; the code now quotes the
+    variable, 'echo "${BASH_VERSION}"': the same command (click's d9af5cfa). Another command is a flag."""
+    root = one_file_repo(tmp_path / "quotes", "pkg/charsets.py", CHARSETS, "charsets")
+    node = capture(root, ["pkg/charsets.py#version"], content='`version()` runs `bash -c "echo ${BASH_VERSION}"`.',
+                   title="Version")
+    commit(root, "record")
+    edit(root, '"echo ${BASH_VERSION}"', '\'echo "${BASH_VERSION}"\'', path="pkg/charsets.py")
+    commit(root, "Quote the variable")
+    assert only(root, node).stale is False
+    edit(root, '\'echo "${BASH_VERSION}"\'', '\'printf "${BASH_VERSION}"\'', path="pkg/charsets.py")
+    commit(root, "printf")
+    assert only(root, node).stale
+
+
+HELP = '''def help_line(opts, help, required):
+    extra = []
+    if required:
+        extra.append("required")
+    if extra:
+        extra_str = "; ".join(extra)
+        help = f"{help}  [{extra_str}]" if help else f"[{extra_str}]"
+    return opts, help
+'''
+
+HELP_MOVED = '''def help_line(opts, help, required):
+    items = ["required"] if required else []
+    if items:
+        extra_str = "; ".join(items)
+        help = f"{help}  [{extra_str}]" if help else f"[{extra_str}]"
+    opts = [o.strip() for o in opts]
+    return opts, help
+'''
+
+
+def test_a_span_moved_in_its_function_with_a_variable_renamed_is_followed(tmp_path: Path) -> None:
+    """click's help extras: the span's three statements moved up their function, `extra` renamed
+    `items`, and other statements where they were: the same code, followed there (not judged by what
+    took their old place). The same move with another separator is a flag."""
+    root = one_file_repo(tmp_path / "help", "pkg/help.py", HELP, "help")
+    node = capture(root, ["pkg/help.py#L5-7"], content="The extras are joined with '; ' and put in brackets two "
+                   "spaces after the help, `Output file.  [default: out.txt; required]`.", title="Extras")
+    commit(root, "record")
+    (root / "pkg" / "help.py").write_text(HELP_MOVED)
+    commit(root, "Move the extras up")
+    assert only(root, node).stale is False
+    (root / "pkg" / "help.py").write_text(HELP_MOVED.replace('"; ".join', '", ".join'))
+    commit(root, "Commas")
+    assert only(root, node).why.startswith("lines 5-7 of pkg/help.py changed (")
+
+
+def test_the_blob_logs_of_many_paths_in_one_git_call_match_one_call_per_path(tmp_path: Path) -> None:
+    """`analyze` reads the `git log --raw` of every path whose fingerprint disagrees with its base in one
+    git call; what it reads per path is what a call for that path alone reads, a merge that changed a
+    file against both parents included (as a commit with no blob ids, as before)."""
+    from autology_mcp.knowledge.trust.staleness import History
+
+    root = tmp_path / "logs"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\ny = 2\nz = 3\n")
+    (root / "b.py").write_text("b = 1\n")
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "both", when="2020-01-01T00:00:00Z")
+    git(root, "checkout", "-q", "-b", "side")
+    edit(root, "z = 3", "z = 30", path="a.py")
+    commit(root, "side", when="2020-01-02T00:00:00Z")
+    git(root, "checkout", "-q", "main")
+    edit(root, "x = 1", "x = 10", path="a.py")
+    edit(root, "b = 1", "b = 2", path="b.py")
+    commit(root, "main", when="2020-01-03T00:00:00Z")
+    git(root, "merge", "-q", "--no-edit", "side")
+    edit(root, "b = 2", "b = 3", path="b.py")
+    commit(root, "after", when="2020-01-04T00:00:00Z")
+    together, alone = History(root), History(root)
+    together.blob_logs(["a.py", "b.py", "gone.py"])
+    for path in ("a.py", "b.py", "gone.py"):
+        alone.blob_logs([path])
+        assert together._blob_logs[path] == alone._blob_logs[path]
+    assert len(together._blob_logs["a.py"]) == 4  # main, side, the merge (no ids), the first
+    assert [ids for _, *ids in together._blob_logs["a.py"]][0] == ["", ""]
+    assert together._blob_logs["gone.py"] == []

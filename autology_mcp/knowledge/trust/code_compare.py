@@ -4,24 +4,28 @@ staleness rule (:mod:`autology_mcp.knowledge.trust.staleness`).
 Code is read as a sequence of **units**: in Python, its statements (a compound statement's header
 apart from its body; parsed with :mod:`ast`, so a black-style reflow, a moved comment, quotes, parentheses
 and a trailing comma change nothing, and a string built from pieces is one form whether written as an
-f-string, with ``.format()`` or with ``%``: :func:`formatted`); in any other language, its non-blank lines with whitespace
-collapsed. Each unit has two keys: ``text`` (string values whitespace-collapsed) and ``shape`` (string
-values masked), so a change can be told to be in string literals only (a message, a docstring, a
-version string) or in the code.
+f-string, with ``.format()`` or with ``%``: :func:`formatted`; what only a type checker reads is left
+out, so a typing-only rewrite changes nothing: :func:`without_typing`); in any other language, its
+non-blank lines with whitespace collapsed. Each unit has two keys: ``text`` (string values
+whitespace-collapsed) and ``shape`` (string values masked), so a change can be told to be in string
+literals only (a message, a docstring, a version string) or in the code.
 
 The literal values a piece of code holds (:func:`literals`): its string values, docstrings aside,
 and its numbers, so a string or a number a node states can be told to be gone from the code.
 
 A line span's units and the units that took their place (:func:`span_region`), and the statements that
-changed between two lists of units (:func:`units_changed`; imports aside, and for a class turned into a
+changed between two lists of units (:func:`units_changed`; imports and docstrings aside, and for a class turned into a
 dataclass with the same fields, or back, the statements that declare them aside: :func:`same_fields`),
 so a span is judged as a symbol is.
 
 Also here: a function's parameters compared (an added optional parameter keeps the old calls), a
 name's deprecation found (``@deprecated``, ``warnings.warn(..., DeprecationWarning)`` in it or naming
 it, "deprecated" in its docstring; a warning raised only when a parameter is given deprecates the
-parameter, not the function: :func:`deprecated_parameters`), and the code's words with Python
-comments left out.
+parameter, not the function: :func:`deprecated_parameters`; a module ``__getattr__`` that warns
+deprecates the old names it tests for; a message counts for the names in its sentence that says
+"deprecat", not for what to use instead: :func:`named_deprecated`), a run of statements found again
+elsewhere with its variables renamed (:func:`moved_units`), and the code's words with Python comments
+left out.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import re
 import string
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 _MARK = re.compile(r"@deprecated|\bdeprecated:|#\[deprecated|\[Obsolete|\bDEPRECATED\b", re.IGNORECASE)
@@ -97,14 +102,125 @@ def _memo(kind: str, text: str, compute):
 
 
 def parse_python(text: str) -> ast.Module | None:
-    """The syntax tree (kept: do not change it), or None when the text does not parse."""
+    """The syntax tree with typing aside (:func:`without_typing`; kept: do not change it), or None when
+    the text does not parse."""
     def parse(t: str) -> ast.Module | None:
         try:
-            return ast.parse(t)
+            return without_typing(ast.parse(t))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
 
     return _memo("ast", text, parse)
+
+
+# typing's names for builtins and collections (``t.List``, ``typing.Dict``): the builtin's
+_BUILTIN_GENERICS = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple",
+                     "Type": "type", "Text": "str", "DefaultDict": "defaultdict", "Deque": "deque"}
+_TYPING_MODULES = frozenset({"typing", "typing_extensions", "collections.abc"})
+
+
+def without_typing(tree: ast.Module) -> ast.Module:
+    """The module with what only a type checker reads taken out (changed in place; the tree is fresh from
+    :func:`ast.parse`), so that a typing-only rewrite (``from __future__ import annotations``,
+    ``Optional[X]`` into ``X | None``, ``typing.Mapping`` into ``collections.abc.Mapping``) compares as no
+    change: annotations of parameters, returns and variables left out (a variable's annotation is kept
+    only as whether it says ``ClassVar``: a dataclass field is declared by it); ``typing.cast(T, x)``
+    read as ``x`` (it returns ``x`` unchanged); and a name from ``typing``, ``typing_extensions`` or
+    ``collections.abc`` (by the module's own imports: ``t.Mapping``, ``cabc.Mapping``, ``Mapping``) read
+    as one name, typing's builtin aliases as the builtin (``t.List`` is ``list``), ``Optional[X]`` as
+    ``X | None`` and ``Union[A, B]`` as ``A | B``. Other code is as parsed."""
+    modules, names = _typing_imports(tree)
+    _TypingAside(modules, names).visit(tree)
+    return tree
+
+
+def _typing_imports(tree: ast.Module) -> tuple[set[str], dict[str, str]]:
+    """The module's local names for the typing modules (``t`` of ``import typing as t``, ``cabc``,
+    ``collections.abc``) and for the names it imports from them (local name -> typing's name)."""
+    modules: set[str] = set()
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in _TYPING_MODULES:
+                    modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            if node.module in _TYPING_MODULES:
+                names.update((a.asname or a.name, a.name) for a in node.names if a.name != "*")
+            elif node.module == "collections":
+                modules.update(a.asname or a.name for a in node.names if a.name == "abc")
+    return modules, names
+
+
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr}" if inner else None
+    return None
+
+
+class _TypingAside(ast.NodeTransformer):
+    """:func:`without_typing`'s walk."""
+
+    def __init__(self, modules: set[str], names: dict[str, str]):
+        self.modules, self.names = modules, names
+
+    def typing_name(self, node: ast.AST) -> str | None:
+        """typing's name for ``node`` when it refers to one (``t.Optional``, ``cabc.Mapping``, ``cast``)."""
+        if isinstance(node, ast.Name):
+            return self.names.get(node.id)
+        if isinstance(node, ast.Attribute) and _dotted(node.value) in self.modules:
+            return node.attr
+        return None
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        node.annotation = None
+        return node
+
+    def visit_FunctionDef(self, node):
+        node.returns = None
+        return self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        classvar = any(self.typing_name(n) == "ClassVar" or isinstance(n, ast.Name) and n.id == "ClassVar"
+                       for n in ast.walk(node.annotation))
+        node.annotation = ast.copy_location(ast.Name(id="ClassVar", ctx=ast.Load()) if classvar else
+                                            ast.Constant(value=...), node.annotation)
+        if node.value is not None:
+            node.value = self.visit(node.value)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        if self.typing_name(node.func) == "cast" and len(node.args) == 2 and not node.keywords:
+            return self.visit(node.args[1])
+        return self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        kind = self.typing_name(node.value)
+        if kind in ("Optional", "Union"):
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) and kind == "Union" else [node.slice]
+            items = [self.visit(i) for i in items] + ([ast.Constant(value=None)] if kind == "Optional" else [])
+            joined = items[0]
+            for item in items[1:]:
+                joined = ast.BinOp(left=joined, op=ast.BitOr(), right=item)
+            return ast.copy_location(joined, node)
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        name = self.names.get(node.id)
+        if name is not None and name != node.id or name in _BUILTIN_GENERICS:
+            return ast.copy_location(ast.Name(id=_BUILTIN_GENERICS.get(name, name), ctx=node.ctx), node)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        name = self.typing_name(node)
+        if name is not None:
+            return ast.copy_location(ast.Name(id=_BUILTIN_GENERICS.get(name, name), ctx=node.ctx), node)
+        return self.generic_visit(node)
 
 
 def units(text: str, path: str) -> list[Unit]:
@@ -311,6 +427,48 @@ def span_region(before: str, after: str, span: tuple[int, int], path: str) -> tu
     return old[lo:hi + 1], new[start:end + 1]
 
 
+_NAME_ID = re.compile(r"Name\(id='([A-Za-z_][A-Za-z0-9_]*)'")
+
+
+def _renamed_key(found: list[Unit]) -> list[tuple[int, str, str]]:
+    """Units as a run, each by its place relative to the first and its code with the variables it names
+    (``Name`` nodes) numbered by first appearance in the run: two runs with the same key are the same
+    code with their variables renamed consistently."""
+    numbers: dict[str, str] = {}
+
+    def number(m: re.Match) -> str:
+        return f"Name(id='v{numbers.setdefault(m.group(1), str(len(numbers)))}'"
+
+    first = int(found[0].text.split(":", 1)[0]) if found and found[0].node is not None else 0
+    out = []
+    for u in found:
+        depth, field = u.text.split(":", 2)[:2] if u.node is not None else ("0", "")
+        out.append((int(depth) - first, field, _NAME_ID.sub(number, plain(u))))
+    return out
+
+
+def moved_units(after: str, gone: list[Unit], path: str) -> list[list[Unit]]:
+    """Where the run of units ``gone`` is in ``after``, elsewhere: each run of as many consecutive units
+    that holds the same code, its variables perhaps renamed consistently (``extra`` now ``extra_items``),
+    at the same places relative to one another (a block moved up a function that was split). Python
+    only; at most a few runs."""
+    if not gone or any(u.node is None for u in gone):
+        return []
+    new = units(after, path)
+    want = _renamed_key(gone)
+    head = want[0][2]
+    found = []
+    for i in range(len(new) - len(gone) + 1):
+        if new[i].node is None or type(new[i].node) is not type(gone[0].node):
+            continue
+        window = new[i:i + len(gone)]
+        if _renamed_key(window[:1])[0][2] == head and _renamed_key(window) == want:
+            found.append(window)
+            if len(found) >= 4:
+                break
+    return found
+
+
 # ------------------------------------------------------------------------------ spans
 
 
@@ -344,7 +502,7 @@ def follow(before: str, after: str, span: tuple[int, int], path: str) -> SpanCha
         return SpanChange(None, True)
     before_strings = Counter(s for u in old[lo:hi + 1] for s in u.strings)
     after_strings = Counter(s for u in new[mapped[0]:mapped[1] + 1] for s in u.strings)
-    differ = frozenset((before_strings - after_strings) + (after_strings - before_strings))
+    differ = frozenset(changed_strings(before_strings, after_strings))
     return SpanChange(_lines(old, new, lo, hi, mapped, span), True, differ, tuple(old[lo:hi + 1]),
                       tuple(new[mapped[0]:mapped[1] + 1]))
 
@@ -531,9 +689,10 @@ def same_fields(old: ast.AST, new: ast.AST) -> tuple[set[int], set[int]] | None:
 def units_changed(before: list[Unit], after: list[Unit]) -> tuple[list[Unit], list[Unit]]:
     """:func:`changed_units` of two lists of statements (a statement moved into a new block is changed:
     a loop put around it changes what it does). An import is no statement of what the code does: one
-    moved into a function (imported when needed) or out of it is not a change."""
-    before = [u for u in before if not isinstance(u.node, (ast.Import, ast.ImportFrom))]
-    after = [u for u in after if not isinstance(u.node, (ast.Import, ast.ImportFrom))]
+    moved into a function (imported when needed) or out of it is not a change; nor is a docstring (or
+    another bare string): documentation of the code, not code."""
+    before = [u for u in before if not isinstance(u.node, (ast.Import, ast.ImportFrom)) and not is_doc(u)]
+    after = [u for u in after if not isinstance(u.node, (ast.Import, ast.ImportFrom)) and not is_doc(u)]
     out: list[tuple[Unit | None, Unit | None]] = []
     matcher = difflib.SequenceMatcher(None, [u.text for u in before], [u.text for u in after], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -545,6 +704,12 @@ def units_changed(before: list[Unit], after: list[Unit]) -> tuple[list[Unit], li
         else:
             out += [(g, None) for g in gone] + [(None, c) for c in came]
     return [g for g, _ in out if g is not None], [c for _, c in out if c is not None]
+
+
+def is_doc(unit: Unit) -> bool:
+    """Whether the unit is a bare string: a docstring, or prose between statements."""
+    return isinstance(unit.node, ast.Expr) and isinstance(unit.node.value, ast.Constant) and \
+        isinstance(unit.node.value.value, str)
 
 
 def _only_added_keywords(old: Unit, new: Unit) -> bool:
@@ -620,12 +785,28 @@ class Literals:
 
     def holds_string(self, part: str) -> bool:
         """Whether one of its strings is ``part`` or, for a part of four characters or more, holds it
-        (a message quoted up to an ellipsis). In other languages, a short part must be quoted in a line."""
+        (a message quoted up to an ellipsis), quotation marks aside: a node that writes a command or a
+        message in its own quotes cannot show the quotes inside it (``"echo ${VERSION}"`` for the code's
+        ``'echo "${VERSION}"'``). In other languages, a short part must be quoted in a line."""
         if len(part) < 4:
             if self.python:
                 return part in self.strings
             return any(f'"{part}"' in line or f"'{part}'" in line for line in self.strings)
-        return any(part in s for s in self.strings)
+        if any(part in s for s in self.strings):
+            return True
+        bare = part.translate(_QUOTE_MARKS)
+        return any(bare in s for s in self._unquoted) if bare != part or self._quoted else False
+
+    @cached_property
+    def _quoted(self) -> bool:
+        return any(q in s for s in self.strings for q in "'\"`")
+
+    @cached_property
+    def _unquoted(self) -> tuple[str, ...]:
+        return tuple(s.translate(_QUOTE_MARKS) for s in self.strings)
+
+
+_QUOTE_MARKS = str.maketrans("", "", "'\"`")
 
 
 def literals(found: list[Unit]) -> Literals:
@@ -694,6 +875,15 @@ def _python_literals(text: str) -> Literals:
 
 
 _CODE_NUMBER = re.compile(r"(?<![\w.])\d[\d_]*(?:\.\d[\d_]*)*(?![\w]|\.\d)")  # 1_000_000 is 1000000
+
+
+def changed_strings(before: Counter[str], after: Counter[str]) -> Counter[str]:
+    """The string values that differ between two multisets of them, quotation marks aside (a command
+    now quoting its variable, ``echo ${V}`` into ``echo "${V}"``, is the same text to a node that writes
+    it in its own quotes: :meth:`Literals.holds_string`)."""
+    bare_before = Counter(s.translate(_QUOTE_MARKS) for s in before.elements())
+    bare_after = Counter(s.translate(_QUOTE_MARKS) for s in after.elements())
+    return (bare_before - bare_after) + (bare_after - bare_before)
 
 
 def strings_of(node: ast.AST) -> Counter[str]:
@@ -775,7 +965,32 @@ def _deprecated_python(text: str, names: set[str]) -> set[str] | None:
     marked, messages = marks
     found = names & marked
     for message in messages:
-        found.update(n for n in names if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", message))
+        found |= named_deprecated(message, names)
+    return found
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+_REPLACEMENT_BEFORE = re.compile(r"(?:\buse|\busing|\bin\s+favou?r\s+of|\breplaced\s+(?:by|with)|\brenamed\s+(?:to|as)"
+                                 r"|\bmoved\s+to|\bswitch\s+to|\bprefer|\bcall|\bavailable\s+(?:in|from|as))"
+                                 r"\s+(?:the\s+|an?\s+)?[`'\"]?\S*$", re.IGNORECASE)
+_REPLACEMENT_AFTER = re.compile(r"^\S*?[`'\"]?\s+instead\b(?!\s+of)", re.IGNORECASE)
+
+
+def named_deprecated(message: str, names: set[str]) -> set[str]:
+    """Which of ``names`` a deprecation warning's message says is deprecated: named in a sentence that says
+    "deprecat" (in the whole message when none does), but not as what to use instead ("'BaseCommand' is
+    deprecated. Use 'Command' instead.", "'protected_args' is deprecated. 'args' will contain the rest.",
+    "'parser.split' is deprecated, it will only be available in 'shell'": only the first is)."""
+    sentences = _SENTENCE_END.split(message)
+    saying = [s for s in sentences if "deprecat" in s.lower()] or sentences
+    found = set()
+    for sentence in saying:
+        for n in names:
+            for m in re.finditer(rf"(?<![\w]){re.escape(n)}(?![\w])", sentence):
+                if not _REPLACEMENT_BEFORE.search(sentence[:m.start()]) and \
+                        not _REPLACEMENT_AFTER.match(sentence[m.end():]):
+                    found.add(n)
+                    break
     return found
 
 
@@ -787,19 +1002,93 @@ def _deprecation_marks(text: str) -> tuple[set[str], list[str]] | None:
     marked: set[str] = set()
     warnings = _warning_calls(text)
     messages = [_message(node) for node in warnings]
+    marked |= _old_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if any("deprecat" in dump(d, False).lower() for d in node.decorator_list):
                 marked.add(node.name)
                 continue
             doc = ast.get_docstring(node) or ""
-            if re.search(r"\bdeprecated\b", doc, re.IGNORECASE):
+            if re.search(r"\bdeprecated\b", doc, re.IGNORECASE) and not _parameters_said(doc, node):
                 marked.add(node.name)
                 continue
             init = node if not isinstance(node, ast.ClassDef) else _init_of(node)
             if init is not None and _warns_in(init, warnings) and _guarded_warnings(init)[0]:
                 marked.add(node.name)  # (a warning only when a parameter is given is the parameter's)
     return marked, messages
+
+
+def _old_names(tree: ast.Module) -> set[str]:
+    """The names a module ``__getattr__`` (PEP 562) warns about when asked for: ``if name == "BaseCommand":
+    warnings.warn(...)`` (or ``name in ("A", "B")``) keeps an old name importable, deprecated."""
+    found: set[str] = set()
+    for node in tree.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name == "__getattr__" and node.args.args):
+            continue
+        asked = node.args.args[0].arg
+        for test in ast.walk(node):
+            if not (isinstance(test, ast.If) and isinstance(test.test, ast.Compare) and len(test.test.ops) == 1
+                    and isinstance(test.test.left, ast.Name) and test.test.left.id == asked
+                    and isinstance(test.test.ops[0], (ast.Eq, ast.In))):
+                continue
+            if not any(_is_warning_call(n) for stmt in test.body for n in ast.walk(stmt)):
+                continue
+            value = test.test.comparators[0]
+            values = value.elts if isinstance(value, (ast.Tuple, ast.List, ast.Set)) else [value]
+            found.update(v.value for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return found
+
+
+def kwargs_keys(node: ast.AST) -> set[str]:
+    """The keywords a function (a class: its ``__init__``) with ``**kwargs`` reads from them by name
+    (``attrs.pop("cls", None)``, ``kwargs.get("encoding")``, ``attrs["cls"]``, of the mapping or a copy
+    of it), and the variables it stores them in: keyword arguments its callers pass, as a parameter's."""
+    function = _init_of(node) if isinstance(node, ast.ClassDef) else node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.args.kwarg is None:
+        return set()
+    found: set[str] = set()
+    for n in ast.walk(function):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                _read_key(n.value) is not None:
+            found.add(n.targets[0].id)
+        key = _read_key(n)
+        if key is not None:
+            found.add(key)
+    return found
+
+
+def _read_key(node: ast.AST) -> str | None:
+    key = None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args and \
+            node.func.attr in ("pop", "get", "setdefault"):
+        key = node.args[0]
+    elif isinstance(node, ast.Subscript):
+        key = node.slice
+    if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
+        return key.value
+    return None
+
+
+def _keywords(function: ast.AST | None) -> set[str]:
+    """A function's parameters (``self`` and ``cls`` aside) and the keywords it reads from ``**kwargs``."""
+    if function is None:
+        return set()
+    return ({name for _, name, _ in parameters(function)} - {"self", "cls"}) | kwargs_keys(function)
+
+
+def _parameters_said(doc: str, node: ast.AST) -> bool:
+    """Whether every sentence of a docstring that says "deprecated" names a parameter of the function (of
+    a class: of its ``__init__``) before saying it: "``encoding`` is deprecated and will be removed in
+    2.1." deprecates the parameter, not the function (:func:`deprecated_parameters` reads the warning);
+    "Deprecated: call ``load(path)``." is the function's."""
+    names = _keywords(_init_of(node) if isinstance(node, ast.ClassDef) else node)
+    if not names:
+        return False
+    for sentence in re.split(r"(?<=[.!?])\s+|\n\s*\n", doc):
+        said = re.search(r"\bdeprecated\b", sentence, re.IGNORECASE)
+        if said and not any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", sentence[:said.start()]) for n in names):
+            return False
+    return True
 
 
 def _warning_calls(text: str) -> list[ast.Call]:
@@ -838,7 +1127,7 @@ def _guarded_warnings(function: ast.AST) -> tuple[bool, set[str]]:
     """(whether the function raises a deprecation warning whatever it is given, the parameters whose being
     given raises one): ``if proxies: warnings.warn("'proxies' is deprecated", DeprecationWarning)``
     deprecates the parameter, not the function."""
-    names = {name for _, name, _ in parameters(function)} - {"self", "cls"}
+    names = _keywords(function)
     unguarded, given = False, set()
 
     def visit(stmts: list[ast.AST], guard: set[str]) -> None:
@@ -888,9 +1177,15 @@ def _parameter_marks(text: str) -> dict[str, tuple[tuple[str, ...], frozenset[st
                 scopes.append((f"{prefix}{node.name}.", node))
                 init = _init_of(node)
                 if init is not None and _warns_in(init, warnings) and (found := _guarded_warnings(init)[1]):
-                    out[prefix + node.name] = (tuple(n for _, n, _ in parameters(init)), frozenset(found))
+                    out[prefix + node.name] = (_keywords_in_order(init), frozenset(found))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _warns_in(node, warnings):
                 found = _guarded_warnings(node)[1]
                 if found:
-                    out[prefix + node.name] = (tuple(n for _, n, _ in parameters(node)), frozenset(found))
+                    out[prefix + node.name] = (_keywords_in_order(node), frozenset(found))
     return out
+
+
+def _keywords_in_order(function: ast.AST) -> tuple[str, ...]:
+    """A function's parameters in order, then the keywords it reads from ``**kwargs``."""
+    names = [n for _, n, _ in parameters(function)]
+    return tuple(names) + tuple(sorted(kwargs_keys(function) - set(names)))

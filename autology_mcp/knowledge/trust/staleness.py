@@ -7,7 +7,8 @@ when a person marks it reviewed (``autology analyze --mark-reviewed ID``), its f
 fingerprint of the code it is written against (``code_seen``: each referenced file's git blob id,
 the blob written to git's object store, the names the node gives and the strings and numbers it
 states that each file held, what of the code it imports from other modules of the project was
-deprecated there, and the hash of the title, content and references it was taken for).
+deprecated there, for a folder which of the names it gives a file under it marked deprecated, and
+the hash of the title, content and references it was taken for).
 Relating, tagging or a status change keep it. A node's **base** is the commit that last changed
 its own file (for a node file with uncommitted edits, or never committed, the commit HEAD's history
 was at at its ``modified`` time). Each file reference is judged from the code at the base, unless
@@ -23,8 +24,9 @@ fingerprint, and their base moves with any commit of their file, until ``autolog
 with ``rev``).
 
 Code is compared with formatting, comments and whitespace aside
-(:mod:`autology_mcp.knowledge.trust.code_compare`: Python by its statements, other languages by their
-lines with whitespace collapsed). Against the code now (the working tree: uncommitted edits count):
+(:mod:`autology_mcp.knowledge.trust.code_compare`: Python by its statements, with what only a type
+checker reads left out, so a typing-only rewrite is no change; other languages by their lines with
+whitespace collapsed). Against the code now (the working tree: uncommitted edits count):
 
 - ``path#L10-40``: the span is followed through the later commits (code added above it moves it, a
   reflow or a moved comment does not change it) and through renames; the code the node saw is judged
@@ -36,7 +38,10 @@ lines with whitespace collapsed). Against the code now (the working tree: uncomm
   took its place, a string it quotes or a
   number it states is gone, the changed statements differ in a name or word the node gives, in a
   string value it quotes, or lost a number (``2 ** attempt`` now ``3 ** attempt``) or a value the node
-  gives as code; a rewrite that touches none of it (a generator into ``if``s) is information. A word
+  gives as code; a rewrite that touches none of it (a generator into ``if``s) is information; the
+  span's statements found again elsewhere in the function that held them, the same code with its
+  variables perhaps renamed (a block moved up a split method), are followed there
+  (:func:`_moved_span`). A word
   of the node's text (not a name it gives) counts unless the code uses it throughout, in three
   statements or more, before and after (``session.trust_env = False`` added to code that sets up
   ``session`` line after line is not a new use of "session").
@@ -49,14 +54,17 @@ lines with whitespace collapsed). Against the code now (the working tree: uncomm
   function gained), hold a string the node quotes (unless they are the same code rearranged:
   :func:`_restructured`), or a value it gives as code (``returns None``); or when more than half of
   its statements changed into other names or values (the same code rearranged, a loop into a
-  comprehension, is not a rewrite); when a code snippet the node gives is now under more conditions
+  comprehension, is not a rewrite; docstrings are not statements, and a statement put under a new
+  ``if`` is not rewritten); when a code snippet the node gives is now under more conditions
   (``return [content]`` now ``return [content] if content else []``); when a function of the file
   that the node names called the symbol and calls it no more (:func:`_caller_dropped`: "``send()``
   calls it for every request", and ``send()`` now calls a new method); or when a class gained or lost
   a method whose name, underscores aside, is a word
   of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
-  touch nothing the node says are information, and so are the same behaviour written another way: an
+  touch nothing the node says are information, and so are a keyword the function read from its
+  ``**kwargs`` by name made a parameter of its own (``attrs.pop("cls")`` into ``cls=None``: a name the
+  node gives, the callers' same keyword), and the same behaviour written another way: an
   import moved into the function or out of it, a string built another way with the same text (an
   f-string for ``"...{!r}".format(x)`` or ``"%r" % x``), a class turned into a dataclass declaring the
   fields its ``__init__`` stored (or back). In other languages the name must still be there.
@@ -73,14 +81,18 @@ lines with whitespace collapsed). Against the code now (the working tree: uncomm
   whole file for a file or a name in another language). A string it quotes (in quotes, or in
   backticks when not a name, a path, a number or code) counts by its literal parts, the text around an
   ellipsis or a placeholder, held in one of the code's string values (docstrings aside: prose about the
-  code); a number it states (``< 4``, ``1.21.1``, "at most 5 retries", "64-bit", "10,000"; a version
+  code; quotation marks aside: a node that quotes a command cannot show the quotes inside it); a
+  number it states (``< 4``, ``1.21.1``, "at most 5 retries", "64-bit", "10,000"; a version
   also by its parts, as ``minor >= 21`` checks it, not a fraction, 0.4 is no 4; not 0, 1 or 2 alone,
   a date, an issue or ``2/3``) counts when the code held it as a literal (a constant, or written in
   one of its strings). What the node quotes that the
   code never held (prose in quotes) says nothing. Also stale when a name the node mentions (or the
   ``#symbol``) is newly deprecated (``@deprecated``, a deprecation warning in it or naming it,
-  "deprecated" in its docstring; a deprecation mark in other languages), in the file or, for a name
-  it imports from another module of the project, there; when a parameter the node names (as a name,
+  "deprecated" in its docstring unless each sentence saying it first names a parameter; a module
+  ``__getattr__`` that warns when asked for an old name; a deprecation mark in other languages; a
+  warning's message counts for what its sentence saying "deprecat" names, not for what to use
+  instead), in the file, in a file under a referenced folder, or, for a name it imports from another
+  module of the project, there; when a parameter the node names (as a name,
   or in a list of the function's parameters) is newly deprecated: a warning raised only when it is
   given (``if proxies: warnings.warn(...)``: the parameter's deprecation, not its function's), in the
   ``#symbol``, the function holding the ``#L`` span or a function the node names, or in a function
@@ -93,9 +105,10 @@ Any other later commit is information, not a flag: "3 later commits, the last: <
 A flag names what changed: the name or the lines, and the commit that changed them (the first
 later commit without the name, or touching the span; "uncommitted" for the working tree).
 
-:class:`History` reads git once per question and keeps the answers for as long as HEAD stays where
-it is, so the edit hooks (which a running server answers) and ``analyze`` over thousands of nodes
-ask git little. Every git call has a timeout; without git, or outside a repository, nothing is
+:class:`History` reads git once per question (or once for many: the blob logs of every path whose
+fingerprint disagrees with its base, a folder's files that say "deprecat") and keeps the answers for
+as long as HEAD stays where it is, so the edit hooks (which a running server answers) and ``analyze``
+over thousands of nodes ask git little. Every git call has a timeout; without git, or outside a repository, nothing is
 stale and nothing is said.
 """
 
@@ -113,6 +126,7 @@ from pathlib import Path
 
 from autology_mcp.knowledge.trust.code_compare import (
     Literals,
+    changed_strings,
     body_units,
     constants_used,
     code_words,
@@ -123,6 +137,8 @@ from autology_mcp.knowledge.trust.code_compare import (
     find_symbol,
     follow,
     follow_items,
+    is_doc,
+    kwargs_keys,
     literals,
     span_region,
     Unit,
@@ -131,11 +147,13 @@ from autology_mcp.knowledge.trust.code_compare import (
     parameters,
     parameters_kept,
     parse_python,
+    plain,
     rewritten_share,
     strings_of,
     symbol_units,
     changed_units,
     lines_of,
+    moved_units,
 )
 from autology_mcp.knowledge.models import FINGERPRINT_KEY, KnowledgeNode
 from autology_mcp.knowledge.references import reference_path
@@ -310,6 +328,9 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
         kept = sorted({line.strip() for line in grep.stdout.splitlines()} & set(names))[:20]
         if kept:
             seen.setdefault("names", {})[folder] = kept
+        # what of them a file under it marked deprecated already ([] says none): a later deprecation is a flag
+        seen.setdefault("deprecated", {})[folder] = sorted(_folder_deprecated(history(Path(root)), rev, folder,
+                                                                              set(kept)))[:20]
     held, values = {}, {}
     said = _Said(set(names), set(), f"{title}\n{content}")
     for f, (_, text) in sorted(files.items()):  # the names and values it gives that each file held: judged by when the blob is gone (a squash)
@@ -487,6 +508,7 @@ class History:
         self._latest: dict[tuple[str, str, int], list[Commit]] = {}
         self._path_logs: dict[tuple[str, str], list[Commit]] = {}
         self._diffs: dict[tuple[str, str], bool] = {}
+        self._deprecating: dict[tuple[str | None, str], set[str]] = {}  # (rev, folder) -> its files that say "deprecat"
         self._contents: OrderedDict[tuple[str, str], str | None] = OrderedDict()
         self._logs: dict[str, list[tuple[Commit, frozenset[str]]]] = {}
         self._batch: subprocess.Popen | None = None
@@ -624,18 +646,11 @@ class History:
     def since_blob(self, path: str, blob_id: str) -> tuple[list[Commit], bool]:
         """The commits of HEAD's history after the newest one that left ``path`` as ``blob_id``, oldest
         first; with True when no commit of HEAD's history holds that version (a squashed branch's, or
-        never committed): then the change is "since the node was written". One ``git log --raw`` of
-        the path, kept while HEAD stays."""
+        never committed): then the change is "since the node was written". From the path's ``git log
+        --raw`` (:meth:`blob_logs`: ``analyze`` reads those of all the paths it needs in one call), kept
+        while HEAD stays."""
         if path not in self._blob_logs:
-            out = self._git("log", "--no-renames", "--raw", "--no-abbrev", _FORMAT, "HEAD", "--", path, timeout=60) or ""
-            parsed: list[tuple[Commit, str, str]] = []
-            fields = out.split("\x00")[1:]
-            for sha, when, rest in zip(fields[0::3], fields[1::3], fields[2::3]):
-                subject, _, raw = rest.partition("\n")
-                ids = next((line.split()[2:4] for line in raw.splitlines() if line.startswith(":") and len(line.split()) > 4),
-                           ["", ""])
-                parsed.append((Commit(sha, int(when or 0), subject.strip(), path), ids[0], ids[1]))
-            self._blob_logs[path] = parsed
+            self.blob_logs([path])
         log = self._blob_logs[path]
         for at, (_, old, new) in enumerate(log):  # newest first
             if new.startswith(blob_id):  # this commit left it so: the later ones are after it
@@ -643,6 +658,34 @@ class History:
             if old.startswith(blob_id):  # it was so before this commit (brought by a merge, which --raw leaves out)
                 return [c for c, _, _ in log[:at + 1]][::-1], False
         return [], True
+
+    def blob_logs(self, paths: list[str]) -> None:
+        """Read the ``git log --raw`` of these paths (each commit of HEAD's history that changed one, newest
+        first, with the blob ids before and after) that :meth:`since_blob` needs, in one git call for as
+        many as 200 paths at a time: ``analyze`` asks it of every path whose node's fingerprint disagrees
+        with its base. Kept while HEAD stays."""
+        wanted = [p for p in dict.fromkeys(paths) if p not in self._blob_logs]
+        for start in range(0, len(wanted), 200):
+            chunk = wanted[start:start + 200]
+            out = self._git("log", "--no-renames", "--raw", "-c", "--no-abbrev", "--relative", _FORMAT, "HEAD", "--",
+                            *chunk, timeout=60)
+            if out is None and len(chunk) > 1:  # (one bad path fails the call: ask them one by one)
+                for path in chunk:
+                    self.blob_logs([path])
+                continue
+            logs: dict[str, list[tuple[Commit, str, str]]] = {p: [] for p in chunk}
+            fields = (out or "").split("\x00")[1:]
+            for sha, when, rest in zip(fields[0::3], fields[1::3], fields[2::3]):
+                subject, _, raw = rest.partition("\n")
+                for line in raw.splitlines():
+                    meta, _, changed = line.partition("\t")
+                    parts = meta.split()
+                    if line.startswith("::") and changed in logs:  # a merge that changed it against every parent:
+                        logs[changed].append((Commit(sha, int(when or 0), subject.strip(), changed), "", ""))  # no ids
+                    elif line.startswith(":") and len(parts) > 4 and changed in logs:
+                        commit = Commit(sha, int(when or 0), subject.strip(), changed)
+                        logs[changed].append((commit, parts[2], parts[3]))
+            self._blob_logs.update(logs)
 
     def close(self) -> None:
         if self._batch is not None:
@@ -930,8 +973,10 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
     names, paths = mentions(text)
     seen, held, said = recorded_code(node), recorded_names(node), _Said(names, paths, text)
     values, elsewhere = recorded_names(node, "values"), recorded_names(node, "elsewhere")
+    marked = recorded_names(node, "deprecated")
     return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)),
-                   values_then=values.get(reference_path(ref)), elsewhere_then=elsewhere.get(reference_path(ref)))
+                   values_then=values.get(reference_path(ref)), elsewhere_then=elsewhere.get(reference_path(ref)),
+                   deprecated_then=marked.get(reference_path(ref)))
             for ref in refs]
 
 
@@ -1101,7 +1146,8 @@ class _Later:
 
 def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, recorded: str | None = None,
            moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None,
-           values_then: list[str] | None = None, elsewhere_then: list[str] | None = None) -> Finding:
+           values_then: list[str] | None = None, elsewhere_then: list[str] | None = None,
+           deprecated_then: list[str] | None = None) -> Finding:
     path = reference_path(ref)
     anchor = ref.split("#", 1)[1].strip() if "#" in ref else ""
     later = _Later(h, base, path)
@@ -1127,7 +1173,7 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
                                later.text(explain))
     if moved is None and before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
                                               and h._git("ls-tree", "-d", base, "--", path)):
-        return _judge_folder(h, base, ref, path, said.names, said.paths, later, explain, held_then)
+        return _judge_folder(h, base, ref, path, said.names, said.paths, later, explain, held_then, deprecated_then)
     if before is None:  # the file came after the node: nothing it said about it can have moved on
         return Finding(ref, False, None, later.text(explain))
     where = moved[0] if moved else path
@@ -1390,8 +1436,12 @@ def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now
                 return None  # a string the node quotes, or a number it states, gone from the span's strings
             return change.span
         region = span_region(old, new, where, path)
-        if region is None or not region[1] or span_rewrite(*region, old, new, path, said) is not None:
+        if region is None or not region[1]:
             return None
+        if span_rewrite(*region, old, new, path, said) is not None:
+            region = _moved_span(region[0], old, new, path, said)
+            if region is None:
+                return None
         return region[1][0].start, max(u.end for u in region[1])
 
     if step(before, now, span) is not None:  # what the node saw against now: the commits between only name a change
@@ -1410,6 +1460,19 @@ def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now
     else:
         when = "since the node was written" if later.gap else "uncommitted"
     return Finding(ref, True, f"{what} of {path} changed ({when})", later.text(explain))
+
+
+def _moved_span(gone: list[Unit], old: str, new: str, path: str, said: _Said) -> tuple[list[Unit], list[Unit]] | None:
+    """The span's statements found again elsewhere in the function that held them (:func:`moved_units`:
+    the same code, its variables perhaps renamed), and keeping what the node says there
+    (:func:`span_rewrite`): a block moved up when a method was split. None when not so."""
+    holder = _holder(old, gone[0].start) if path.endswith(".py") else None
+    if holder is None:
+        return None
+    for window in moved_units(new, gone, path):
+        if _holder(new, window[0].start) == holder and span_rewrite(gone, window, old, new, path, said) is None:
+            return gone, window
+    return None
 
 
 def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, new_text: str, path: str,
@@ -1441,7 +1504,7 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     if used:
         return f"the use of {_shown(used)} changed"
     before, after = Counter(s for u in gone for s in u.strings), Counter(s for u in came for s in u.strings)
-    if said.quotes((before - after) + (after - before)):
+    if said.quotes(changed_strings(before, after)):
         return "a string value the node quotes changed"
     values = {v for u in gone for v in u.constants()} - {v for u in came for v in u.constants()}
     values = {v for v in values if v not in ("None", "True", "False", "Ellipsis") or said.gives_value(v)}
@@ -1479,7 +1542,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     if dump(old, True) == dump(new, True):  # string values only
         if values:
             return f"{_stated(values)} gone from it"
-        differ = (strings_of(old) - strings_of(new)) + (strings_of(new) - strings_of(old))
+        differ = changed_strings(strings_of(old), strings_of(new))
         return "a string value the node quotes changed" if said.quotes(differ) else None
     broke = parameters_kept(old, new)
     if broke:
@@ -1503,18 +1566,28 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     uses_before = {i for u in gone for i in u.identifiers()}
     uses_after = {i for u in came for i in u.identifiers()}
     differ = uses_before ^ uses_after  # a name used by the statements before and not after, or after and not before
-    used = sorted(differ & said.used_now(body_units(old), body_units(new), _parameter_names(new) - _parameter_names(old)) - own)
+    gained = _parameter_names(new) - _parameter_names(old)
+    explicit = kwargs_keys(old) & gained  # a keyword it took from its **kwargs by name, now a parameter of its own
+    used = sorted(differ & said.used_now(body_units(old), body_units(new), gained) - own - explicit)
     if used:
         return f"the use of {_shown(used)} changed"
     same = _restructured(old, new, gone, came)  # the same names (its own variables aside) and values, rearranged
-    if not same and any(said.quotes(u.strings) for u in gone + came):
+    if not same and any(said.quotes(set(u.strings) - explicit) for u in gone + came):
         return "a statement with a string value the node quotes changed"
     values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
     named = sorted(v for v in values if said.gives_value(v))
     if named:
         return f"a value the node gives changed ({_shown(named)})"
-    total = len(body_units(old))
-    share = len(gone) / total if total else 0.0  # an option passed through is not a rewrite
+    total = len([u for u in body_units(old) if not is_doc(u)])  # a docstring is documentation, not a statement
+    # a statement moved into a new `if` (a fallback put beside it) is not rewritten; into a new loop it is
+    moved = Counter(plain(u) for u in came) if _loops(came) <= _loops(gone) else Counter()
+    rewritten = 0
+    for u in gone:
+        if moved[plain(u)] > 0:
+            moved[plain(u)] -= 1
+        else:
+            rewritten += 1
+    share = rewritten / total if total else 0.0  # an option passed through is not a rewrite
     if share > REWRITTEN and not same:  # not the same code restructured
         return f"{round(100 * share)}% of its statements rewritten"
     return None
@@ -1757,10 +1830,13 @@ def _symbol_in(text: str, symbol: str) -> ast.AST | None:
 
 
 def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
-                  later: _Later, explain: bool, held_then: list[str] | None = None) -> Finding:
+                  later: _Later, explain: bool, held_then: list[str] | None = None,
+                  deprecated_then: list[str] | None = None) -> Finding:
     """A folder: gone, the mentioned paths under it that existed at the base and are gone now, then the
     mentioned names its files held at the base, or when the node's fingerprint was taken
-    (``held_then``), and hold no more."""
+    (``held_then``), and hold no more; then the mentioned names a file under it newly marks deprecated
+    (:func:`_folder_deprecated`), against what the fingerprint found deprecated (``deprecated_then``)
+    or, without one, what the base's files did."""
     if not (h.root / path).exists():
         return Finding(ref, True, f"{path}/ is gone", later.text(explain))
     for p in sorted(paths):
@@ -1768,7 +1844,7 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
                 and not (h.root / p).exists():
             return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
     recorded = set(held_then or ()) & names
-    if not names or not recorded and not h.changed_since(base, path):
+    if not names or not recorded and deprecated_then is None and not h.changed_since(base, path):
         return Finding(ref, False, None, later.text(explain))
     wanted = sorted(names)
     found_before = _grep(h, wanted, base, path) | recorded
@@ -1780,7 +1856,49 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
         shown = ", ".join(f"`{n}`" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{shown} {verb} gone from {path}/", later.text(explain))
+    marked = _folder_deprecated(h, None, path, found_now)
+    if marked:
+        then = set(deprecated_then) if deprecated_then is not None else \
+            set(_folder_deprecated(h, base, path, set(marked)))
+        newly = sorted(set(marked) - then)
+        if newly:
+            where, test = marked[newly[0]], lambda t: newly[0] not in deprecated(t, where, {newly[0]})
+            at_base = h.content(base, where)  # deprecated there already (a tag committed later): no commit to name
+            when = "since the node was written" if at_base is not None and not test(at_base) else \
+                _first_without(h, _Later(h, base, where), test)
+            verb = "is" if len(newly) == 1 else "are"
+            return Finding(ref, True, f"{_shown(newly)} {verb} deprecated in {path}/ ({where}, {when})",
+                           later.text(explain))
     return Finding(ref, False, None, later.text(explain))
+
+
+FOLDER_DEPRECATIONS_READ = 40  # files under a folder read for the deprecation of a name the node gives
+
+
+def _folder_deprecated(h: History, rev: str | None, path: str, names: set[str]) -> dict[str, str]:
+    """The names a file under the folder ``path`` marks deprecated (:func:`deprecated`: a decorator, a
+    warning, a module ``__getattr__`` for an old name), at ``rev`` (None: the work tree): name -> the
+    first such file. Only the files that say "deprecat" and hold one of the names are read (two ``git
+    grep``); the store's own files and tests aside."""
+    if not names:
+        return {}
+    at = [rev] if rev else []
+    strip = (lambda f: f.removeprefix(f"{rev}:")) if rev else (lambda f: f)
+    if (rev, path) not in h._deprecating:  # asked once per folder in one judgement (several nodes share a folder)
+        saying = h._git("grep", "-l", "-I", "-i", "-e", "deprecat", "-e", "futurewarning", *at, "--", path,
+                        ":(exclude).autology", *_NOT_TESTS) or ""
+        h._deprecating[(rev, path)] = {strip(f) for f in saying.splitlines()}
+    if not h._deprecating[(rev, path)]:
+        return {}
+    named = h._git("grep", "-l", "-I", "-w", "-F", *(a for n in sorted(names)[:200] for a in ("-e", n)), *at, "--",
+                   path, ":(exclude).autology", *_NOT_TESTS) or ""
+    files = sorted(h._deprecating[(rev, path)] & {strip(f) for f in named.splitlines()})
+    found: dict[str, str] = {}
+    for f in files[:FOLDER_DEPRECATIONS_READ]:
+        text = h.content(rev, f) if rev else h.worktree(f)
+        for name in sorted(deprecated(text or "", f, names - found.keys())):
+            found[name] = f
+    return found
 
 
 _NOT_TESTS = (":(exclude,glob)**/*_test.*", ":(exclude,glob)**/test_*", ":(exclude,glob)**/tests/**")  # old names live on in tests
@@ -1825,9 +1943,12 @@ def judge(root: Path, store, nodes: list[KnowledgeNode],
     ``explain``: each finding also says the later commits that changed nothing (:func:`check`)."""
     h = history(Path(root))
     h._diffs.clear()  # the work tree may have changed since the last question: only HEAD's answers are kept
+    h._deprecating.clear()
     wanted = [n for n in nodes if (references or {}).get(n.id, n.references)]
     if h.head is None or not wanted:
         return {}
     bases = _node_bases(h, store, wanted)
     h.prepare(list(bases.values()))
+    h.blob_logs([path for n in wanted if bases[n.id] for path, seen in recorded_code(n).items()  # one git call for all
+                 if not h.blob_id(bases[n.id], path).startswith(seen)])
     return {n.id: check(h, n, bases[n.id], (references or {}).get(n.id), explain) for n in wanted}
