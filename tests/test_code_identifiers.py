@@ -80,3 +80,26 @@ def test_porter_stems_in_a_batch_equal_one_by_one(words: list[str]):
     together = text.porter_stems(words)
     text._porter_cache.clear()
     assert together == [text.porter_stem(w) for w in words]
+
+
+
+_NAME = st.text(st.sampled_from(list("abksi_019.")), min_size=1, max_size=10)
+_AROUND = st.text(st.sampled_from(list("abksiXYZ_019. -\n") + ["é"]), max_size=30)
+# each letter as the text may hold it: its cases, and the non-ASCII letters a case-blind pattern takes for it
+_LOOKALIKES = {"k": ["k", "K", "\u212a"], "s": ["s", "S", "\u017f"], "i": ["i", "I", "\u0130", "\u0131"],
+               "a": ["a", "A"], "b": ["b", "B"]}
+
+
+@given(st.data())
+def test_the_quick_check_finds_what_the_pattern_finds(data):
+    """held_whole (the code index's check before running the pattern) gives exactly the pattern's own
+    findings: ASCII names in texts that hold them in any case, or as non-ASCII look-alikes, or not."""
+    from autology_mcp.code.query import held_whole
+
+    names = [n for n in dict.fromkeys(data.draw(st.lists(_NAME, min_size=1, max_size=3))) if n.strip("._")]
+    pattern = identifier_pattern(names)
+    if pattern is None:
+        return
+    written = "".join(data.draw(st.sampled_from(_LOOKALIKES.get(ch, [ch]))) for ch in data.draw(st.sampled_from(names)))
+    text = data.draw(_AROUND) + written + data.draw(_AROUND)
+    assert held_whole(text, pattern, names) == {m.lower() for m in pattern.findall(text)}
