@@ -372,13 +372,7 @@ def _code_now(root: Path, paths: list[str]) -> tuple[dict[str, tuple[str, str | 
     ids = out.stdout.split() if out.returncode == 0 else []
     if len(ids) != len(files):
         return None
-    texts = {}
-    for f in files:
-        try:
-            texts[f] = (root / f).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            texts[f] = None
-    return {f: (i, texts[f]) for f, i in zip(files, ids)}, folders
+    return {f: (i, _read(root / f)) for f, i in zip(files, ids)}, folders
 
 
 def _code_at(root: Path, rev: str, paths: list[str]) -> tuple[dict[str, tuple[str, str | None]], list[str]] | None:
@@ -422,6 +416,7 @@ def fingerprinted(node: KnowledgeNode) -> bool:
 
 
 def _read(path: Path) -> str | None:
+    """A file's text, undecodable bytes replaced; None when it cannot be read."""
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except (OSError, ValueError):
@@ -869,10 +864,7 @@ class History:
         return (name, last) if last is not None and name != path else None
 
     def worktree(self, path: str) -> str | None:
-        try:
-            return (self.root / path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return None
+        return _read(self.root / path)
 
 
 _histories: OrderedDict[tuple[str, str | None], History] = OrderedDict()
