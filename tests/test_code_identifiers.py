@@ -103,3 +103,12 @@ def test_the_quick_check_finds_what_the_pattern_finds(data):
     written = "".join(data.draw(st.sampled_from(_LOOKALIKES.get(ch, [ch]))) for ch in data.draw(st.sampled_from(names)))
     text = data.draw(_AROUND) + written + data.draw(_AROUND)
     assert held_whole(text, pattern, names) == {m.lower() for m in pattern.findall(text)}
+
+
+def test_the_quick_check_runs_the_pattern_on_a_text_with_look_alike_letters():
+    from autology_mcp.code.query import held_whole
+
+    pattern = identifier_pattern(["s_ab", "k_ab"])
+    assert held_whole("x \u017f_ab \u212a_AB y", pattern, ["s_ab", "k_ab"]) == {"\u017f_ab", "k_ab"}
+    assert held_whole("x S_AB y", pattern, ["s_ab", "k_ab"]) == {"s_ab"}
+    assert held_whole("x s_abc y", pattern, ["s_ab", "k_ab"]) == set()

@@ -229,22 +229,20 @@ def _exact_shares(cands, exact_re, identifiers: list[str], out: dict[int, float]
     """Each candidate's share of the identifiers found whole in its symbol, path or text, into ``out``;
     returns the identifiers found in any of them."""
     found_any: set[str] = set()
-    ascii_names = all(i.isascii() for i in identifiers)
     for c in cands:
         if c.path:
-            text = f"{c.symbol or ''}\n{c.path}\n{c.text}"
-            found = held_whole(text, exact_re, identifiers) if ascii_names else \
-                {m.lower() for m in exact_re.findall(text)}
+            found = held_whole(f"{c.symbol or ''}\n{c.path}\n{c.text}", exact_re, identifiers)
             out[c.id] = len(found) / len(identifiers)
             found_any |= found
     return found_any
 
 
 def held_whole(text: str, exact_re, identifiers: list[str]) -> set[str]:
-    """The ASCII ``identifiers`` (lowercase) ``exact_re`` finds whole in ``text``: the pattern only runs on
-    a text that holds one of them at all. For an ASCII text that check is exact (ignoring case, an ASCII
-    letter matches only its two cases there); a text with other characters always runs the pattern."""
-    if text.isascii():
+    """What ``exact_re`` (the pattern of the lowercase ``identifiers``) finds whole in ``text``, lowercased;
+    the pattern runs only on a text that holds one of them at all. For ASCII names in an ASCII text that
+    check is exact (ignoring case, an ASCII letter matches only its two cases there); otherwise, since a
+    case-blind pattern takes some non-ASCII letters for ASCII ones, the pattern always runs."""
+    if text.isascii() and all(i.isascii() for i in identifiers):
         lowered = text.lower()
         if not any(i in lowered for i in identifiers):
             return set()
