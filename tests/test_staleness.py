@@ -2259,7 +2259,8 @@ def test_a_parameter_read_through_another_and_statements_split_out_keep_the_symb
     branch moves into a new function called in its place (`node` passed as `parent`), and a statement
     using `node` is added; a node that writes the call `normalize(node, parens_after)` and names no
     `preview` still holds. The branch split out with other code, `preview` no longer read at all, or a
-    node that names `preview`, or `node` outside the call, is a flag."""
+    node that names `preview`, or `node` outside the call, is a flag; so is the new function called
+    with another value than the statements used (`_import_from(child, child)`)."""
     root = one_file_repo(tmp_path / "parens", "pkg/parens.py", PARENS, "parens")
     node = capture(root, ["pkg/parens.py#normalize"], content=PARENS_NOTE, title="Parens")
     named = capture(root, ["pkg/parens.py#normalize"], content="`normalize` hides parentheses; the `preview` flag "
@@ -2272,6 +2273,12 @@ def test_a_parameter_read_through_another_and_statements_split_out_keep_the_symb
     assert only(root, node).stale is False
     assert only(root, named).why.startswith("`normalize` of pkg/parens.py changed: parameter `preview` removed (")
     assert only(root, given).why.startswith("`normalize` of pkg/parens.py changed: the use of `node` changed (")
+    edit(root, "_import_from(node, child)\n", "_import_from(child, child)\n", path="pkg/parens.py")
+    commit(root, "another value")
+    assert only(root, node).why.startswith("`normalize` of pkg/parens.py changed: the use of `children` changed (")
+    edit(root, "_import_from(child, child)\n", "_import_from(node, child)\n", path="pkg/parens.py")
+    commit(root, "the same value again")
+    assert only(root, node).stale is False
     edit(root, '        parent.children[-1].value = ""\n', '        parent.children[0].value = ""\n',
          path="pkg/parens.py")
     commit(root, "the first child")
@@ -2386,3 +2393,19 @@ def test_a_name_the_node_says_the_code_has_not_is_a_flag_when_it_comes(tmp_path:
     assert only(root, node).why.startswith("`features_used` of pkg/features.py changed: `match`, which the node says "
                                            "it has not, is in it now (")
     assert only(root, other).stale is False
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["`match`", "`None`", "`a.b`", "`x_y`", "not", "never", "no", "isn't", "is", "the",
+                                 "among", ".", ";", ":", "\n", " ", "match_stmt", "rematch", "-"]), max_size=40)
+       .map(" ".join))
+def test_what_a_node_denies_is_a_name_it_gives_in_backticks(text: str) -> None:
+    """Any text: a denied name is a single identifier the text gives in backticks, never a value
+    (`None`) or a dotted name; a code holds a name as a part of one only between non-alphanumerics."""
+    from autology_mcp.knowledge.trust.denials import denied, holds_part, now_held
+
+    found = denied(text)
+    assert found <= {"match", "x_y"}
+    assert all(f"`{n}`" in text for n in found)
+    assert holds_part("elif n.type == match_stmt:", "match") and not holds_part("rematch(x)", "match")
+    assert set(now_held(text, "x = 1", "match_stmt = 2")) == found & {"match"}

@@ -489,7 +489,8 @@ def extracted(gone: list[Unit], came: list[Unit], new_tree: ast.AST | None) -> t
                 continue
             want = _renamed_key(body)
             for i in range(len(gone) - len(body) + 1):
-                if gone[i].node is not None and _renamed_key(gone[i:i + len(body)]) == want:
+                if gone[i].node is not None and _renamed_key(gone[i:i + len(body)]) == want and \
+                        _passed_as(call.node, name, helper, gone[i:i + len(body)], body):
                     gone = gone[:i] + gone[i + len(body):]
                     came = [u for u in came if u is not call]
                     break
@@ -497,6 +498,24 @@ def extracted(gone: list[Unit], came: list[Unit], new_tree: ast.AST | None) -> t
                 continue
             break
     return gone, came
+
+
+def _passed_as(statement: ast.AST, name: str, helper: ast.AST, run: list[Unit], body: list[Unit]) -> bool:
+    """Whether a call of ``name`` in ``statement`` passes each variable of ``run`` that the helper's body
+    reads as one of its parameters to that parameter (``node`` as ``parent``): the same code, called
+    with the same values, not a look-alike fed others."""
+    pairs = dict(zip((n for u in body for n in _NAME_ID.findall(plain(u))), (n for u in run for n in _NAME_ID.findall(plain(u)))))
+    names = [a.arg for a in helper.args.posonlyargs + helper.args.args]
+    for n in ast.walk(statement):
+        if isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) and n.func.id == name or
+                                        isinstance(n.func, ast.Attribute) and n.func.attr == name):
+            given = dict(zip(names[1:] if isinstance(n.func, ast.Attribute) and names[:1] in (["self"], ["cls"]) else names,
+                             n.args))
+            given.update((k.arg, k.value) for k in n.keywords if k.arg)
+            if all(isinstance(given.get(p), ast.Name) and given[p].id == pairs[p] for p in pairs if p in names and
+                   p not in ("self", "cls")):
+                return True
+    return False
 
 
 def _called_names(statement: ast.AST) -> set[str]:
