@@ -2205,3 +2205,207 @@ def test_the_blob_logs_of_many_paths_in_one_git_call_match_one_call_per_path(tmp
     assert len(together._blob_logs["a.py"]) == 4  # main, side, the merge (no ids), the first
     assert [ids for _, *ids in together._blob_logs["a.py"]][0] == ["", ""]
     assert together._blob_logs["gone.py"] == []
+
+
+# ------------------------------------------------------------------------------ the black classes (issue 38)
+
+PARENS = '''def normalize(node, parens_after, *, preview):
+    """Make optional parentheses invisible."""
+    for comment in list_comments(node.prefix, preview=preview):
+        if comment.value == "fmt: off":
+            return
+    for index, child in enumerate(list(node.children)):
+        if preview and child.type == FOR_TARGET:
+            hide(node, child)
+        elif node.type == IMPORT_FROM:
+            if is_lpar(child):
+                child.value = ""
+                node.children[-1].value = ""
+            break
+        elif child.type == ATOM:
+            hide(node, child)
+'''
+
+PARENS_MODE = '''def normalize(node, parens_after, *, mode, features):
+    """Make optional parentheses invisible."""
+    for comment in list_comments(node.prefix, preview=mode.preview):
+        if comment.value == "fmt: off":
+            return
+    if node.type == WITH_STMT:
+        wrap_managers(node, mode, features)
+    for index, child in enumerate(list(node.children)):
+        if mode.preview and child.type == FOR_TARGET:
+            hide(node, child)
+        elif node.type == IMPORT_FROM:
+            _import_from(node, child)
+            break
+        elif child.type == ATOM:
+            hide(node, child)
+
+
+def _import_from(parent, child):
+    if is_lpar(child):
+        child.value = ""
+        parent.children[-1].value = ""
+'''
+
+PARENS_NOTE = ("Statements go through `normalize(node, parens_after)`: the child after a keyword that is an atom "
+               "gets its parentheses hidden, and `from x import (a, b)` has them made invisible; the other children "
+               "stay. Around a for loop's target this is preview-only.")
+
+
+def test_a_parameter_read_through_another_and_statements_split_out_keep_the_symbol(tmp_path: Path) -> None:
+    """black's `normalize_invisible_parens`: `preview` becomes `mode.preview` (`mode` a new parameter), a
+    branch moves into a new function called in its place (`node` passed as `parent`), and a statement
+    using `node` is added; a node that writes the call `normalize(node, parens_after)` and names no
+    `preview` still holds. The branch split out with other code, `preview` no longer read at all, or a
+    node that names `preview`, or `node` outside the call, is a flag; so is the new function called
+    with another value than the statements used (`_import_from(child, child)`)."""
+    root = one_file_repo(tmp_path / "parens", "pkg/parens.py", PARENS, "parens")
+    node = capture(root, ["pkg/parens.py#normalize"], content=PARENS_NOTE, title="Parens")
+    named = capture(root, ["pkg/parens.py#normalize"], content="`normalize` hides parentheses; the `preview` flag "
+                    "adds the for loop's target.", title="Parens preview")
+    given = capture(root, ["pkg/parens.py#normalize"], content="`normalize(node, parens_after)` hides the "
+                    "parentheses of each `node` child that is an atom.", title="Parens node")
+    commit(root, "record")
+    (root / "pkg" / "parens.py").write_text(PARENS_MODE)
+    commit(root, "mode and features")
+    assert only(root, node).stale is False
+    assert only(root, named).why.startswith("`normalize` of pkg/parens.py changed: parameter `preview` removed (")
+    assert only(root, given).why.startswith("`normalize` of pkg/parens.py changed: the use of `node` changed (")
+    edit(root, "_import_from(node, child)\n", "_import_from(child, child)\n", path="pkg/parens.py")
+    commit(root, "another value")
+    assert only(root, node).why.startswith("`normalize` of pkg/parens.py changed: the use of `children` changed (")
+    edit(root, "_import_from(child, child)\n", "_import_from(node, child)\n", path="pkg/parens.py")
+    commit(root, "the same value again")
+    assert only(root, node).stale is False
+    edit(root, '        parent.children[-1].value = ""\n', '        parent.children[0].value = ""\n',
+         path="pkg/parens.py")
+    commit(root, "the first child")
+    assert only(root, node).why.startswith("`normalize` of pkg/parens.py changed: the use of `children` changed (")
+    (root / "pkg" / "parens.py").write_text(PARENS_MODE.replace("mode.preview and ", ""))
+    commit(root, "preview is stable")
+    assert only(root, node).why.startswith("`normalize` of pkg/parens.py changed: the use of `preview` changed (")
+
+
+DOCSTRINGS = '''class Lines:
+    def visit_string(self, leaf):
+        if is_docstring(leaf):
+            if Preview.docstring_quotes in self.mode:
+                leaf.value = normalize_quotes(leaf.value)
+            leaf.value = strip(leaf.value)
+        yield from self.visit_default(leaf)
+'''
+
+
+def test_a_word_the_node_gives_only_as_a_qualifier_is_not_its_own_use(tmp_path: Path) -> None:
+    """black's `visit_STRING` gains a statement under another `Preview` member: a node that names
+    `Preview.docstring_quotes` says nothing of `Preview` alone, and still holds. A node whose prose names
+    Preview itself, or the member it names gone, is a flag."""
+    root = one_file_repo(tmp_path / "docs", "pkg/lines.py", DOCSTRINGS, "lines")
+    node = capture(root, ["pkg/lines.py#Lines.visit_string"], content="Docstrings are stripped; quotes are "
+                   "normalized behind `Preview.docstring_quotes`.", title="Docstrings")
+    word = capture(root, ["pkg/lines.py#Lines.visit_string"], content="Docstrings are stripped; Preview decides "
+                   "whether their quotes are normalized.", title="Docstrings preview")
+    commit(root, "record")
+    edit(root, "        if is_docstring(leaf):\n", "        if Preview.unicode_escapes in self.mode:\n"
+         "            normalize_escapes(leaf)\n        if is_docstring(leaf):\n", path="pkg/lines.py")
+    commit(root, "escapes")
+    assert only(root, node).stale is False
+    assert only(root, word).why.startswith("`Lines.visit_string` of pkg/lines.py changed: the use of `Preview` changed (")
+    edit(root, "            if Preview.docstring_quotes in self.mode:\n                leaf.value = normalize_quotes(leaf.value)\n",
+         "            leaf.value = normalize_quotes(leaf.value)\n", path="pkg/lines.py")
+    commit(root, "stable quotes")
+    assert "`docstring_quotes` is gone from it" in only(root, node).why
+
+
+AWAITS = '''class Lines:
+    def visit_power(self, node):
+        if Preview.redundant_parens in self.mode:
+            remove_await_parens(node)
+        yield from self.visit_default(node)
+
+
+def remove_await_parens(node):
+    if node.children[0].type == AWAIT:
+        hide(node.children[1])
+'''
+
+
+def test_a_caller_that_calls_the_symbol_without_the_test_the_node_names_is_a_flag(tmp_path: Path) -> None:
+    """black's `remove_await_parens`: "`visit_power` calls it when `Preview.redundant_parens` is on", and
+    the 2023 stable style calls it unconditionally: a flag. The test kept beside another one, or a
+    node that names no test, is not."""
+    root = one_file_repo(tmp_path / "awaits", "pkg/lines.py", AWAITS, "lines")
+    node = capture(root, ["pkg/lines.py#remove_await_parens"], content="`remove_await_parens(node)` hides "
+                   "parentheses after await. It is preview-only: `Lines.visit_power` calls it when "
+                   "`Preview.redundant_parens` is on.", title="Await parens")
+    plain = capture(root, ["pkg/lines.py#remove_await_parens"], content="`remove_await_parens(node)` hides "
+                    "parentheses after await; `Lines.visit_power` calls it.", title="Await parens plain")
+    commit(root, "record")
+    edit(root, "        if Preview.redundant_parens in self.mode:\n", "        if Preview.redundant_parens in self.mode "
+         "and node.children:\n", path="pkg/lines.py")
+    commit(root, "another test")
+    assert only(root, node).stale is False and only(root, plain).stale is False
+    edit(root, "        if Preview.redundant_parens in self.mode and node.children:\n            remove_await_parens(node)\n",
+         "        remove_await_parens(node)\n", path="pkg/lines.py")
+    commit(root, "stable")
+    sha = git(root, "rev-parse", "--short=9", "HEAD").strip()
+    assert only(root, node).why == (f"`visit_power` calls `remove_await_parens` without testing `redundant_parens` now "
+                                    f"in pkg/lines.py ({sha}, 2030-01-01)")
+    assert only(root, plain).stale is False
+
+
+FEATURES = '''def features_used(node):
+    """The features a file uses."""
+    found = set()
+    for n in node.pre_order():
+        if n.type == FSTRING:
+            found.add(F_STRINGS)
+        elif n.type == WALRUS:
+            found.add(ASSIGNMENT_EXPRESSIONS)
+    return found
+'''
+
+
+def test_a_name_the_node_says_the_code_has_not_is_a_flag_when_it_comes(tmp_path: Path) -> None:
+    """black's `get_features_used`: "A `match` statement is not among them", and a later commit adds
+    `match_stmt` to it: a flag. Another feature added, or `match` added where the node does not deny
+    it, is not."""
+    from autology_mcp.knowledge.trust.denials import denied
+
+    assert denied("A `match` statement is not among them: it tries every grammar in `get_grammars`.") == {"match"}
+    assert denied("Without `--target-version` it guesses; `None` is not returned; `retry` isn't called.") == {"retry"}
+    root = one_file_repo(tmp_path / "features", "pkg/features.py", FEATURES, "features")
+    node = capture(root, ["pkg/features.py#features_used"], content="`features_used(node)` finds f-strings and "
+                   "assignment expressions. A `match` statement is not among them: every grammar is tried.",
+                   title="Features")
+    other = capture(root, ["pkg/features.py#features_used"], content="`features_used(node)` finds f-strings and "
+                    "assignment expressions; a `match` statement decides the grammar.", title="Features grammar")
+    commit(root, "record")
+    edit(root, "    return found\n", "        elif n.type == POS_ONLY:\n            found.add(POS_ONLY_ARGUMENTS)\n"
+         "    return found\n", path="pkg/features.py")
+    commit(root, "positional-only")
+    assert only(root, node).stale is False and only(root, other).stale is False
+    edit(root, "    return found\n", "        elif n.type == match_stmt:\n            found.add(PATTERN_MATCHING)\n"
+         "    return found\n", path="pkg/features.py")
+    commit(root, "match")
+    assert only(root, node).why.startswith("`features_used` of pkg/features.py changed: `match`, which the node says "
+                                           "it has not, is in it now (")
+    assert only(root, other).stale is False
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["`match`", "`None`", "`a.b`", "`x_y`", "not", "never", "no", "isn't", "is", "the",
+                                 "among", ".", ";", ":", "\n", " ", "match_stmt", "rematch", "-"]), max_size=40)
+       .map(" ".join))
+def test_what_a_node_denies_is_a_name_it_gives_in_backticks(text: str) -> None:
+    """Any text: a denied name is a single identifier the text gives in backticks, never a value
+    (`None`) or a dotted name; a code holds a name as a part of one only between non-alphanumerics."""
+    from autology_mcp.knowledge.trust.denials import denied, holds_part, now_held
+
+    found = denied(text)
+    assert found <= {"match", "x_y"}
+    assert all(f"`{n}`" in text for n in found)
+    assert holds_part("elif n.type == match_stmt:", "match") and not holds_part("rematch(x)", "match")
+    assert set(now_held(text, "x = 1", "match_stmt = 2")) == found & {"match"}

@@ -31,6 +31,7 @@ left out.
 from __future__ import annotations
 
 import ast
+import copy
 import difflib
 import hashlib
 import re
@@ -469,6 +470,70 @@ def moved_units(after: str, gone: list[Unit], path: str) -> list[list[Unit]]:
     return found
 
 
+def extracted(gone: list[Unit], came: list[Unit], new_tree: ast.AST | None) -> tuple[list[Unit], list[Unit]]:
+    """``gone`` and ``came`` (a symbol's changed statements) without the statements moved into a function
+    that the symbol now calls in their place: a run of ``gone`` that is that function's body (the same
+    code, its variables perhaps renamed consistently: ``node`` passed as ``parent``, at the same
+    places relative to one another), and the statement that calls it. The same code, split out."""
+    if new_tree is None or not gone or not came:
+        return gone, came
+    for call in list(came):
+        if call.node is None:
+            continue
+        for name in sorted(_called_names(call.node)):
+            helper = find_symbol(new_tree, name)
+            if not isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            body = [u for u in body_units(helper) if not is_doc(u)]
+            if not body or len(body) > len(gone):
+                continue
+            want = _renamed_key(body)
+            for i in range(len(gone) - len(body) + 1):
+                if gone[i].node is not None and _renamed_key(gone[i:i + len(body)]) == want and \
+                        _passed_as(call.node, name, helper, gone[i:i + len(body)], body):
+                    gone = gone[:i] + gone[i + len(body):]
+                    came = [u for u in came if u is not call]
+                    break
+            else:
+                continue
+            break
+    return gone, came
+
+
+def _passed_as(statement: ast.AST, name: str, helper: ast.AST, run: list[Unit], body: list[Unit]) -> bool:
+    """Whether a call of ``name`` in ``statement`` passes each variable of ``run`` that the helper's body
+    reads as one of its parameters to that parameter (``node`` as ``parent``): the same code, called
+    with the same values, not a look-alike fed others."""
+    pairs = dict(zip((n for u in body for n in _NAME_ID.findall(plain(u))), (n for u in run for n in _NAME_ID.findall(plain(u)))))
+    names = [a.arg for a in helper.args.posonlyargs + helper.args.args]
+    for n in ast.walk(statement):
+        if isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) and n.func.id == name or
+                                        isinstance(n.func, ast.Attribute) and n.func.attr == name):
+            given = dict(zip(names[1:] if isinstance(n.func, ast.Attribute) and names[:1] in (["self"], ["cls"]) else names,
+                             n.args))
+            given.update((k.arg, k.value) for k in n.keywords if k.arg)
+            if all(isinstance(given.get(p), ast.Name) and given[p].id == pairs[p] for p in pairs if p in names and
+                   p not in ("self", "cls")):
+                return True
+    return False
+
+
+def _called_names(statement: ast.AST) -> set[str]:
+    """The functions a statement calls by name (``f(...)``, ``self.f(...)``), its blocks aside."""
+    found = set()
+    for part in [c for f, c in ast.iter_fields(statement) if f not in _BLOCKS]:
+        for child in part if isinstance(part, list) else [part]:
+            if isinstance(child, ast.AST):
+                for n in ast.walk(child):
+                    if isinstance(n, ast.Call):
+                        f = n.func
+                        if isinstance(f, ast.Name):
+                            found.add(f.id)
+                        elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in ("self", "cls"):
+                            found.add(f.attr)
+    return found
+
+
 # ------------------------------------------------------------------------------ spans
 
 
@@ -581,14 +646,16 @@ def parameters(node: ast.AST) -> list[tuple[str, str, str | None]]:
     return out
 
 
-def parameters_kept(old: ast.AST, new: ast.AST) -> str | None:
+def parameters_kept(old: ast.AST, new: ast.AST, folded=frozenset()) -> str | None:
     """None when every parameter of ``old`` is in ``new`` as it was (kind, place among the positional
-    ones, default). Otherwise what changed. A new parameter is not a change of the old ones (a
-    required one breaks callers, not what the node says about the others: a click command gains one
-    for every new option)."""
+    ones, default), those in ``folded`` (:func:`folded_parameters`) aside. Otherwise what changed. A new
+    parameter is not a change of the old ones (a required one breaks callers, not what the node says
+    about the others: a click command gains one for every new option)."""
     before, after = parameters(old), parameters(new)
     now = {name: (kind, default) for kind, name, default in after}
     for kind, name, default in before:
+        if name not in now and name in folded:
+            continue
         if name not in now:
             return f"parameter `{name}` removed"
         if now[name] != (kind, default):
@@ -598,6 +665,76 @@ def parameters_kept(old: ast.AST, new: ast.AST) -> str | None:
     if new_positional[:len(old_positional)] != old_positional:
         return "parameters reordered"
     return None
+
+
+def folded_parameters(old: ast.AST, new: ast.AST) -> dict[str, str]:
+    """The parameters ``old`` had that ``new`` reads from another of its parameters instead: removed,
+    never a plain name in ``new``, and read there as that parameter's attribute of the same name
+    (``preview`` now ``mode.preview``, ``mode`` a parameter ``new`` gained): the same value, passed in
+    another object. Removed parameter -> the parameter that carries it now."""
+    before = {name for _, name, _ in parameters(old)}
+    after = {name for _, name, _ in parameters(new)}
+    plain_names = {n.id for n in ast.walk(new) if isinstance(n, ast.Name)}
+    carried = {(n.value.id, n.attr) for n in ast.walk(new)
+               if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in after - before}
+    out = {}
+    for name in sorted(before - after - plain_names):
+        carriers = sorted(q for q, attr in carried if attr == name)
+        if carriers:
+            out[name] = carriers[0]
+    return out
+
+
+def call_guards(function: ast.AST, name: str) -> set[str]:
+    """The names tested by the conditions around every call of ``name`` in ``function`` (an ``if``'s or a
+    ``while``'s test, a conditional expression's, an ``and``/``or`` operand before the call's):
+    ``{"Preview", "remove_redundant_parens", "self", "mode"}`` for a call under ``if
+    Preview.remove_redundant_parens in self.mode:``. Empty when it is not called."""
+    found: list[set[str]] = []
+
+    def names(test: ast.AST) -> set[str]:
+        return {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute))}
+
+    def visit(node: ast.AST, tested: frozenset[str]) -> None:
+        if isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) and node.func.id == name or
+                                           isinstance(node.func, ast.Attribute) and node.func.attr == name):
+            found.append(set(tested))
+        if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+            visit(node.test, tested)
+            inner = tested | names(node.test)
+            for child in (node.body if isinstance(node.body, list) else [node.body]):
+                visit(child, inner)
+            for child in (node.orelse if isinstance(node.orelse, list) else [node.orelse]):
+                visit(child, inner)
+            return
+        if isinstance(node, ast.BoolOp):
+            seen = tested
+            for value in node.values:
+                visit(value, seen)
+                seen = seen | names(value)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, tested)
+
+    visit(function, frozenset())
+    return set.intersection(*found) if found else set()
+
+
+def read_through(node: ast.AST, folded: dict[str, str]) -> ast.AST:
+    """A copy of ``node`` reading each folded parameter through the parameter that carries it now
+    (``preview`` as ``mode.preview``): compared with the new code, a statement that only reads it
+    the new way is the same statement."""
+    if not folded:
+        return node
+
+    class Through(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name) -> ast.AST:
+            if n.id in folded and isinstance(n.ctx, ast.Load):
+                return ast.copy_location(ast.Attribute(value=ast.Name(id=folded[n.id], ctx=ast.Load()), attr=n.id,
+                                                       ctx=ast.Load()), n)
+            return n
+
+    return Through().visit(copy.deepcopy(node))
 
 
 def body_units(node: ast.AST) -> list[Unit]:

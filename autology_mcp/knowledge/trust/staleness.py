@@ -58,13 +58,20 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   ``if`` is not rewritten); when a code snippet the node gives is now under more conditions
   (``return [content]`` now ``return [content] if content else []``); when a function of the file
   that the node names called the symbol and calls it no more (:func:`_caller_dropped`: "``send()``
-  calls it for every request", and ``send()`` now calls a new method); or when a class gained or lost
+  calls it for every request", and ``send()`` now calls a new method), or calls it without a test the
+  node names that was around every call ("calls it when ``Preview.x`` is on", the ``if`` taken away);
+  when a name the node says it has not (``denials``: "a ``match`` statement is not among them") is in
+  it now; or when a class gained or lost
   a method whose name, underscores aside, is a word
   of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
   touch nothing the node says are information, and so are a keyword the function read from its
   ``**kwargs`` by name made a parameter of its own (``attrs.pop("cls")`` into ``cls=None``: a name the
-  node gives, the callers' same keyword), and the same behaviour written another way: an
+  node gives, the callers' same keyword), a parameter removed and read as another's attribute of the
+  same name (``preview`` as ``mode.preview``) that the node does not name, statements moved into a
+  function it now calls in their place, a parameter the node names only as an argument of its call
+  of the symbol or a word only as a name's qualifier (``Preview.``) used by a new statement, and the
+  same behaviour written another way: an
   import moved into the function or out of it, a string built another way with the same text (an
   f-string for ``"...{!r}".format(x)`` or ``"%r" % x``), a class turned into a dataclass declaring the
   fields its ``__init__`` stored (or back). In other languages the name must still be there.
@@ -134,7 +141,11 @@ from autology_mcp.knowledge.trust.code_compare import (
     deprecated_parameters,
     dump,
     file_literals,
+    extracted,
+    call_guards,
     find_symbol,
+    read_through,
+    folded_parameters,
     follow,
     follow_items,
     is_doc,
@@ -155,6 +166,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     lines_of,
     moved_units,
 )
+from autology_mcp.knowledge.trust.denials import now_held
 from autology_mcp.knowledge.models import FINGERPRINT_KEY, KnowledgeNode
 from autology_mcp.knowledge.references import reference_path
 
@@ -176,6 +188,7 @@ _NOT_NAMES = frozenset("""py pyi pyc js jsx ts tsx mjs cjs json yaml yml toml cf
     csv tsv lock log sh bash zsh bat ps1 exe dll so dylib go rs rb java kt swift cpp hpp cc cxx sql proto png jpg jpeg gif
     svg pdf zip gz tgz tar whl egg com org net edu gov io dev app co uk de fr www env cfg conf svc""".split())
 _WORDS = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{4,}(?![\w])")
+_QUALIFIER = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]{4,})\.(?=[A-Za-z_])")  # Preview. of Preview.member
 _SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return|[-+*/%|&]|//|\*\*)\s")
 # a call with its arguments in prose: self.get_connection(request.url, proxies), get_url_scheme(url)
 _PROSE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(([^()\n]{1,80})\)")
@@ -983,8 +996,12 @@ class _Said:
     @cached_property
     def words(self) -> set[str]:
         """The words of five letters or more: a changed statement that uses one as a name touches what
-        the node describes ("dataclasses are not serialised" and ``dataclasses.asdict(o)``)."""
-        return set(_WORDS.findall(self.text))
+        the node describes ("dataclasses are not serialised" and ``dataclasses.asdict(o)``). Not a word
+        the text gives only before a dot, as the qualifier of a name (``Preview`` of
+        ``Preview.normalize_docstring_quotes``): that name counts, by its last part (:func:`mentions`)."""
+        found = Counter(_WORDS.findall(self.text))
+        qualifiers = Counter(m.group(1) for m in _QUALIFIER.finditer(self.text))
+        return {w for w in found if qualifiers[w] < found[w]}
 
     def gives_value(self, value: str) -> bool:
         """Whether the node gives this value (``None``, ``False``, ``5000``) as code: in backticks, after
@@ -992,7 +1009,8 @@ class _Said:
         v = re.escape(value)
         return re.search(rf"`{v}`|\breturns?\s+{v}(?!\w|\.\w)|=\s*{v}(?!\w|\.\w)", self.text) is not None
 
-    def used_now(self, before: list[Unit], after: list[Unit], added: set[str] = frozenset()) -> set[str]:
+    def used_now(self, before: list[Unit], after: list[Unit], added: set[str] = frozenset(),
+                 signature: set[str] = frozenset()) -> set[str]:
         """The names and words whose use in changed statements counts, for code that was ``before`` and is
         ``after``: every name the node gives; a word of its text unless the code used it throughout, in
         three statements or more, before and after (the object a builder works on: ``session.trust_env =
@@ -1000,13 +1018,23 @@ class _Said:
         "session"; ``value`` rebound in a setter that only stored it, or ``dataclasses.asdict(o)`` where
         no ``dataclasses`` was, is). Nor a word that is a parameter the function gained (``added``): its
         use is the new option's, which is information as the parameter is ("a proxy" in the node's prose,
-        ``proxies or proxy`` in the code)."""
-        words = self.words - self.names - added
+        ``proxies or proxy`` in the code). The ``signature`` (:meth:`signature`) counts as words."""
+        names = self.names - signature
+        words = (self.words | signature) - names - added
         if words:
             then = Counter(i for u in before for i in set(u.identifiers()))
             now = Counter(i for u in after for i in set(u.identifiers()))
             words = {w for w in words if then[w] < 3 or now[w] < 3}
-        return self.names | words
+        return names | words
+
+    def signature(self, symbol: str, parameters: set[str]) -> set[str]:
+        """The parameters of ``symbol`` that the node names only as the arguments of its own call
+        (``normalize(node, parens_after)``): its signature as the node writes it, not what the node says
+        the code does with them; :meth:`used_now` reads them as words."""
+        call = re.compile(rf"(?<![\w.]){re.escape(symbol)}\([^()\n]*\)")
+        if not call.search(self.text):
+            return set()
+        return (self.names & parameters) - mentions(call.sub(symbol, self.text))[0]
 
     @cached_property
     def listed(self) -> list[set[str]]:
@@ -1536,18 +1564,25 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
             return f"{_stated(values)} gone from it"
         differ = changed_strings(strings_of(old), strings_of(new))
         return "a string value the node quotes changed" if said.quotes(differ) else None
-    broke = parameters_kept(old, new)
+    old_parameters = _parameter_names(old)  # a parameter now read from another (`mode.preview`) the node does not name
+    folded = {p: q for p, q in folded_parameters(old, new).items() if not said.names_parameter(p, old_parameters)}
+    broke = parameters_kept(old, new, set(folded))
     if broke:
         return broke
-    lost = _lost(code_words(_segment(old_text, old), path), code_words(_segment(new_text, new), path), said)
+    old_code, new_code = code_words(_segment(old_text, old), path), code_words(_segment(new_text, new), path)
+    lost = _lost(old_code, new_code, said)
     if lost:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
+    denied = now_held(said.text, old_code, new_code)  # "a `match` statement is not among them", and now it is
+    if denied:
+        return f"{_shown(denied)}, which the node says it has not, {'is' if len(denied) == 1 else 'are'} in it now"
     if values:
         return f"{_stated(values)} gone from it"
     guarded = _newly_guarded(old, new, said)
     if guarded:
         return f"{_shown([guarded])} is now under a condition"
-    gone, came = changed_units(old, new)
+    # statements split out into a function it calls, or reading a folded parameter the new way: the same code
+    gone, came = extracted(*changed_units(read_through(old, folded), new), tree)
     values = said.values_lost(literals(gone), literals(came)) if said.states_values else []
     if values:  # a bound the node states, changed in one statement while another still holds the number
         return f"{_stated(values)} gone from a statement of it"
@@ -1560,7 +1595,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     differ = uses_before ^ uses_after  # a name used by the statements before and not after, or after and not before
     gained = _parameter_names(new) - _parameter_names(old)
     explicit = kwargs_keys(old) & gained  # a keyword it took from its **kwargs by name, now a parameter of its own
-    used = sorted(differ & said.used_now(body_units(old), body_units(new), gained) - own - explicit)
+    signature = said.signature(symbol.split(".")[-1], old_parameters)
+    used = sorted(differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit)
     if used:
         return f"the use of {_shown(used)} changed"
     same = _restructured(old, new, gone, came)  # the same names (its own variables aside) and values, rearranged
@@ -1770,8 +1806,7 @@ def _judge_symbol(h: History, ref: str, path: str, later: _Later, before: str, o
     caller = _caller_dropped(before, now, symbol, said) if why is None else None
     if caller:
         when = _first_without(h, later, lambda t: _caller_dropped(before, t, symbol, said) is None)
-        return Finding(ref, True, f"`{caller}` no longer calls `{symbol.split('.')[-1]}` in {path} ({when})",
-                       later.text(explain))
+        return Finding(ref, True, f"{caller} in {path} ({when})", later.text(explain))
     if why is None:
         info = later.text(explain)
         if explain and dump(old, True) != dump(_symbol_in(now, symbol) or old, True):
@@ -1787,7 +1822,9 @@ def _judge_symbol(h: History, ref: str, path: str, later: _Later, before: str, o
 def _caller_dropped(before: str, now: str, symbol: str, said: _Said) -> str | None:
     """A function of the file that the node names (``send()``, a method of the same class first), which
     called the referenced ``#symbol`` when the node was written and calls it no more (``send()`` now
-    calls a new ``_get_connection``): what the node says of the symbol's part in it may no longer hold."""
+    calls a new ``_get_connection``), or calls it without testing a name the node gives that every call
+    of it was under (``if Preview.remove_redundant_parens in self.mode:`` taken away from around the
+    call): what the node says of the symbol's part in it may no longer hold."""
     name = symbol.split(".")[-1]
     if not said.names or name not in before:
         return None
@@ -1801,8 +1838,13 @@ def _caller_dropped(before: str, now: str, symbol: str, said: _Said) -> str | No
         if then is None or not isinstance(then, (ast.FunctionDef, ast.AsyncFunctionDef)) or not _calls(then, name):
             continue
         found = _symbol_in(now, owner + caller if qualified else caller)
-        if found is not None and not _calls(found, name):
-            return caller
+        if found is None:
+            continue
+        if not _calls(found, name):
+            return f"`{caller}` no longer calls `{name}`"
+        untested = sorted(call_guards(then, name) & said.names - call_guards(found, name))
+        if untested:
+            return f"`{caller}` calls `{name}` without testing {_shown(untested)} now"
     return None
 
 
