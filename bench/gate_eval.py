@@ -8,6 +8,9 @@ side for several checkouts of the code in one run, and the gate's risk-coverage 
     python bench/gate_eval.py --mirrors /work/.mirror --workdir /tmp/gate --against /tmp/gate-5f378d6 \\
         --against /tmp/gate-2fb10ee [--json out.json] [--svg docs/gate-curve.svg]   # about 12 minutes a checkout
 
+``--semantic MODEL_DIR`` turns semantic recall on in every store of the run (``autology semantic enable
+--path``; give it its own ``--workdir``), so a run measures the records' vectors (issue 37).
+
 Each checkout is measured by a process of its own (``PYTHONPATH`` = that checkout), which builds its
 own three stores under ``--workdir`` (a clone of the project, its records as nodes, its code index)
 and then, for each store, runs the domain's on-topic prompts and every off-topic prompt through:
@@ -154,6 +157,13 @@ def worker(args: argparse.Namespace) -> int:
         project = workdir / name
         if args.rebuild or not (project / ".autology" / "cache").exists():
             build_store(domain, project)
+        if args.semantic:  # semantic recall on in this store (issue 37: the records' vectors re-rank the node search)
+            from autology_mcp.cli.main import main as autology
+
+            t = time.perf_counter()
+            if autology(["--root", str(project), "semantic", "enable", "--path", str(args.semantic)]) != 0:
+                raise SystemExit(f"semantic recall could not be enabled with {args.semantic}")
+            print(f"  {name}: semantic recall on, vectors made in {time.perf_counter() - t:.0f} s", file=sys.stderr)
         ids = domain.node_ids()
         t = time.perf_counter()
         on = measure(project, [{**q, "kind": "on"} for q in domain.queries], ids, rankings=True)
@@ -399,6 +409,8 @@ def main() -> int:
     parser.add_argument("--reuse", action="store_true", help="report from the results of the last run, measure nothing")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--svg", type=Path, help="write the held-out risk-coverage curve here")
+    parser.add_argument("--semantic", type=Path, metavar="MODEL_DIR",
+                        help="turn semantic recall on in every store with this model folder (autology semantic enable --path)")
     parser.add_argument("--fit", action="store_true",
                         help="fit the gate's support weights and sweep its thresholds on the tuning part (this checkout's run)")
     args = parser.parse_args()
@@ -417,7 +429,8 @@ def main() -> int:
             env = {**os.environ, "PYTHONPATH": str(checkout)}
             subprocess.run([sys.executable, __file__, "--worker", "--label", label.split("@")[0], "--mirrors",
                             str(args.mirrors), "--workdir", str(args.workdir), "--out", str(out)]
-                           + (["--rebuild"] if args.rebuild else []), env=env, check=True)
+                           + (["--rebuild"] if args.rebuild else [])
+                           + (["--semantic", str(args.semantic)] if args.semantic else []), env=env, check=True)
         runs[label] = json.loads(out.read_text())
     load.append(os.getloadavg())
     print(f"# {platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}; load "

@@ -47,9 +47,11 @@ def _score_bar(score: float) -> str:
 
 def cmd_query(args: argparse.Namespace) -> int:
     require_store(args, "query")
-    hits = open_autology(args).query(
-        " ".join(args.text) or None, type=args.type, tags=args.tag or None, limit=args.limit, max_chars=args.max_chars
-    )
+    from autology_mcp.semantic.nodes import dense_for
+
+    autology = open_autology(args)
+    hits = autology.query(" ".join(args.text) or None, type=args.type, tags=args.tag or None, limit=args.limit,
+                          max_chars=args.max_chars, dense=dense_for(autology.store.root))
 
     listing = not " ".join(args.text).strip()  # no text: the most recent nodes, which have no relevance score
 

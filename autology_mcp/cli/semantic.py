@@ -123,6 +123,29 @@ def cmd_sync(args: argparse.Namespace, root: Path) -> int:
         return 1
     line.end(f"{done:,} turn(s)")
     print(f"✓ {done} turn(s) embedded")
+    return _sync_nodes(root)
+
+
+def _sync_nodes(root: Path) -> int:
+    """The knowledge nodes' pieces that have no vector yet (semantic/nodes.py), when there is a store."""
+    from autology_mcp.common.paths import ProjectPaths
+    from autology_mcp.semantic.nodes import sync_node_vectors
+    from autology_mcp.knowledge.store import NodeStore
+
+    if not ProjectPaths(root).nodes.is_dir():
+        return 0
+    store = NodeStore(root)
+    try:
+        store.ensure_cache()
+        if not sum(store.index.counts_by("type").values()):
+            done = sync_node_vectors(root, store.index)  # no node: nothing to show (the vectors of deleted ones go)
+        else:
+            line = Progress("embedding the knowledge nodes' pieces that have no vector yet")
+            done = sync_node_vectors(root, store.index, progress=lambda n, total: line.show(f"{n:,} of {total:,} pieces"))
+            line.end(f"{done or 0:,} piece(s)")
+    finally:
+        store.close()
+    print(f"✓ {done or 0} node piece(s) embedded")
     return 0
 
 
@@ -198,7 +221,8 @@ def status_lines(root: Path) -> list[str]:
     else:
         used = f"  hooks: rank by words: {hooks.get('why', 'no reason given')}"
     return [f"semantic recall: on with {found['model']} ({found['dimension']} dimensions, {state.path})",
-            f"  session turns with a vector: {kept} of {found['session_turns']}", used]
+            f"  session turns with a vector: {kept} of {found['session_turns']}",
+            f"  knowledge nodes with vectors: {found['nodes_with_vectors']}", used]
 
 
 def _load_problem(state, hooks: dict) -> str | None:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from autology_mcp.common.query_text import identifier_words, without_boilerplate
@@ -56,6 +57,12 @@ SEED_LABELLED = 200  # scored first to find the threshold: this many + 4 * limit
 SEED_EXTRA = 20  # and the first limit + this many nodes holding every term
 SEED_ALL_HOLDING_EVERY = 300  # or all of those if the terms' counts make about this many likely
 BOUND_SLACK = 1e-9  # relative: FTS5's floating-point sum may round a BM25 a hair above its exact value
+# Semantic recall on (knowledge/semantic.py): the best DENSE_DEPTH lexical matches are re-ranked, the
+# similarity weighing DENSE_WEIGHT against the lexical score's 1. Chosen on the tuning part of
+# bench/gate_eval.py's record domains with all-MiniLM-L6-v2 (docs/retrieval.md, issue 37).
+DENSE_DEPTH = 40
+DENSE_WEIGHT = 0.5
+Similarity = Callable[[list[str]], dict[str, float]]  # node ids -> their similarity to the query (those it knows)
 REQUIREMENT_EXACT_TERMS = 6  # up to this many terms, the smallest reaching sets exactly; above, MaxScore's split
 
 
@@ -70,8 +77,13 @@ def _quoted(term: str) -> str:
 
 
 def search_nodes(
-    index: NodeIndex, query: str, node_type: str | None = None, tags: tuple[str, ...] = (), limit: int = 10
+    index: NodeIndex, query: str, node_type: str | None = None, tags: tuple[str, ...] = (), limit: int = 10,
+    dense: Callable[[str], Similarity | None] | None = None,
 ) -> list[Hit]:
+    """The nodes best matching ``query`` (the module's docstring). ``dense``, when given, is asked for the
+    query's similarity to the nodes (semantic recall: :func:`autology_mcp.semantic.nodes.dense_for`, which
+    the edges and unified retrieval pass) and, when it has one, the best :data:`DENSE_DEPTH` lexical matches are re-ranked by it
+    (:func:`dense_reranked`)."""
     query = without_boilerplate(query or "")
     terms = node_query_terms(query)
     if not terms:
@@ -80,8 +92,30 @@ def search_nodes(
         return [Hit(node, None) for node in index.recent(node_type, tags, limit)]
     named = set(identifier_words(query))
     weights = [IDENTIFIER_WEIGHT if t in named else 1.0 for t in terms]
+    similarity = dense(query) if dense is not None else None
+    depth = max(limit, DENSE_DEPTH) if similarity is not None else limit
     with index.snapshot():  # counts, candidates, term matches and node data from one state of the index
-        return _ranked(index, terms, node_type, tags, limit, weights)
+        hits = _ranked(index, terms, node_type, tags, depth, weights)
+    return dense_reranked(hits, similarity)[:limit] if similarity is not None else hits
+
+
+def dense_reranked(hits: list[Hit], similarity: Similarity) -> list[Hit]:
+    """``hits`` (lexical, best first) re-ranked with their similarity to the query: each score becomes
+    ``(lexical + DENSE_WEIGHT * dense * status factor) / (1 + DENSE_WEIGHT)``, still from 0 to 1, where
+    ``dense`` is the node's cosine above the candidates' mean, divided by the best's (so a model whose
+    unrelated texts sit at cosine 0.5 and one whose sit near 0 weigh the same). Unchanged when some
+    candidate has no vector yet (a node written a moment ago): lexical order rather than one unfairly last."""
+    sims = similarity([h.node.id for h in hits])
+    if not hits or len(sims) < len(hits):
+        return hits
+    mean = sum(sims.values()) / len(sims)
+    span = max(sims.values()) - mean
+    if span <= 1e-6:  # the candidates are all as near the query: the vectors cannot tell them apart
+        return hits
+    rescored = [Hit(h.node, round((h.score + DENSE_WEIGHT * STATUS_FACTOR[h.node.status] *
+                                   max(sims[h.node.id] - mean, 0.0) / span) / (1.0 + DENSE_WEIGHT), 4))
+                for h in hits]
+    return sorted(rescored, key=lambda h: -h.score)  # stable: ties keep the lexical order
 
 
 def term_idfs(total: int, hits: list[int]) -> list[float]:

@@ -8,6 +8,7 @@ the store's write lock, and returns a pydantic result whose shape is the spec's 
 from __future__ import annotations
 
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -44,7 +45,7 @@ from autology_mcp.knowledge.models import (
 )
 from autology_mcp.knowledge.markdown import without_generated_related
 from autology_mcp.knowledge.references import reference_path
-from autology_mcp.knowledge.search import search_nodes
+from autology_mcp.knowledge.search import Similarity, search_nodes
 from autology_mcp.knowledge.store import NodeStore
 from autology_mcp.knowledge.rules import rule_breaks
 
@@ -168,7 +169,7 @@ class StatusResult(BaseModel):
         "outcomes (supported, unsupported, unresolved), with rates; see autology_mcp/retrieval/ledger.py "
         "(filled in by retrieval.ledger.status_with_counters: the knowledge graph does not count searches); "
         "and `semantic`: whether semantic recall (an optional extra) is on here, its model, how many session "
-        "turns have vectors, whether its files are missing, and whether the hooks use the vectors now (and why not)",
+        "turns and knowledge nodes have vectors, whether its files are missing, and whether the hooks use the vectors now (and why not)",
     )
 
 
@@ -324,9 +325,12 @@ class Autology:
     # ---------------------------------------------------------------- query and status
 
     def query(
-        self, query: Any = None, type: Any = None, tags: Any = None, limit: Any = None, max_chars: Any = None
+        self, query: Any = None, type: Any = None, tags: Any = None, limit: Any = None, max_chars: Any = None,
+        dense: Callable[[str], Similarity | None] | None = None,
     ) -> list[QueryHit]:
-        """Ranked nodes, their contents fitted into ``max_chars`` characters in all (:func:`fit_contents`)."""
+        """Ranked nodes, their contents fitted into ``max_chars`` characters in all (:func:`fit_contents`);
+        ``dense``: the records' vectors when semantic recall is on (``search_nodes``; the tool and the CLI
+        pass :func:`autology_mcp.semantic.nodes.dense_for`)."""
         if query is not None and not isinstance(query, str):
             raise ValidationError("query", f"must be a string, got {query.__class__.__name__}")
         node_type = validate_type(type).value if type not in (None, "") else None
@@ -341,7 +345,7 @@ class Autology:
             raise ValidationError(
                 "max_chars", f"must be a whole number of characters from {QUERY_MIN_CHARS} up, got {max_chars!r}"
             )
-        hits = search_nodes(self.store.index, query or "", node_type, tag_filter, limit)
+        hits = search_nodes(self.store.index, query or "", node_type, tag_filter, limit, dense)
         contents = fit_contents([(h.node.id, h.node.content) for h in hits], max_chars)
         return [
             QueryHit(node=NodeOut.of(h.node).model_copy(update={"content": content}), score=h.score)

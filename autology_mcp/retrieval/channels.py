@@ -33,6 +33,7 @@ from autology_mcp.code.vectors import cosine_sparse_dense, sparse_vector
 from autology_mcp.common.text import code_identifiers, code_query_words, name_words
 from autology_mcp.knowledge.models import KnowledgeNode
 from autology_mcp.knowledge.search import search_nodes
+from autology_mcp.semantic.nodes import dense_for
 from autology_mcp.retrieval.candidates import Candidate, is_doc_path
 
 # title, content, tags, for the node_title_tags channel's BM25 (node_bm25 is autology_query's own
@@ -101,7 +102,7 @@ def node_channels(store: NodeStore, query: str, terms: list[str], pool: Pool, si
     match = " OR ".join(_quoted(t) for t in terms)
     t0 = time.perf_counter()
     with index.snapshot():  # both rankings and the node data from one state of the index
-        ranked = search_nodes(index, query, limit=size)
+        ranked = search_nodes(index, query, limit=size, dense=dense_for(store.root))
         t1 = time.perf_counter()
         rows_fielded = index.search_candidates("{title tags} : (" + match + ")", None, (), size, NODE_BM25_WEIGHTS)
         decoded = index.nodes_by_rowid([r[0] for r in rows_fielded]) if rows_fielded else {}

@@ -6,8 +6,8 @@ that is new, is embedded again; keys no longer given are dropped. The model's na
 kept in ``meta``: another model makes the cache start again. Deleting the file loses nothing but the
 time to embed again.
 
-Kinds: ``session_turn`` (session memory's turns; knowledge nodes, code and docs get no vectors:
-docs/semantic.md). Searching loads one kind's vectors into one numpy matrix, kept while the file is
+Kinds: ``session_turn`` (session memory's turns) and ``node_piece`` (knowledge nodes' pieces:
+semantic/nodes.py); code and docs get no vectors (docs/semantic.md). Searching loads one kind's vectors into one numpy matrix, kept while the file is
 unchanged, and ranks by dot product (cosine: the vectors are unit length).
 """
 

@@ -15,6 +15,7 @@ from pydantic import Field
 from autology_mcp.knowledge.models import NODE_STATUSES, NODE_TYPES, RELATION_TYPES
 from autology_mcp.knowledge.service import Autology, CaptureResult, QueryHit, StatusResult
 from autology_mcp.retrieval.ledger import status_with_counters
+from autology_mcp.semantic.nodes import dense_for
 from autology_mcp.server.common import CREATES, OVERWRITES, READ_ONLY, UPSERTS, NodeId, run
 
 NodeTypeArg = Annotated[str | None, Field(description="Node type", json_schema_extra={"enum": NODE_TYPES})]
@@ -72,7 +73,8 @@ def add_tools(app: MCPServer, autology: Autology) -> None:
         the project, autology_search covers code and sessions too."""
         hits = [
             hit.model_dump(mode="json")
-            for hit in run(autology.query, query, type=type, tags=tags, limit=limit, max_chars=max_chars)
+            for hit in run(autology.query, query, type=type, tags=tags, limit=limit, max_chars=max_chars,
+                           dense=dense_for(autology.store.root))
         ]
         # The text is the spec's output, one JSON array (the SDK would send a block per hit, none when empty).
         text = json.dumps(hits, indent=2, ensure_ascii=False)

@@ -70,7 +70,7 @@ def _start_up(startup: Startup) -> None:
                 runtime.serve_hooks(store.root, str(socket_path))  # semantic status says what these hooks do
         store.verify_cache()  # a damaged cache database is rebuilt from the files (under the store's lock)
         _build_missing_code_index(store.root)
-        _keep_vectors_up_to_date(store.root, startup.stopping)
+        _keep_vectors_up_to_date(store, startup.stopping)
     except Exception:
         log.exception("start-up in the background failed; serving without what did not start")
     finally:
@@ -91,24 +91,36 @@ def _build_missing_code_index(root: Path) -> None:
     channels.build_missing_index(root)  # it says on stderr what it started, and when it is done
 
 
-VECTOR_CHECK_S = 20.0  # how often the vectors thread looks whether session memory changed
+VECTOR_CHECK_S = 20.0  # how often the vectors thread looks whether session memory or the nodes changed
 
 
-def _keep_vectors_up_to_date(root: Path, stopping: threading.Event) -> None:
-    """With semantic recall on here: a thread that loads the model and embeds session turns that have no
-    vector yet, at start and whenever session memory's files change (checked every VECTOR_CHECK_S)."""
+def _keep_vectors_up_to_date(store: NodeStore, stopping: threading.Event) -> None:
+    """With semantic recall on here: a thread that loads the model and embeds session turns and knowledge
+    nodes that have no vector yet, at start and whenever session memory's files or the nodes change
+    (checked every VECTOR_CHECK_S)."""
     from autology_mcp.semantic.state import enabled_here
 
+    root = store.root
     if not enabled_here(root):
         return
 
     def run() -> None:
+        from autology_mcp.semantic.nodes import sync_node_vectors
         from autology_mcp.semantic import runtime
         from autology_mcp.sessions.paths import sessions_dir
         from autology_mcp.sessions.semantic import sync_turn_vectors
 
-        seen = None
+        seen = nodes_seen = None
         while not stopping.is_set():
+            generation = store.index.generation()
+            if generation != nodes_seen:
+                try:
+                    done = sync_node_vectors(root, store.index, should_stop=stopping.is_set)
+                    if done:
+                        log.info("semantic recall: %d knowledge node piece(s) embedded", done)
+                    nodes_seen = generation
+                except Exception:  # noqa: BLE001 - the vectors are a cache: search ranks lexically without them
+                    log.exception("semantic recall: embedding knowledge nodes failed")
             folder = sessions_dir(root)
             signature = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.glob("*.jsonl")) \
                 if folder.is_dir() else []

@@ -152,6 +152,9 @@ def coverage(root: Path) -> dict:
             turns = conn.execute("SELECT coalesce(sum(turns), 0) FROM sources").fetchone()[0]
     out["session_turns"] = turns
     out["session_turns_with_vectors"] = runtime.cache(root, state).counts().get(KIND, 0)
+    from autology_mcp.semantic.nodes import count_with_vectors
+
+    out["nodes_with_vectors"] = count_with_vectors(root)  # the node search re-ranks by them (semantic/nodes.py)
     gone = missing(state)
     if gone:
         out["model_missing"] = gone

@@ -152,7 +152,8 @@ def test_a_server_keeps_the_vectors_up_to_date_in_the_background(
     save_state(project, SemanticState("tiny-model", str(model), 32, "fastembed"))  # enabled, nothing embedded yet
     monkeypatch.setattr(startup, "VECTOR_CHECK_S", 0.1)
     stopping = threading.Event()
-    startup._keep_vectors_up_to_date(project, stopping)
+    store = NodeStore(project)
+    startup._keep_vectors_up_to_date(store, stopping)
     cache = VectorCache(project, "tiny-model", 32)
     try:
         deadline = time.monotonic() + 30
@@ -165,8 +166,20 @@ def test_a_server_keeps_the_vectors_up_to_date_in_the_background(
         while cache.counts().get("session_turn", 0) < 7 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert cache.counts().get("session_turn") == 7  # the new session's turn, without anybody asking
+        from autology_mcp.knowledge.service import Autology
+
+        writer = Autology.open(project)  # another process's write, as the CLI makes one
+        try:
+            writer.capture("Sponsorship deals", "John's Nike deal is a basketball shoe endorsement.", type="concept")
+        finally:
+            writer.close()
+        while cache.counts().get("node_piece", 0) < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert cache.counts().get("node_piece") == 1  # the new node's one piece, embedded by the same thread
     finally:
         stopping.set()
+        time.sleep(0.3)
+        store.close()
 
 
 @needs_extra
@@ -180,7 +193,7 @@ def test_status_and_doctor_say_which_model_and_how_much_has_vectors(
     semantic = json.loads(capsys.readouterr().out)["retrieval"]["semantic"]
     hooks = semantic.pop("hooks")
     assert semantic == {"enabled": True, "model": "tiny-model", "dimension": 32, "extra_installed": True,
-                        "session_turns": 6, "session_turns_with_vectors": 6}
+                        "session_turns": 6, "session_turns_with_vectors": 6, "nodes_with_vectors": 0}
     assert hooks["use_vectors"] is False and hooks["why"].startswith("no server is running")
     assert autology(project, "doctor") == 0
     out = capsys.readouterr().out
