@@ -136,7 +136,7 @@ def _sync_nodes(root: Path) -> int:
         return 0
     store = NodeStore(root)
     try:
-        store.ensure_cache()
+        store.refresh()  # a fresh clone has node files and no index yet: read them first
         if not sum(store.index.counts_by("type").values()):
             done = sync_node_vectors(root, store.index)  # no node: nothing to show (the vectors of deleted ones go)
         else:

@@ -5,6 +5,7 @@ changes. On a tiny model the tests write (tests/sessions/semantic_models.py): no
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -81,6 +82,7 @@ def test_the_vectors_put_the_record_that_means_the_question_first_everywhere(
     lexical = titles(project, QUESTION)
     assert lexical[0] == LOGGING[0]  # by words, the record that says "failed requests" most
     model = write_tiny_static_model(tmp_path / "tiny-model", WORDS, SYNONYMS)
+    shutil.rmtree(project / ".autology" / "cache")  # as in a fresh clone: node files, no index yet
     assert main(["--root", str(project), "semantic", "enable", "--path", str(model)]) == 0
     assert "✓ 2 node piece(s) embedded" in capsys.readouterr().out
     assert titles(project, QUESTION)[0] == RETRY[0]  # by meaning: "retried" is what "backoff" does
