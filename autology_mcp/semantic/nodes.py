@@ -25,13 +25,12 @@ if TYPE_CHECKING:
     import numpy as np
 
     from autology_mcp.knowledge.node_index import NodeIndex
+    from autology_mcp.knowledge.search import Similarity
 
 KIND = "node_piece"
 PIECE_CHARS = 900
 MOST_PIECES = 12
 _PARAGRAPHS = re.compile(r"\n\s*\n")
-
-Similarity = Callable[[list[str]], dict[str, float]]  # node ids -> their best piece's cosine (ids with vectors)
 
 
 def pieces(title: str, content: str) -> list[str]:
@@ -67,11 +66,7 @@ def sync_node_vectors(root: Path, index: NodeIndex, should_stop: Callable[[], bo
     embedded, or None when semantic recall is off here or its model cannot be loaded."""
     from autology_mcp.semantic import runtime
 
-    state = runtime.active(root)
-    model = runtime.encoder(state, may_load) if state else None
-    if state is None or model is None:
-        return None
-    return runtime.cache(root, state).sync(KIND, node_texts(index), model.encode, should_stop, progress)
+    return runtime.sync(root, KIND, lambda: node_texts(index), should_stop, may_load, progress)
 
 
 class NodeVectors:
@@ -108,12 +103,8 @@ def node_similarity(root: Path, query: str) -> Similarity | None:
     """The query's similarity to the nodes, when semantic recall is on here and the nodes have vectors."""
     from autology_mcp.semantic import runtime
 
-    found = runtime.query_vector(root, query)
-    if found is None:
-        return None
-    cache, vector = found
-    keys, matrix = cache.matrix(KIND)
-    return NodeVectors(keys, matrix, vector) if keys else None
+    found = runtime.query_matrix(root, query, KIND)
+    return NodeVectors(*found) if found else None
 
 
 def count_with_vectors(root: Path) -> int:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -115,6 +115,29 @@ def query_vector(root: Path, text: str) -> tuple[VectorCache, np.ndarray] | None
     vector = model.encode_query(text)
     publish()  # the server's measure, for status in other processes (at most every PUBLISH_EVERY_S)
     return cache(root, state), vector
+
+
+def query_matrix(root: Path, text: str, kind: str) -> tuple[list[str], np.ndarray, np.ndarray] | None:
+    """The keys and vectors of ``kind`` and ``text``'s vector, when semantic recall can be used here and
+    ``kind`` has vectors; else None."""
+    found = query_vector(root, text)
+    if found is None:
+        return None
+    vectors, vector = found
+    keys, matrix = vectors.matrix(kind)
+    return (keys, matrix, vector) if keys else None
+
+
+def sync(root: Path, kind: str, texts: Callable[[], dict[str, str]], should_stop: Callable[[], bool] | None = None,
+         may_load: bool = True, progress: Callable[[int, int], None] | None = None) -> int | None:
+    """Embed the texts of ``kind`` that have no vector yet (and drop those no longer given); how many were
+    embedded, or None when semantic recall is off here or its model cannot be loaded (``texts`` is then
+    not even asked)."""
+    state = active(root)
+    model = encoder(state, may_load) if state else None
+    if state is None or model is None:
+        return None
+    return cache(root, state).sync(kind, texts(), model.encode, should_stop, progress)
 
 
 _loading: dict[str, tuple[float, threading.Thread]] = {}

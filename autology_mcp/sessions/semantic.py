@@ -58,11 +58,7 @@ def sync_turn_vectors(root: Path, should_stop: Callable[[], bool] | None = None,
     (embedded, to embed) as it goes."""
     from autology_mcp.semantic import runtime
 
-    state = runtime.active(root)
-    model = runtime.encoder(state, may_load) if state else None
-    if state is None or model is None:
-        return None
-    return runtime.cache(root, state).sync(KIND, turn_texts(root), model.encode, should_stop, progress)
+    return runtime.sync(root, KIND, lambda: turn_texts(root), should_stop, may_load, progress)
 
 
 class DenseScores:
@@ -120,12 +116,8 @@ def dense_scores(root: Path, query: str) -> DenseScores | None:
     """The query's similarities, when semantic recall is on here and has vectors; else None."""
     from autology_mcp.semantic import runtime
 
-    found = runtime.query_vector(root, query)
-    if found is None:
-        return None
-    cache, vector = found
-    keys, matrix = cache.matrix(KIND)
-    return DenseScores(keys, matrix, vector) if keys else None
+    found = runtime.query_matrix(root, query, KIND)
+    return DenseScores(*found) if found else None
 
 
 def coverage(root: Path) -> dict:
