@@ -2409,3 +2409,120 @@ def test_what_a_node_denies_is_a_name_it_gives_in_backticks(text: str) -> None:
     assert all(f"`{n}`" in text for n in found)
     assert holds_part("elif n.type == match_stmt:", "match") and not holds_part("rematch(x)", "match")
     assert set(now_held(text, "x = 1", "match_stmt = 2")) == found & {"match"}
+
+
+# ------------------------------------------------------------------------------ the typer classes: a linter's equivalent rewrites
+
+
+DEFAULT_HELP = '''def default_help(obj, legacy):
+    if legacy and callable(obj.default):
+        value = "(dynamic)"
+    else:
+        value = obj.default
+    return value
+'''
+
+
+def test_a_string_marked_for_translation_keeps_a_node_that_quotes_it(tmp_path: Path) -> None:
+    """typer's `_extract_default_help_str`: `"(dynamic)"` becomes `_("(dynamic)")`, the same English text:
+    a node that quotes it still holds. The text itself changed, or a node that says the help is not
+    translated (gettext), is a flag."""
+    root = one_file_repo(tmp_path / "help", "pkg/help.py", DEFAULT_HELP, "help")
+    node = capture(root, ["pkg/help.py#default_help"], content="`default_help(obj, legacy)` shows a function "
+                   "default as the text \"(dynamic)\" on the legacy path.", title="Help defaults")
+    about = capture(root, ["pkg/help.py#default_help"], content="`default_help(obj, legacy)` shows \"(dynamic)\" "
+                    "as an English literal: help text is not marked for gettext.", title="Help in English")
+    commit(root, "record")
+    edit(root, 'value = "(dynamic)"', 'value = _("(dynamic)")', path="pkg/help.py")
+    commit(root, "gettext")
+    assert only(root, node).stale is False
+    assert only(root, about).why.startswith("`default_help` of pkg/help.py changed: a statement with a string value "
+                                            "the node quotes changed (")
+    edit(root, 'value = _("(dynamic)")', 'value = _("(computed)")', path="pkg/help.py")
+    commit(root, "another text")
+    assert only(root, node).why.startswith("`default_help` of pkg/help.py changed: `'(dynamic)'`, as the node states it, "
+                                           "is gone from it (")
+
+
+UNIONS = '''def click_param(annotation, is_flag):
+    if is_union(annotation):
+        assert has_none(annotation), "Typer Currently doesn't support Union types"
+    if annotation is bool and not (is_flag is False):
+        return make_flag(annotation)
+    if annotation is not None:
+        return make_option(annotation)
+    assert False, "A click.Parameter should be returned"
+'''
+
+
+def test_ruffs_equivalent_rewrites_keep_the_symbol_and_a_real_change_beside_them_does_not(tmp_path: Path) -> None:
+    """typer's `get_click_param` under ruff: `assert False, msg` becomes `raise AssertionError(msg)` and
+    `not (x is False)` becomes `x is not False`. The node names `AssertionError` beside a quoted message
+    that says "doesn't": the negation is the message's, so the node does not deny the name, and the
+    rewrite keeps it. A `raise` of another error in its place is a flag."""
+    from autology_mcp.knowledge.trust.denials import denied
+
+    text = ("`click_param(annotation, is_flag)` refuses any other Union with an `AssertionError` "
+            "(\"Typer Currently doesn't support Union types\"), so `int | str` cannot be a type.")
+    assert denied(text) == set()
+    assert denied("It raises `TypeError`, not `AssertionError` (\"bad\").") == {"AssertionError", "TypeError"}
+    root = one_file_repo(tmp_path / "unions", "pkg/main.py", UNIONS, "unions")
+    node = capture(root, ["pkg/main.py#click_param"], content=text, title="Unions refused")
+    commit(root, "record")
+    edit(root, "not (is_flag is False)", "is_flag is not False", path="pkg/main.py")
+    edit(root, 'assert False, "A click.Parameter should be returned"',
+         'raise AssertionError("A click.Parameter should be returned")', path="pkg/main.py")
+    commit(root, "ruff")
+    assert only(root, node).stale is False
+    edit(root, 'raise AssertionError("A click.Parameter should be returned")',
+         'raise TypeError("A click.Parameter should be returned")', path="pkg/main.py")
+    commit(root, "another error")
+    assert only(root, node).why.startswith("`click_param` of pkg/main.py changed: ")
+
+
+CALLBACK = '''def get_callback(*, callback=None, convertors={}, context_name=None):
+    if not callback:
+        return None
+
+    def wrapper(**kwargs):
+        for k, v in kwargs.items():
+            if k in convertors:
+                kwargs[k] = convertors[k](v)
+        return callback(**kwargs)
+
+    return wrapper
+'''
+
+
+def test_a_mutable_default_moved_into_the_body_is_the_same_parameter(tmp_path: Path) -> None:
+    """typer's `get_callback` under ruff (B006): `convertors={}` becomes `convertors=None` with
+    `use_convertors = convertors or {}` first in the body: the same default. A default that is really
+    another value, or a body that still reads the parameter beside the new variable, is a flag."""
+    from autology_mcp.knowledge.trust.code_compare import parameters_kept, parse_python
+    from autology_mcp.knowledge.trust.equivalents import canonical
+
+    def kept(before: str, after: str):
+        old, new = (canonical(parse_python(t).body[0]) for t in (before, after))
+        return parameters_kept(old, new)
+
+    assert kept("def f(a={}):\n    return a\n", "def f(a=None):\n    if a is None:\n        a = {}\n    return a\n") is None
+    assert kept("def f(a=[]):\n    return a\n", "def f(a=None):\n    b = a or []\n    return b\n") is None
+    assert kept("def f(a={}):\n    return a\n", "def f(a=None):\n    b = a or {}\n    return b, a\n") == \
+        "parameter `a` changed"  # the parameter is read beside the new variable: not the same code
+    assert kept("def f(a={}):\n    return a\n", "def f(a=None):\n    b = a or []\n    return b\n") == \
+        "parameter `a` changed"  # another default
+    root = one_file_repo(tmp_path / "callbacks", "pkg/main.py", CALLBACK, "callbacks")
+    node = capture(root, ["pkg/main.py#get_callback"], content="`get_callback(*, callback, convertors, context_name)` "
+                   "wraps a command: each value passes through its convertor from `convertors` when there is one.",
+                   title="Callbacks")
+    commit(root, "record")
+    edit(root, "convertors={}, context_name=None):\n", "convertors=None, context_name=None):\n"
+         "    use_convertors = convertors or {}\n", path="pkg/main.py")
+    edit(root, "            if k in convertors:\n                kwargs[k] = convertors[k](v)\n",
+         "            if k in use_convertors:\n                kwargs[k] = use_convertors[k](v)\n", path="pkg/main.py")
+    commit(root, "ruff")
+    assert only(root, node).stale is False
+    edit(root, "convertors or {}", "convertors or {'path': str}", path="pkg/main.py")
+    commit(root, "a default convertor")
+    assert only(root, node).why.startswith("`get_callback` of pkg/main.py changed: parameter `convertors` changed (")
+

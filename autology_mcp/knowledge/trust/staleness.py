@@ -60,8 +60,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   that the node names called the symbol and calls it no more (:func:`_caller_dropped`: "``send()``
   calls it for every request", and ``send()`` now calls a new method), or calls it without a test the
   node names that was around every call ("calls it when ``Preview.x`` is on", the ``if`` taken away);
-  when a name the node says it has not (``denials``: "a ``match`` statement is not among them") is in
-  it now; or when a class gained or lost
+  when a name the node says it has not (``denials``: "a ``match`` statement is not among them"; a
+  negation inside a message the node quotes is not the node's) is in it now; or when a class gained or lost
   a method whose name, underscores aside, is a word
   of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
@@ -74,7 +74,10 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   same behaviour written another way: an
   import moved into the function or out of it, a string built another way with the same text (an
   f-string for ``"...{!r}".format(x)`` or ``"%r" % x``), a class turned into a dataclass declaring the
-  fields its ``__init__`` stored (or back). In other languages the name must still be there.
+  fields its ``__init__`` stored (or back), and a linter's equivalent rewrites (:mod:`equivalents`:
+  ``assert False, m`` as ``raise AssertionError(m)``, ``not (a is b)`` as ``a is not b``, a mutable
+  default moved into the body as ``x or {}``, a string newly marked for translation, ``_("text")``,
+  unless the node speaks of translation). In other languages the name must still be there.
 - ``path`` (a file) or a folder: stale when a name, path, identifier or code snippet the node's
   text gives (:func:`mentions`, in backticks, shaped like one, called ``retry()``, dotted
   ``app.retry``), or a call it writes in prose with its arguments (``self.get_connection(request.url,
@@ -167,6 +170,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     moved_units,
 )
 from autology_mcp.knowledge.trust.denials import now_held
+from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.models import FINGERPRINT_KEY, KnowledgeNode
 from autology_mcp.knowledge.references import reference_path
 
@@ -1555,6 +1559,10 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     new = find_symbol(tree, symbol) if tree is not None else None
     if new is None:
         return "gone"
+    if dump(old, False) == dump(new, False):
+        return None
+    translated = not about_translation(said.text)  # a linter's equivalent rewrites read one way (trust/equivalents.py)
+    old, new = canonical(old, translated), canonical(new, translated)
     if dump(old, False) == dump(new, False):
         return None
     values = said.values_lost(literals(symbol_units(old) + constants_used(parse_python(old_text), old)),
