@@ -2526,3 +2526,35 @@ def test_a_mutable_default_moved_into_the_body_is_the_same_parameter(tmp_path: P
     commit(root, "a default convertor")
     assert only(root, node).why.startswith("`get_callback` of pkg/main.py changed: parameter `convertors` changed (")
 
+
+def test_a_folder_node_that_names_its_files_is_a_flag_when_one_is_deleted_or_renamed(repo: Path, tmp_path: Path) -> None:
+    """typer's `typer/` node lists the package's modules by bare name (`_completion_click7.py`, ...):
+    deleting or renaming one the folder held is a flag, also after a squash-merge of the node's commit
+    (its fingerprint records the files it saw). A file the node does not name, or a name that was
+    never a file of the folder (`example.com`), is not."""
+    from autology_mcp.knowledge.trust.folder_files import named_files
+
+    assert named_files("holds `retry.py`, `py.typed` and `example.com`; `src/x.py`, `retry`", "src") == \
+        {"src/retry.py", "src/py.typed", "src/example.com"}
+    (repo / "src" / "legacy.py").write_text("y = 2\n")
+    commit(repo, "legacy")
+    git(repo, "checkout", "-q", "-b", "feature")
+    node = capture(repo, ["src/"], content="src/ holds `retry.py` (the retries, `backoff`), `legacy.py` and the "
+                   "docs at `example.com`.", title="The modules")
+    commit(repo, "record the layout", when="2030-01-02T00:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    (repo / "src" / "other.py").unlink()  # not named by the node
+    commit(repo, "drop other", when="2030-01-03T00:00:00Z")
+    git(repo, "merge", "-q", "--no-edit", "feature", when="2030-01-03T12:00:00Z")
+    assert only(repo, node).stale is False
+    git(repo, "mv", "src/legacy.py", "src/old.py")
+    commit(repo, "rename legacy", when="2030-01-04T00:00:00Z")
+    assert only(repo, node).why == "src/legacy.py is gone from src"
+    squashed = tmp_path / "squashed"  # the node's commit squashed onto the code after the rename
+    git(tmp_path, "clone", "-q", str(repo), str(squashed))
+    git(squashed, "checkout", "-q", "-b", "flat", "HEAD")
+    git(squashed, "reset", "-q", "--soft", git(squashed, "rev-list", "--max-parents=0", "HEAD").strip())
+    commit(squashed, "everything (#1)", when="2030-01-05T00:00:00Z")
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", "--no-local", "-b", "flat", str(squashed), str(fresh))
+    assert only(fresh, node).why == "src/legacy.py is gone from src"
