@@ -2558,3 +2558,34 @@ def test_a_folder_node_that_names_its_files_is_a_flag_when_one_is_deleted_or_ren
     fresh = tmp_path / "fresh"
     git(tmp_path, "clone", "-q", "--no-local", "-b", "flat", str(squashed), str(fresh))
     assert only(fresh, node).why == "src/legacy.py is gone from src"
+
+
+_STATEMENTS = ["assert False", "assert False, 'm'", "assert x, 'm'", "y = x or {}", "y = x or []", "y = x or {'a': 1}",
+               "if x is None:\n        x = {}", "if x is None:\n        x = []\n    else:\n        x = 1",
+               "return not (x is False)", "return not (x in y)", "return not x", "return _('text')",
+               "return gettext('a', 'b')", "return _(x)", "return x", "return y", "y = 2", "'''doc'''"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_STATEMENTS), min_size=1, max_size=6), st.sampled_from(["None", "{}", "[]", "1"]),
+       st.booleans())
+def test_the_equivalent_rewrites_read_one_way_and_leave_the_tree_alone(body: list, default: str, translated: bool) -> None:
+    """Any function built of these statements: the canonical copy compiles, reading it again changes
+    nothing, and the tree given is not changed; a translation call is read as its string only with
+    ``translated``."""
+    import ast as _ast
+
+    from autology_mcp.knowledge.trust.code_compare import dump
+    from autology_mcp.knowledge.trust.equivalents import canonical
+
+    source = f"def f(x={default}):\n" + "".join(f"    {s}\n" for s in body)
+    tree = _ast.parse(source).body[0]
+    before = dump(tree, False)
+    once = canonical(tree, translated)
+    assert dump(tree, False) == before
+    assert dump(canonical(once, translated), False) == dump(once, False)
+    compile(_ast.fix_missing_locations(_ast.Module([once], [])), "f.py", "exec")
+    marked = "Call(func=Name(id='_', ctx=Load()), args=[Str('text')])"
+    if "return _('text')" in body:
+        assert (marked in dump(once, False)) is not translated
+    assert "Assert(test=Constant(value=False)" not in dump(once, False)  # `assert False` is read as a raise
