@@ -2409,3 +2409,183 @@ def test_what_a_node_denies_is_a_name_it_gives_in_backticks(text: str) -> None:
     assert all(f"`{n}`" in text for n in found)
     assert holds_part("elif n.type == match_stmt:", "match") and not holds_part("rematch(x)", "match")
     assert set(now_held(text, "x = 1", "match_stmt = 2")) == found & {"match"}
+
+
+# ------------------------------------------------------------------------------ the typer classes: a linter's equivalent rewrites
+
+
+DEFAULT_HELP = '''def default_help(obj, legacy):
+    if legacy and callable(obj.default):
+        value = "(dynamic)"
+    else:
+        value = obj.default
+    return value
+'''
+
+
+def test_a_string_marked_for_translation_keeps_a_node_that_quotes_it(tmp_path: Path) -> None:
+    """typer's `_extract_default_help_str`: `"(dynamic)"` becomes `_("(dynamic)")`, the same English text:
+    a node that quotes it still holds. The text itself changed, or a node that says the help is not
+    translated (gettext), is a flag."""
+    root = one_file_repo(tmp_path / "help", "pkg/help.py", DEFAULT_HELP, "help")
+    node = capture(root, ["pkg/help.py#default_help"], content="`default_help(obj, legacy)` shows a function "
+                   "default as the text \"(dynamic)\" on the legacy path.", title="Help defaults")
+    about = capture(root, ["pkg/help.py#default_help"], content="`default_help(obj, legacy)` shows \"(dynamic)\" "
+                    "as an English literal: help text is not marked for gettext.", title="Help in English")
+    commit(root, "record")
+    edit(root, 'value = "(dynamic)"', 'value = _("(dynamic)")', path="pkg/help.py")
+    commit(root, "gettext")
+    assert only(root, node).stale is False
+    assert only(root, about).why.startswith("`default_help` of pkg/help.py changed: a statement with a string value "
+                                            "the node quotes changed (")
+    edit(root, 'value = _("(dynamic)")', 'value = _("(computed)")', path="pkg/help.py")
+    commit(root, "another text")
+    assert only(root, node).why.startswith("`default_help` of pkg/help.py changed: `'(dynamic)'`, as the node states it, "
+                                           "is gone from it (")
+
+
+UNIONS = '''def click_param(annotation, is_flag):
+    if is_union(annotation):
+        assert has_none(annotation), "Typer Currently doesn't support Union types"
+    if annotation is bool and not (is_flag is False):
+        return make_flag(annotation)
+    if annotation is not None:
+        return make_option(annotation)
+    assert False, "A click.Parameter should be returned"
+'''
+
+
+def test_ruffs_equivalent_rewrites_keep_the_symbol_and_a_real_change_beside_them_does_not(tmp_path: Path) -> None:
+    """typer's `get_click_param` under ruff: `assert False, msg` becomes `raise AssertionError(msg)` and
+    `not (x is False)` becomes `x is not False`. The node names `AssertionError` beside a quoted message
+    that says "doesn't": the negation is the message's, so the node does not deny the name, and the
+    rewrite keeps it. A `raise` of another error in its place is a flag."""
+    from autology_mcp.knowledge.trust.denials import denied
+
+    text = ("`click_param(annotation, is_flag)` refuses any other Union with an `AssertionError` "
+            "(\"Typer Currently doesn't support Union types\"), so `int | str` cannot be a type.")
+    assert denied(text) == set()
+    assert denied("It raises `TypeError`, not `AssertionError` (\"bad\").") == {"AssertionError", "TypeError"}
+    root = one_file_repo(tmp_path / "unions", "pkg/main.py", UNIONS, "unions")
+    node = capture(root, ["pkg/main.py#click_param"], content=text, title="Unions refused")
+    commit(root, "record")
+    edit(root, "not (is_flag is False)", "is_flag is not False", path="pkg/main.py")
+    edit(root, 'assert False, "A click.Parameter should be returned"',
+         'raise AssertionError("A click.Parameter should be returned")', path="pkg/main.py")
+    commit(root, "ruff")
+    assert only(root, node).stale is False
+    edit(root, 'raise AssertionError("A click.Parameter should be returned")',
+         'raise TypeError("A click.Parameter should be returned")', path="pkg/main.py")
+    commit(root, "another error")
+    assert only(root, node).why.startswith("`click_param` of pkg/main.py changed: ")
+
+
+CALLBACK = '''def get_callback(*, callback=None, convertors={}, context_name=None):
+    if not callback:
+        return None
+
+    def wrapper(**kwargs):
+        for k, v in kwargs.items():
+            if k in convertors:
+                kwargs[k] = convertors[k](v)
+        return callback(**kwargs)
+
+    return wrapper
+'''
+
+
+def test_a_mutable_default_moved_into_the_body_is_the_same_parameter(tmp_path: Path) -> None:
+    """typer's `get_callback` under ruff (B006): `convertors={}` becomes `convertors=None` with
+    `use_convertors = convertors or {}` first in the body: the same default. A default that is really
+    another value, or a body that still reads the parameter beside the new variable, is a flag."""
+    from autology_mcp.knowledge.trust.code_compare import parameters_kept, parse_python
+    from autology_mcp.knowledge.trust.equivalents import canonical
+
+    def kept(before: str, after: str):
+        old, new = (canonical(parse_python(t).body[0]) for t in (before, after))
+        return parameters_kept(old, new)
+
+    assert kept("def f(a={}):\n    return a\n", "def f(a=None):\n    if a is None:\n        a = {}\n    return a\n") is None
+    assert kept("def f(a=[]):\n    return a\n", "def f(a=None):\n    b = a or []\n    return b\n") is None
+    assert kept("def f(a={}):\n    return a\n", "def f(a=None):\n    b = a or {}\n    return b, a\n") == \
+        "parameter `a` changed"  # the parameter is read beside the new variable: not the same code
+    assert kept("def f(a={}):\n    return a\n", "def f(a=None):\n    b = a or []\n    return b\n") == \
+        "parameter `a` changed"  # another default
+    root = one_file_repo(tmp_path / "callbacks", "pkg/main.py", CALLBACK, "callbacks")
+    node = capture(root, ["pkg/main.py#get_callback"], content="`get_callback(*, callback, convertors, context_name)` "
+                   "wraps a command: each value passes through its convertor from `convertors` when there is one.",
+                   title="Callbacks")
+    commit(root, "record")
+    edit(root, "convertors={}, context_name=None):\n", "convertors=None, context_name=None):\n"
+         "    use_convertors = convertors or {}\n", path="pkg/main.py")
+    edit(root, "            if k in convertors:\n                kwargs[k] = convertors[k](v)\n",
+         "            if k in use_convertors:\n                kwargs[k] = use_convertors[k](v)\n", path="pkg/main.py")
+    commit(root, "ruff")
+    assert only(root, node).stale is False
+    edit(root, "convertors or {}", "convertors or {'path': str}", path="pkg/main.py")
+    commit(root, "a default convertor")
+    assert only(root, node).why.startswith("`get_callback` of pkg/main.py changed: parameter `convertors` changed (")
+
+
+def test_a_folder_node_that_names_its_files_is_a_flag_when_one_is_deleted_or_renamed(repo: Path, tmp_path: Path) -> None:
+    """typer's `typer/` node lists the package's modules by bare name (`_completion_click7.py`, ...):
+    deleting or renaming one the folder held is a flag, also after a squash-merge of the node's commit
+    (its fingerprint records the files it saw). A file the node does not name, or a name that was
+    never a file of the folder (`example.com`), is not."""
+    from autology_mcp.knowledge.trust.folder_files import named_files
+
+    assert named_files("holds `retry.py`, `py.typed` and `example.com`; `src/x.py`, `retry`", "src") == \
+        {"src/retry.py", "src/py.typed", "src/example.com"}
+    (repo / "src" / "legacy.py").write_text("y = 2\n")
+    commit(repo, "legacy")
+    git(repo, "checkout", "-q", "-b", "feature")
+    node = capture(repo, ["src/"], content="src/ holds `retry.py` (the retries, `backoff`), `legacy.py` and the "
+                   "docs at `example.com`.", title="The modules")
+    commit(repo, "record the layout", when="2030-01-02T00:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    (repo / "src" / "other.py").unlink()  # not named by the node
+    commit(repo, "drop other", when="2030-01-03T00:00:00Z")
+    git(repo, "merge", "-q", "--no-edit", "feature", when="2030-01-03T12:00:00Z")
+    assert only(repo, node).stale is False
+    git(repo, "mv", "src/legacy.py", "src/old.py")
+    commit(repo, "rename legacy", when="2030-01-04T00:00:00Z")
+    assert only(repo, node).why == "src/legacy.py is gone from src"
+    squashed = tmp_path / "squashed"  # the node's commit squashed onto the code after the rename
+    git(tmp_path, "clone", "-q", str(repo), str(squashed))
+    git(squashed, "checkout", "-q", "-b", "flat", "HEAD")
+    git(squashed, "reset", "-q", "--soft", git(squashed, "rev-list", "--max-parents=0", "HEAD").strip())
+    commit(squashed, "everything (#1)", when="2030-01-05T00:00:00Z")
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", "--no-local", "-b", "flat", str(squashed), str(fresh))
+    assert only(fresh, node).why == "src/legacy.py is gone from src"
+
+
+_STATEMENTS = ["assert False", "assert False, 'm'", "assert x, 'm'", "y = x or {}", "y = x or []", "y = x or {'a': 1}",
+               "if x is None:\n        x = {}", "if x is None:\n        x = []\n    else:\n        x = 1",
+               "return not (x is False)", "return not (x in y)", "return not x", "return _('text')",
+               "return gettext('a', 'b')", "return _(x)", "return x", "return y", "y = 2", "'''doc'''"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_STATEMENTS), min_size=1, max_size=6), st.sampled_from(["None", "{}", "[]", "1"]),
+       st.booleans())
+def test_the_equivalent_rewrites_read_one_way_and_leave_the_tree_alone(body: list, default: str, translated: bool) -> None:
+    """Any function built of these statements: the canonical copy compiles, reading it again changes
+    nothing, and the tree given is not changed; a translation call is read as its string only with
+    ``translated``."""
+    import ast as _ast
+
+    from autology_mcp.knowledge.trust.code_compare import dump
+    from autology_mcp.knowledge.trust.equivalents import canonical
+
+    source = f"def f(x={default}):\n" + "".join(f"    {s}\n" for s in body)
+    tree = _ast.parse(source).body[0]
+    before = dump(tree, False)
+    once = canonical(tree, translated)
+    assert dump(tree, False) == before
+    assert dump(canonical(once, translated), False) == dump(once, False)
+    compile(_ast.fix_missing_locations(_ast.Module([once], [])), "f.py", "exec")
+    marked = "Call(func=Name(id='_', ctx=Load()), args=[Str('text')])"
+    if "return _('text')" in body:
+        assert (marked in dump(once, False)) is not translated
+    assert "Assert(test=Constant(value=False)" not in dump(once, False)  # `assert False` is read as a raise

@@ -3,6 +3,9 @@
 - :mod:`.staleness`: has the code a node talks about moved on since the node was written or reviewed?
   (git history, the working tree and the node's fingerprint of the code it saw);
 - :mod:`.code_compare`: code compared with formatting, comments and whitespace aside, for staleness;
+  :mod:`.equivalents`: a linter's equivalent rewrites read one way before a symbol is compared;
+  :mod:`.denials`: the names a node says the code has not; :mod:`.folder_files`: what a folder holds
+  (the files a folder node names by bare name, the names its files hold or define);
 - :mod:`.untrusted`: every string from the repository quoted as data, and the check that holds back a
   node whose text addresses the agent with instructions until a person reviews it;
 - :mod:`.textnorm`: text made plain for that check (look-alike letters, invisible characters, HTML

@@ -4,7 +4,9 @@ A node can state an absence: "A `match` statement is not among them", "`retry` i
 here". Such a sentence holds as long as the code lacks the name; when the referenced code gains it
 (``elif n.type == syms.match_stmt:``), what the node says no longer holds. A denied name is one in
 backticks, a single identifier of three letters or more, with a negation ("not", "never", "no",
-"n't", "nor", "neither") within four words of it in the same sentence; ``None``, ``True`` and
+"n't", "nor", "neither") within four words of it in the same sentence, outside a quoted message (in
+"refuses it with an `AssertionError` ("doesn't support Union types")" the negation is the message's,
+not the node's: the node says the code has the name); ``None``, ``True`` and
 ``False`` are values, not names. The code holds it when an identifier of it (comments aside) has it
 as a whole word or as a part between underscores (``match_stmt`` holds ``match``): a name is
 often spelled inside a longer one.
@@ -18,6 +20,7 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _TICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]{2,})`")
 _NEGATION = re.compile(r"^(?:not|never|no|nor|neither|\w+n't)$", re.IGNORECASE)
 _WORD = re.compile(r"[\w']+")
+_QUOTED = re.compile(r'"[^"\n]*"|\u201c[^\u201d\n]*\u201d')
 _VALUES = frozenset({"None", "True", "False"})
 NEAR = 4  # words between the name and the negation, at most
 
@@ -26,12 +29,13 @@ def denied(text: str) -> set[str]:
     """The names the text says, in backticks beside a negation, the code does not have."""
     out: set[str] = set()
     for sentence in _SENTENCE.split(text):
+        own = _QUOTED.sub(lambda q: " " * len(q.group(0)), sentence)  # the node's words, not a message's
         for m in _TICKED.finditer(sentence):
             name = m.group(1)
             if name in _VALUES:
                 continue
-            before = _WORD.findall(sentence[:m.start()])[-(NEAR + 1):]
-            after = _WORD.findall(sentence[m.end():])[:NEAR + 1]
+            before = _WORD.findall(own[:m.start()])[-(NEAR + 1):]
+            after = _WORD.findall(own[m.end():])[:NEAR + 1]
             if any(_NEGATION.match(w) for w in before + after):
                 out.add(name)
     return out

@@ -18,7 +18,7 @@ commits those after the last commit of HEAD's history that held it ("since the n
 when none did); when this clone does not have that code (a squashed branch's own version), a name
 or a value it held that the file holds no more is stale. A fingerprint taken for other text (the
 node edited by hand) is void: the base's code is what the node was written against. A folder has
-no blob: the names its files held are what it recorded. Nodes written before issue 38 have no
+no blob: the names its files held, and the files under it the node names, are what it recorded. Nodes written before issue 38 have no
 fingerprint, and their base moves with any commit of their file, until ``autology analyze
 --record-fingerprints`` records the code at their base (:func:`missing_fingerprints`, ``fingerprint``
 with ``rev``).
@@ -60,8 +60,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   that the node names called the symbol and calls it no more (:func:`_caller_dropped`: "``send()``
   calls it for every request", and ``send()`` now calls a new method), or calls it without a test the
   node names that was around every call ("calls it when ``Preview.x`` is on", the ``if`` taken away);
-  when a name the node says it has not (``denials``: "a ``match`` statement is not among them") is in
-  it now; or when a class gained or lost
+  when a name the node says it has not (``denials``: "a ``match`` statement is not among them"; a
+  negation inside a message the node quotes is not the node's) is in it now; or when a class gained or lost
   a method whose name, underscores aside, is a word
   of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
@@ -74,12 +74,16 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   same behaviour written another way: an
   import moved into the function or out of it, a string built another way with the same text (an
   f-string for ``"...{!r}".format(x)`` or ``"%r" % x``), a class turned into a dataclass declaring the
-  fields its ``__init__`` stored (or back). In other languages the name must still be there.
+  fields its ``__init__`` stored (or back), and a linter's equivalent rewrites (:mod:`equivalents`:
+  ``assert False, m`` as ``raise AssertionError(m)``, ``not (a is b)`` as ``a is not b``, a mutable
+  default moved into the body as ``x or {}``, a string newly marked for translation, ``_("text")``,
+  unless the node speaks of translation). In other languages the name must still be there.
 - ``path`` (a file) or a folder: stale when a name, path, identifier or code snippet the node's
   text gives (:func:`mentions`, in backticks, shaped like one, called ``retry()``, dotted
   ``app.retry``), or a call it writes in prose with its arguments (``self.get_connection(request.url,
   proxies)``, held as a call, not a ``def``), which the referenced code held at the base, is gone from
-  it now (comments aside);
+  it now (comments aside); for a folder, when a file under it that the node names (by its path, or
+  by its bare name, ``main.py``: :mod:`folder_files`) and the folder held is deleted or renamed;
   or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
   block is kept) and no name it gives plainly is still in it.
 - Any file reference: stale when something the node states literally, which the referenced code held
@@ -167,6 +171,8 @@ from autology_mcp.knowledge.trust.code_compare import (
     moved_units,
 )
 from autology_mcp.knowledge.trust.denials import now_held
+from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
+from autology_mcp.knowledge.trust.folder_files import defined, grep_names, named_files
 from autology_mcp.knowledge.models import FINGERPRINT_KEY, KnowledgeNode
 from autology_mcp.knowledge.references import reference_path
 
@@ -330,7 +336,7 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
     else:
         reader = lambda q: history(Path(root)).content(rev, q)  # noqa: E731
     seen = {"for": node_hash(title, content, references), "files": {f: i[:12] for f, (i, _) in sorted(files.items())}}
-    names = sorted(mentions(f"{title}\n{content}")[0])
+    names, named = (sorted(found) for found in mentions(f"{title}\n{content}"))
     for folder in folders if names else []:  # a folder has no blob: the names its files held are what it saw
         args = ["git", "grep", "-I", "-h", "-o", "-w", "-F", *(a for n in names[:200] for a in ("-e", n)),
                 *([rev] if rev else []), "--", folder, ":(exclude).autology"]
@@ -339,6 +345,8 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
         except (OSError, subprocess.SubprocessError, ValueError):
             continue
         kept = sorted({line.strip() for line in grep.stdout.splitlines()} & set(names))[:20]
+        kept += sorted(p for p in set(named) | named_files(content, folder) if p.startswith(folder + "/") and (  # its files
+            (Path(root) / p).exists() if rev is None else history(Path(root)).content(rev, p) is not None))[:20]
         if kept:
             seen.setdefault("names", {})[folder] = kept
         # what of them a file under it marked deprecated already ([] says none): a later deprecation is a flag
@@ -1193,7 +1201,8 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
                                later.text(explain))
     if moved is None and before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
                                               and h._git("ls-tree", "-d", base, "--", path)):
-        return _judge_folder(h, base, ref, path, said.names, said.paths, later, explain, held_then, deprecated_then)
+        return _judge_folder(h, base, ref, path, said.names, said.paths | named_files(said.text, path), later, explain,
+                             held_then, deprecated_then)
     if before is None:  # the file came after the node: nothing it said about it can have moved on
         return Finding(ref, False, None, later.text(explain))
     where = moved[0] if moved else path
@@ -1259,7 +1268,7 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
     if gone and "/" in where:  # a name moved to another file of the same folder and kind (a package split) is not gone
         folder, _, name = where.rpartition("/")
         kind = f"*.{name.rsplit('.', 1)[1]}" if "." in name else "*"
-        gone = sorted(set(gone) - _defined(h, gone, f"{folder}/{kind}", *_NOT_TESTS))
+        gone = sorted(set(gone) - defined(h._git, gone, f"{folder}/{kind}", *_NOT_TESTS))
     gone += [s for s in _lost(before_code, now_code, said) if s not in said.names]  # code snippets
     if gone:
         first = gone[0]
@@ -1555,6 +1564,10 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     new = find_symbol(tree, symbol) if tree is not None else None
     if new is None:
         return "gone"
+    if dump(old, False) == dump(new, False):
+        return None
+    translated = not about_translation(said.text)  # a linter's equivalent rewrites read one way (trust/equivalents.py)
+    old, new = canonical(old, translated), canonical(new, translated)
     if dump(old, False) == dump(new, False):
         return None
     values = said.values_lost(literals(symbol_units(old) + constants_used(parse_python(old_text), old)),
@@ -1866,7 +1879,8 @@ def _symbol_in(text: str, symbol: str) -> ast.AST | None:
 def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
                   later: _Later, explain: bool, held_then: list[str] | None = None,
                   deprecated_then: list[str] | None = None) -> Finding:
-    """A folder: gone, the mentioned paths under it that existed at the base and are gone now, then the
+    """A folder: gone, the mentioned paths under it (bare file names too: :func:`named_files`) that existed
+    at the base, or when the fingerprint was taken, and are gone now (deleted or renamed), then the
     mentioned names its files held at the base, or when the node's fingerprint was taken
     (``held_then``), and hold no more; then the mentioned names a file under it newly marks deprecated
     (:func:`_folder_deprecated`), against what the fingerprint found deprecated (``deprecated_then``)
@@ -1874,17 +1888,17 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
     if not (h.root / path).exists():
         return Finding(ref, True, f"{path}/ is gone", later.text(explain))
     for p in sorted(paths):
-        if (p == path or p.startswith(path + "/")) and h._git("cat-file", "-e", f"{base}:./{p}") is not None \
-                and not (h.root / p).exists():
+        if (p == path or p.startswith(path + "/")) and not (h.root / p).exists() \
+                and (p in (held_then or ()) or h._git("cat-file", "-e", f"{base}:./{p}") is not None):
             return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
     recorded = set(held_then or ()) & names
     if not names or not recorded and deprecated_then is None and not h.changed_since(base, path):
         return Finding(ref, False, None, later.text(explain))
     wanted = sorted(names)
-    found_before = _grep(h, wanted, base, path) | recorded
+    found_before = grep_names(h._git, wanted, base, path) | recorded
     if not found_before:
         return Finding(ref, False, None, later.text(explain))
-    found_now = _grep(h, sorted(found_before), None, path)
+    found_now = grep_names(h._git, sorted(found_before), None, path)
     gone = sorted(found_before - found_now)
     if gone:
         shown = ", ".join(f"`{n}`" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
@@ -1936,35 +1950,6 @@ def _folder_deprecated(h: History, rev: str | None, path: str, names: set[str]) 
 
 
 _NOT_TESTS = (":(exclude,glob)**/*_test.*", ":(exclude,glob)**/test_*", ":(exclude,glob)**/tests/**")  # old names live on in tests
-
-
-_DEFINES = r"(def|class|func|fn|type|struct|interface|enum|trait|const|var|let|function|module)"  # POSIX ERE: no (?:
-
-
-def _defined(h: History, names: list[str], path: str, *also: str) -> set[str]:
-    """Which of ``names`` a file under ``path`` (the work tree) defines: ``def name``, ``class name``,
-    ``func (r *T) name``, ``type name``, ``const name``, or ``name =`` at a line's start; a name
-    only used there (an import, a call) was not moved there."""
-    found: set[str] = set()
-    for start in range(0, len(names), 100):
-        chunk = "|".join(re.escape(n) for n in names[start:start + 100])
-        pattern = rf"(^|[^A-Za-z0-9_]){_DEFINES}[[:space:]]+(\([^)]*\)[[:space:]]*)?({chunk})([^A-Za-z0-9_]|$)|^[[:space:]]*({chunk})[[:space:]]*:?=[^=]"
-        out = h._git("grep", "-I", "-h", "-o", "-E", "-e", pattern, "--", path, ":(exclude).autology", *also) or ""
-        found.update(w for line in out.splitlines() for w in re.findall(r"[A-Za-z0-9_]+", line))
-    return found & set(names)
-
-
-def _grep(h: History, names: list[str], rev: str | None, path: str, *also: str) -> set[str]:
-    """Which of ``names`` a file under ``path`` (a folder, or a pathspec) holds as a whole word, at
-    ``rev`` (None: the work tree); the store's own files aside."""
-    found: set[str] = set()
-    for start in range(0, len(names), 200):
-        args = ["grep", "-I", "-h", "-o", "-w", "-F"]
-        for name in names[start:start + 200]:
-            args += ["-e", name]
-        out = h._git(*args, *([rev] if rev else []), "--", path, ":(exclude).autology", *also) or ""
-        found.update(line.split(":", 1)[-1].strip() if rev else line.strip() for line in out.splitlines())
-    return found & set(names)
 
 
 # ------------------------------------------------------------------------------ for a store's nodes

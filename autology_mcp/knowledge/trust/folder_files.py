@@ -1,0 +1,56 @@
+"""What a folder holds, read for a node that references the folder (issue 38): the files the node
+names by their bare names, and the names the folder's files hold or define (``git grep``).
+
+A node about a folder often lists its modules without the folder's path: "typer/ holds `main.py`,
+`core.py` ...". Those are paths under the folder, as ``typer/main.py`` would be: when one that the
+folder held is deleted or renamed, what the node says of the folder's layout may no longer hold. A
+bare file name is a name in backticks with an extension and no slash (``_compat.py``, ``py.typed``);
+a web address or a dotted name that is no file of the folder was never held by it, so it is never
+"gone" (the staleness rule asks only for the files the folder held at the node's base, or when its
+fingerprint was taken).
+
+The ``git`` argument of the grep helpers runs ``git`` with the given arguments in the work tree and
+returns its output, or None when git failed (:meth:`staleness.History._git`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Optional
+
+Git = Callable[..., Optional[str]]
+
+_BARE_FILE = re.compile(r"`([\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7})`")
+_DEFINES = r"(def|class|func|fn|type|struct|interface|enum|trait|const|var|let|function|module)"  # POSIX ERE: no (?:
+
+
+def named_files(text: str, folder: str) -> set[str]:
+    """The paths under ``folder`` of the bare file names ``text`` gives in backticks."""
+    folder = folder.rstrip("/")
+    return {f"{folder}/{m.group(1)}" if folder else m.group(1) for m in _BARE_FILE.finditer(text)}
+
+
+def defined(git: Git, names: list[str], path: str, *also: str) -> set[str]:
+    """Which of ``names`` a file under ``path`` (the work tree) defines: ``def name``, ``class name``,
+    ``func (r *T) name``, ``type name``, ``const name``, or ``name =`` at a line's start; a name
+    only used there (an import, a call) was not moved there."""
+    found: set[str] = set()
+    for start in range(0, len(names), 100):
+        chunk = "|".join(re.escape(n) for n in names[start:start + 100])
+        pattern = rf"(^|[^A-Za-z0-9_]){_DEFINES}[[:space:]]+(\([^)]*\)[[:space:]]*)?({chunk})([^A-Za-z0-9_]|$)|^[[:space:]]*({chunk})[[:space:]]*:?=[^=]"
+        out = git("grep", "-I", "-h", "-o", "-E", "-e", pattern, "--", path, ":(exclude).autology", *also) or ""
+        found.update(w for line in out.splitlines() for w in re.findall(r"[A-Za-z0-9_]+", line))
+    return found & set(names)
+
+
+def grep_names(git: Git, names: list[str], rev: str | None, path: str, *also: str) -> set[str]:
+    """Which of ``names`` a file under ``path`` (a folder, or a pathspec) holds as a whole word, at
+    ``rev`` (None: the work tree); the store's own files aside."""
+    found: set[str] = set()
+    for start in range(0, len(names), 200):
+        args = ["grep", "-I", "-h", "-o", "-w", "-F"]
+        for name in names[start:start + 200]:
+            args += ["-e", name]
+        out = git(*args, *([rev] if rev else []), "--", path, ":(exclude).autology", *also) or ""
+        found.update(line.split(":", 1)[-1].strip() if rev else line.strip() for line in out.splitlines())
+    return found & set(names)
