@@ -315,15 +315,15 @@ def test_doctor_names_what_moved_on_without_failing(repo: Path) -> None:
 def test_without_explain_the_history_is_read_only_for_a_flag(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """analyze and doctor judge thousands of nodes: a reference whose code still holds costs its file at
     the base and now, not a walk of the history."""
-    from autology_mcp.knowledge.trust import staleness
+    from autology_mcp.knowledge.trust import git_history
 
     node = capture(repo, ["src/retry.py"])
     commit(repo, "record the decision")
     edit(repo, '"""Retries."""', '"""Retries, with a docstring that says more."""')
     commit(repo, "Say more in the docstring", when="2030-02-01T00:00:00Z")
     asked: list[str] = []
-    real = staleness.History.later
-    monkeypatch.setattr(staleness.History, "later", lambda self, b, p: asked.append(p) or real(self, b, p))
+    real = git_history.History.later
+    monkeypatch.setattr(git_history.History, "later", lambda self, b, p: asked.append(p) or real(self, b, p))
     service = Autology.open(repo)
     try:
         found = judge(repo, service.store, [service.store.get(node)])[node]
@@ -335,7 +335,7 @@ def test_without_explain_the_history_is_read_only_for_a_flag(repo: Path, monkeyp
 def test_a_base_found_by_time_matches_git_rev_list(repo: Path) -> None:
     """Past a few distinct times, one listing of the history answers by bisection: the same commit as
     ``git rev-list -1 --before``."""
-    from autology_mcp.knowledge.trust.staleness import History
+    from autology_mcp.knowledge.trust.git_history import History
 
     for i in range(12):
         (repo / "src" / "other.py").write_text(f"x = {i}\n")
@@ -351,7 +351,7 @@ def test_a_base_found_by_time_matches_git_rev_list(repo: Path) -> None:
 def test_asking_for_a_folder_as_a_file_keeps_the_blob_reader_in_step(repo: Path) -> None:
     """git cat-file --batch answers a tree with its bytes too: they are read and dropped, so the next
     file's text is its own."""
-    from autology_mcp.knowledge.trust.staleness import History
+    from autology_mcp.knowledge.trust.git_history import History
 
     h = History(repo)
     head = h.head
@@ -365,7 +365,7 @@ def test_asking_for_a_folder_as_a_file_keeps_the_blob_reader_in_step(repo: Path)
 def test_past_a_few_bases_one_walk_of_the_recent_history_answers_later(repo: Path) -> None:
     """analyze over a large store asks for the later commits of many bases: past a few, one walk of the
     recent history answers, with the same commits as base..HEAD on a merged history."""
-    from autology_mcp.knowledge.trust import staleness
+    from autology_mcp.knowledge.trust import git_history
 
     bases = []
     for i in range(6):
@@ -379,8 +379,8 @@ def test_past_a_few_bases_one_walk_of_the_recent_history_answers_later(repo: Pat
     git(repo, "merge", "-q", "--no-edit", "side", when="2026-01-08T12:00:00Z")
     (repo / "src" / "retry.py").write_text(RETRY + "\n# side\n# main\n")
     commit(repo, "main change", when="2026-01-09T12:00:00Z")
-    exact = staleness.History(repo)
-    exact._bases_asked.update(f"other{i}" for i in range(staleness.BASES_BEFORE_WINDOW))  # force the window
+    exact = git_history.History(repo)
+    exact._bases_asked.update(f"other{i}" for i in range(git_history.BASES_BEFORE_WINDOW))  # force the window
     for base in bases:
         want = [line for line in git(repo, "log", "--format=%H", f"{base}..HEAD", "--", "src/retry.py").split()][::-1]
         assert [c.sha for c in exact.later(base, "src/retry.py")] == want
@@ -2179,7 +2179,7 @@ def test_the_blob_logs_of_many_paths_in_one_git_call_match_one_call_per_path(tmp
     """`analyze` reads the `git log --raw` of every path whose fingerprint disagrees with its base in one
     git call; what it reads per path is what a call for that path alone reads, a merge that changed a
     file against both parents included (as a commit with no blob ids, as before)."""
-    from autology_mcp.knowledge.trust.staleness import History
+    from autology_mcp.knowledge.trust.git_history import History
 
     root = tmp_path / "logs"
     root.mkdir()

@@ -168,7 +168,7 @@ def moved_here(root: Path, store: Any, rel: str) -> list[tuple[KnowledgeNode, li
     at once is not followed): one query, a stat for each such path, and git (kept per HEAD) for at
     most :data:`MOVED_MAX` of them that are gone."""
     from autology_mcp.knowledge.references import reference_path
-    from autology_mcp.knowledge.trust.staleness import history
+    from autology_mcp.knowledge.trust.git_history import history
 
     gone = [p for p in store.index.referenced_paths_near(rel) if not _exists(root / p)]
     if not gone:
