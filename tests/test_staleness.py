@@ -14,7 +14,8 @@ import pytest
 
 from autology_mcp.knowledge.analyze import analyze
 from autology_mcp.knowledge.service import Autology
-from autology_mcp.knowledge.trust.staleness import follow_span, judge, mentions
+from autology_mcp.knowledge.trust.mentions import mentions
+from autology_mcp.knowledge.trust.staleness import follow_span, judge
 
 RETRY = '''"""Retries."""
 
@@ -1043,9 +1044,9 @@ def test_small_numbers_dates_and_issues_are_not_values_the_node_states(compat_re
 
 
 def test_what_a_node_states_literally_is_read_from_its_text() -> None:
-    from autology_mcp.knowledge.trust.staleness import _Said
+    from autology_mcp.knowledge.trust.mentions import Said
 
-    said = _Said(set(), set(), "Raises 'Perhaps you meant http://...?' or \"Invalid URL %r: no scheme\"; the app's "
+    said = Said(set(), set(), "Raises 'Perhaps you meant http://...?' or \"Invalid URL %r: no scheme\"; the app's "
                                "`json_encoder`, `'static/'`, `.env` and `x = f(1)`; bounds >= 1.21.1, < 4, port 5000, "
                                "64-bit lanes, 10,000 nodes, a 0.4 threshold; not 2019-05-01, #123, Python 2/3, UTF-8, "
                                "L10-40, 1 or https://example.com/v/7.7.")
@@ -1059,9 +1060,9 @@ def test_what_a_node_states_literally_is_read_from_its_text() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(list("ab1.2 '\"`…%s{}-#/:,\n") + ["http://", "...", "3.0"]), max_size=80).map("".join))
 def test_the_quotes_and_numbers_a_node_states_are_in_its_text(text: str) -> None:
-    from autology_mcp.knowledge.trust.staleness import _Said
+    from autology_mcp.knowledge.trust.mentions import Said
 
-    said = _Said(set(), set(), text)
+    said = Said(set(), set(), text)
     flat = " ".join(text.split())
     assert all(p in flat and len(p) >= 2 for parts in said.literals.values() for p in parts)
     assert all(token in text.replace(",", "") and atom in token.split(".") + [token] for atom, token in said.numbers.items())
@@ -1268,9 +1269,9 @@ def test_a_number_the_node_states_changed_in_one_statement_is_a_flag(compat_repo
 
 
 def test_code_with_an_operator_in_backticks_is_a_snippet() -> None:
-    from autology_mcp.knowledge.trust.staleness import _Said
+    from autology_mcp.knowledge.trust.mentions import Said
 
-    said = _Said(set(), set(), "The route is `static_url_path + '/<path:filename>'`, not normalised.")
+    said = Said(set(), set(), "The route is `static_url_path + '/<path:filename>'`, not normalised.")
     assert said.snippets == ["static_url_path + '/<path:filename>'"]
 
 
@@ -1568,7 +1569,8 @@ def test_a_call_with_its_arguments_in_prose_gone_from_the_file_is_a_flag(records
     """`session.get(url)` written in prose (not in backticks) is code the node quotes: gone from the file,
     a flag, though every name stays (requests' send() switched to another method); a `def` with those
     parameters is not the call."""
-    from autology_mcp.knowledge.trust.staleness import _Said, _called_in
+    from autology_mcp.knowledge.trust.mentions import Said
+    from autology_mcp.knowledge.trust.staleness import _called_in
 
     root = records_repo
     node = capture(root, ["src/records.py"], title="Fetch",
@@ -1577,7 +1579,7 @@ def test_a_call_with_its_arguments_in_prose_gone_from_the_file_is_a_flag(records
     edit(root, "        return session.get(url)", "        return session.get(url.strip())", path="src/records.py")
     commit(root, "Strip the URL")
     assert "`session.get(url)` is gone" in only(root, node).why
-    assert _Said(set(), set(), "pick with get_scheme(url), then user(s)").calls == ["get_scheme(url)"]
+    assert Said(set(), set(), "pick with get_scheme(url), then user(s)").calls == ["get_scheme(url)"]
     assert not _called_in("def get_scheme(url):\n", "get_scheme(url)")
     assert _called_in("    return get_scheme(\n        url)\n", "get_scheme(url)")
 

@@ -87,7 +87,7 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
   block is kept) and no name it gives plainly is still in it.
 - Any file reference: stale when something the node states literally, which the referenced code held
-  at the base, is gone from it (:meth:`_Said.values_lost`; the code: the ``#symbol`` with the module
+  at the base, is gone from it (:meth:`Said.values_lost`; the code: the ``#symbol`` with the module
   and class constants it uses, the ``#L`` span's statements when only their strings changed, or the
   whole file for a file or a name in another language). A string it quotes (in quotes, or in
   backticks when not a name, a path, a number or code) counts by its literal parts, the text around an
@@ -124,7 +124,8 @@ stale and nothing is said.
 
 Where it lives: this module is the rule's entry (:func:`check` for one node, :func:`judge` for a store's
 nodes, and the judgement of one file or folder reference); :mod:`.git_history` reads git
-(:class:`History`).
+(:class:`History`); :mod:`.mentions` what the node's text names and states (:func:`mentions`,
+:class:`Said`).
 """
 
 from __future__ import annotations
@@ -134,7 +135,6 @@ import re
 import subprocess
 from collections import Counter
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
 from autology_mcp.knowledge.models import FINGERPRINT_KEY, KnowledgeNode
@@ -158,7 +158,6 @@ from autology_mcp.knowledge.trust.code_compare import (
     is_doc,
     kwargs_keys,
     lines_of,
-    Literals,
     literals,
     moved_units,
     parameters,
@@ -172,12 +171,12 @@ from autology_mcp.knowledge.trust.code_compare import (
     symbol_units,
     Unit,
     units_changed,
-    version_parts,
 )
 from autology_mcp.knowledge.trust.denials import now_held
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.trust.folder_files import defined, grep_names, named_files
 from autology_mcp.knowledge.trust.git_history import Commit, GIT_TIMEOUT, History, history, read
+from autology_mcp.knowledge.trust.mentions import holds, mentions, Said
 
 
 WALK_MAX = 30  # later commits looked at one by one to name the one that changed something
@@ -189,69 +188,7 @@ REWRITTEN = 0.5  # a file more than this share of whose lines (those the node sa
 _LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
 
 
-_TICKS = re.compile(r"`([^`\n]{2,120})`")
-
-
-# an identifier a prose word is not: snake_case, camelCase or PascalCase with an inner capital, dotted
-_SHAPED = re.compile(r"(?<![\w.])(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
-                     r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
-
-
-_CALLED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\((?!e?s\))")  # retry(), app.retry(x); not user(s)
-
-
-_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+|\S+@\S+\.\w+")
-
-
-# last parts of a dotted word that make it a file name or an address, not a name
-_NOT_NAMES = frozenset("""py pyi pyc js jsx ts tsx mjs cjs json yaml yml toml cfg ini txt md rst html htm css scss xml
-    csv tsv lock log sh bash zsh bat ps1 exe dll so dylib go rs rb java kt swift cpp hpp cc cxx sql proto png jpg jpeg gif
-    svg pdf zip gz tgz tar whl egg com org net edu gov io dev app co uk de fr www env cfg conf svc""".split())
-
-
-_WORDS = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{4,}(?![\w])")
-
-
-_QUALIFIER = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]{4,})\.(?=[A-Za-z_])")  # Preview. of Preview.member
-
-
-_SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return|[-+*/%|&]|//|\*\*)\s")
-
-
-# a call with its arguments in prose: self.get_connection(request.url, proxies), get_url_scheme(url)
-_PROSE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(([^()\n]{1,80})\)")
-
-
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-
-
-_PATHISH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
-
-
-# a string the node quotes: 'Perhaps you meant http://...?', "utf-8", “…”; not an apostrophe (the app's)
-_QUOTED = re.compile(r"""(?<![\w'"])(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|\u201c([^\u201d\n]{1,200})\u201d"""
-                     r"""|\u2018([^\u2019\n]{1,200})\u2019)(?![\w])""")
-
-
-# where a quoted message leaves the code's text out: an ellipsis, a placeholder (%s, %r, {}, {name!r})
-_ELIDED = re.compile(r"\.\.\.|\u2026|%[-#0-9.]*[sdrifx]|\{[^{}]*\}")
-
-
-# a number the node states: 5000, 3.0, 1.21.1, "< 4"; not of a word (utf8), an issue (#123), a date or a range
-_STATED = re.compile(r"(?<![\w.\-/#,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)*)(?![\w/]|-\d|\.\d|,\d)")  # 64-bit: 64; 10,000
-
-
-# a list of words in prose: "cookies, proxies, cert, verify, timeout and trust_env" (backticks allowed)
-_LIST = re.compile(r"(?<![\w.])`?[A-Za-z_]\w*`?(?:,\s+`?[A-Za-z_]\w*`?){1,},?\s+(?:and|or)\s+`?[A-Za-z_]\w*`?(?![\w(])")
-
-
 _IMPORT_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([A-Za-z_][\w.]*)?[ \t]+import[ \t]+(\([^)]*\)|[^\n;]+)", re.MULTILINE)
-
-
-_LIST_ITEM = re.compile(r"[A-Za-z_]\w*")
-
-
-SMALL = frozenset({"0", "1", "2"})  # numbers too common in code and prose to say anything alone
 
 
 @dataclass(frozen=True)
@@ -262,69 +199,6 @@ class Finding:
     stale: bool
     why: str | None = None  # what changed, and where: the flag's text
     later: str | None = None  # "3 later commits, the last: <subject> (sha, date)": information
-
-
-def mentions(text: str) -> tuple[set[str], set[str]]:
-    """The identifiers and the paths a node's text names: in backticks, shaped like an identifier
-    (``retry_after``, ``HTTPAdapter``, ``MAX_RETRIES``), called (``retry()``, ``retry(call)``: a word
-    right before "(", but not a plural "user(s)"), or dotted (``app.retry``). A dotted name
-    (``a.b.score_candidates``) counts by its last part: the module path around it is how the prose
-    reached it, not what it names; a file name or a web address (``setup.cfg``, ``example.com``) is not one."""
-    names: set[str] = set()
-    paths: set[str] = set()
-    for span in _TICKS.findall(text):
-        span = span.strip()
-        if _PATHISH.match(span):
-            paths.add(span.rstrip("/"))
-            continue
-        for ident in _IDENT.findall(span):
-            last = ident.split(".")[-1]
-            if len(last) >= 3 and ("." not in ident or _dotted_name(ident)):
-                names.add(last)
-    prose = _URL.sub(" ", _TICKS.sub(" ", text))
-    for ident in _SHAPED.findall(prose):
-        last = ident.split(".")[-1]
-        if _is_shaped(last) or ("." in ident and _dotted_name(ident)):
-            names.add(last)
-    names |= called(prose)
-    return names, paths
-
-
-def called(text: str) -> set[str]:
-    """The names prose gives as calls (``retry()``, ``executor.map(fn)``): names, but too plain
-    (``map``, ``parse``) to say alone that a file still holds what the node describes."""
-    found = set()
-    for ident in _CALLED.findall(_URL.sub(" ", _TICKS.sub(" ", text))):
-        last = ident.split(".")[-1]
-        if len(last) >= 3 and ("." not in ident or _dotted_name(ident)):
-            found.add(last)
-    return found
-
-
-def _strong(text: str) -> set[str]:
-    """The names a node gives plainly enough that one still in a file says the file still holds what the
-    node describes: one identifier in backticks, or shaped like one (``retry_after``). Not ``map`` of
-    ``executor.map``, nor ``parse()`` in prose: too plain to say so alone."""
-    ticked = {i for span in _TICKS.findall(text) for i in _IDENT.findall(span) if "." not in i and len(i) >= 3}
-    return ticked | {n for n in mentions(text)[0] if _is_shaped(n)}
-
-
-def _dotted_name(ident: str) -> bool:
-    """``app.retry`` names ``retry``; ``setup.cfg``, ``example.com`` or ``e.g`` name nothing."""
-    last = ident.split(".")[-1]
-    return len(last) >= 3 and last.lower() not in _NOT_NAMES
-
-
-def _is_shaped(name: str) -> bool:
-    """snake_case, camelCase, PascalCase with an inner capital, or CONSTANT_CASE: not a prose word."""
-    return len(name) >= 3 and ("_" in name.strip("_") or any(c.isupper() for c in name[1:]))
-
-
-def _holds(content: str, name: str) -> bool:
-    """Whether ``content`` holds ``name`` as a whole word (``name`` has no dots: :func:`mentions`)."""
-    if name not in content:
-        return False
-    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", content) is not None
 
 
 FINGERPRINT = FINGERPRINT_KEY  # the frontmatter key
@@ -375,12 +249,12 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
         seen.setdefault("deprecated", {})[folder] = sorted(_folder_deprecated(history(Path(root)), rev, folder,
                                                                               set(kept)))[:20]
     held, values = {}, {}
-    said = _Said(set(names), set(), f"{title}\n{content}")
+    said = Said(set(names), set(), f"{title}\n{content}")
     for f, (_, text) in sorted(files.items()):  # the names and values it gives that each file held: judged by when the blob is gone (a squash)
         if text is None:
             continue
         code_of = code_words(text, f)
-        kept = [n for n in names if _holds(code_of, n)][:20]
+        kept = [n for n in names if holds(code_of, n)][:20]
         if kept:
             held[f] = kept
         stated = said.values_held(file_literals(text, f)) if said.states_values else []
@@ -484,7 +358,7 @@ def recorded_code(node: KnowledgeNode) -> dict[str, str]:
 def recorded_names(node: KnowledgeNode, key: str = "names") -> dict[str, list[str]]:
     """The names the node gives that each referenced file held when the fingerprint was taken (path ->
     names), under the same condition as :func:`recorded_code`; with ``key="values"``, the strings it
-    quotes and the numbers it states that each file held (:meth:`_Said.values_held`)."""
+    quotes and the numbers it states that each file held (:meth:`Said.values_held`)."""
     if not fingerprinted(node):
         return {}
     names = node.extra[FINGERPRINT].get(key)
@@ -542,164 +416,13 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
         return []
     text = f"{node.title}\n{node.content}"
     names, paths = mentions(text)
-    seen, held, said = recorded_code(node), recorded_names(node), _Said(names, paths, text)
+    seen, held, said = recorded_code(node), recorded_names(node), Said(names, paths, text)
     values, elsewhere = recorded_names(node, "values"), recorded_names(node, "elsewhere")
     marked = recorded_names(node, "deprecated")
     return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)),
                    values_then=values.get(reference_path(ref)), elsewhere_then=elsewhere.get(reference_path(ref)),
                    deprecated_then=marked.get(reference_path(ref)))
             for ref in refs]
-
-
-@dataclass(frozen=True)
-class _Said:
-    """What the node's text says, as the rule reads it."""
-
-    names: set[str]
-    paths: set[str]
-    text: str
-
-    @cached_property
-    def words(self) -> set[str]:
-        """The words of five letters or more: a changed statement that uses one as a name touches what
-        the node describes ("dataclasses are not serialised" and ``dataclasses.asdict(o)``). Not a word
-        the text gives only before a dot, as the qualifier of a name (``Preview`` of
-        ``Preview.normalize_docstring_quotes``): that name counts, by its last part (:func:`mentions`)."""
-        found = Counter(_WORDS.findall(self.text))
-        qualifiers = Counter(m.group(1) for m in _QUALIFIER.finditer(self.text))
-        return {w for w in found if qualifiers[w] < found[w]}
-
-    def gives_value(self, value: str) -> bool:
-        """Whether the node gives this value (``None``, ``False``, ``5000``) as code: in backticks, after
-        "return(s)" or "=" ("returns None"), not as a word of prose ("None of these", "Alternatives: None.")."""
-        v = re.escape(value)
-        return re.search(rf"`{v}`|\breturns?\s+{v}(?!\w|\.\w)|=\s*{v}(?!\w|\.\w)", self.text) is not None
-
-    def used_now(self, before: list[Unit], after: list[Unit], added: set[str] = frozenset(),
-                 signature: set[str] = frozenset()) -> set[str]:
-        """The names and words whose use in changed statements counts, for code that was ``before`` and is
-        ``after``: every name the node gives; a word of its text unless the code used it throughout, in
-        three statements or more, before and after (the object a builder works on: ``session.trust_env =
-        False`` added where ``session`` is set up in every line is not a new use of the node's
-        "session"; ``value`` rebound in a setter that only stored it, or ``dataclasses.asdict(o)`` where
-        no ``dataclasses`` was, is). Nor a word that is a parameter the function gained (``added``): its
-        use is the new option's, which is information as the parameter is ("a proxy" in the node's prose,
-        ``proxies or proxy`` in the code). The ``signature`` (:meth:`signature`) counts as words."""
-        names = self.names - signature
-        words = (self.words | signature) - names - added
-        if words:
-            then = Counter(i for u in before for i in set(u.identifiers()))
-            now = Counter(i for u in after for i in set(u.identifiers()))
-            words = {w for w in words if then[w] < 3 or now[w] < 3}
-        return names | words
-
-    def signature(self, symbol: str, parameters: set[str]) -> set[str]:
-        """The parameters of ``symbol`` that the node names only as the arguments of its own call
-        (``normalize(node, parens_after)``): its signature as the node writes it, not what the node says
-        the code does with them; :meth:`used_now` reads them as words."""
-        call = re.compile(rf"(?<![\w.]){re.escape(symbol)}\([^()\n]*\)")
-        if not call.search(self.text):
-            return set()
-        return (self.names & parameters) - mentions(call.sub(symbol, self.text))[0]
-
-    @cached_property
-    def listed(self) -> list[set[str]]:
-        """The lists of words the text gives (``params, headers, cookies, auth and timeout``): three items or
-        more, separated by commas, the last by "and" or "or"."""
-        return [set(_LIST_ITEM.findall(m.group(0))) - {"and", "or"} for m in _LIST.finditer(self.text)]
-
-    @cached_property
-    def listed_words(self) -> set[str]:
-        return set().union(*self.listed) if self.listed else set()
-
-    def names_parameter(self, parameter: str, parameters) -> bool:
-        """Whether the node names this parameter: as a name it gives, or in a list of words at least half
-        of which are parameters of the same function ("takes params, headers, cookies and auth")."""
-        if parameter in self.names:
-            return True
-        return any(parameter in items and 2 * len(items & set(parameters)) >= len(items) for items in self.listed)
-
-    @cached_property
-    def strong(self) -> set[str]:
-        return _strong(self.text)
-
-    @cached_property
-    def snippets(self) -> list[str]:
-        """Code quoted in backticks (``self.url_map = Map()``, ``static_url_path + "/x"``): not one name,
-        but a piece of code."""
-        return sorted({s.strip() for s in _TICKS.findall(self.text) if _SNIPPET.search(s) and len(s.strip()) >= 6})
-
-    @cached_property
-    def calls(self) -> list[str]:
-        """Calls with their arguments written in prose, outside backticks (``self.get_connection(request.url,
-        proxies)``, ``get_url_scheme(url)``): code as the node quotes it, found in the code as a call (a
-        ``def`` with those parameters is not it)."""
-        prose = _URL.sub(" ", _TICKS.sub(" ", self.text))
-        return sorted({m.group(0) for m in _PROSE_CALL.finditer(prose) if m.group(2).strip() not in ("s", "es")})
-
-    @cached_property
-    def literals(self) -> dict[str, tuple[str, ...]]:
-        """The strings the node quotes (in quotes, or in backticks when not a name, a path, a number or
-        code), each with its literal parts: the text around an ellipsis or a placeholder
-        ('Perhaps you meant http://...?' is 'Perhaps you meant http://'), whitespace-collapsed, of two
-        characters or more."""
-        found = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(self.text)]
-        for span in _TICKS.findall(self.text):
-            span = span.strip()
-            if not (_IDENT.fullmatch(span) or _PATHISH.match(span) or _SNIPPET.search(span) or _STATED.fullmatch(span)
-                    or span[:1] in "'\"\u201c\u2018"):
-                found.append(span)
-        out = {}
-        for quote in found:
-            parts = tuple(p for p in (" ".join(p.split()) for p in _ELIDED.split(quote)) if len(p) >= 2)
-            if parts:
-                out[quote] = parts
-        return out
-
-    @cached_property
-    def numbers(self) -> dict[str, str]:
-        """The numbers the node states (``5000``, ``3.0``, ``1.21.1``, "< 4", "64-bit"), each with the
-        parts of a version (a bound checked part by part, ``minor >= 21``; not of a fraction, 0.4):
-        number -> the number as the node wrote it. Not 0, 1 or 2 alone (everywhere in code), nor a
-        number in an address, a date or a range."""
-        out: dict[str, str] = {}
-        for token in (t.replace(",", "") for t in _STATED.findall(_URL.sub(" ", self.text))):
-            for atom in [token, *version_parts(token)]:
-                if atom not in SMALL:
-                    out.setdefault(atom, token)
-        return out
-
-    def values_held(self, code: Literals) -> list[str]:
-        """The strings the node quotes and the numbers it states (as :attr:`literals` and :attr:`numbers`
-        key them) that ``code`` holds as literals."""
-        return [q for q, parts in self.literals.items() if all(code.holds_string(p) for p in parts)] + \
-            [n for n in self.numbers if n in code.numbers]
-
-    def shown(self, value: str) -> str:
-        """A value as a flag names it: a quote in quotes, a number as the node wrote it."""
-        return f"'{value}'" if value in self.literals else self.numbers.get(value, value)
-
-    def values_lost(self, before: Literals, after: Literals) -> list[str]:
-        """The strings the node quotes and the numbers it states that ``before`` held as literals (every
-        literal part of a quote) and ``after`` does not: what the node says literally that the code no
-        longer holds (a message changed from http:// to https://, a bound from < 4 to < 5)."""
-        lost = [f"'{quote}'" for quote, parts in self.literals.items()
-                if all(before.holds_string(p) for p in parts) and not all(after.holds_string(p) for p in parts)]
-        lost += list(dict.fromkeys(token for atom, token in self.numbers.items()
-                                   if atom in before.numbers and atom not in after.numbers))
-        return lost
-
-    @property
-    def states_values(self) -> bool:
-        return bool(self.literals or self.numbers)
-
-    def quotes(self, strings) -> bool:
-        """Whether the node's text quotes one of these string values (a version, a message)."""
-        for value in strings:
-            value = value.strip()
-            if len(value) >= 2 and re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", self.text):
-                return True
-        return False
 
 
 class _Later:
@@ -730,7 +453,7 @@ class _Later:
         return f"more than {WALK_MAX} later commits, the last: {last.subject} ({last.label()})"
 
 
-def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, recorded: str | None = None,
+def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, recorded: str | None = None,
            moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None,
            values_then: list[str] | None = None, elsewhere_then: list[str] | None = None,
            deprecated_then: list[str] | None = None) -> Finding:
@@ -746,7 +469,7 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
             later = _Later(h, base, path, *h.since_blob(path, recorded))
         elif (held_then or values_then) and (now := h.worktree(path)) is not None:  # that code is gone: what it held
             code = code_words(now, path)
-            lost = [n for n in held_then or () if n in said.names and not _holds(code, n)]
+            lost = [n for n in held_then or () if n in said.names and not holds(code, n)]
             if lost:
                 verb = "is" if len(lost) == 1 else "are"
                 return Finding(ref, True, f"{_shown(lost)} {verb} gone from {path} (since the node was written)",
@@ -786,9 +509,9 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
             return _deprecated_elsewhere(h, base, ref, where, newly_there[0], explain, later)
     if now == before:  # (formatting alone is told apart below, where it matters: a parse costs)
         return Finding(ref, False, None, later.text(explain))
-    said_here = any(_holds(before, n) for n in said.names) or bool(said.snippets) or bool(said.calls)
+    said_here = any(holds(before, n) for n in said.names) or bool(said.snippets) or bool(said.calls)
     before_code, now_code = (code_words(before, path), code_words(now, path)) if said_here else (before, now)
-    held = {n for n in said.names if _holds(before_code, n)} if said_here else set()
+    held = {n for n in said.names if holds(before_code, n)} if said_here else set()
     if anchor and not _LINES.match(anchor):
         held.add(anchor.split(".")[-1])
     newly = sorted(deprecated(now, path, held) - deprecated(before, path, held))
@@ -819,10 +542,10 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
             if old is not None:
                 return _judge_symbol(h, ref, where, later, before, old, now, anchor, said, explain)
         last = anchor.split(".")[-1]
-        if _holds(before_code, last) and not _holds(now_code, last):
-            when = _first_without(h, later, lambda t: _holds(code_words(t, path), last))
+        if holds(before_code, last) and not holds(now_code, last):
+            when = _first_without(h, later, lambda t: holds(code_words(t, path), last))
             return Finding(ref, True, f"`{anchor}` is gone from {where} ({when})", later.text(explain))
-    gone = sorted(n for n in held if not _holds(now_code, n) and n in said.names)
+    gone = sorted(n for n in held if not holds(now_code, n) and n in said.names)
     if gone and "/" in where:  # a name moved to another file of the same folder and kind (a package split) is not gone
         folder, _, name = where.rpartition("/")
         kind = f"*.{name.rsplit('.', 1)[1]}" if "." in name else "*"
@@ -830,7 +553,7 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
     gone += [s for s in _lost(before_code, now_code, said) if s not in said.names]  # code snippets
     if gone:
         first = gone[0]
-        when = _first_without(h, later, lambda t: not _lost(before_code, code_words(t, path), _Said({first}, set(), "")) if
+        when = _first_without(h, later, lambda t: not _lost(before_code, code_words(t, path), Said({first}, set(), "")) if
                               first in said.names else _squeezed(first) in _squeezed(code_words(t, path)))
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{_shown(gone)} {verb} gone from {where} ({when})", later.text(explain))
@@ -839,7 +562,7 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
         if values:
             when = _first_without(h, later, lambda t: not _values_lost(before, t, path, said))
             return Finding(ref, True, f"{_stated(values)} gone from {where} ({when})", later.text(explain))
-    kept = any(_holds(now_code, n) for n in held & said.strong)
+    kept = any(holds(now_code, n) for n in held & said.strong)
     share = 0.0 if kept else rewritten_share(before, now, path)
     if share > REWRITTEN:  # a name the node gives that is still there says it still holds
         uncommitted = ", uncommitted" if not later.commits and not later.gap else ""
@@ -880,7 +603,7 @@ def _module_paths(path: str, dots: int, module: str) -> list[str]:
     return [f"{b}/{inner}{tail}".lstrip("/") for b in bases for tail in (".py", "/__init__.py")]
 
 
-def _elsewhere(text: str, path: str, anchor: str, said: _Said, read) -> set[str]:
+def _elsewhere(text: str, path: str, anchor: str, said: Said, read) -> set[str]:
     """What the referenced code takes from another module of the project that is deprecated there and
     that the node names: a name it gives, imported (``Client`` of ``from ._client import Client``,
     deprecated in its own module); or a parameter the referenced code (the ``#symbol``, or the file)
@@ -919,7 +642,7 @@ def _elsewhere(text: str, path: str, anchor: str, said: _Said, read) -> set[str]
     return found
 
 
-def _watched(text: str, path: str, anchor: str, said: _Said) -> bool:
+def _watched(text: str, path: str, anchor: str, said: Said) -> bool:
     """Whether :func:`_elsewhere` has something to look at for this node: a name it gives that the code
     imports, or a keyword the code passes to an imported name that the node names (or lists)."""
     imported = _imports(text) if path.endswith(".py") else {}
@@ -959,9 +682,9 @@ def _keywords_passed(text: str, anchor: str) -> dict[str, set[str]]:
 
 
 def _parameters_deprecated(before: str, now: str, path: str, scopes: set[str], symbol: bool,
-                           said: _Said) -> list[tuple[str, str]]:
+                           said: Said) -> list[tuple[str, str]]:
     """The parameters newly deprecated (a warning raised when one is given: :func:`deprecated_parameters`)
-    that the node names (:meth:`_Said.names_parameter`), of the referenced ``#symbol`` or a function in
+    that the node names (:meth:`Said.names_parameter`), of the referenced ``#symbol`` or a function in
     it (``symbol``), or of a function or class the node names: (function, parameter). A parameter's
     deprecation is not its function's: a node about ``Client`` that never names ``proxies`` still holds."""
     marks = deprecated_parameters(now, path)
@@ -981,8 +704,8 @@ def _parameters_deprecated(before: str, now: str, path: str, scopes: set[str], s
     return found
 
 
-def _values_lost(before: str, now: str, path: str, said: _Said) -> list[str]:
-    """What the node states literally (:meth:`_Said.values_lost`) that the file held and holds no more;
+def _values_lost(before: str, now: str, path: str, said: Said) -> list[str]:
+    """What the node states literally (:meth:`Said.values_lost`) that the file held and holds no more;
     the file now is scanned only when it held one."""
     if not said.numbers and not any(max(p.split(), key=len) in before for ps in said.literals.values() for p in ps):
         return []
@@ -998,12 +721,12 @@ def _shown(names: list[str]) -> str:
 
 
 def _stated(values: list[str]) -> str:
-    """"`'http://'`, as the node states it, is": the strings and numbers :meth:`_Said.values_lost` found."""
+    """"`'http://'`, as the node states it, is": the strings and numbers :meth:`Said.values_lost` found."""
     return f"{_shown(values)}, as the node states {'it, is' if len(values) == 1 else 'them, are'}"
 
 
 def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now: str,
-                span: tuple[int, int], what: str, said: _Said, explain: bool) -> Finding:
+                span: tuple[int, int], what: str, said: Said, explain: bool) -> Finding:
     """A line span followed from the base through each later commit by its code (formatting, comments
     and whitespace aside): stale when its code changed, beyond string values the node does not quote
     (a version string bumped, a message reworded): a string value the node's text holds, or one that
@@ -1049,7 +772,7 @@ def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now
     return Finding(ref, True, f"{what} of {path} changed ({when})", later.text(explain))
 
 
-def _moved_span(gone: list[Unit], old: str, new: str, path: str, said: _Said) -> tuple[list[Unit], list[Unit]] | None:
+def _moved_span(gone: list[Unit], old: str, new: str, path: str, said: Said) -> tuple[list[Unit], list[Unit]] | None:
     """The span's statements found again elsewhere in the function that held them (:func:`moved_units`:
     the same code, its variables perhaps renamed), and keeping what the node says there
     (:func:`span_rewrite`): a block moved up when a method was split. None when not so."""
@@ -1063,7 +786,7 @@ def _moved_span(gone: list[Unit], old: str, new: str, path: str, said: _Said) ->
 
 
 def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, new_text: str, path: str,
-                 said: _Said) -> str | None:
+                 said: Said) -> str | None:
     """Why the code of a line span, rewritten (``gone_units`` are its statements, ``came_units`` those that
     took their place), may make the node wrong, or None when it keeps what the node says, as for a
     symbol (:func:`symbol_change`): a name or a code snippet the node gives gone from it; a string it
@@ -1110,7 +833,7 @@ def _unit_lines(text: str, found: list[Unit]) -> str:
     return "\n".join(text.splitlines()[min(u.start for u in found) - 1:max(u.end for u in found)])
 
 
-def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path: str, said: _Said) -> str | None:
+def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path: str, said: Said) -> str | None:
     """Why a Python symbol's change may make the node wrong, or None when it keeps what the node says:
     gone; an existing parameter removed, renamed, reordered or its default changed; a name or a code
     snippet the node gives (that the symbol held) gone from it; a string the node quotes or a number it
@@ -1277,7 +1000,7 @@ def _bound(node: ast.AST) -> set[str]:
     return found
 
 
-def _methods_named(old: ast.AST, new: ast.AST, said: _Said) -> str | None:
+def _methods_named(old: ast.AST, new: ast.AST, said: Said) -> str | None:
     """A class that gained or lost a method whose name, underscores aside, is a word of the node's text
     (``__reduce__`` added to a class the node says "reduce" keeps one argument of): what the node says
     about that behaviour may no longer hold."""
@@ -1295,7 +1018,7 @@ def _methods_named(old: ast.AST, new: ast.AST, said: _Said) -> str | None:
     return None
 
 
-def _newly_guarded(old: ast.AST, new: ast.AST, said: _Said) -> str | None:
+def _newly_guarded(old: ast.AST, new: ast.AST, said: Said) -> str | None:
     """A code snippet the node gives (``[content]``) that the symbol held and holds now, but only under
     more conditions than before (``return [content]`` now ``return [content] if content else []``, or
     moved into an ``if``): the node describes it as what happens, and now it happens only sometimes.
@@ -1341,9 +1064,9 @@ def _guards(tree: ast.AST, want: str) -> int | None:
     return best
 
 
-def _lost(before_code: str, now_code: str, said: _Said) -> list[str]:
+def _lost(before_code: str, now_code: str, said: Said) -> list[str]:
     """The names and the code snippets the node gives that ``before_code`` held and ``now_code`` does not."""
-    gone = [n for n in sorted(said.names) if _holds(before_code, n) and not _holds(now_code, n)]
+    gone = [n for n in sorted(said.names) if holds(before_code, n) and not holds(now_code, n)]
     if said.snippets or said.calls:
         old, new = _squeezed(before_code), _squeezed(now_code)
         gone += [s for s in said.snippets if _squeezed(s) in old and _squeezed(s) not in new]
@@ -1372,7 +1095,7 @@ def _segment(text: str, node: ast.AST) -> str:
 
 
 def _judge_symbol(h: History, ref: str, path: str, later: _Later, before: str, old: ast.AST, now: str,
-                  symbol: str, said: _Said, explain: bool) -> Finding:
+                  symbol: str, said: Said, explain: bool) -> Finding:
     why = symbol_change(old, before, now, symbol, path, said)
     caller = _caller_dropped(before, now, symbol, said) if why is None else None
     if caller:
@@ -1390,7 +1113,7 @@ def _judge_symbol(h: History, ref: str, path: str, later: _Later, before: str, o
     return Finding(ref, True, f"`{symbol}` of {path} changed: {why} ({when})", later.text(explain))
 
 
-def _caller_dropped(before: str, now: str, symbol: str, said: _Said) -> str | None:
+def _caller_dropped(before: str, now: str, symbol: str, said: Said) -> str | None:
     """A function of the file that the node names (``send()``, a method of the same class first), which
     called the referenced ``#symbol`` when the node was written and calls it no more (``send()`` now
     calls a new ``_get_connection``), or calls it without testing a name the node gives that every call
@@ -1401,7 +1124,7 @@ def _caller_dropped(before: str, now: str, symbol: str, said: _Said) -> str | No
         return None
     owner = symbol.rsplit(".", 1)[0] + "." if "." in symbol else ""
     for caller in sorted(said.names - set(symbol.split("."))):
-        if not _holds(before, caller):
+        if not holds(before, caller):
             continue
         then = _symbol_in(before, owner + caller) if owner else None
         qualified = then is not None
