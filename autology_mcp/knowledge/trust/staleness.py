@@ -125,7 +125,7 @@ stale and nothing is said.
 Where it lives: this module is the rule's entry (:func:`check` for one node, :func:`judge` for a store's
 nodes, and the judgement of one file or folder reference); :mod:`.git_history` reads git
 (:class:`History`); :mod:`.mentions` what the node's text names and states (:func:`mentions`,
-:class:`Said`).
+:class:`Said`); :mod:`.findings` a finding and how a flag names its commit.
 """
 
 from __future__ import annotations
@@ -134,7 +134,6 @@ import ast
 import re
 import subprocess
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 from autology_mcp.knowledge.models import FINGERPRINT_KEY, KnowledgeNode
@@ -174,31 +173,16 @@ from autology_mcp.knowledge.trust.code_compare import (
 )
 from autology_mcp.knowledge.trust.denials import now_held
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
+from autology_mcp.knowledge.trust.findings import Finding, first_without, Later, LINES, _shown, _stated, WALK_MAX
 from autology_mcp.knowledge.trust.folder_files import defined, grep_names, named_files
 from autology_mcp.knowledge.trust.git_history import Commit, GIT_TIMEOUT, History, history, read
 from autology_mcp.knowledge.trust.mentions import holds, mentions, Said
 
 
-WALK_MAX = 30  # later commits looked at one by one to name the one that changed something
-
-
 REWRITTEN = 0.5  # a file more than this share of whose lines (those the node saw) are gone was rewritten
 
 
-_LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
-
-
 _IMPORT_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([A-Za-z_][\w.]*)?[ \t]+import[ \t]+(\([^)]*\)|[^\n;]+)", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One reference of one node, judged."""
-
-    reference: str
-    stale: bool
-    why: str | None = None  # what changed, and where: the flag's text
-    later: str | None = None  # "3 later commits, the last: <subject> (sha, date)": information
 
 
 FINGERPRINT = FINGERPRINT_KEY  # the frontmatter key
@@ -384,27 +368,6 @@ def follow_span(before: list[str], after: list[str], span: tuple[int, int]) -> t
     return (moved[0] + 1, moved[1] + 1) if moved is not None else None
 
 
-def _later_text(commits: list[Commit]) -> str | None:
-    if not commits:
-        return None
-    last = commits[-1]
-    many = f"{len(commits)} later commits" if len(commits) > 1 else "1 later commit"
-    return f"{many}, the last: {last.subject} ({last.label()})"
-
-
-def _first_without(h: History, later: _Later, test) -> str:
-    """Which change made ``test`` false: the first later commit whose version fails it, or the working tree
-    (or, when the node's code is not in HEAD's history, "since the node was written")."""
-    commits = later.commits
-    for commit in commits[:WALK_MAX]:
-        text = h.content(commit.sha, commit.path)
-        if text is None or not test(text):
-            return commit.label()
-    if len(commits) > WALK_MAX:
-        return f"after {commits[WALK_MAX - 1].label()}"
-    return "since the node was written" if later.gap else "uncommitted"
-
-
 def check(h: History, node: KnowledgeNode, base: str | None, references: list[str] | None = None,
           explain: bool = False) -> list[Finding]:
     """The node's references (or ``references``), each judged against ``base`` (the module docstring),
@@ -425,48 +388,20 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
             for ref in refs]
 
 
-class _Later:
-    """A reference's later commits, read from git only when something needs them; or given (the commits
-    after the node's recorded code, with ``gap`` when that code is not in HEAD's history)."""
-
-    def __init__(self, h: History, base: str, path: str, commits: list[Commit] | None = None, gap: bool = False):
-        self.h, self.base, self.path, self._commits, self.gap = h, base, path, commits, gap
-
-    @property
-    def commits(self) -> list[Commit]:
-        if self._commits is None:
-            self._commits = self.h.later(self.base, self.path)
-        return self._commits
-
-    def text(self, explain: bool) -> str | None:
-        """"3 later commits, the last: ..." (only with ``explain``). Without the commits read already, the
-        newest few are enough to say it ("more than 30 later commits"): git stops there instead of
-        walking the whole range."""
-        if not explain:
-            return None
-        if self._commits is not None:
-            return _later_text(self._commits)
-        newest = self.h.latest(self.base, self.path, WALK_MAX + 1)
-        if len(newest) <= WALK_MAX:
-            return _later_text(newest)
-        last = newest[-1]
-        return f"more than {WALK_MAX} later commits, the last: {last.subject} ({last.label()})"
-
-
 def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, recorded: str | None = None,
            moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None,
            values_then: list[str] | None = None, elsewhere_then: list[str] | None = None,
            deprecated_then: list[str] | None = None) -> Finding:
     path = reference_path(ref)
     anchor = ref.split("#", 1)[1].strip() if "#" in ref else ""
-    later = _Later(h, base, path)
+    later = Later(h, base, path)
     before = h.content(base, path)
     lies = bool(recorded and (before is None or not h.blob_id(base, path).startswith(recorded)))
     if lies:
         seen = h.blob(recorded)  # the history lies (a rebase, a squash, a relate committed later): the code it saw
         if seen is not None:
             before = seen
-            later = _Later(h, base, path, *h.since_blob(path, recorded))
+            later = Later(h, base, path, *h.since_blob(path, recorded))
         elif (held_then or values_then) and (now := h.worktree(path)) is not None:  # that code is gone: what it held
             code = code_words(now, path)
             lost = [n for n in held_then or () if n in said.names and not holds(code, n)]
@@ -497,7 +432,7 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
         deleted = h.deleted(base, path)
         return Finding(ref, True, f"{path} is gone ({deleted.label() if deleted else 'uncommitted'})", later.text(explain))
     if moved is not None:
-        later = _Later(h, base, where, [], True)
+        later = Later(h, base, where, [], True)
     elsewhere = _elsewhere(now, where, anchor, said, h.worktree)  # the code it uses, deprecated in its own module
     if elsewhere:
         if elsewhere_then is not None:  # what the fingerprint found deprecated there when the node was written
@@ -512,27 +447,27 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
     said_here = any(holds(before, n) for n in said.names) or bool(said.snippets) or bool(said.calls)
     before_code, now_code = (code_words(before, path), code_words(now, path)) if said_here else (before, now)
     held = {n for n in said.names if holds(before_code, n)} if said_here else set()
-    if anchor and not _LINES.match(anchor):
+    if anchor and not LINES.match(anchor):
         held.add(anchor.split(".")[-1])
     newly = sorted(deprecated(now, path, held) - deprecated(before, path, held))
     if newly:
-        when = _first_without(h, later, lambda t: newly[0] not in deprecated(t, path, {newly[0]}))
+        when = first_without(h, later, lambda t: newly[0] not in deprecated(t, path, {newly[0]}))
         verb = "is" if len(newly) == 1 else "are"
         return Finding(ref, True, f"{_shown(newly)} {verb} deprecated in {where} ({when})", later.text(explain))
-    if anchor and not _LINES.match(anchor):
+    if anchor and not LINES.match(anchor):
         given = _parameters_deprecated(before, now, path, {anchor}, True, said)
     else:  # a file or a span: the functions the node names; for a span, also the one that holds it
-        holder = _holder(before, int(_LINES.match(anchor).group(1))) if anchor and path.endswith(".py") else None
+        holder = _holder(before, int(LINES.match(anchor).group(1))) if anchor and path.endswith(".py") else None
         given = (_parameters_deprecated(before, now, path, {holder}, True, said) if holder else []) or \
             _parameters_deprecated(before, now, path, held, False, said)
     if given:
         scope, parameter = given[0]
-        when = _first_without(h, later, lambda t: (scope, parameter) not in
+        when = first_without(h, later, lambda t: (scope, parameter) not in
                               _parameters_deprecated(before, t, path, {scope}, True, said))
         return Finding(ref, True, f"parameter `{parameter}` of `{scope}` is deprecated in {where} ({when})",
                        later.text(explain))
     if anchor:
-        match = _LINES.match(anchor)
+        match = LINES.match(anchor)
         if match:
             span = (int(match.group(1)), int(match.group(2) or match.group(1)))
             return _judge_span(h, ref, where, later, before, now, span, f"lines {span[0]}-{span[1]}", said, explain)
@@ -543,7 +478,7 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
                 return _judge_symbol(h, ref, where, later, before, old, now, anchor, said, explain)
         last = anchor.split(".")[-1]
         if holds(before_code, last) and not holds(now_code, last):
-            when = _first_without(h, later, lambda t: holds(code_words(t, path), last))
+            when = first_without(h, later, lambda t: holds(code_words(t, path), last))
             return Finding(ref, True, f"`{anchor}` is gone from {where} ({when})", later.text(explain))
     gone = sorted(n for n in held if not holds(now_code, n) and n in said.names)
     if gone and "/" in where:  # a name moved to another file of the same folder and kind (a package split) is not gone
@@ -553,14 +488,14 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
     gone += [s for s in _lost(before_code, now_code, said) if s not in said.names]  # code snippets
     if gone:
         first = gone[0]
-        when = _first_without(h, later, lambda t: not _lost(before_code, code_words(t, path), Said({first}, set(), "")) if
+        when = first_without(h, later, lambda t: not _lost(before_code, code_words(t, path), Said({first}, set(), "")) if
                               first in said.names else _squeezed(first) in _squeezed(code_words(t, path)))
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{_shown(gone)} {verb} gone from {where} ({when})", later.text(explain))
     if not anchor or not path.endswith(".py"):  # a file, or a name in another language: the file's values
         values = _values_lost(before, now, path, said)
         if values:
-            when = _first_without(h, later, lambda t: not _values_lost(before, t, path, said))
+            when = first_without(h, later, lambda t: not _values_lost(before, t, path, said))
             return Finding(ref, True, f"{_stated(values)} gone from {where} ({when})", later.text(explain))
     kept = any(holds(now_code, n) for n in held & said.strong)
     share = 0.0 if kept else rewritten_share(before, now, path)
@@ -654,7 +589,7 @@ def _watched(text: str, path: str, anchor: str, said: Said) -> bool:
                for k in keys)
 
 
-def _deprecated_elsewhere(h: History, base: str, ref: str, path: str, key: str, explain: bool, later: _Later) -> Finding:
+def _deprecated_elsewhere(h: History, base: str, ref: str, path: str, key: str, explain: bool, later: Later) -> Finding:
     """The flag for a key of :func:`_elsewhere`, with the commit of the other module that deprecated it."""
     module, _, what = key.partition(":")
     name, _, parameter = what.rstrip(")").partition("(")
@@ -664,7 +599,7 @@ def _deprecated_elsewhere(h: History, base: str, ref: str, path: str, key: str, 
     else:
         test = lambda t: not deprecated(t, module, {name})  # noqa: E731
         why = f"`{name}`, which {path} imports, is deprecated in {module}"
-    when = _first_without(h, _Later(h, base, module), test)
+    when = first_without(h, Later(h, base, module), test)
     return Finding(ref, True, f"{why} ({when})", later.text(explain))
 
 
@@ -673,7 +608,7 @@ def _keywords_passed(text: str, anchor: str) -> dict[str, set[str]]:
     tree = parse_python(text)
     if tree is None:
         return {}
-    code = find_symbol(tree, anchor) if anchor and not _LINES.match(anchor) else tree
+    code = find_symbol(tree, anchor) if anchor and not LINES.match(anchor) else tree
     out: dict[str, set[str]] = {}
     for node in ast.walk(code) if code is not None else []:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
@@ -716,16 +651,7 @@ def _values_lost(before: str, now: str, path: str, said: Said) -> list[str]:
     return said.values_lost(held, file_literals(now, path))
 
 
-def _shown(names: list[str]) -> str:
-    return ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-
-
-def _stated(values: list[str]) -> str:
-    """"`'http://'`, as the node states it, is": the strings and numbers :meth:`Said.values_lost` found."""
-    return f"{_shown(values)}, as the node states {'it, is' if len(values) == 1 else 'them, are'}"
-
-
-def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now: str,
+def _judge_span(h: History, ref: str, path: str, later: Later, before: str, now: str,
                 span: tuple[int, int], what: str, said: Said, explain: bool) -> Finding:
     """A line span followed from the base through each later commit by its code (formatting, comments
     and whitespace aside): stale when its code changed, beyond string values the node does not quote
@@ -1094,12 +1020,12 @@ def _segment(text: str, node: ast.AST) -> str:
     return "\n".join(text.splitlines()[start - 1:end])
 
 
-def _judge_symbol(h: History, ref: str, path: str, later: _Later, before: str, old: ast.AST, now: str,
+def _judge_symbol(h: History, ref: str, path: str, later: Later, before: str, old: ast.AST, now: str,
                   symbol: str, said: Said, explain: bool) -> Finding:
     why = symbol_change(old, before, now, symbol, path, said)
     caller = _caller_dropped(before, now, symbol, said) if why is None else None
     if caller:
-        when = _first_without(h, later, lambda t: _caller_dropped(before, t, symbol, said) is None)
+        when = first_without(h, later, lambda t: _caller_dropped(before, t, symbol, said) is None)
         return Finding(ref, True, f"{caller} in {path} ({when})", later.text(explain))
     if why is None:
         info = later.text(explain)
@@ -1107,9 +1033,9 @@ def _judge_symbol(h: History, ref: str, path: str, later: _Later, before: str, o
             info = f"`{symbol}` changed but keeps its parameters and the names the node gives" + (f"; {info}" if info else "")
         return Finding(ref, False, None, info)
     if why == "gone":
-        when = _first_without(h, later, lambda t: _symbol_in(t, symbol) is not None)
+        when = first_without(h, later, lambda t: _symbol_in(t, symbol) is not None)
         return Finding(ref, True, f"`{symbol}` is gone from {path} ({when})", later.text(explain))
-    when = _first_without(h, later, lambda t: symbol_change(old, before, t, symbol, path, said) is None)
+    when = first_without(h, later, lambda t: symbol_change(old, before, t, symbol, path, said) is None)
     return Finding(ref, True, f"`{symbol}` of {path} changed: {why} ({when})", later.text(explain))
 
 
@@ -1158,7 +1084,7 @@ def _symbol_in(text: str, symbol: str) -> ast.AST | None:
 
 
 def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
-                  later: _Later, explain: bool, held_then: list[str] | None = None,
+                  later: Later, explain: bool, held_then: list[str] | None = None,
                   deprecated_then: list[str] | None = None) -> Finding:
     """A folder: gone, the mentioned paths under it (bare file names too: :func:`named_files`) that existed
     at the base, or when the fingerprint was taken, and are gone now (deleted or renamed), then the
@@ -1194,7 +1120,7 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
             where, test = marked[newly[0]], lambda t: newly[0] not in deprecated(t, where, {newly[0]})
             at_base = h.content(base, where)  # deprecated there already (a tag committed later): no commit to name
             when = "since the node was written" if at_base is not None and not test(at_base) else \
-                _first_without(h, _Later(h, base, where), test)
+                first_without(h, Later(h, base, where), test)
             verb = "is" if len(newly) == 1 else "are"
             return Finding(ref, True, f"{_shown(newly)} {verb} deprecated in {path}/ ({where}, {when})",
                            later.text(explain))
