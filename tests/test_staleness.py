@@ -1854,7 +1854,7 @@ _IMPORTS = st.lists(st.tuples(st.sampled_from(["", ".", "..", "..."]), st.sample
 def test_imports_and_their_modules_are_read_from_any_text(imports: list, noise: str, path: str) -> None:
     """The imports pattern and the module paths never raise; a plain ``from .a import X`` is found."""
     from autology_mcp.knowledge.trust.code_compare import deprecated_parameters
-    from autology_mcp.knowledge.trust.staleness import _imports, _module_paths
+    from autology_mcp.knowledge.trust.deprecations import _imports, _module_paths
 
     text = "".join(f"from {d}{m} import {', '.join(n)}\n" for d, m, n in imports) + noise
     found = _imports(text)

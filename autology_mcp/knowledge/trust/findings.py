@@ -12,8 +12,6 @@ from autology_mcp.knowledge.trust.git_history import Commit, History
 
 
 WALK_MAX = 30  # later commits looked at one by one to name the one that changed something
-
-
 LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
 
 

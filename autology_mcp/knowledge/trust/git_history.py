@@ -16,14 +16,8 @@ from pathlib import Path
 
 
 GIT_TIMEOUT = 5.0
-
-
 PATHS_BEFORE_WALK = 6  # paths of one base asked with their own git log before one walk of base..HEAD answers all
-
-
 BASES_BEFORE_WINDOW = 4  # bases answered exactly before one walk of the recent history answers the rest
-
-
 WINDOW_SLACK = 90 * 86400  # that walk starts this long before the oldest base asked about
 
 
@@ -435,8 +429,6 @@ class History:
 
 
 _histories: OrderedDict[tuple[str, str | None], History] = OrderedDict()
-
-
 _histories_lock = threading.Lock()
 
 

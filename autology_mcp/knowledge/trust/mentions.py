@@ -14,64 +14,32 @@ from autology_mcp.knowledge.trust.code_compare import Literals, parameters, Unit
 
 
 _TICKS = re.compile(r"`([^`\n]{2,120})`")
-
-
 # an identifier a prose word is not: snake_case, camelCase or PascalCase with an inner capital, dotted
 _SHAPED = re.compile(r"(?<![\w.])(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
                      r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
-
-
 _CALLED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\((?!e?s\))")  # retry(), app.retry(x); not user(s)
-
-
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+|\S+@\S+\.\w+")
-
-
 # last parts of a dotted word that make it a file name or an address, not a name
 _NOT_NAMES = frozenset("""py pyi pyc js jsx ts tsx mjs cjs json yaml yml toml cfg ini txt md rst html htm css scss xml
     csv tsv lock log sh bash zsh bat ps1 exe dll so dylib go rs rb java kt swift cpp hpp cc cxx sql proto png jpg jpeg gif
     svg pdf zip gz tgz tar whl egg com org net edu gov io dev app co uk de fr www env cfg conf svc""".split())
-
-
 _WORDS = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{4,}(?![\w])")
-
-
 _QUALIFIER = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]{4,})\.(?=[A-Za-z_])")  # Preview. of Preview.member
-
-
 _SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return|[-+*/%|&]|//|\*\*)\s")
-
-
 # a call with its arguments in prose: self.get_connection(request.url, proxies), get_url_scheme(url)
 _PROSE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(([^()\n]{1,80})\)")
-
-
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-
-
 _PATHISH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
-
-
 # a string the node quotes: 'Perhaps you meant http://...?', "utf-8", “…”; not an apostrophe (the app's)
 _QUOTED = re.compile(r"""(?<![\w'"])(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|\u201c([^\u201d\n]{1,200})\u201d"""
                      r"""|\u2018([^\u2019\n]{1,200})\u2019)(?![\w])""")
-
-
 # where a quoted message leaves the code's text out: an ellipsis, a placeholder (%s, %r, {}, {name!r})
 _ELIDED = re.compile(r"\.\.\.|\u2026|%[-#0-9.]*[sdrifx]|\{[^{}]*\}")
-
-
 # a number the node states: 5000, 3.0, 1.21.1, "< 4"; not of a word (utf8), an issue (#123), a date or a range
 _STATED = re.compile(r"(?<![\w.\-/#,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)*)(?![\w/]|-\d|\.\d|,\d)")  # 64-bit: 64; 10,000
-
-
 # a list of words in prose: "cookies, proxies, cert, verify, timeout and trust_env" (backticks allowed)
 _LIST = re.compile(r"(?<![\w.])`?[A-Za-z_]\w*`?(?:,\s+`?[A-Za-z_]\w*`?){1,},?\s+(?:and|or)\s+`?[A-Za-z_]\w*`?(?![\w(])")
-
-
 _LIST_ITEM = re.compile(r"[A-Za-z_]\w*")
-
-
 SMALL = frozenset({"0", "1", "2"})  # numbers too common in code and prose to say anything alone
 
 

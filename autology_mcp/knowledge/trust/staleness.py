@@ -108,7 +108,7 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   given (``if proxies: warnings.warn(...)``: the parameter's deprecation, not its function's), in the
   ``#symbol``, the function holding the ``#L`` span or a function the node names, or in a function
   or class of another module to which the referenced code passes it by keyword
-  (:func:`_parameters_deprecated`, :func:`_elsewhere`; what was deprecated there when the node was
+  (:func:`parameters_deprecated`, :func:`_elsewhere`; what was deprecated there when the node was
   written is kept in the fingerprint, ``elsewhere``); when the file is gone; when
   it moved ("moved to new/path.py (commit)", and what changed there).
 
@@ -125,7 +125,8 @@ stale and nothing is said.
 Where it lives: this module is the rule's entry (:func:`check` for one node, :func:`judge` for a store's
 nodes, and the judgement of one file or folder reference); :mod:`.git_history` reads git
 (:class:`History`); :mod:`.mentions` what the node's text names and states (:func:`mentions`,
-:class:`Said`); :mod:`.findings` a finding and how a flag names its commit.
+:class:`Said`); :mod:`.findings` a finding and how a flag names its commit; :mod:`.deprecations` what is
+deprecated in another module or under a folder.
 """
 
 from __future__ import annotations
@@ -146,7 +147,6 @@ from autology_mcp.knowledge.trust.code_compare import (
     code_words,
     constants_used,
     deprecated,
-    deprecated_parameters,
     dump,
     extracted,
     file_literals,
@@ -172,6 +172,14 @@ from autology_mcp.knowledge.trust.code_compare import (
     units_changed,
 )
 from autology_mcp.knowledge.trust.denials import now_held
+from autology_mcp.knowledge.trust.deprecations import (
+    deprecated_elsewhere,
+    _elsewhere,
+    folder_deprecated,
+    NOT_TESTS,
+    parameters_deprecated,
+    watched,
+)
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.trust.findings import Finding, first_without, Later, LINES, _shown, _stated, WALK_MAX
 from autology_mcp.knowledge.trust.folder_files import defined, grep_names, named_files
@@ -180,9 +188,6 @@ from autology_mcp.knowledge.trust.mentions import holds, mentions, Said
 
 
 REWRITTEN = 0.5  # a file more than this share of whose lines (those the node saw) are gone was rewritten
-
-
-_IMPORT_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([A-Za-z_][\w.]*)?[ \t]+import[ \t]+(\([^)]*\)|[^\n;]+)", re.MULTILINE)
 
 
 FINGERPRINT = FINGERPRINT_KEY  # the frontmatter key
@@ -230,7 +235,7 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
         if kept:
             seen.setdefault("names", {})[folder] = kept
         # what of them a file under it marked deprecated already ([] says none): a later deprecation is a flag
-        seen.setdefault("deprecated", {})[folder] = sorted(_folder_deprecated(history(Path(root)), rev, folder,
+        seen.setdefault("deprecated", {})[folder] = sorted(folder_deprecated(history(Path(root)), rev, folder,
                                                                               set(kept)))[:20]
     held, values = {}, {}
     said = Said(set(names), set(), f"{title}\n{content}")
@@ -247,7 +252,7 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
     elsewhere = {}
     for f, (_, text) in sorted(files.items()):  # what the code takes from other modules, deprecated there already
         anchors = [r.split("#", 1)[1].strip() if "#" in r else "" for r in references if reference_path(r) == f]
-        if any(_watched(text or "", f, a, said) for a in anchors):  # [] says none was deprecated when it was written
+        if any(watched(text or "", f, a, said) for a in anchors):  # [] says none was deprecated when it was written
             elsewhere[f] = sorted({k for a in anchors for k in _elsewhere(text or "", f, a, said, reader)})[:20]
     if held:
         seen["names"] = {**held, **seen.get("names", {})}
@@ -441,7 +446,7 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
             then = set() if lies else _elsewhere(now, where, anchor, said, lambda q: h.content(base, q))
         newly_there = sorted(elsewhere - then)
         if newly_there:
-            return _deprecated_elsewhere(h, base, ref, where, newly_there[0], explain, later)
+            return deprecated_elsewhere(h, base, ref, where, newly_there[0], explain, later)
     if now == before:  # (formatting alone is told apart below, where it matters: a parse costs)
         return Finding(ref, False, None, later.text(explain))
     said_here = any(holds(before, n) for n in said.names) or bool(said.snippets) or bool(said.calls)
@@ -455,15 +460,15 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
         verb = "is" if len(newly) == 1 else "are"
         return Finding(ref, True, f"{_shown(newly)} {verb} deprecated in {where} ({when})", later.text(explain))
     if anchor and not LINES.match(anchor):
-        given = _parameters_deprecated(before, now, path, {anchor}, True, said)
+        given = parameters_deprecated(before, now, path, {anchor}, True, said)
     else:  # a file or a span: the functions the node names; for a span, also the one that holds it
         holder = _holder(before, int(LINES.match(anchor).group(1))) if anchor and path.endswith(".py") else None
-        given = (_parameters_deprecated(before, now, path, {holder}, True, said) if holder else []) or \
-            _parameters_deprecated(before, now, path, held, False, said)
+        given = (parameters_deprecated(before, now, path, {holder}, True, said) if holder else []) or \
+            parameters_deprecated(before, now, path, held, False, said)
     if given:
         scope, parameter = given[0]
         when = first_without(h, later, lambda t: (scope, parameter) not in
-                              _parameters_deprecated(before, t, path, {scope}, True, said))
+                              parameters_deprecated(before, t, path, {scope}, True, said))
         return Finding(ref, True, f"parameter `{parameter}` of `{scope}` is deprecated in {where} ({when})",
                        later.text(explain))
     if anchor:
@@ -484,7 +489,7 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
     if gone and "/" in where:  # a name moved to another file of the same folder and kind (a package split) is not gone
         folder, _, name = where.rpartition("/")
         kind = f"*.{name.rsplit('.', 1)[1]}" if "." in name else "*"
-        gone = sorted(set(gone) - defined(h._git, gone, f"{folder}/{kind}", *_NOT_TESTS))
+        gone = sorted(set(gone) - defined(h._git, gone, f"{folder}/{kind}", *NOT_TESTS))
     gone += [s for s in _lost(before_code, now_code, said) if s not in said.names]  # code snippets
     if gone:
         first = gone[0]
@@ -506,137 +511,6 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
     if not explain:
         return Finding(ref, False, None, None)
     return Finding(ref, False, None, later.text(True) or ("uncommitted edits" if not later.commits else None))
-
-
-def _imports(text: str) -> dict[str, tuple[int, str, str]]:
-    """The names a Python module imports from other modules: local name -> (dots of a relative import,
-    the module, the name there). Read with a pattern, not parsed: it is asked of every referenced file."""
-    found = {}
-    for m in _IMPORT_FROM.finditer(text):
-        dots, module = len(m.group(1)), m.group(2) or ""
-        for item in m.group(3).strip("()").split(","):
-            parts = item.split("#")[0].split()
-            if len(parts) == 1 or len(parts) == 3 and parts[1] == "as":
-                found[parts[-1]] = (dots, module, parts[0])
-    return found
-
-
-def _module_paths(path: str, dots: int, module: str) -> list[str]:
-    """Where an import's module may be, in the project (paths from the root): beside ``path`` for a
-    relative import, under any folder above it for an absolute one (``pkg.mod`` from ``src/pkg/x.py``)."""
-    parts = [p for p in module.split(".") if p]
-    if not parts:
-        return []
-    folders = path.split("/")[:-1]
-    if dots:
-        if dots - 1 > len(folders):
-            return []
-        bases = ["/".join(folders[:len(folders) - (dots - 1)])]
-    else:
-        bases = ["/".join(folders[:i]) for i in range(len(folders), -1, -1)]
-    inner = "/".join(parts)
-    return [f"{b}/{inner}{tail}".lstrip("/") for b in bases for tail in (".py", "/__init__.py")]
-
-
-def _elsewhere(text: str, path: str, anchor: str, said: Said, read) -> set[str]:
-    """What the referenced code takes from another module of the project that is deprecated there and
-    that the node names: a name it gives, imported (``Client`` of ``from ._client import Client``,
-    deprecated in its own module); or a parameter the referenced code (the ``#symbol``, or the file)
-    passes to an imported function or class by keyword, deprecated there and named by the node
-    (``proxies=proxies`` passed to ``Client``, which warns when given ``proxies``). As keys
-    ``module.py:Name`` and ``module.py:Name(parameter)``; ``read(path)`` is the module's text then or now."""
-    if not path.endswith(".py"):
-        return set()
-    imported = _imports(text)
-    if not imported:
-        return set()
-    found: set[str] = set()
-    calls: dict[str, set[str]] | None = None
-    passes = any(f"{k}=" in text for k in said.names | said.listed_words)  # a keyword the node names, passed somewhere
-    texts: dict[str, str | None] = {}
-    for local, (dots, module, name) in sorted(imported.items()):
-        named = local in said.names or name in said.names
-        if not named and not (passes and f"{local}(" in text):
-            continue
-        for where in _module_paths(path, dots, module):
-            other = texts[where] if where in texts else texts.setdefault(where, read(where))
-            if other is None:
-                continue
-            if "deprecat" not in other.lower() and "futurewarning" not in other.lower():
-                break
-            if named and deprecated(other, where, {name}):
-                found.add(f"{where}:{name}")
-            marks = deprecated_parameters(other, where).get(name)
-            if marks:
-                if calls is None:
-                    calls = _keywords_passed(text, anchor)
-                params, deprecated_there = marks
-                found |= {f"{where}:{name}({p})" for p in deprecated_there & calls.get(local, set())
-                          if said.names_parameter(p, params)}
-            break
-    return found
-
-
-def _watched(text: str, path: str, anchor: str, said: Said) -> bool:
-    """Whether :func:`_elsewhere` has something to look at for this node: a name it gives that the code
-    imports, or a keyword the code passes to an imported name that the node names (or lists)."""
-    imported = _imports(text) if path.endswith(".py") else {}
-    if any(local in said.names or name in said.names for local, (_, _, name) in imported.items()):
-        return True
-    if not any(f"{local}(" in text for local in imported):
-        return False
-    return any(k in said.names or k in said.listed_words for local, keys in _keywords_passed(text, anchor).items() if local in imported
-               for k in keys)
-
-
-def _deprecated_elsewhere(h: History, base: str, ref: str, path: str, key: str, explain: bool, later: Later) -> Finding:
-    """The flag for a key of :func:`_elsewhere`, with the commit of the other module that deprecated it."""
-    module, _, what = key.partition(":")
-    name, _, parameter = what.rstrip(")").partition("(")
-    if parameter:
-        test = lambda t: parameter not in deprecated_parameters(t, module).get(name, ((), frozenset()))[1]  # noqa: E731
-        why = f"parameter `{parameter}` of `{name}`, which {path} passes on, is deprecated in {module}"
-    else:
-        test = lambda t: not deprecated(t, module, {name})  # noqa: E731
-        why = f"`{name}`, which {path} imports, is deprecated in {module}"
-    when = first_without(h, Later(h, base, module), test)
-    return Finding(ref, True, f"{why} ({when})", later.text(explain))
-
-
-def _keywords_passed(text: str, anchor: str) -> dict[str, set[str]]:
-    """The keyword arguments the code (the ``#symbol``, or the whole module) passes to each called name."""
-    tree = parse_python(text)
-    if tree is None:
-        return {}
-    code = find_symbol(tree, anchor) if anchor and not LINES.match(anchor) else tree
-    out: dict[str, set[str]] = {}
-    for node in ast.walk(code) if code is not None else []:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            out.setdefault(node.func.id, set()).update(k.arg for k in node.keywords if k.arg)
-    return out
-
-
-def _parameters_deprecated(before: str, now: str, path: str, scopes: set[str], symbol: bool,
-                           said: Said) -> list[tuple[str, str]]:
-    """The parameters newly deprecated (a warning raised when one is given: :func:`deprecated_parameters`)
-    that the node names (:meth:`Said.names_parameter`), of the referenced ``#symbol`` or a function in
-    it (``symbol``), or of a function or class the node names: (function, parameter). A parameter's
-    deprecation is not its function's: a node about ``Client`` that never names ``proxies`` still holds."""
-    marks = deprecated_parameters(now, path)
-    if not marks:
-        return []
-    then = deprecated_parameters(before, path)
-    found = []
-    for scope, (params, deprecated_now) in sorted(marks.items()):
-        if symbol:
-            inside = any(scope == s or scope.startswith(f"{s}.") or scope.endswith(f".{s}") for s in scopes)
-        else:
-            inside = scope.rsplit(".", 1)[-1] in scopes
-        if not inside:
-            continue
-        old = then.get(scope, ((), frozenset()))[1]
-        found += [(scope, p) for p in sorted(deprecated_now - old) if said.names_parameter(p, params)]
-    return found
 
 
 def _values_lost(before: str, now: str, path: str, said: Said) -> list[str]:
@@ -1090,7 +964,7 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
     at the base, or when the fingerprint was taken, and are gone now (deleted or renamed), then the
     mentioned names its files held at the base, or when the node's fingerprint was taken
     (``held_then``), and hold no more; then the mentioned names a file under it newly marks deprecated
-    (:func:`_folder_deprecated`), against what the fingerprint found deprecated (``deprecated_then``)
+    (:func:`folder_deprecated`), against what the fingerprint found deprecated (``deprecated_then``)
     or, without one, what the base's files did."""
     if not (h.root / path).exists():
         return Finding(ref, True, f"{path}/ is gone", later.text(explain))
@@ -1111,10 +985,10 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
         shown = ", ".join(f"`{n}`" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{shown} {verb} gone from {path}/", later.text(explain))
-    marked = _folder_deprecated(h, None, path, found_now)
+    marked = folder_deprecated(h, None, path, found_now)
     if marked:
         then = set(deprecated_then) if deprecated_then is not None else \
-            set(_folder_deprecated(h, base, path, set(marked)))
+            set(folder_deprecated(h, base, path, set(marked)))
         newly = sorted(set(marked) - then)
         if newly:
             where, test = marked[newly[0]], lambda t: newly[0] not in deprecated(t, where, {newly[0]})
@@ -1125,38 +999,6 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
             return Finding(ref, True, f"{_shown(newly)} {verb} deprecated in {path}/ ({where}, {when})",
                            later.text(explain))
     return Finding(ref, False, None, later.text(explain))
-
-
-FOLDER_DEPRECATIONS_READ = 40  # files under a folder read for the deprecation of a name the node gives
-
-
-def _folder_deprecated(h: History, rev: str | None, path: str, names: set[str]) -> dict[str, str]:
-    """The names a file under the folder ``path`` marks deprecated (:func:`deprecated`: a decorator, a
-    warning, a module ``__getattr__`` for an old name), at ``rev`` (None: the work tree): name -> the
-    first such file. Only the files that say "deprecat" and hold one of the names are read (two ``git
-    grep``); the store's own files and tests aside."""
-    if not names:
-        return {}
-    at = [rev] if rev else []
-    strip = (lambda f: f.removeprefix(f"{rev}:")) if rev else (lambda f: f)
-    if (rev, path) not in h._deprecating:  # asked once per folder in one judgement (several nodes share a folder)
-        saying = h._git("grep", "-l", "-I", "-i", "-e", "deprecat", "-e", "futurewarning", *at, "--", path,
-                        ":(exclude).autology", *_NOT_TESTS) or ""
-        h._deprecating[(rev, path)] = {strip(f) for f in saying.splitlines()}
-    if not h._deprecating[(rev, path)]:
-        return {}
-    named = h._git("grep", "-l", "-I", "-w", "-F", *(a for n in sorted(names)[:200] for a in ("-e", n)), *at, "--",
-                   path, ":(exclude).autology", *_NOT_TESTS) or ""
-    files = sorted(h._deprecating[(rev, path)] & {strip(f) for f in named.splitlines()})
-    found: dict[str, str] = {}
-    for f in files[:FOLDER_DEPRECATIONS_READ]:
-        text = h.content(rev, f) if rev else h.worktree(f)
-        for name in sorted(deprecated(text or "", f, names - found.keys())):
-            found[name] = f
-    return found
-
-
-_NOT_TESTS = (":(exclude,glob)**/*_test.*", ":(exclude,glob)**/test_*", ":(exclude,glob)**/tests/**")  # old names live on in tests
 
 
 def judge(root: Path, store, nodes: list[KnowledgeNode],
