@@ -15,7 +15,8 @@ import pytest
 from autology_mcp.knowledge.analyze import analyze
 from autology_mcp.knowledge.service import Autology
 from autology_mcp.knowledge.trust.mentions import mentions
-from autology_mcp.knowledge.trust.staleness import follow_span, judge
+from autology_mcp.knowledge.trust.staleness import judge
+from autology_mcp.knowledge.trust.symbol_rules import follow_span
 
 RETRY = '''"""Retries."""
 
@@ -1570,7 +1571,7 @@ def test_a_call_with_its_arguments_in_prose_gone_from_the_file_is_a_flag(records
     a flag, though every name stays (requests' send() switched to another method); a `def` with those
     parameters is not the call."""
     from autology_mcp.knowledge.trust.mentions import Said
-    from autology_mcp.knowledge.trust.staleness import _called_in
+    from autology_mcp.knowledge.trust.symbol_rules import _called_in
 
     root = records_repo
     node = capture(root, ["src/records.py"], title="Fetch",

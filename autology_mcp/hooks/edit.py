@@ -107,7 +107,7 @@ def touched_lines(payload: dict[str, Any], file: Path) -> list[tuple[int, int]] 
 
 def symbol_lines(file: Path, symbol: str) -> tuple[int, int] | None:
     """Lines of a Python function or class (``name`` or ``Class.method``); None when not found."""
-    from autology_mcp.knowledge.trust.staleness import symbol_span
+    from autology_mcp.knowledge.trust.symbol_rules import symbol_span
 
     if file.suffix != ".py":
         return None
