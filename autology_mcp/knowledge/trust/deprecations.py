@@ -10,7 +10,7 @@ import ast
 import re
 
 from autology_mcp.knowledge.trust.code_compare import deprecated, deprecated_parameters, find_symbol, parse_python
-from autology_mcp.knowledge.trust.findings import Finding, first_without, Later, LINES
+from autology_mcp.knowledge.trust.findings import LINES, Finding, Later, first_without
 from autology_mcp.knowledge.trust.git_history import History
 from autology_mcp.knowledge.trust.mentions import Said
 

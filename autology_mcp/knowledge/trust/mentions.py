@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
-from autology_mcp.knowledge.trust.code_compare import Literals, parameters, Unit, version_parts
+from autology_mcp.knowledge.trust.code_compare import Literals, Unit, version_parts
 
 
 _TICKS = re.compile(r"`([^`\n]{2,120})`")

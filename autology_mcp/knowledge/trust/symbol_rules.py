@@ -10,6 +10,7 @@ import re
 from collections import Counter
 
 from autology_mcp.knowledge.trust.code_compare import (
+    Unit,
     body_units,
     call_guards,
     changed_strings,
@@ -35,14 +36,13 @@ from autology_mcp.knowledge.trust.code_compare import (
     span_region,
     strings_of,
     symbol_units,
-    Unit,
     units_changed,
 )
 from autology_mcp.knowledge.trust.denials import now_held
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
-from autology_mcp.knowledge.trust.findings import Finding, first_without, Later, _shown, _stated, WALK_MAX
+from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.git_history import History
-from autology_mcp.knowledge.trust.mentions import holds, Said
+from autology_mcp.knowledge.trust.mentions import Said, holds
 
 
 REWRITTEN = 0.5  # a file more than this share of whose lines (those the node saw) are gone was rewritten
