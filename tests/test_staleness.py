@@ -14,7 +14,9 @@ import pytest
 
 from autology_mcp.knowledge.analyze import analyze
 from autology_mcp.knowledge.service import Autology
-from autology_mcp.knowledge.trust.staleness import follow_span, judge, mentions
+from autology_mcp.knowledge.trust.mentions import mentions
+from autology_mcp.knowledge.trust.staleness import judge
+from autology_mcp.knowledge.trust.symbol_rules import follow_span
 
 RETRY = '''"""Retries."""
 
@@ -315,15 +317,15 @@ def test_doctor_names_what_moved_on_without_failing(repo: Path) -> None:
 def test_without_explain_the_history_is_read_only_for_a_flag(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """analyze and doctor judge thousands of nodes: a reference whose code still holds costs its file at
     the base and now, not a walk of the history."""
-    from autology_mcp.knowledge.trust import staleness
+    from autology_mcp.knowledge.trust import git_history
 
     node = capture(repo, ["src/retry.py"])
     commit(repo, "record the decision")
     edit(repo, '"""Retries."""', '"""Retries, with a docstring that says more."""')
     commit(repo, "Say more in the docstring", when="2030-02-01T00:00:00Z")
     asked: list[str] = []
-    real = staleness.History.later
-    monkeypatch.setattr(staleness.History, "later", lambda self, b, p: asked.append(p) or real(self, b, p))
+    real = git_history.History.later
+    monkeypatch.setattr(git_history.History, "later", lambda self, b, p: asked.append(p) or real(self, b, p))
     service = Autology.open(repo)
     try:
         found = judge(repo, service.store, [service.store.get(node)])[node]
@@ -335,7 +337,7 @@ def test_without_explain_the_history_is_read_only_for_a_flag(repo: Path, monkeyp
 def test_a_base_found_by_time_matches_git_rev_list(repo: Path) -> None:
     """Past a few distinct times, one listing of the history answers by bisection: the same commit as
     ``git rev-list -1 --before``."""
-    from autology_mcp.knowledge.trust.staleness import History
+    from autology_mcp.knowledge.trust.git_history import History
 
     for i in range(12):
         (repo / "src" / "other.py").write_text(f"x = {i}\n")
@@ -351,7 +353,7 @@ def test_a_base_found_by_time_matches_git_rev_list(repo: Path) -> None:
 def test_asking_for_a_folder_as_a_file_keeps_the_blob_reader_in_step(repo: Path) -> None:
     """git cat-file --batch answers a tree with its bytes too: they are read and dropped, so the next
     file's text is its own."""
-    from autology_mcp.knowledge.trust.staleness import History
+    from autology_mcp.knowledge.trust.git_history import History
 
     h = History(repo)
     head = h.head
@@ -365,7 +367,7 @@ def test_asking_for_a_folder_as_a_file_keeps_the_blob_reader_in_step(repo: Path)
 def test_past_a_few_bases_one_walk_of_the_recent_history_answers_later(repo: Path) -> None:
     """analyze over a large store asks for the later commits of many bases: past a few, one walk of the
     recent history answers, with the same commits as base..HEAD on a merged history."""
-    from autology_mcp.knowledge.trust import staleness
+    from autology_mcp.knowledge.trust import git_history
 
     bases = []
     for i in range(6):
@@ -379,8 +381,8 @@ def test_past_a_few_bases_one_walk_of_the_recent_history_answers_later(repo: Pat
     git(repo, "merge", "-q", "--no-edit", "side", when="2026-01-08T12:00:00Z")
     (repo / "src" / "retry.py").write_text(RETRY + "\n# side\n# main\n")
     commit(repo, "main change", when="2026-01-09T12:00:00Z")
-    exact = staleness.History(repo)
-    exact._bases_asked.update(f"other{i}" for i in range(staleness.BASES_BEFORE_WINDOW))  # force the window
+    exact = git_history.History(repo)
+    exact._bases_asked.update(f"other{i}" for i in range(git_history.BASES_BEFORE_WINDOW))  # force the window
     for base in bases:
         want = [line for line in git(repo, "log", "--format=%H", f"{base}..HEAD", "--", "src/retry.py").split()][::-1]
         assert [c.sha for c in exact.later(base, "src/retry.py")] == want
@@ -1043,9 +1045,9 @@ def test_small_numbers_dates_and_issues_are_not_values_the_node_states(compat_re
 
 
 def test_what_a_node_states_literally_is_read_from_its_text() -> None:
-    from autology_mcp.knowledge.trust.staleness import _Said
+    from autology_mcp.knowledge.trust.mentions import Said
 
-    said = _Said(set(), set(), "Raises 'Perhaps you meant http://...?' or \"Invalid URL %r: no scheme\"; the app's "
+    said = Said(set(), set(), "Raises 'Perhaps you meant http://...?' or \"Invalid URL %r: no scheme\"; the app's "
                                "`json_encoder`, `'static/'`, `.env` and `x = f(1)`; bounds >= 1.21.1, < 4, port 5000, "
                                "64-bit lanes, 10,000 nodes, a 0.4 threshold; not 2019-05-01, #123, Python 2/3, UTF-8, "
                                "L10-40, 1 or https://example.com/v/7.7.")
@@ -1059,9 +1061,9 @@ def test_what_a_node_states_literally_is_read_from_its_text() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(list("ab1.2 '\"`…%s{}-#/:,\n") + ["http://", "...", "3.0"]), max_size=80).map("".join))
 def test_the_quotes_and_numbers_a_node_states_are_in_its_text(text: str) -> None:
-    from autology_mcp.knowledge.trust.staleness import _Said
+    from autology_mcp.knowledge.trust.mentions import Said
 
-    said = _Said(set(), set(), text)
+    said = Said(set(), set(), text)
     flat = " ".join(text.split())
     assert all(p in flat and len(p) >= 2 for parts in said.literals.values() for p in parts)
     assert all(token in text.replace(",", "") and atom in token.split(".") + [token] for atom, token in said.numbers.items())
@@ -1268,9 +1270,9 @@ def test_a_number_the_node_states_changed_in_one_statement_is_a_flag(compat_repo
 
 
 def test_code_with_an_operator_in_backticks_is_a_snippet() -> None:
-    from autology_mcp.knowledge.trust.staleness import _Said
+    from autology_mcp.knowledge.trust.mentions import Said
 
-    said = _Said(set(), set(), "The route is `static_url_path + '/<path:filename>'`, not normalised.")
+    said = Said(set(), set(), "The route is `static_url_path + '/<path:filename>'`, not normalised.")
     assert said.snippets == ["static_url_path + '/<path:filename>'"]
 
 
@@ -1568,7 +1570,8 @@ def test_a_call_with_its_arguments_in_prose_gone_from_the_file_is_a_flag(records
     """`session.get(url)` written in prose (not in backticks) is code the node quotes: gone from the file,
     a flag, though every name stays (requests' send() switched to another method); a `def` with those
     parameters is not the call."""
-    from autology_mcp.knowledge.trust.staleness import _Said, _called_in
+    from autology_mcp.knowledge.trust.mentions import Said
+    from autology_mcp.knowledge.trust.symbol_rules import _called_in
 
     root = records_repo
     node = capture(root, ["src/records.py"], title="Fetch",
@@ -1577,7 +1580,7 @@ def test_a_call_with_its_arguments_in_prose_gone_from_the_file_is_a_flag(records
     edit(root, "        return session.get(url)", "        return session.get(url.strip())", path="src/records.py")
     commit(root, "Strip the URL")
     assert "`session.get(url)` is gone" in only(root, node).why
-    assert _Said(set(), set(), "pick with get_scheme(url), then user(s)").calls == ["get_scheme(url)"]
+    assert Said(set(), set(), "pick with get_scheme(url), then user(s)").calls == ["get_scheme(url)"]
     assert not _called_in("def get_scheme(url):\n", "get_scheme(url)")
     assert _called_in("    return get_scheme(\n        url)\n", "get_scheme(url)")
 
@@ -1852,7 +1855,7 @@ _IMPORTS = st.lists(st.tuples(st.sampled_from(["", ".", "..", "..."]), st.sample
 def test_imports_and_their_modules_are_read_from_any_text(imports: list, noise: str, path: str) -> None:
     """The imports pattern and the module paths never raise; a plain ``from .a import X`` is found."""
     from autology_mcp.knowledge.trust.code_compare import deprecated_parameters
-    from autology_mcp.knowledge.trust.staleness import _imports, _module_paths
+    from autology_mcp.knowledge.trust.deprecations import _imports, _module_paths
 
     text = "".join(f"from {d}{m} import {', '.join(n)}\n" for d, m, n in imports) + noise
     found = _imports(text)
@@ -2179,7 +2182,7 @@ def test_the_blob_logs_of_many_paths_in_one_git_call_match_one_call_per_path(tmp
     """`analyze` reads the `git log --raw` of every path whose fingerprint disagrees with its base in one
     git call; what it reads per path is what a call for that path alone reads, a merge that changed a
     file against both parents included (as a commit with no blob ids, as before)."""
-    from autology_mcp.knowledge.trust.staleness import History
+    from autology_mcp.knowledge.trust.git_history import History
 
     root = tmp_path / "logs"
     root.mkdir()

@@ -107,7 +107,7 @@ def touched_lines(payload: dict[str, Any], file: Path) -> list[tuple[int, int]] 
 
 def symbol_lines(file: Path, symbol: str) -> tuple[int, int] | None:
     """Lines of a Python function or class (``name`` or ``Class.method``); None when not found."""
-    from autology_mcp.knowledge.trust.staleness import symbol_span
+    from autology_mcp.knowledge.trust.symbol_rules import symbol_span
 
     if file.suffix != ".py":
         return None
@@ -168,7 +168,7 @@ def moved_here(root: Path, store: Any, rel: str) -> list[tuple[KnowledgeNode, li
     at once is not followed): one query, a stat for each such path, and git (kept per HEAD) for at
     most :data:`MOVED_MAX` of them that are gone."""
     from autology_mcp.knowledge.references import reference_path
-    from autology_mcp.knowledge.trust.staleness import history
+    from autology_mcp.knowledge.trust.git_history import history
 
     gone = [p for p in store.index.referenced_paths_near(rel) if not _exists(root / p)]
     if not gone:

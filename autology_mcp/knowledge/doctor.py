@@ -134,7 +134,7 @@ def fingerprint_notes(live: list) -> list[str]:
     written against (written before issue 38, or edited by hand since): a rebase, a squash-merge or the
     next commit of their file moves their base and clears their flags; one command records it (no git
     is read to tell)."""
-    from autology_mcp.knowledge.trust.staleness import fingerprinted
+    from autology_mcp.knowledge.trust.fingerprints import fingerprinted
 
     missing = [n for n in live if not fingerprinted(n)]
     if not missing:

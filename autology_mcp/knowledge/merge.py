@@ -12,7 +12,7 @@ Merged field by field instead:
 - ``modified``: the later of the two; ``created``: the earlier;
 - title, type, status, confidence, session, source and each unknown key: taken from the side that
   changed it; both changed it differently: a conflict, except the fingerprint of the code the node
-  saw (``code_seen``, :mod:`autology_mcp.knowledge.trust.staleness`), taken from the side modified later:
+  saw (``code_seen``, :mod:`autology_mcp.knowledge.trust.fingerprints`), taken from the side modified later:
   it is void unless taken for the merged text, and then either side's is as good;
 - content: git's three-way line merge (``git merge-file``), conflict markers only where both sides
   changed the same lines;

@@ -57,7 +57,7 @@ RELATION_TYPES = [r.value for r in RelationType]
 
 TITLE_MAX = 100
 # The frontmatter key of the fingerprint of the code a node was written against (strings only: the
-# staleness rule, autology_mcp/knowledge/trust/staleness.py); an extra key like any other, but JSON-safe.
+# staleness rule, autology_mcp/knowledge/trust/fingerprints.py); an extra key like any other, but JSON-safe.
 FINGERPRINT_KEY = "code_seen"
 CONTENT_MAX = 200_000  # characters; a node is a note, not a document dump
 TAGS_MAX = 32

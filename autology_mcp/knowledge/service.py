@@ -211,7 +211,7 @@ def _adr_error(missing: list[str]) -> ValidationError:
 def _with_fingerprint(root: Path, node: KnowledgeNode) -> KnowledgeNode:
     """The node with the fingerprint of the code it is written against (staleness), or without one
     outside git: a stale fingerprint would be void anyway (it holds the hash of what the node said)."""
-    from autology_mcp.knowledge.trust.staleness import FINGERPRINT, fingerprint
+    from autology_mcp.knowledge.trust.fingerprints import FINGERPRINT, fingerprint
 
     extra = {k: v for k, v in node.extra.items() if k != FINGERPRINT}
     seen = fingerprint(root, node.title, node.content, node.references) if node.references else None
@@ -435,10 +435,10 @@ class Autology:
     def record_fingerprints(self) -> str:
         """Nodes written before fingerprints existed (issue 38), or whose text was edited by hand since
         theirs was taken, get the fingerprint of the code at their base (the commit that last changed
-        the node's file: what they were written against; :func:`autology_mcp.knowledge.trust.staleness.missing_fingerprints`),
+        the node's file: what they were written against; :func:`autology_mcp.knowledge.trust.fingerprints.missing_fingerprints`),
         so that a rebase or a squash-merge of a later commit keeps their flags. Nothing else about a
         node changes, ``modified`` included; a flag it has now stays (it is judged from the same code)."""
-        from autology_mcp.knowledge.trust.staleness import FINGERPRINT, fingerprint, missing_fingerprints
+        from autology_mcp.knowledge.trust.fingerprints import FINGERPRINT, fingerprint, missing_fingerprints
 
         nodes = [n for n in self.store.index.all_nodes() if n.status is not NodeStatus.SUPERSEDED]
         bases = missing_fingerprints(self.store.root, self.store, nodes)
@@ -457,7 +457,7 @@ class Autology:
 
     def mark_reviewed(self, id: Any) -> str:
         """A person read the node against the code as it is now and it holds: its fingerprint is taken
-        again (:func:`autology_mcp.knowledge.trust.staleness.fingerprint`), so what was stale is judged from
+        again (:func:`autology_mcp.knowledge.trust.fingerprints.fingerprint`), so what was stale is judged from
         here on. Nothing else about the node changes but ``modified``."""
         node_id = validate_id(id)
 
@@ -465,7 +465,7 @@ class Autology:
             return _with_fingerprint(self.store.root, node.replace(modified=utc_now()))
 
         _, after = self.store.modify(node_id, apply)
-        from autology_mcp.knowledge.trust.staleness import FINGERPRINT
+        from autology_mcp.knowledge.trust.fingerprints import FINGERPRINT
 
         files = len((after.extra.get(FINGERPRINT) or {}).get("files", {}))
         return (f"✓ Reviewed: {after.title} ({after.type.value}): its references are judged from the code as it is now "

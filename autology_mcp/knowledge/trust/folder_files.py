@@ -10,7 +10,7 @@ a web address or a dotted name that is no file of the folder was never held by i
 fingerprint was taken).
 
 The ``git`` argument of the grep helpers runs ``git`` with the given arguments in the work tree and
-returns its output, or None when git failed (:meth:`staleness.History._git`).
+returns its output, or None when git failed (:meth:`git_history.History._git`).
 """
 
 from __future__ import annotations

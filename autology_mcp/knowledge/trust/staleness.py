@@ -87,7 +87,7 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
   block is kept) and no name it gives plainly is still in it.
 - Any file reference: stale when something the node states literally, which the referenced code held
-  at the base, is gone from it (:meth:`_Said.values_lost`; the code: the ``#symbol`` with the module
+  at the base, is gone from it (:meth:`Said.values_lost`; the code: the ``#symbol`` with the module
   and class constants it uses, the ``#L`` span's statements when only their strings changed, or the
   whole file for a file or a name in another language). A string it quotes (in quotes, or in
   backticks when not a name, a path, a number or code) counts by its literal parts, the text around an
@@ -108,7 +108,7 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   given (``if proxies: warnings.warn(...)``: the parameter's deprecation, not its function's), in the
   ``#symbol``, the function holding the ``#L`` span or a function the node names, or in a function
   or class of another module to which the referenced code passes it by keyword
-  (:func:`_parameters_deprecated`, :func:`_elsewhere`; what was deprecated there when the node was
+  (:func:`parameters_deprecated`, :func:`_elsewhere`; what was deprecated there when the node was
   written is kept in the fingerprint, ``elsewhere``); when the file is gone; when
   it moved ("moved to new/path.py (commit)", and what changed there).
 
@@ -121,856 +121,42 @@ fingerprint disagrees with its base, a folder's files that say "deprecat") and k
 as long as HEAD stays where it is, so the edit hooks (which a running server answers) and ``analyze``
 over thousands of nodes ask git little. Every git call has a timeout; without git, or outside a repository, nothing is
 stale and nothing is said.
+
+Where it lives: this module is the rule's entry (:func:`check` for one node, :func:`judge` for a store's
+nodes, and the judgement of one file or folder reference); :mod:`.git_history` reads git
+(:class:`History`); :mod:`.mentions` what the node's text names and states (:func:`mentions`,
+:class:`Said`); :mod:`.findings` a finding and how a flag names its commit; :mod:`.deprecations` what is
+deprecated in another module or under a folder; :mod:`.symbol_rules` judges a ``#symbol`` and a ``#L``
+span; :mod:`.fingerprints` records the code a node saw.
 """
 
 from __future__ import annotations
 
-import ast
-import bisect
-import re
-import subprocess
-import threading
-from collections import Counter, OrderedDict
-from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
+from autology_mcp.knowledge.models import KnowledgeNode
+from autology_mcp.knowledge.references import reference_path
 from autology_mcp.knowledge.trust.code_compare import (
-    Literals,
-    changed_strings,
-    body_units,
-    constants_used,
     code_words,
     deprecated,
-    deprecated_parameters,
-    dump,
     file_literals,
-    extracted,
-    call_guards,
     find_symbol,
-    read_through,
-    folded_parameters,
-    follow,
-    follow_items,
-    is_doc,
-    kwargs_keys,
-    literals,
-    span_region,
-    Unit,
-    units_changed,
-    version_parts,
-    parameters,
-    parameters_kept,
     parse_python,
-    plain,
     rewritten_share,
-    strings_of,
-    symbol_units,
-    changed_units,
-    lines_of,
-    moved_units,
 )
-from autology_mcp.knowledge.trust.denials import now_held
-from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
+from autology_mcp.knowledge.trust.deprecations import (
+    NOT_TESTS,
+    _elsewhere,
+    deprecated_elsewhere,
+    folder_deprecated,
+    parameters_deprecated,
+)
+from autology_mcp.knowledge.trust.findings import LINES, Finding, Later, _shown, _stated, first_without
+from autology_mcp.knowledge.trust.fingerprints import node_bases, recorded_code, recorded_names
 from autology_mcp.knowledge.trust.folder_files import defined, grep_names, named_files
-from autology_mcp.knowledge.models import FINGERPRINT_KEY, KnowledgeNode
-from autology_mcp.knowledge.references import reference_path
-
-GIT_TIMEOUT = 5.0
-WALK_MAX = 30  # later commits looked at one by one to name the one that changed something
-PATHS_BEFORE_WALK = 6  # paths of one base asked with their own git log before one walk of base..HEAD answers all
-BASES_BEFORE_WINDOW = 4  # bases answered exactly before one walk of the recent history answers the rest
-WINDOW_SLACK = 90 * 86400  # that walk starts this long before the oldest base asked about
-REWRITTEN = 0.5  # a file more than this share of whose lines (those the node saw) are gone was rewritten
-_LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
-_TICKS = re.compile(r"`([^`\n]{2,120})`")
-# an identifier a prose word is not: snake_case, camelCase or PascalCase with an inner capital, dotted
-_SHAPED = re.compile(r"(?<![\w.])(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
-                     r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
-_CALLED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\((?!e?s\))")  # retry(), app.retry(x); not user(s)
-_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+|\S+@\S+\.\w+")
-# last parts of a dotted word that make it a file name or an address, not a name
-_NOT_NAMES = frozenset("""py pyi pyc js jsx ts tsx mjs cjs json yaml yml toml cfg ini txt md rst html htm css scss xml
-    csv tsv lock log sh bash zsh bat ps1 exe dll so dylib go rs rb java kt swift cpp hpp cc cxx sql proto png jpg jpeg gif
-    svg pdf zip gz tgz tar whl egg com org net edu gov io dev app co uk de fr www env cfg conf svc""".split())
-_WORDS = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{4,}(?![\w])")
-_QUALIFIER = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]{4,})\.(?=[A-Za-z_])")  # Preview. of Preview.member
-_SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return|[-+*/%|&]|//|\*\*)\s")
-# a call with its arguments in prose: self.get_connection(request.url, proxies), get_url_scheme(url)
-_PROSE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(([^()\n]{1,80})\)")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_PATHISH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
-# a string the node quotes: 'Perhaps you meant http://...?', "utf-8", “…”; not an apostrophe (the app's)
-_QUOTED = re.compile(r"""(?<![\w'"])(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|\u201c([^\u201d\n]{1,200})\u201d"""
-                     r"""|\u2018([^\u2019\n]{1,200})\u2019)(?![\w])""")
-# where a quoted message leaves the code's text out: an ellipsis, a placeholder (%s, %r, {}, {name!r})
-_ELIDED = re.compile(r"\.\.\.|\u2026|%[-#0-9.]*[sdrifx]|\{[^{}]*\}")
-# a number the node states: 5000, 3.0, 1.21.1, "< 4"; not of a word (utf8), an issue (#123), a date or a range
-_STATED = re.compile(r"(?<![\w.\-/#,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)*)(?![\w/]|-\d|\.\d|,\d)")  # 64-bit: 64; 10,000
-# a list of words in prose: "cookies, proxies, cert, verify, timeout and trust_env" (backticks allowed)
-_LIST = re.compile(r"(?<![\w.])`?[A-Za-z_]\w*`?(?:,\s+`?[A-Za-z_]\w*`?){1,},?\s+(?:and|or)\s+`?[A-Za-z_]\w*`?(?![\w(])")
-_IMPORT_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([A-Za-z_][\w.]*)?[ \t]+import[ \t]+(\([^)]*\)|[^\n;]+)", re.MULTILINE)
-_LIST_ITEM = re.compile(r"[A-Za-z_]\w*")
-SMALL = frozenset({"0", "1", "2"})  # numbers too common in code and prose to say anything alone
-
-
-@dataclass(frozen=True)
-class Commit:
-    sha: str
-    when: int  # committer time, Unix seconds
-    subject: str
-    path: str  # the path asked about (a file, or a folder changed under)
-
-    def label(self) -> str:
-        from datetime import UTC, datetime
-
-        return f"{self.sha[:9]}, {datetime.fromtimestamp(self.when, UTC).strftime('%Y-%m-%d')}"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One reference of one node, judged."""
-
-    reference: str
-    stale: bool
-    why: str | None = None  # what changed, and where: the flag's text
-    later: str | None = None  # "3 later commits, the last: <subject> (sha, date)": information
-
-
-# ------------------------------------------------------------------------------ what a node mentions
-
-
-def mentions(text: str) -> tuple[set[str], set[str]]:
-    """The identifiers and the paths a node's text names: in backticks, shaped like an identifier
-    (``retry_after``, ``HTTPAdapter``, ``MAX_RETRIES``), called (``retry()``, ``retry(call)``: a word
-    right before "(", but not a plural "user(s)"), or dotted (``app.retry``). A dotted name
-    (``a.b.score_candidates``) counts by its last part: the module path around it is how the prose
-    reached it, not what it names; a file name or a web address (``setup.cfg``, ``example.com``) is not one."""
-    names: set[str] = set()
-    paths: set[str] = set()
-    for span in _TICKS.findall(text):
-        span = span.strip()
-        if _PATHISH.match(span):
-            paths.add(span.rstrip("/"))
-            continue
-        for ident in _IDENT.findall(span):
-            last = ident.split(".")[-1]
-            if len(last) >= 3 and ("." not in ident or _dotted_name(ident)):
-                names.add(last)
-    prose = _URL.sub(" ", _TICKS.sub(" ", text))
-    for ident in _SHAPED.findall(prose):
-        last = ident.split(".")[-1]
-        if _is_shaped(last) or ("." in ident and _dotted_name(ident)):
-            names.add(last)
-    names |= called(prose)
-    return names, paths
-
-
-def called(text: str) -> set[str]:
-    """The names prose gives as calls (``retry()``, ``executor.map(fn)``): names, but too plain
-    (``map``, ``parse``) to say alone that a file still holds what the node describes."""
-    found = set()
-    for ident in _CALLED.findall(_URL.sub(" ", _TICKS.sub(" ", text))):
-        last = ident.split(".")[-1]
-        if len(last) >= 3 and ("." not in ident or _dotted_name(ident)):
-            found.add(last)
-    return found
-
-
-def _strong(text: str) -> set[str]:
-    """The names a node gives plainly enough that one still in a file says the file still holds what the
-    node describes: one identifier in backticks, or shaped like one (``retry_after``). Not ``map`` of
-    ``executor.map``, nor ``parse()`` in prose: too plain to say so alone."""
-    ticked = {i for span in _TICKS.findall(text) for i in _IDENT.findall(span) if "." not in i and len(i) >= 3}
-    return ticked | {n for n in mentions(text)[0] if _is_shaped(n)}
-
-
-def _dotted_name(ident: str) -> bool:
-    """``app.retry`` names ``retry``; ``setup.cfg``, ``example.com`` or ``e.g`` name nothing."""
-    last = ident.split(".")[-1]
-    return len(last) >= 3 and last.lower() not in _NOT_NAMES
-
-
-def _is_shaped(name: str) -> bool:
-    """snake_case, camelCase, PascalCase with an inner capital, or CONSTANT_CASE: not a prose word."""
-    return len(name) >= 3 and ("_" in name.strip("_") or any(c.isupper() for c in name[1:]))
-
-
-def _holds(content: str, name: str) -> bool:
-    """Whether ``content`` holds ``name`` as a whole word (``name`` has no dots: :func:`mentions`)."""
-    if name not in content:
-        return False
-    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", content) is not None
-
-
-# ------------------------------------------------------------------------------ the code a node saw
-
-FINGERPRINT = FINGERPRINT_KEY  # the frontmatter key
-
-
-def node_hash(title: str, content: str, references) -> str:
-    """What a fingerprint was taken for: the node's title, content and references (not its tags,
-    status or relations, which do not say anything about the code)."""
-    import hashlib
-
-    text = "\x00".join([title, content, *references])
-    return hashlib.sha1(text.encode("utf-8", "replace")).hexdigest()[:12]
-
-
-def fingerprint(root: Path, title: str, content: str, references, rev: str | None = None) -> dict | None:
-    """The code a node is written (or reviewed) against: each referenced file's git blob id (12 hex),
-    as the work tree holds it now, written to git's object store (``git hash-object -w``, as ``git
-    add`` does) so the text can be read back after a rebase or a squash; with the hash of what the
-    node says (:func:`node_hash`). With ``rev``, the code that commit holds instead (its blobs are in
-    the object store already): what a node written before fingerprints existed saw at its base
-    (:func:`missing_fingerprints`). None outside git or without a referenced file."""
-    paths = sorted({p for p in (reference_path(r) for r in references) if p})
-    code = _code_now(Path(root), paths) if rev is None else _code_at(Path(root), rev, paths)
-    if code is None:
-        return None
-    files, folders = code
-    if not files and not folders:
-        return None
-    if rev is None:
-        reader = lambda q: _read(Path(root) / q)  # noqa: E731
-    else:
-        reader = lambda q: history(Path(root)).content(rev, q)  # noqa: E731
-    seen = {"for": node_hash(title, content, references), "files": {f: i[:12] for f, (i, _) in sorted(files.items())}}
-    names, named = (sorted(found) for found in mentions(f"{title}\n{content}"))
-    for folder in folders if names else []:  # a folder has no blob: the names its files held are what it saw
-        args = ["git", "grep", "-I", "-h", "-o", "-w", "-F", *(a for n in names[:200] for a in ("-e", n)),
-                *([rev] if rev else []), "--", folder, ":(exclude).autology"]
-        try:
-            grep = subprocess.run(args, cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT, errors="replace")
-        except (OSError, subprocess.SubprocessError, ValueError):
-            continue
-        kept = sorted({line.strip() for line in grep.stdout.splitlines()} & set(names))[:20]
-        kept += sorted(p for p in set(named) | named_files(content, folder) if p.startswith(folder + "/") and (  # its files
-            (Path(root) / p).exists() if rev is None else history(Path(root)).content(rev, p) is not None))[:20]
-        if kept:
-            seen.setdefault("names", {})[folder] = kept
-        # what of them a file under it marked deprecated already ([] says none): a later deprecation is a flag
-        seen.setdefault("deprecated", {})[folder] = sorted(_folder_deprecated(history(Path(root)), rev, folder,
-                                                                              set(kept)))[:20]
-    held, values = {}, {}
-    said = _Said(set(names), set(), f"{title}\n{content}")
-    for f, (_, text) in sorted(files.items()):  # the names and values it gives that each file held: judged by when the blob is gone (a squash)
-        if text is None:
-            continue
-        code_of = code_words(text, f)
-        kept = [n for n in names if _holds(code_of, n)][:20]
-        if kept:
-            held[f] = kept
-        stated = said.values_held(file_literals(text, f)) if said.states_values else []
-        if stated:
-            values[f] = stated[:20]
-    elsewhere = {}
-    for f, (_, text) in sorted(files.items()):  # what the code takes from other modules, deprecated there already
-        anchors = [r.split("#", 1)[1].strip() if "#" in r else "" for r in references if reference_path(r) == f]
-        if any(_watched(text or "", f, a, said) for a in anchors):  # [] says none was deprecated when it was written
-            elsewhere[f] = sorted({k for a in anchors for k in _elsewhere(text or "", f, a, said, reader)})[:20]
-    if held:
-        seen["names"] = {**held, **seen.get("names", {})}
-    if values:
-        seen["values"] = values
-    if elsewhere:
-        seen["elsewhere"] = elsewhere
-    return seen
-
-
-def _code_now(root: Path, paths: list[str]) -> tuple[dict[str, tuple[str, str | None]], list[str]] | None:
-    """The work tree's referenced files (path -> (blob id, text)), each written to git's object store,
-    and its referenced folders; None when git cannot hash them."""
-    files = [p for p in paths if _is_file(root / p)]
-    folders = [p for p in paths if _is_dir(root / p)]
-    if not files:
-        return {}, folders
-    try:
-        out = subprocess.run(["git", "hash-object", "-w", "--", *files], cwd=root, capture_output=True, text=True,
-                             timeout=GIT_TIMEOUT)
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return None
-    ids = out.stdout.split() if out.returncode == 0 else []
-    if len(ids) != len(files):
-        return None
-    return {f: (i, _read(root / f)) for f, i in zip(files, ids)}, folders
-
-
-def _code_at(root: Path, rev: str, paths: list[str]) -> tuple[dict[str, tuple[str, str | None]], list[str]] | None:
-    """The referenced files (path -> (blob id, text)) and folders that commit ``rev`` holds, read through
-    the work tree's :class:`History` (its one ``git cat-file --batch``); None outside git."""
-    h = history(root)
-    if h.head is None:
-        return None
-    files, folders = {}, []
-    for path in paths:
-        text = h.content(rev, path)
-        if text is not None:
-            files[path] = (h.blob_id(rev, path), text)
-        elif h._git("ls-tree", "-d", rev, "--", path):
-            folders.append(path)
-    return files, folders
-
-
-def missing_fingerprints(root: Path, store, nodes: list[KnowledgeNode]) -> dict[str, str]:
-    """The nodes with file or folder references and no fingerprint for what they say now (written
-    before issue 38, or edited by hand since), each with its base (node id -> commit): the code
-    :func:`fingerprint` records for them with ``rev=base``, so that a rebase or a squash-merge of a
-    later commit keeps their flags as it keeps those of nodes written since."""
-    wanted = [n for n in nodes if n.references and not fingerprinted(n)]
-    h = history(Path(root))
-    if h.head is None or not wanted:
-        return {}
-    return {node_id: base for node_id, base in _node_bases(h, store, wanted).items() if base}
-
-
-def _node_bases(h: History, store, nodes: list[KnowledgeNode]) -> dict[str, str | None]:
-    """Each node's base (:meth:`History.node_bases`), from its file in ``store`` and its ``modified``."""
-    return h.node_bases({n.id: store.rel(store.paths.node_file(n.type.value, n.id)) for n in nodes},
-                        {n.id: n.modified.timestamp() for n in nodes})
-
-
-def fingerprinted(node: KnowledgeNode) -> bool:
-    """Whether the node holds a fingerprint taken for what it says now."""
-    seen = node.extra.get(FINGERPRINT)
-    return isinstance(seen, dict) and seen.get("for") == node_hash(node.title, node.content, node.references)
-
-
-def _read(path: Path) -> str | None:
-    """A file's text, undecodable bytes replaced; None when it cannot be read."""
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except (OSError, ValueError):
-        return None
-
-
-def _is_file(path: Path) -> bool:
-    try:
-        return path.is_file()
-    except (OSError, ValueError):  # a name too long for the file system
-        return False
-
-
-def _is_dir(path: Path) -> bool:
-    try:
-        return path.is_dir()
-    except (OSError, ValueError):
-        return False
-
-
-def recorded_code(node: KnowledgeNode) -> dict[str, str]:
-    """The blob ids of the code the node was written against (path -> id), when its fingerprint was
-    taken for what the node says now (a hand edit of the text makes it void: its commit is then the base)."""
-    seen = node.extra.get(FINGERPRINT)
-    if not fingerprinted(node) or not isinstance(seen.get("files"), dict):
-        return {}
-    return {str(k): str(v) for k, v in seen["files"].items() if isinstance(v, str) and re.fullmatch(r"[0-9a-f]{7,64}", v)}
-
-
-def recorded_names(node: KnowledgeNode, key: str = "names") -> dict[str, list[str]]:
-    """The names the node gives that each referenced file held when the fingerprint was taken (path ->
-    names), under the same condition as :func:`recorded_code`; with ``key="values"``, the strings it
-    quotes and the numbers it states that each file held (:meth:`_Said.values_held`)."""
-    if not fingerprinted(node):
-        return {}
-    names = node.extra[FINGERPRINT].get(key)
-    if not isinstance(names, dict):
-        return {}
-    return {str(k): [str(n) for n in v if isinstance(n, str)] for k, v in names.items() if isinstance(v, list)}
-
-
-# ------------------------------------------------------------------------------ symbols and spans
-
-
-def symbol_span(text: str, symbol: str, path: str) -> tuple[int, int] | None:
-    """Lines of a Python function or class (``name`` or ``Class.method``; a property's getter and setter
-    together) in ``text``; None when not found or not Python."""
-    if not path.endswith(".py"):
-        return None
-    tree = parse_python(text)
-    node = find_symbol(tree, symbol) if tree is not None else None
-    return lines_of(node) if node is not None else None
-
-
-def follow_span(before: list[str], after: list[str], span: tuple[int, int]) -> tuple[int, int] | None:
-    """Where the lines ``span`` (1-based, inclusive) of ``before`` are in ``after``; None when one of
-    them changed (lines added or removed only above or below it move it)."""
-    moved = follow_items(before, after, (span[0] - 1, span[1] - 1))
-    return (moved[0] + 1, moved[1] + 1) if moved is not None else None
-
-
-# ------------------------------------------------------------------------------ git, read once
-
-
-class History:
-    """The git history of one work tree as staleness needs it, its answers kept while HEAD stays."""
-
-    def __init__(self, root: Path, where: tuple[str | None, str] | None = None):
-        """``where``: HEAD and the root's prefix in the repository (:func:`_where`), when known."""
-        self.root = Path(root)
-        self.head, self.prefix = where if where is not None else _where(self.root)
-        self._node_commits: dict[tuple[str, ...], tuple[dict[str, str], bool]] = {}
-        self._at: dict[int, str | None] = {}
-        self._times: tuple[list[str], list[int]] | None = None
-        self._paths_asked: Counter[str] = Counter()
-        self._bases_asked: set[str] = set()
-        self._window: tuple[int, list[tuple[Commit, frozenset[str]]], dict[str, list[str]]] | None = None
-        self._ancestors: OrderedDict[tuple[str, int], set[str]] = OrderedDict()
-        self._times_of: dict[str, int | None] = {}
-        self._oldest: int | None = None
-        self._touched: dict[str, list[int]] = {}
-        self._when: dict[str, int] = {}
-        self._renames: dict[str, str] = {}
-        self._latest: dict[tuple[str, str, int], list[Commit]] = {}
-        self._path_logs: dict[tuple[str, str], list[Commit]] = {}
-        self._diffs: dict[tuple[str, str], bool] = {}
-        self._deprecating: dict[tuple[str | None, str], set[str]] = {}  # (rev, folder) -> its files that say "deprecat"
-        self._contents: OrderedDict[tuple[str, str], str | None] = OrderedDict()
-        self._logs: dict[str, list[tuple[Commit, frozenset[str]]]] = {}
-        self._batch: subprocess.Popen | None = None
-        self._lock = threading.Lock()
-        self._ids: dict[str, str] = {}  # "rev:path" -> the blob id cat-file named
-        self._blob_logs: dict[str, list[tuple[Commit, str, str]]] = {}
-        self._moves: dict[tuple[str, str], tuple[str, Commit] | None] = {}
-
-    def _git(self, *args: str, timeout: float = GIT_TIMEOUT) -> str | None:
-        try:
-            out = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=self.root, capture_output=True,
-                                 text=True, timeout=timeout, errors="replace")
-        except (OSError, subprocess.SubprocessError, ValueError):
-            return None
-        return out.stdout if out.returncode == 0 else None
-
-    def node_bases(self, own_files: dict[str, str], modified: dict[str, float]) -> dict[str, str | None]:
-        """Each node's base (``own_files``: node id -> its file, relative to the root): the last commit
-        that changed the file; for a file with uncommitted edits or never committed, the commit HEAD's
-        history was at at its ``modified`` time; None outside git or before the first commit. One walk
-        of the log of the nodes' folders, kept while HEAD stays."""
-        if self.head is None:
-            return dict.fromkeys(own_files)
-        folders = tuple(sorted({f.rsplit("/", 1)[0] for f in own_files.values()}))
-        status = self._git("status", "--porcelain", "--no-renames", "--untracked-files=all", "--", *folders) or ""
-        dirty = {line[3:].strip().strip('"').removeprefix(self.prefix) for line in status.splitlines() if len(line) > 3}
-        last = self._last_commits(folders, set(own_files.values()) - dirty)
-        return {i: self._before(modified.get(i, 0.0)) if f in dirty or f not in last else last[f]
-                for i, f in own_files.items()}
-
-    def _last_commits(self, folders: tuple[str, ...], wanted: set[str]) -> dict[str, str]:
-        """The last commit that changed each file under ``folders``, from ``git log`` read newest first
-        and stopped as soon as every ``wanted`` file has been seen (a long history is not walked to its
-        root for node files committed lately); kept while HEAD stays, walked again only for a file
-        not seen yet."""
-        last, complete = self._node_commits.get(folders, ({}, False))
-        if complete or wanted <= last.keys():
-            return last
-        try:
-            proc = subprocess.Popen(["git", "-c", "core.quotePath=false", "log", "--format=%x00%H", "--name-only",
-                                     "--relative", "--", *folders], cwd=self.root, stdout=subprocess.PIPE,
-                                    stderr=subprocess.DEVNULL, text=True, errors="replace")
-        except OSError:
-            return last
-        sha, complete = "", True
-        try:
-            assert proc.stdout is not None
-            for line in proc.stdout:
-                line = line.rstrip("\n")
-                if line.startswith("\x00"):
-                    if wanted <= last.keys():
-                        complete = False  # every file asked about is known: the rest of the history can wait
-                        break
-                    sha = line[1:]
-                elif line.strip() and line.strip() not in last:
-                    last[line.strip()] = sha
-        finally:
-            proc.kill() if not complete else None
-            proc.wait()
-        self._node_commits[folders] = (last, complete)
-        return last
-
-    def _before(self, when: float) -> str | None:
-        """The commit ``git rev-list -1 --before=@when HEAD`` names: the first in HEAD's history (git's
-        order) whose commit time is not after ``when``. Past a few questions, one listing of the history
-        answers the rest by bisection."""
-        key = int(when)
-        if key in self._at:
-            return self._at[key]
-        head_time = self._commit_time(self.head) if self.head else None
-        if head_time is not None and key >= head_time:  # written after HEAD was committed: HEAD is the first
-            self._at[key] = self.head
-            return self.head
-        if len(self._at) < 8:
-            out = self._git("rev-list", "-1", f"--before=@{key}", "HEAD")
-            self._at[key] = (out or "").strip() or None
-            return self._at[key]
-        if self._times is None:
-            shas, lowest = [], []
-            for line in (self._git("log", "--format=%H %ct", "HEAD", timeout=60) or "").splitlines():
-                sha, _, when = line.partition(" ")
-                t = -int(when or 0)  # negated: the running minimum of the times, rising, for bisect
-                shas.append(sha)
-                lowest.append(max(t, lowest[-1]) if lowest else t)
-            self._times = (shas, lowest)
-        shas, lowest = self._times
-        at = bisect.bisect_left(lowest, -key)  # the first whose running minimum time is <= when
-        self._at[key] = shas[at] if at < len(shas) else None
-        return self._at[key]
-
-    def content(self, rev: str, path: str) -> str | None:
-        """A file's text at a commit (None when it is not there), read through one ``git cat-file
-        --batch`` kept open for this HEAD."""
-        key = (rev, path)
-        with self._lock:
-            if key in self._contents:
-                self._contents.move_to_end(key)
-                return self._contents[key]
-            text = self._cat(rev if path == "\x00blob" else f"{rev}:{self.prefix}{path}")
-            self._contents[key] = text
-            while len(self._contents) > 512:
-                self._contents.popitem(last=False)
-        return text
-
-    def _cat(self, spec: str) -> str | None:
-        try:
-            if self._batch is None or self._batch.poll() is not None:
-                self._batch = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.root, stdin=subprocess.PIPE,
-                                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            assert self._batch.stdin is not None and self._batch.stdout is not None
-            self._batch.stdin.write(spec.encode() + b"\n")
-            self._batch.stdin.flush()
-            header = self._batch.stdout.readline().decode(errors="replace").split()
-            if len(header) != 3:  # "<spec> missing" (or ambiguous): nothing follows
-                return None
-            data = self._batch.stdout.read(int(header[2]) + 1)[:-1]  # read whatever it is, to stay in step
-            if header[1] == "blob":
-                self._ids[spec] = header[0]
-            return data.decode("utf-8", errors="replace") if header[1] == "blob" else None
-        except (OSError, ValueError, AssertionError):
-            self._batch = None
-            return None
-
-    def blob_id(self, rev: str, path: str) -> str:
-        """The blob id of a file at a commit ("" when it is not there)."""
-        self.content(rev, path)
-        return self._ids.get(f"{rev}:{self.prefix}{path}", "")
-
-    def blob(self, blob_id: str) -> str | None:
-        """A blob's text by its id (an abbreviation will do); None when this clone does not have it."""
-        if not re.fullmatch(r"[0-9a-f]{7,64}", blob_id or ""):
-            return None
-        return self.content(blob_id, "\x00blob")
-
-    def since_blob(self, path: str, blob_id: str) -> tuple[list[Commit], bool]:
-        """The commits of HEAD's history after the newest one that left ``path`` as ``blob_id``, oldest
-        first; with True when no commit of HEAD's history holds that version (a squashed branch's, or
-        never committed): then the change is "since the node was written". From the path's ``git log
-        --raw`` (:meth:`blob_logs`: ``analyze`` reads those of all the paths it needs in one call), kept
-        while HEAD stays."""
-        if path not in self._blob_logs:
-            self.blob_logs([path])
-        log = self._blob_logs[path]
-        for at, (_, old, new) in enumerate(log):  # newest first
-            if new.startswith(blob_id):  # this commit left it so: the later ones are after it
-                return [c for c, _, _ in log[:at]][::-1], False
-            if old.startswith(blob_id):  # it was so before this commit (brought by a merge, which --raw leaves out)
-                return [c for c, _, _ in log[:at + 1]][::-1], False
-        return [], True
-
-    def blob_logs(self, paths: list[str]) -> None:
-        """Read the ``git log --raw`` of these paths (each commit of HEAD's history that changed one, newest
-        first, with the blob ids before and after) that :meth:`since_blob` needs, in one git call for as
-        many as 200 paths at a time: ``analyze`` asks it of every path whose node's fingerprint disagrees
-        with its base. Kept while HEAD stays."""
-        wanted = [p for p in dict.fromkeys(paths) if p not in self._blob_logs]
-        for start in range(0, len(wanted), 200):
-            chunk = wanted[start:start + 200]
-            out = self._git("log", "--no-renames", "--raw", "-c", "--no-abbrev", "--relative", _FORMAT, "HEAD", "--",
-                            *chunk, timeout=60)
-            if out is None and len(chunk) > 1:  # (one bad path fails the call: ask them one by one)
-                for path in chunk:
-                    self.blob_logs([path])
-                continue
-            logs: dict[str, list[tuple[Commit, str, str]]] = {p: [] for p in chunk}
-            fields = (out or "").split("\x00")[1:]
-            for sha, when, rest in zip(fields[0::3], fields[1::3], fields[2::3]):
-                subject, _, raw = rest.partition("\n")
-                for line in raw.splitlines():
-                    meta, _, changed = line.partition("\t")
-                    parts = meta.split()
-                    if line.startswith("::") and changed in logs:  # a merge that changed it against every parent:
-                        logs[changed].append((Commit(sha, int(when or 0), subject.strip(), changed), "", ""))  # no ids
-                    elif line.startswith(":") and len(parts) > 4 and changed in logs:
-                        commit = Commit(sha, int(when or 0), subject.strip(), changed)
-                        logs[changed].append((commit, parts[2], parts[3]))
-            self._blob_logs.update(logs)
-
-    def close(self) -> None:
-        if self._batch is not None:
-            try:
-                self._batch.stdin.close()  # type: ignore[union-attr]
-                self._batch.wait(timeout=2)
-            except (OSError, subprocess.SubprocessError):
-                self._batch.kill()
-            self._batch = None
-
-    def later(self, base: str, path: str) -> list[Commit]:
-        """The commits after ``base`` that changed ``path`` (a file, or any file under a folder), oldest
-        first. For the first few bases asked about, exactly ``base..HEAD``: a path's own ``git log`` for
-        the first few paths of a base, one walk of ``base..HEAD`` past that. Past a few bases (``analyze``
-        over a large store, each node with its own base), one walk of the recent history answers them
-        all (:meth:`_from_window`)."""
-        log = self._logs.get(base)
-        key = (base, path)
-        if key in self._path_logs:
-            return self._path_logs[key]
-        if log is None and base not in self._bases_asked and len(self._bases_asked) >= BASES_BEFORE_WINDOW:
-            self._path_logs[key] = found = self._from_window(base, path)
-            return found
-        self._bases_asked.add(base)
-        if log is None and self._paths_asked[base] < PATHS_BEFORE_WALK:
-            self._paths_asked[base] += 1
-            out = self._git("log", "--no-renames", _FORMAT, "--relative", f"{base}..HEAD", "--", path) or ""
-            self._path_logs[key] = found = _commits(out, path)[::-1]
-            return found
-        if log is None:
-            out = self._git("log", "--no-renames", _FORMAT, "--name-only", "--relative", f"{base}..HEAD",
-                            timeout=60) or ""
-            log = [(commit, files) for commit, files, _ in _named_log(out)]
-            self._logs[base] = log
-        return _touching(log, path)
-
-    def latest(self, base: str, path: str, most: int) -> list[Commit]:
-        """At most ``most`` of the newest commits that changed ``path`` since ``base``, oldest first, for the
-        information line. When :meth:`later` has not been read, by date: the newest commits of the path
-        committed after the base was (git reads back only as far as it needs; ``base..HEAD`` would mark
-        every ancestor of the base first, most of a deep history)."""
-        if (base, path) in self._path_logs or base in self._logs or self._window is not None:
-            return self.later(base, path)[-most:]
-        key = (base, path, most)
-        if key not in self._latest:
-            self._latest[key] = self._latest_by_date(base, path, most)
-        return self._latest[key]
-
-    def _latest_by_date(self, base: str, path: str, most: int) -> list[Commit]:
-        since = self._commit_time(base)
-        out = self._git("log", "--no-renames", f"-n{most}", _FORMAT, "--relative", "HEAD", "--", path) or ""
-        found = [c for c in _commits(out, path) if c.sha != base]
-
-        def after(c: Commit) -> bool:  # the same second as the base: ask git whether it is an ancestor
-            if since is None or c.when > since:
-                return True
-            return c.when == since and self._git("merge-base", "--is-ancestor", c.sha, base) is None
-
-        return [c for c in found if after(c)][::-1]
-
-    def _from_window(self, base: str, path: str) -> list[Commit]:
-        """``later`` from one walk of the history since a while before the oldest base asked about: the
-        commits of it that are not ``base`` or its ancestors (followed through the parents the walk
-        read). A branch older than :data:`WINDOW_SLACK` merged after the base is not seen: it only
-        changes which commit a flag names, never whether there is one (that compares the texts)."""
-        when = self._commit_time(base)
-        if when is None:
-            return []
-        if self._window is None or when - WINDOW_SLACK < self._window[0]:
-            start = min(when, self._oldest if self._oldest is not None else when) - WINDOW_SLACK
-            out = self._git("log", "--no-renames", _FORMAT.replace("%H", "%H%x00%P"), "--name-only", "--relative",
-                            f"--since=@{start}", "HEAD", timeout=120) or ""
-            named = _named_log(out, parents=True)
-            entries = [(commit, files) for commit, files, _ in named]
-            parents = {commit.sha: ups for commit, _, ups in named}
-            touched: dict[str, list[int]] = {}  # a file or folder -> the entries that changed it or under it
-            for at, (_, files) in enumerate(entries):
-                for name in files | {f.rsplit("/", k)[0] for f in files for k in range(1, f.count("/") + 1)}:
-                    touched.setdefault(name, []).append(at)
-            self._window = (start, entries, parents)
-            self._touched = touched
-            self._when = {c.sha: c.when for c, _ in entries}
-            self._ancestors.clear()
-        _, entries, parents = self._window
-        # Commits older than the base by more than the slack are taken for its ancestors, as the
-        # window's start does: only the rest are looked at.
-        candidates = [entries[at][0] for at in self._touched.get(path.rstrip("/"), ())
-                      if entries[at][0].when >= when - WINDOW_SLACK]
-        if not candidates:
-            return []
-        # The base's ancestors among them: a walk down the parents from the base, not below a day before
-        # the oldest candidate (an ancestor's descendants are, clocks aside, not older than it).
-        floor = min(c.when for c in candidates) - 86400
-        key = (base, floor)
-        seen = self._ancestors.get(key)
-        if seen is None:
-            seen, todo = {base}, [base]
-            while todo:
-                sha = todo.pop()
-                if self._when.get(sha, floor) < floor:
-                    continue
-                for parent in parents.get(sha, ()):
-                    if parent not in seen:
-                        seen.add(parent)
-                        todo.append(parent)
-            self._ancestors[key] = seen
-            while len(self._ancestors) > 64:
-                self._ancestors.popitem(last=False)
-        return [Commit(c.sha, c.when, c.subject, path) for c in candidates if c.sha not in seen]
-
-    def prepare(self, bases: list[str | None]) -> None:
-        """Many nodes with their own bases (``analyze`` over a large store): the times of all of them in
-        one git call, so one walk of the history, from before the oldest, answers every :meth:`later`."""
-        distinct = [b for b in dict.fromkeys(bases) if b and b not in self._times_of]
-        if len(distinct) + len(self._times_of) <= BASES_BEFORE_WINDOW:
-            return
-        try:
-            out = subprocess.run(["git", "log", "--no-walk=unsorted", "--format=%H %ct", "--stdin"], cwd=self.root,
-                                 input="\n".join(distinct), capture_output=True, text=True, timeout=60).stdout
-        except (OSError, subprocess.SubprocessError):
-            return
-        for line in out.splitlines():
-            sha, _, when = line.partition(" ")
-            if when.isdigit():
-                self._times_of[sha] = int(when)
-        known = [t for t in self._times_of.values() if t is not None]
-        self._oldest = min(known) if known else None
-
-    def _commit_time(self, sha: str) -> int | None:
-        if sha not in self._times_of:
-            out = (self._git("log", "-1", "--format=%ct", sha) or "").strip()
-            self._times_of[sha] = int(out) if out.isdigit() else None
-        return self._times_of[sha]
-
-    def changed_since(self, base: str, path: str) -> bool:
-        """Whether ``path`` (a file or a folder) differs between ``base`` and the work tree (tracked files);
-        kept for one :func:`judge` (the work tree changes between questions)."""
-        key = (base, path)
-        if key not in self._diffs:
-            try:
-                out = subprocess.run(["git", "diff", "--quiet", base, "--", path], cwd=self.root, capture_output=True,
-                                     timeout=GIT_TIMEOUT)
-                self._diffs[key] = out.returncode != 0
-            except (OSError, subprocess.SubprocessError):
-                self._diffs[key] = True
-        return self._diffs[key]
-
-    def deleted(self, since: str, path: str) -> Commit | None:
-        """The first commit after ``since`` that deleted ``path`` (None: it was not deleted by a commit).
-        With the recent history walked already (:meth:`prepare`), the first later commit without the file."""
-        if self._window is not None or self._oldest is not None:
-            return next((c for c in self.later(since, path) if self.content(c.sha, path) is None), None)
-        out = self._git("log", "--diff-filter=D", _FORMAT, f"{since}..HEAD", "--", path) or ""
-        deletions = _commits(out, path)
-        return deletions[-1] if deletions else None  # the log is newest first: the last is the first deletion
-
-    def renamed(self, base: str, path: str) -> tuple[str, Commit] | None:
-        """Where a file gone from the work tree went: its name after the renames since ``base``, and the
-        last commit that renamed it (None when it was not renamed, but deleted). Each step is the commit
-        that removed the name, read with rename detection: no walk of the whole history. Kept while HEAD stays."""
-        if (base, path) not in self._moves:
-            self._moves[(base, path)] = self._renamed(base, path)
-        return self._moves[(base, path)]
-
-    def _renamed(self, base: str, path: str) -> tuple[str, Commit] | None:
-        name, last, since = path, None, base
-        for _ in range(8):
-            gone = self.deleted(since, name)
-            if gone is None:
-                break
-            if gone.sha not in self._renames:  # one commit often renames many referenced files
-                self._renames[gone.sha] = self._git("show", "-M", "--name-status", "--format=", gone.sha) or ""
-            out = self._renames[gone.sha]
-            new = next((parts[2] for parts in (line.split("\t") for line in out.splitlines())
-                        if len(parts) == 3 and parts[0].startswith("R") and parts[1] == self.prefix + name), None)
-            if new is None:
-                break
-            name, last, since = new.removeprefix(self.prefix), gone, gone.sha
-            if (self.root / name).exists():
-                break
-        return (name, last) if last is not None and name != path else None
-
-    def worktree(self, path: str) -> str | None:
-        return _read(self.root / path)
-
-
-_histories: OrderedDict[tuple[str, str | None], History] = OrderedDict()
-_histories_lock = threading.Lock()
-
-
-def _where(root: Path) -> tuple[str | None, str]:
-    """HEAD and the root's path inside its repository (``sub/dir/``), in one git call; (None, "")
-    outside git or before the first commit."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD", "--show-prefix"], cwd=root, capture_output=True, text=True,
-                             timeout=GIT_TIMEOUT)
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return None, ""
-    lines = out.stdout.splitlines() if out.returncode == 0 else []
-    return (lines[0].strip(), lines[1].strip() if len(lines) > 1 else "") if lines else (None, "")
-
-
-def history(root: Path) -> History:
-    """The work tree's :class:`History` for its current HEAD, kept between calls (a server's hooks)."""
-    where = _where(Path(root))
-    key = (str(Path(root).resolve()), where[0])
-    with _histories_lock:
-        have = _histories.get(key)
-        if have is None:
-            _histories[key] = have = History(root, where)
-            while len(_histories) > 8:
-                _histories.popitem(last=False)[1].close()
-        return have
-
-
-_FORMAT = "--format=%x00%H%x00%ct%x00%s"  # what _commits reads
-
-
-def _commits(out: str, path: str) -> list[Commit]:
-    """The commits of ``git log`` with :data:`_FORMAT` (no file names), in git's order (newest first)."""
-    fields = out.split("\x00")[1:]
-    return [Commit(sha, int(when or 0), subject.strip(), path)
-            for sha, when, subject in zip(fields[0::3], fields[1::3], fields[2::3])]
-
-
-def _named_log(out: str, parents: bool = False) -> list[tuple[Commit, frozenset[str], list[str]]]:
-    """The commits of ``git log --name-only`` with :data:`_FORMAT` (with ``%P`` after the hash when
-    ``parents``), oldest first: each with the files it changed and its parents."""
-    width = 4 if parents else 3
-    fields = out.split("\x00")[1:]
-    entries = []
-    for at in range(0, len(fields) - width + 1, width):
-        sha, *middle, when, rest = fields[at:at + width]
-        subject, _, names = rest.partition("\n")
-        entries.append((Commit(sha, int(when or 0), subject.strip(), ""),
-                        frozenset(n.strip() for n in names.splitlines() if n.strip()),
-                        middle[0].split() if middle else []))
-    entries.reverse()
-    return entries
-
-
-def _touching(log: list[tuple[Commit, frozenset[str]]], path: str) -> list[Commit]:
-    prefix = path.rstrip("/") + "/"
-    return [Commit(c.sha, c.when, c.subject, path) for c, files in log
-            if path in files or any(f.startswith(prefix) for f in files)]
-
-
-# ------------------------------------------------------------------------------ the rule
-
-
-def _later_text(commits: list[Commit]) -> str | None:
-    if not commits:
-        return None
-    last = commits[-1]
-    many = f"{len(commits)} later commits" if len(commits) > 1 else "1 later commit"
-    return f"{many}, the last: {last.subject} ({last.label()})"
-
-
-def _first_without(h: History, later: _Later, test) -> str:
-    """Which change made ``test`` false: the first later commit whose version fails it, or the working tree
-    (or, when the node's code is not in HEAD's history, "since the node was written")."""
-    commits = later.commits
-    for commit in commits[:WALK_MAX]:
-        text = h.content(commit.sha, commit.path)
-        if text is None or not test(text):
-            return commit.label()
-    if len(commits) > WALK_MAX:
-        return f"after {commits[WALK_MAX - 1].label()}"
-    return "since the node was written" if later.gap else "uncommitted"
+from autology_mcp.knowledge.trust.git_history import Commit, History, history
+from autology_mcp.knowledge.trust.mentions import Said, holds, mentions
+from autology_mcp.knowledge.trust.symbol_rules import REWRITTEN, _holder, _lost, judge_span, judge_symbol, squeezed
 
 
 def check(h: History, node: KnowledgeNode, base: str | None, references: list[str] | None = None,
@@ -984,7 +170,7 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
         return []
     text = f"{node.title}\n{node.content}"
     names, paths = mentions(text)
-    seen, held, said = recorded_code(node), recorded_names(node), _Said(names, paths, text)
+    seen, held, said = recorded_code(node), recorded_names(node), Said(names, paths, text)
     values, elsewhere = recorded_names(node, "values"), recorded_names(node, "elsewhere")
     marked = recorded_names(node, "deprecated")
     return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)),
@@ -993,202 +179,23 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
             for ref in refs]
 
 
-@dataclass(frozen=True)
-class _Said:
-    """What the node's text says, as the rule reads it."""
-
-    names: set[str]
-    paths: set[str]
-    text: str
-
-    @cached_property
-    def words(self) -> set[str]:
-        """The words of five letters or more: a changed statement that uses one as a name touches what
-        the node describes ("dataclasses are not serialised" and ``dataclasses.asdict(o)``). Not a word
-        the text gives only before a dot, as the qualifier of a name (``Preview`` of
-        ``Preview.normalize_docstring_quotes``): that name counts, by its last part (:func:`mentions`)."""
-        found = Counter(_WORDS.findall(self.text))
-        qualifiers = Counter(m.group(1) for m in _QUALIFIER.finditer(self.text))
-        return {w for w in found if qualifiers[w] < found[w]}
-
-    def gives_value(self, value: str) -> bool:
-        """Whether the node gives this value (``None``, ``False``, ``5000``) as code: in backticks, after
-        "return(s)" or "=" ("returns None"), not as a word of prose ("None of these", "Alternatives: None.")."""
-        v = re.escape(value)
-        return re.search(rf"`{v}`|\breturns?\s+{v}(?!\w|\.\w)|=\s*{v}(?!\w|\.\w)", self.text) is not None
-
-    def used_now(self, before: list[Unit], after: list[Unit], added: set[str] = frozenset(),
-                 signature: set[str] = frozenset()) -> set[str]:
-        """The names and words whose use in changed statements counts, for code that was ``before`` and is
-        ``after``: every name the node gives; a word of its text unless the code used it throughout, in
-        three statements or more, before and after (the object a builder works on: ``session.trust_env =
-        False`` added where ``session`` is set up in every line is not a new use of the node's
-        "session"; ``value`` rebound in a setter that only stored it, or ``dataclasses.asdict(o)`` where
-        no ``dataclasses`` was, is). Nor a word that is a parameter the function gained (``added``): its
-        use is the new option's, which is information as the parameter is ("a proxy" in the node's prose,
-        ``proxies or proxy`` in the code). The ``signature`` (:meth:`signature`) counts as words."""
-        names = self.names - signature
-        words = (self.words | signature) - names - added
-        if words:
-            then = Counter(i for u in before for i in set(u.identifiers()))
-            now = Counter(i for u in after for i in set(u.identifiers()))
-            words = {w for w in words if then[w] < 3 or now[w] < 3}
-        return names | words
-
-    def signature(self, symbol: str, parameters: set[str]) -> set[str]:
-        """The parameters of ``symbol`` that the node names only as the arguments of its own call
-        (``normalize(node, parens_after)``): its signature as the node writes it, not what the node says
-        the code does with them; :meth:`used_now` reads them as words."""
-        call = re.compile(rf"(?<![\w.]){re.escape(symbol)}\([^()\n]*\)")
-        if not call.search(self.text):
-            return set()
-        return (self.names & parameters) - mentions(call.sub(symbol, self.text))[0]
-
-    @cached_property
-    def listed(self) -> list[set[str]]:
-        """The lists of words the text gives (``params, headers, cookies, auth and timeout``): three items or
-        more, separated by commas, the last by "and" or "or"."""
-        return [set(_LIST_ITEM.findall(m.group(0))) - {"and", "or"} for m in _LIST.finditer(self.text)]
-
-    @cached_property
-    def listed_words(self) -> set[str]:
-        return set().union(*self.listed) if self.listed else set()
-
-    def names_parameter(self, parameter: str, parameters) -> bool:
-        """Whether the node names this parameter: as a name it gives, or in a list of words at least half
-        of which are parameters of the same function ("takes params, headers, cookies and auth")."""
-        if parameter in self.names:
-            return True
-        return any(parameter in items and 2 * len(items & set(parameters)) >= len(items) for items in self.listed)
-
-    @cached_property
-    def strong(self) -> set[str]:
-        return _strong(self.text)
-
-    @cached_property
-    def snippets(self) -> list[str]:
-        """Code quoted in backticks (``self.url_map = Map()``, ``static_url_path + "/x"``): not one name,
-        but a piece of code."""
-        return sorted({s.strip() for s in _TICKS.findall(self.text) if _SNIPPET.search(s) and len(s.strip()) >= 6})
-
-    @cached_property
-    def calls(self) -> list[str]:
-        """Calls with their arguments written in prose, outside backticks (``self.get_connection(request.url,
-        proxies)``, ``get_url_scheme(url)``): code as the node quotes it, found in the code as a call (a
-        ``def`` with those parameters is not it)."""
-        prose = _URL.sub(" ", _TICKS.sub(" ", self.text))
-        return sorted({m.group(0) for m in _PROSE_CALL.finditer(prose) if m.group(2).strip() not in ("s", "es")})
-
-    @cached_property
-    def literals(self) -> dict[str, tuple[str, ...]]:
-        """The strings the node quotes (in quotes, or in backticks when not a name, a path, a number or
-        code), each with its literal parts: the text around an ellipsis or a placeholder
-        ('Perhaps you meant http://...?' is 'Perhaps you meant http://'), whitespace-collapsed, of two
-        characters or more."""
-        found = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(self.text)]
-        for span in _TICKS.findall(self.text):
-            span = span.strip()
-            if not (_IDENT.fullmatch(span) or _PATHISH.match(span) or _SNIPPET.search(span) or _STATED.fullmatch(span)
-                    or span[:1] in "'\"\u201c\u2018"):
-                found.append(span)
-        out = {}
-        for quote in found:
-            parts = tuple(p for p in (" ".join(p.split()) for p in _ELIDED.split(quote)) if len(p) >= 2)
-            if parts:
-                out[quote] = parts
-        return out
-
-    @cached_property
-    def numbers(self) -> dict[str, str]:
-        """The numbers the node states (``5000``, ``3.0``, ``1.21.1``, "< 4", "64-bit"), each with the
-        parts of a version (a bound checked part by part, ``minor >= 21``; not of a fraction, 0.4):
-        number -> the number as the node wrote it. Not 0, 1 or 2 alone (everywhere in code), nor a
-        number in an address, a date or a range."""
-        out: dict[str, str] = {}
-        for token in (t.replace(",", "") for t in _STATED.findall(_URL.sub(" ", self.text))):
-            for atom in [token, *version_parts(token)]:
-                if atom not in SMALL:
-                    out.setdefault(atom, token)
-        return out
-
-    def values_held(self, code: Literals) -> list[str]:
-        """The strings the node quotes and the numbers it states (as :attr:`literals` and :attr:`numbers`
-        key them) that ``code`` holds as literals."""
-        return [q for q, parts in self.literals.items() if all(code.holds_string(p) for p in parts)] + \
-            [n for n in self.numbers if n in code.numbers]
-
-    def shown(self, value: str) -> str:
-        """A value as a flag names it: a quote in quotes, a number as the node wrote it."""
-        return f"'{value}'" if value in self.literals else self.numbers.get(value, value)
-
-    def values_lost(self, before: Literals, after: Literals) -> list[str]:
-        """The strings the node quotes and the numbers it states that ``before`` held as literals (every
-        literal part of a quote) and ``after`` does not: what the node says literally that the code no
-        longer holds (a message changed from http:// to https://, a bound from < 4 to < 5)."""
-        lost = [f"'{quote}'" for quote, parts in self.literals.items()
-                if all(before.holds_string(p) for p in parts) and not all(after.holds_string(p) for p in parts)]
-        lost += list(dict.fromkeys(token for atom, token in self.numbers.items()
-                                   if atom in before.numbers and atom not in after.numbers))
-        return lost
-
-    @property
-    def states_values(self) -> bool:
-        return bool(self.literals or self.numbers)
-
-    def quotes(self, strings) -> bool:
-        """Whether the node's text quotes one of these string values (a version, a message)."""
-        for value in strings:
-            value = value.strip()
-            if len(value) >= 2 and re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", self.text):
-                return True
-        return False
-
-
-class _Later:
-    """A reference's later commits, read from git only when something needs them; or given (the commits
-    after the node's recorded code, with ``gap`` when that code is not in HEAD's history)."""
-
-    def __init__(self, h: History, base: str, path: str, commits: list[Commit] | None = None, gap: bool = False):
-        self.h, self.base, self.path, self._commits, self.gap = h, base, path, commits, gap
-
-    @property
-    def commits(self) -> list[Commit]:
-        if self._commits is None:
-            self._commits = self.h.later(self.base, self.path)
-        return self._commits
-
-    def text(self, explain: bool) -> str | None:
-        """"3 later commits, the last: ..." (only with ``explain``). Without the commits read already, the
-        newest few are enough to say it ("more than 30 later commits"): git stops there instead of
-        walking the whole range."""
-        if not explain:
-            return None
-        if self._commits is not None:
-            return _later_text(self._commits)
-        newest = self.h.latest(self.base, self.path, WALK_MAX + 1)
-        if len(newest) <= WALK_MAX:
-            return _later_text(newest)
-        last = newest[-1]
-        return f"more than {WALK_MAX} later commits, the last: {last.subject} ({last.label()})"
-
-
-def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, recorded: str | None = None,
+def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, recorded: str | None = None,
            moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None,
            values_then: list[str] | None = None, elsewhere_then: list[str] | None = None,
            deprecated_then: list[str] | None = None) -> Finding:
     path = reference_path(ref)
     anchor = ref.split("#", 1)[1].strip() if "#" in ref else ""
-    later = _Later(h, base, path)
+    later = Later(h, base, path)
     before = h.content(base, path)
     lies = bool(recorded and (before is None or not h.blob_id(base, path).startswith(recorded)))
     if lies:
         seen = h.blob(recorded)  # the history lies (a rebase, a squash, a relate committed later): the code it saw
         if seen is not None:
             before = seen
-            later = _Later(h, base, path, *h.since_blob(path, recorded))
+            later = Later(h, base, path, *h.since_blob(path, recorded))
         elif (held_then or values_then) and (now := h.worktree(path)) is not None:  # that code is gone: what it held
             code = code_words(now, path)
-            lost = [n for n in held_then or () if n in said.names and not _holds(code, n)]
+            lost = [n for n in held_then or () if n in said.names and not holds(code, n)]
             if lost:
                 verb = "is" if len(lost) == 1 else "are"
                 return Finding(ref, True, f"{_shown(lost)} {verb} gone from {path} (since the node was written)",
@@ -1216,7 +223,7 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
         deleted = h.deleted(base, path)
         return Finding(ref, True, f"{path} is gone ({deleted.label() if deleted else 'uncommitted'})", later.text(explain))
     if moved is not None:
-        later = _Later(h, base, where, [], True)
+        later = Later(h, base, where, [], True)
     elsewhere = _elsewhere(now, where, anchor, said, h.worktree)  # the code it uses, deprecated in its own module
     if elsewhere:
         if elsewhere_then is not None:  # what the fingerprint found deprecated there when the node was written
@@ -1225,63 +232,63 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
             then = set() if lies else _elsewhere(now, where, anchor, said, lambda q: h.content(base, q))
         newly_there = sorted(elsewhere - then)
         if newly_there:
-            return _deprecated_elsewhere(h, base, ref, where, newly_there[0], explain, later)
+            return deprecated_elsewhere(h, base, ref, where, newly_there[0], explain, later)
     if now == before:  # (formatting alone is told apart below, where it matters: a parse costs)
         return Finding(ref, False, None, later.text(explain))
-    said_here = any(_holds(before, n) for n in said.names) or bool(said.snippets) or bool(said.calls)
+    said_here = any(holds(before, n) for n in said.names) or bool(said.snippets) or bool(said.calls)
     before_code, now_code = (code_words(before, path), code_words(now, path)) if said_here else (before, now)
-    held = {n for n in said.names if _holds(before_code, n)} if said_here else set()
-    if anchor and not _LINES.match(anchor):
+    held = {n for n in said.names if holds(before_code, n)} if said_here else set()
+    if anchor and not LINES.match(anchor):
         held.add(anchor.split(".")[-1])
     newly = sorted(deprecated(now, path, held) - deprecated(before, path, held))
     if newly:
-        when = _first_without(h, later, lambda t: newly[0] not in deprecated(t, path, {newly[0]}))
+        when = first_without(h, later, lambda t: newly[0] not in deprecated(t, path, {newly[0]}))
         verb = "is" if len(newly) == 1 else "are"
         return Finding(ref, True, f"{_shown(newly)} {verb} deprecated in {where} ({when})", later.text(explain))
-    if anchor and not _LINES.match(anchor):
-        given = _parameters_deprecated(before, now, path, {anchor}, True, said)
+    if anchor and not LINES.match(anchor):
+        given = parameters_deprecated(before, now, path, {anchor}, True, said)
     else:  # a file or a span: the functions the node names; for a span, also the one that holds it
-        holder = _holder(before, int(_LINES.match(anchor).group(1))) if anchor and path.endswith(".py") else None
-        given = (_parameters_deprecated(before, now, path, {holder}, True, said) if holder else []) or \
-            _parameters_deprecated(before, now, path, held, False, said)
+        holder = _holder(before, int(LINES.match(anchor).group(1))) if anchor and path.endswith(".py") else None
+        given = (parameters_deprecated(before, now, path, {holder}, True, said) if holder else []) or \
+            parameters_deprecated(before, now, path, held, False, said)
     if given:
         scope, parameter = given[0]
-        when = _first_without(h, later, lambda t: (scope, parameter) not in
-                              _parameters_deprecated(before, t, path, {scope}, True, said))
+        when = first_without(h, later, lambda t: (scope, parameter) not in
+                              parameters_deprecated(before, t, path, {scope}, True, said))
         return Finding(ref, True, f"parameter `{parameter}` of `{scope}` is deprecated in {where} ({when})",
                        later.text(explain))
     if anchor:
-        match = _LINES.match(anchor)
+        match = LINES.match(anchor)
         if match:
             span = (int(match.group(1)), int(match.group(2) or match.group(1)))
-            return _judge_span(h, ref, where, later, before, now, span, f"lines {span[0]}-{span[1]}", said, explain)
+            return judge_span(h, ref, where, later, before, now, span, f"lines {span[0]}-{span[1]}", said, explain)
         if path.endswith(".py"):
             old_tree = parse_python(before)
             old = find_symbol(old_tree, anchor) if old_tree is not None else None
             if old is not None:
-                return _judge_symbol(h, ref, where, later, before, old, now, anchor, said, explain)
+                return judge_symbol(h, ref, where, later, before, old, now, anchor, said, explain)
         last = anchor.split(".")[-1]
-        if _holds(before_code, last) and not _holds(now_code, last):
-            when = _first_without(h, later, lambda t: _holds(code_words(t, path), last))
+        if holds(before_code, last) and not holds(now_code, last):
+            when = first_without(h, later, lambda t: holds(code_words(t, path), last))
             return Finding(ref, True, f"`{anchor}` is gone from {where} ({when})", later.text(explain))
-    gone = sorted(n for n in held if not _holds(now_code, n) and n in said.names)
+    gone = sorted(n for n in held if not holds(now_code, n) and n in said.names)
     if gone and "/" in where:  # a name moved to another file of the same folder and kind (a package split) is not gone
         folder, _, name = where.rpartition("/")
         kind = f"*.{name.rsplit('.', 1)[1]}" if "." in name else "*"
-        gone = sorted(set(gone) - defined(h._git, gone, f"{folder}/{kind}", *_NOT_TESTS))
+        gone = sorted(set(gone) - defined(h._git, gone, f"{folder}/{kind}", *NOT_TESTS))
     gone += [s for s in _lost(before_code, now_code, said) if s not in said.names]  # code snippets
     if gone:
         first = gone[0]
-        when = _first_without(h, later, lambda t: not _lost(before_code, code_words(t, path), _Said({first}, set(), "")) if
-                              first in said.names else _squeezed(first) in _squeezed(code_words(t, path)))
+        when = first_without(h, later, lambda t: not _lost(before_code, code_words(t, path), Said({first}, set(), "")) if
+                              first in said.names else squeezed(first) in squeezed(code_words(t, path)))
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{_shown(gone)} {verb} gone from {where} ({when})", later.text(explain))
     if not anchor or not path.endswith(".py"):  # a file, or a name in another language: the file's values
         values = _values_lost(before, now, path, said)
         if values:
-            when = _first_without(h, later, lambda t: not _values_lost(before, t, path, said))
+            when = first_without(h, later, lambda t: not _values_lost(before, t, path, said))
             return Finding(ref, True, f"{_stated(values)} gone from {where} ({when})", later.text(explain))
-    kept = any(_holds(now_code, n) for n in held & said.strong)
+    kept = any(holds(now_code, n) for n in held & said.strong)
     share = 0.0 if kept else rewritten_share(before, now, path)
     if share > REWRITTEN:  # a name the node gives that is still there says it still holds
         uncommitted = ", uncommitted" if not later.commits and not later.gap else ""
@@ -1292,139 +299,8 @@ def _judge(h: History, base: str, ref: str, said: _Said, explain: bool = False, 
     return Finding(ref, False, None, later.text(True) or ("uncommitted edits" if not later.commits else None))
 
 
-def _imports(text: str) -> dict[str, tuple[int, str, str]]:
-    """The names a Python module imports from other modules: local name -> (dots of a relative import,
-    the module, the name there). Read with a pattern, not parsed: it is asked of every referenced file."""
-    found = {}
-    for m in _IMPORT_FROM.finditer(text):
-        dots, module = len(m.group(1)), m.group(2) or ""
-        for item in m.group(3).strip("()").split(","):
-            parts = item.split("#")[0].split()
-            if len(parts) == 1 or len(parts) == 3 and parts[1] == "as":
-                found[parts[-1]] = (dots, module, parts[0])
-    return found
-
-
-def _module_paths(path: str, dots: int, module: str) -> list[str]:
-    """Where an import's module may be, in the project (paths from the root): beside ``path`` for a
-    relative import, under any folder above it for an absolute one (``pkg.mod`` from ``src/pkg/x.py``)."""
-    parts = [p for p in module.split(".") if p]
-    if not parts:
-        return []
-    folders = path.split("/")[:-1]
-    if dots:
-        if dots - 1 > len(folders):
-            return []
-        bases = ["/".join(folders[:len(folders) - (dots - 1)])]
-    else:
-        bases = ["/".join(folders[:i]) for i in range(len(folders), -1, -1)]
-    inner = "/".join(parts)
-    return [f"{b}/{inner}{tail}".lstrip("/") for b in bases for tail in (".py", "/__init__.py")]
-
-
-def _elsewhere(text: str, path: str, anchor: str, said: _Said, read) -> set[str]:
-    """What the referenced code takes from another module of the project that is deprecated there and
-    that the node names: a name it gives, imported (``Client`` of ``from ._client import Client``,
-    deprecated in its own module); or a parameter the referenced code (the ``#symbol``, or the file)
-    passes to an imported function or class by keyword, deprecated there and named by the node
-    (``proxies=proxies`` passed to ``Client``, which warns when given ``proxies``). As keys
-    ``module.py:Name`` and ``module.py:Name(parameter)``; ``read(path)`` is the module's text then or now."""
-    if not path.endswith(".py"):
-        return set()
-    imported = _imports(text)
-    if not imported:
-        return set()
-    found: set[str] = set()
-    calls: dict[str, set[str]] | None = None
-    passes = any(f"{k}=" in text for k in said.names | said.listed_words)  # a keyword the node names, passed somewhere
-    texts: dict[str, str | None] = {}
-    for local, (dots, module, name) in sorted(imported.items()):
-        named = local in said.names or name in said.names
-        if not named and not (passes and f"{local}(" in text):
-            continue
-        for where in _module_paths(path, dots, module):
-            other = texts[where] if where in texts else texts.setdefault(where, read(where))
-            if other is None:
-                continue
-            if "deprecat" not in other.lower() and "futurewarning" not in other.lower():
-                break
-            if named and deprecated(other, where, {name}):
-                found.add(f"{where}:{name}")
-            marks = deprecated_parameters(other, where).get(name)
-            if marks:
-                if calls is None:
-                    calls = _keywords_passed(text, anchor)
-                params, deprecated_there = marks
-                found |= {f"{where}:{name}({p})" for p in deprecated_there & calls.get(local, set())
-                          if said.names_parameter(p, params)}
-            break
-    return found
-
-
-def _watched(text: str, path: str, anchor: str, said: _Said) -> bool:
-    """Whether :func:`_elsewhere` has something to look at for this node: a name it gives that the code
-    imports, or a keyword the code passes to an imported name that the node names (or lists)."""
-    imported = _imports(text) if path.endswith(".py") else {}
-    if any(local in said.names or name in said.names for local, (_, _, name) in imported.items()):
-        return True
-    if not any(f"{local}(" in text for local in imported):
-        return False
-    return any(k in said.names or k in said.listed_words for local, keys in _keywords_passed(text, anchor).items() if local in imported
-               for k in keys)
-
-
-def _deprecated_elsewhere(h: History, base: str, ref: str, path: str, key: str, explain: bool, later: _Later) -> Finding:
-    """The flag for a key of :func:`_elsewhere`, with the commit of the other module that deprecated it."""
-    module, _, what = key.partition(":")
-    name, _, parameter = what.rstrip(")").partition("(")
-    if parameter:
-        test = lambda t: parameter not in deprecated_parameters(t, module).get(name, ((), frozenset()))[1]  # noqa: E731
-        why = f"parameter `{parameter}` of `{name}`, which {path} passes on, is deprecated in {module}"
-    else:
-        test = lambda t: not deprecated(t, module, {name})  # noqa: E731
-        why = f"`{name}`, which {path} imports, is deprecated in {module}"
-    when = _first_without(h, _Later(h, base, module), test)
-    return Finding(ref, True, f"{why} ({when})", later.text(explain))
-
-
-def _keywords_passed(text: str, anchor: str) -> dict[str, set[str]]:
-    """The keyword arguments the code (the ``#symbol``, or the whole module) passes to each called name."""
-    tree = parse_python(text)
-    if tree is None:
-        return {}
-    code = find_symbol(tree, anchor) if anchor and not _LINES.match(anchor) else tree
-    out: dict[str, set[str]] = {}
-    for node in ast.walk(code) if code is not None else []:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            out.setdefault(node.func.id, set()).update(k.arg for k in node.keywords if k.arg)
-    return out
-
-
-def _parameters_deprecated(before: str, now: str, path: str, scopes: set[str], symbol: bool,
-                           said: _Said) -> list[tuple[str, str]]:
-    """The parameters newly deprecated (a warning raised when one is given: :func:`deprecated_parameters`)
-    that the node names (:meth:`_Said.names_parameter`), of the referenced ``#symbol`` or a function in
-    it (``symbol``), or of a function or class the node names: (function, parameter). A parameter's
-    deprecation is not its function's: a node about ``Client`` that never names ``proxies`` still holds."""
-    marks = deprecated_parameters(now, path)
-    if not marks:
-        return []
-    then = deprecated_parameters(before, path)
-    found = []
-    for scope, (params, deprecated_now) in sorted(marks.items()):
-        if symbol:
-            inside = any(scope == s or scope.startswith(f"{s}.") or scope.endswith(f".{s}") for s in scopes)
-        else:
-            inside = scope.rsplit(".", 1)[-1] in scopes
-        if not inside:
-            continue
-        old = then.get(scope, ((), frozenset()))[1]
-        found += [(scope, p) for p in sorted(deprecated_now - old) if said.names_parameter(p, params)]
-    return found
-
-
-def _values_lost(before: str, now: str, path: str, said: _Said) -> list[str]:
-    """What the node states literally (:meth:`_Said.values_lost`) that the file held and holds no more;
+def _values_lost(before: str, now: str, path: str, said: Said) -> list[str]:
+    """What the node states literally (:meth:`Said.values_lost`) that the file held and holds no more;
     the file now is scanned only when it held one."""
     if not said.numbers and not any(max(p.split(), key=len) in before for ps in said.literals.values() for p in ps):
         return []
@@ -1435,455 +311,14 @@ def _values_lost(before: str, now: str, path: str, said: _Said) -> list[str]:
     return said.values_lost(held, file_literals(now, path))
 
 
-def _shown(names: list[str]) -> str:
-    return ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-
-
-def _stated(values: list[str]) -> str:
-    """"`'http://'`, as the node states it, is": the strings and numbers :meth:`_Said.values_lost` found."""
-    return f"{_shown(values)}, as the node states {'it, is' if len(values) == 1 else 'them, are'}"
-
-
-def _judge_span(h: History, ref: str, path: str, later: _Later, before: str, now: str,
-                span: tuple[int, int], what: str, said: _Said, explain: bool) -> Finding:
-    """A line span followed from the base through each later commit by its code (formatting, comments
-    and whitespace aside): stale when its code changed, beyond string values the node does not quote
-    (a version string bumped, a message reworded): a string value the node's text holds, or one that
-    held a string the node quotes or a number it states and holds it no more."""
-    commits = later.commits
-
-    def step(old: str, new: str, where: tuple[int, int]) -> tuple[int, int] | None:
-        moved = follow_span(old.splitlines(), new.splitlines(), where)  # the lines as they were: no parse
-        if moved is not None:
-            return moved
-        change = follow(old, new, where, path)
-        if change.span is not None and not change.changed:
-            return change.span
-        if change.span is not None and change.strings:  # string values only
-            if said.quotes(change.strings) or (said.states_values and said.values_lost(
-                    literals(list(change.before)), literals(list(change.after)))):
-                return None  # a string the node quotes, or a number it states, gone from the span's strings
-            return change.span
-        region = span_region(old, new, where, path)
-        if region is None or not region[1]:
-            return None
-        if span_rewrite(*region, old, new, path, said) is not None:
-            region = _moved_span(region[0], old, new, path, said)
-            if region is None:
-                return None
-        return region[1][0].start, max(u.end for u in region[1])
-
-    if step(before, now, span) is not None:  # what the node saw against now: the commits between only name a change
-        return Finding(ref, False, None, later.text(explain))
-    previous, where = before, span
-    for commit in commits[:WALK_MAX]:
-        text = h.content(commit.sha, commit.path) or ""
-        moved = step(previous, text, where)
-        if moved is None:
-            return Finding(ref, True, f"{what} of {path} changed ({commit.label()})", later.text(explain))
-        previous, where = text, moved
-    if len(commits) > WALK_MAX:  # too many to walk
-        return Finding(ref, True, f"{what} of {path} changed (after {commits[WALK_MAX - 1].label()})", later.text(explain))
-    if commits and step(previous, now, where) is not None:  # each commit kept it, together they did not
-        when = commits[-1].label()
-    else:
-        when = "since the node was written" if later.gap else "uncommitted"
-    return Finding(ref, True, f"{what} of {path} changed ({when})", later.text(explain))
-
-
-def _moved_span(gone: list[Unit], old: str, new: str, path: str, said: _Said) -> tuple[list[Unit], list[Unit]] | None:
-    """The span's statements found again elsewhere in the function that held them (:func:`moved_units`:
-    the same code, its variables perhaps renamed), and keeping what the node says there
-    (:func:`span_rewrite`): a block moved up when a method was split. None when not so."""
-    holder = _holder(old, gone[0].start) if path.endswith(".py") else None
-    if holder is None:
-        return None
-    for window in moved_units(new, gone, path):
-        if _holder(new, window[0].start) == holder and span_rewrite(gone, window, old, new, path, said) is None:
-            return gone, window
-    return None
-
-
-def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, new_text: str, path: str,
-                 said: _Said) -> str | None:
-    """Why the code of a line span, rewritten (``gone_units`` are its statements, ``came_units`` those that
-    took their place), may make the node wrong, or None when it keeps what the node says, as for a
-    symbol (:func:`symbol_change`): a name or a code snippet the node gives gone from it; a string it
-    quotes or a number it states gone; a changed statement that uses a name or a word of the node's text
-    the others do not, or whose string values the node quotes; a value the node gives as code gone.
-    A rewrite that touches none of it (a generator into ``if``s, a filter added before a loop) is
-    information."""
-    lost = _lost(code_words(_unit_lines(old_text, gone_units), path), code_words(_unit_lines(new_text, came_units), path),
-                 said)
-    lost += sorted(_defines(gone_units) - _defines(came_units))  # a function or class of the span renamed or gone
-    if lost:
-        return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
-    if said.states_values:
-        values = said.values_lost(literals(gone_units), literals(came_units))
-        if values:
-            return f"{_stated(values)} gone from it"
-    gone, came = units_changed(gone_units, came_units)
-    values = said.values_lost(literals(gone), literals(came)) if said.states_values else []
-    if values:
-        return f"{_stated(values)} gone from a statement of it"
-    differ = {i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}
-    added = _added_parameters(old_text, new_text, gone_units[0].start, came_units[0].start) if gone_units and came_units \
-        else set()
-    used = sorted(differ & said.used_now(gone_units, came_units, added))
-    if used:
-        return f"the use of {_shown(used)} changed"
-    before, after = Counter(s for u in gone for s in u.strings), Counter(s for u in came for s in u.strings)
-    if said.quotes(changed_strings(before, after)):
-        return "a string value the node quotes changed"
-    values = {v for u in gone for v in u.constants()} - {v for u in came for v in u.constants()}
-    values = {v for v in values if v not in ("None", "True", "False", "Ellipsis") or said.gives_value(v)}
-    if values:  # a number the changed statements held is gone (`2 ** attempt` now `3 ** attempt`), or a value the node gives
-        return f"{_shown(sorted(values))} gone from it"
-    return None
-
-
-def _defines(found: list[Unit]) -> set[str]:
-    return {u.node.name for u in found if isinstance(u.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-
-
-def _unit_lines(text: str, found: list[Unit]) -> str:
-    if not found:
-        return ""
-    return "\n".join(text.splitlines()[min(u.start for u in found) - 1:max(u.end for u in found)])
-
-
-def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path: str, said: _Said) -> str | None:
-    """Why a Python symbol's change may make the node wrong, or None when it keeps what the node says:
-    gone; an existing parameter removed, renamed, reordered or its default changed; a name or a code
-    snippet the node gives (that the symbol held) gone from it; a string the node quotes or a number it
-    states that the symbol (or a constant it uses) held and holds no more; a changed statement that
-    uses a name or a word of the node's text, or a string value it quotes; more than half of its
-    statements rewritten. Formatting, comments, an added parameter, and statements changed that touch nothing
-    the node says (or only gained keyword arguments) are not."""
-    tree = parse_python(new_text)
-    new = find_symbol(tree, symbol) if tree is not None else None
-    if new is None:
-        return "gone"
-    if dump(old, False) == dump(new, False):
-        return None
-    translated = not about_translation(said.text)  # a linter's equivalent rewrites read one way (trust/equivalents.py)
-    old, new = canonical(old, translated), canonical(new, translated)
-    if dump(old, False) == dump(new, False):
-        return None
-    values = said.values_lost(literals(symbol_units(old) + constants_used(parse_python(old_text), old)),
-                              literals(symbol_units(new) + constants_used(tree, new))) if said.states_values else []
-    if dump(old, True) == dump(new, True):  # string values only
-        if values:
-            return f"{_stated(values)} gone from it"
-        differ = changed_strings(strings_of(old), strings_of(new))
-        return "a string value the node quotes changed" if said.quotes(differ) else None
-    old_parameters = _parameter_names(old)  # a parameter now read from another (`mode.preview`) the node does not name
-    folded = {p: q for p, q in folded_parameters(old, new).items() if not said.names_parameter(p, old_parameters)}
-    broke = parameters_kept(old, new, set(folded))
-    if broke:
-        return broke
-    old_code, new_code = code_words(_segment(old_text, old), path), code_words(_segment(new_text, new), path)
-    lost = _lost(old_code, new_code, said)
-    if lost:
-        return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
-    denied = now_held(said.text, old_code, new_code)  # "a `match` statement is not among them", and now it is
-    if denied:
-        return f"{_shown(denied)}, which the node says it has not, {'is' if len(denied) == 1 else 'are'} in it now"
-    if values:
-        return f"{_stated(values)} gone from it"
-    guarded = _newly_guarded(old, new, said)
-    if guarded:
-        return f"{_shown([guarded])} is now under a condition"
-    # statements split out into a function it calls, or reading a folded parameter the new way: the same code
-    gone, came = extracted(*changed_units(read_through(old, folded), new), tree)
-    values = said.values_lost(literals(gone), literals(came)) if said.states_values else []
-    if values:  # a bound the node states, changed in one statement while another still holds the number
-        return f"{_stated(values)} gone from a statement of it"
-    own = set(symbol.split("."))
-    protocol = _methods_named(old, new, said)
-    if protocol:
-        return protocol
-    uses_before = {i for u in gone for i in u.identifiers()}
-    uses_after = {i for u in came for i in u.identifiers()}
-    differ = uses_before ^ uses_after  # a name used by the statements before and not after, or after and not before
-    gained = _parameter_names(new) - _parameter_names(old)
-    explicit = kwargs_keys(old) & gained  # a keyword it took from its **kwargs by name, now a parameter of its own
-    signature = said.signature(symbol.split(".")[-1], old_parameters)
-    used = sorted(differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit)
-    if used:
-        return f"the use of {_shown(used)} changed"
-    same = _restructured(old, new, gone, came)  # the same names (its own variables aside) and values, rearranged
-    if not same and any(said.quotes(set(u.strings) - explicit) for u in gone + came):
-        return "a statement with a string value the node quotes changed"
-    values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
-    named = sorted(v for v in values if said.gives_value(v))
-    if named:
-        return f"a value the node gives changed ({_shown(named)})"
-    total = len([u for u in body_units(old) if not is_doc(u)])  # a docstring is documentation, not a statement
-    # a statement moved into a new `if` (a fallback put beside it) is not rewritten; into a new loop it is
-    moved = Counter(plain(u) for u in came) if _loops(came) <= _loops(gone) else Counter()
-    rewritten = 0
-    for u in gone:
-        if moved[plain(u)] > 0:
-            moved[plain(u)] -= 1
-        else:
-            rewritten += 1
-    share = rewritten / total if total else 0.0  # an option passed through is not a rewrite
-    if share > REWRITTEN and not same:  # not the same code restructured
-        return f"{round(100 * share)}% of its statements rewritten"
-    return None
-
-
-def _parameter_names(node: ast.AST | None) -> set[str]:
-    """A function's parameter names; a class's ``__init__``'s."""
-    if isinstance(node, ast.ClassDef):
-        node = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"),
-                    None)
-    return {name for _, name, _ in parameters(node)} if node is not None else set()
-
-
-def _holding(text: str, line: int) -> tuple[str, ast.AST] | None:
-    """The innermost function holding a line, with its qualified name (``Client.__init__``)."""
-    tree = parse_python(text)
-    found = None
-    scopes: list[tuple[str, ast.AST]] = [("", tree)] if tree is not None else []
-    while scopes:
-        prefix, scope = scopes.pop()
-        for n in getattr(scope, "body", []):
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
-                    n.lineno <= line <= (n.end_lineno or n.lineno):
-                if not isinstance(n, ast.ClassDef):
-                    found = (prefix + n.name, n)
-                scopes.append((f"{prefix}{n.name}.", n))
-    return found
-
-
-def _holder(text: str, line: int) -> str | None:
-    found = _holding(text, line)
-    return found[0] if found else None
-
-
-def _added_parameters(old_text: str, new_text: str, old_line: int, new_line: int) -> set[str]:
-    """The parameters that the function holding a span's first statement gained (the same function, by
-    name, before and after)."""
-    old, new = _holding(old_text, old_line), _holding(new_text, new_line)
-    if old is None or new is None or old[0] != new[0]:
-        return set()
-    return _parameter_names(new[1]) - _parameter_names(old[1])
-
-
-_PLAIN_VALUES = frozenset({"None", "True", "False", "Ellipsis"})
-
-
-def _restructured(old: ast.AST, new: ast.AST, gone: list[Unit], came: list[Unit]) -> bool:
-    """Whether the changed statements are the same code rearranged: a loop into a comprehension, an
-    ``if header:`` block into an early ``return {}``. They use the same names, the symbol's own
-    variables aside (``ldict``, ``key``: bound in it, before or after), the same string values and
-    the same values other than None, True and False, and as many loops (a comprehension's included: a
-    ``while True`` added around a pop is not a rearrangement)."""
-    if _loops(gone) != _loops(came):
-        return False
-    own = (_bound(old) | _bound(new)) - _parameter_names(old) - _parameter_names(new)  # a parameter rebound is still its caller's
-    if {i for u in gone for i in u.identifiers()} - own != {i for u in came for i in u.identifiers()} - own:
-        return False
-    if Counter(s for u in gone for s in u.strings) != Counter(s for u in came for s in u.strings):
-        return False
-    return {v for u in gone for v in u.constants()} - _PLAIN_VALUES == {v for u in came for v in u.constants()} - _PLAIN_VALUES
-
-
-def _loops(found: list[Unit]) -> int:
-    """The loops the statements hold: ``for`` and ``while`` statements, and each comprehension's ``for``."""
-    count = 0
-    for u in found:
-        if isinstance(u.node, (ast.For, ast.AsyncFor, ast.While)):
-            count += 1
-        own = [c for f, c in ast.iter_fields(u.node) if f not in ("body", "orelse", "finalbody", "handlers", "cases")] \
-            if u.node is not None else []
-        for part in own:
-            for child in part if isinstance(part, list) else [part]:
-                if isinstance(child, ast.AST):
-                    count += sum(len(n.generators) for n in ast.walk(child)
-                                 if isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)))
-    return count
-
-
-def _bound(node: ast.AST) -> set[str]:
-    """The variables a function binds (assigned, a loop's or a comprehension's target, ``as`` names);
-    not its parameters, nor attributes."""
-    found = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            found.add(n.id)
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            found.add(n.name)
-    return found
-
-
-def _methods_named(old: ast.AST, new: ast.AST, said: _Said) -> str | None:
-    """A class that gained or lost a method whose name, underscores aside, is a word of the node's text
-    (``__reduce__`` added to a class the node says "reduce" keeps one argument of): what the node says
-    about that behaviour may no longer hold."""
-    if not (isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef)):
-        return None
-
-    def methods(node: ast.ClassDef) -> set[str]:
-        return {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-
-    words = {w.lower() for w in said.words}
-    before, after = methods(old), methods(new)
-    for name, verb in [*((n, "added") for n in sorted(after - before)), *((n, "removed") for n in sorted(before - after))]:
-        if name.strip("_").lower() in words:
-            return f"method `{name}` {verb}"
-    return None
-
-
-def _newly_guarded(old: ast.AST, new: ast.AST, said: _Said) -> str | None:
-    """A code snippet the node gives (``[content]``) that the symbol held and holds now, but only under
-    more conditions than before (``return [content]`` now ``return [content] if content else []``, or
-    moved into an ``if``): the node describes it as what happens, and now it happens only sometimes.
-    Fewer conditions (an early return for a nested ``if``) are not flagged."""
-    for snippet in said.snippets:
-        then = _guards(old, _squeezed(snippet))
-        if then is None:
-            continue
-        now = _guards(new, _squeezed(snippet))
-        if now is not None and now > then:
-            return snippet
-    return None
-
-
-def _guards(tree: ast.AST, want: str) -> int | None:
-    """The fewest conditions (an ``if``'s or a conditional expression's branches, a ``while`` body, an
-    ``and``/``or`` operand after the first) around a smallest piece of ``tree`` whose code holds
-    ``want`` (whitespace aside); None when none does. Docstrings aside."""
-    best: int | None = None
-
-    def visit(node: ast.AST, depth: int) -> bool:
-        nonlocal best
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            return False
-        try:
-            if want not in _squeezed(ast.unparse(node)):
-                return False
-        except (ValueError, TypeError, AttributeError, RecursionError):
-            return False
-        inner = False
-        for name, value in ast.iter_fields(node):
-            for child in value if isinstance(value, list) else [value]:
-                if not isinstance(child, ast.AST):
-                    continue
-                guarded = (isinstance(node, (ast.If, ast.IfExp, ast.While)) and name in ("body", "orelse")) or \
-                    (isinstance(node, ast.BoolOp) and child is not node.values[0])
-                inner = visit(child, depth + guarded) or inner
-        if not inner:
-            best = depth if best is None else min(best, depth)
-        return True
-
-    visit(tree, 0)
-    return best
-
-
-def _lost(before_code: str, now_code: str, said: _Said) -> list[str]:
-    """The names and the code snippets the node gives that ``before_code`` held and ``now_code`` does not."""
-    gone = [n for n in sorted(said.names) if _holds(before_code, n) and not _holds(now_code, n)]
-    if said.snippets or said.calls:
-        old, new = _squeezed(before_code), _squeezed(now_code)
-        gone += [s for s in said.snippets if _squeezed(s) in old and _squeezed(s) not in new]
-        gone += [s for s in said.calls if _called_in(before_code, s) and not _called_in(now_code, s)]
-    return gone
-
-
-def _called_in(code: str, call: str) -> bool:
-    """Whether the code holds this prose call as a call (whitespace aside), not as the ``def`` of a
-    function with those parameters."""
-    tokens = re.findall(r"\w+|\S", call.replace("'", '"'))
-    pattern = re.compile(r"(?<![\w.])" + r"\s*".join(re.escape(t) for t in tokens))
-    for m in pattern.finditer(code.replace("'", '"')):
-        if not re.search(r"\bdef\s+$", code[max(0, m.start() - 12):m.start()]):
-            return True
-    return False
-
-
-def _squeezed(code: str) -> str:
-    return re.sub(r"\s+", "", code).replace("'", '"')
-
-
-def _segment(text: str, node: ast.AST) -> str:
-    start, end = lines_of(node)
-    return "\n".join(text.splitlines()[start - 1:end])
-
-
-def _judge_symbol(h: History, ref: str, path: str, later: _Later, before: str, old: ast.AST, now: str,
-                  symbol: str, said: _Said, explain: bool) -> Finding:
-    why = symbol_change(old, before, now, symbol, path, said)
-    caller = _caller_dropped(before, now, symbol, said) if why is None else None
-    if caller:
-        when = _first_without(h, later, lambda t: _caller_dropped(before, t, symbol, said) is None)
-        return Finding(ref, True, f"{caller} in {path} ({when})", later.text(explain))
-    if why is None:
-        info = later.text(explain)
-        if explain and dump(old, True) != dump(_symbol_in(now, symbol) or old, True):
-            info = f"`{symbol}` changed but keeps its parameters and the names the node gives" + (f"; {info}" if info else "")
-        return Finding(ref, False, None, info)
-    if why == "gone":
-        when = _first_without(h, later, lambda t: _symbol_in(t, symbol) is not None)
-        return Finding(ref, True, f"`{symbol}` is gone from {path} ({when})", later.text(explain))
-    when = _first_without(h, later, lambda t: symbol_change(old, before, t, symbol, path, said) is None)
-    return Finding(ref, True, f"`{symbol}` of {path} changed: {why} ({when})", later.text(explain))
-
-
-def _caller_dropped(before: str, now: str, symbol: str, said: _Said) -> str | None:
-    """A function of the file that the node names (``send()``, a method of the same class first), which
-    called the referenced ``#symbol`` when the node was written and calls it no more (``send()`` now
-    calls a new ``_get_connection``), or calls it without testing a name the node gives that every call
-    of it was under (``if Preview.remove_redundant_parens in self.mode:`` taken away from around the
-    call): what the node says of the symbol's part in it may no longer hold."""
-    name = symbol.split(".")[-1]
-    if not said.names or name not in before:
-        return None
-    owner = symbol.rsplit(".", 1)[0] + "." if "." in symbol else ""
-    for caller in sorted(said.names - set(symbol.split("."))):
-        if not _holds(before, caller):
-            continue
-        then = _symbol_in(before, owner + caller) if owner else None
-        qualified = then is not None
-        then = then if qualified else _symbol_in(before, caller)
-        if then is None or not isinstance(then, (ast.FunctionDef, ast.AsyncFunctionDef)) or not _calls(then, name):
-            continue
-        found = _symbol_in(now, owner + caller if qualified else caller)
-        if found is None:
-            continue
-        if not _calls(found, name):
-            return f"`{caller}` no longer calls `{name}`"
-        untested = sorted(call_guards(then, name) & said.names - call_guards(found, name))
-        if untested:
-            return f"`{caller}` calls `{name}` without testing {_shown(untested)} now"
-    return None
-
-
-def _calls(node: ast.AST, name: str) -> bool:
-    """Whether the code calls ``name`` (``name(...)``, ``x.name(...)``)."""
-    for n in ast.walk(node):
-        if isinstance(n, ast.Call):
-            f = n.func
-            if isinstance(f, ast.Attribute) and f.attr == name or isinstance(f, ast.Name) and f.id == name:
-                return True
-    return False
-
-
-def _symbol_in(text: str, symbol: str) -> ast.AST | None:
-    tree = parse_python(text)
-    return find_symbol(tree, symbol) if tree is not None else None
-
-
 def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
-                  later: _Later, explain: bool, held_then: list[str] | None = None,
+                  later: Later, explain: bool, held_then: list[str] | None = None,
                   deprecated_then: list[str] | None = None) -> Finding:
     """A folder: gone, the mentioned paths under it (bare file names too: :func:`named_files`) that existed
     at the base, or when the fingerprint was taken, and are gone now (deleted or renamed), then the
     mentioned names its files held at the base, or when the node's fingerprint was taken
     (``held_then``), and hold no more; then the mentioned names a file under it newly marks deprecated
-    (:func:`_folder_deprecated`), against what the fingerprint found deprecated (``deprecated_then``)
+    (:func:`folder_deprecated`), against what the fingerprint found deprecated (``deprecated_then``)
     or, without one, what the base's files did."""
     if not (h.root / path).exists():
         return Finding(ref, True, f"{path}/ is gone", later.text(explain))
@@ -1904,55 +339,20 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
         shown = ", ".join(f"`{n}`" for n in gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{shown} {verb} gone from {path}/", later.text(explain))
-    marked = _folder_deprecated(h, None, path, found_now)
+    marked = folder_deprecated(h, None, path, found_now)
     if marked:
         then = set(deprecated_then) if deprecated_then is not None else \
-            set(_folder_deprecated(h, base, path, set(marked)))
+            set(folder_deprecated(h, base, path, set(marked)))
         newly = sorted(set(marked) - then)
         if newly:
             where, test = marked[newly[0]], lambda t: newly[0] not in deprecated(t, where, {newly[0]})
             at_base = h.content(base, where)  # deprecated there already (a tag committed later): no commit to name
             when = "since the node was written" if at_base is not None and not test(at_base) else \
-                _first_without(h, _Later(h, base, where), test)
+                first_without(h, Later(h, base, where), test)
             verb = "is" if len(newly) == 1 else "are"
             return Finding(ref, True, f"{_shown(newly)} {verb} deprecated in {path}/ ({where}, {when})",
                            later.text(explain))
     return Finding(ref, False, None, later.text(explain))
-
-
-FOLDER_DEPRECATIONS_READ = 40  # files under a folder read for the deprecation of a name the node gives
-
-
-def _folder_deprecated(h: History, rev: str | None, path: str, names: set[str]) -> dict[str, str]:
-    """The names a file under the folder ``path`` marks deprecated (:func:`deprecated`: a decorator, a
-    warning, a module ``__getattr__`` for an old name), at ``rev`` (None: the work tree): name -> the
-    first such file. Only the files that say "deprecat" and hold one of the names are read (two ``git
-    grep``); the store's own files and tests aside."""
-    if not names:
-        return {}
-    at = [rev] if rev else []
-    strip = (lambda f: f.removeprefix(f"{rev}:")) if rev else (lambda f: f)
-    if (rev, path) not in h._deprecating:  # asked once per folder in one judgement (several nodes share a folder)
-        saying = h._git("grep", "-l", "-I", "-i", "-e", "deprecat", "-e", "futurewarning", *at, "--", path,
-                        ":(exclude).autology", *_NOT_TESTS) or ""
-        h._deprecating[(rev, path)] = {strip(f) for f in saying.splitlines()}
-    if not h._deprecating[(rev, path)]:
-        return {}
-    named = h._git("grep", "-l", "-I", "-w", "-F", *(a for n in sorted(names)[:200] for a in ("-e", n)), *at, "--",
-                   path, ":(exclude).autology", *_NOT_TESTS) or ""
-    files = sorted(h._deprecating[(rev, path)] & {strip(f) for f in named.splitlines()})
-    found: dict[str, str] = {}
-    for f in files[:FOLDER_DEPRECATIONS_READ]:
-        text = h.content(rev, f) if rev else h.worktree(f)
-        for name in sorted(deprecated(text or "", f, names - found.keys())):
-            found[name] = f
-    return found
-
-
-_NOT_TESTS = (":(exclude,glob)**/*_test.*", ":(exclude,glob)**/test_*", ":(exclude,glob)**/tests/**")  # old names live on in tests
-
-
-# ------------------------------------------------------------------------------ for a store's nodes
 
 
 def judge(root: Path, store, nodes: list[KnowledgeNode],
@@ -1966,7 +366,7 @@ def judge(root: Path, store, nodes: list[KnowledgeNode],
     wanted = [n for n in nodes if (references or {}).get(n.id, n.references)]
     if h.head is None or not wanted:
         return {}
-    bases = _node_bases(h, store, wanted)
+    bases = node_bases(h, store, wanted)
     h.prepare(list(bases.values()))
     h.blob_logs([path for n in wanted if bases[n.id] for path, seen in recorded_code(n).items()  # one git call for all
                  if not h.blob_id(bases[n.id], path).startswith(seen)])

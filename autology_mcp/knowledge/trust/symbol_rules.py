@@ -1,0 +1,497 @@
+"""The staleness rule for a ``path#symbol`` and a ``path#L10-40`` span (:mod:`.staleness`): a symbol's
+change that may make the node wrong (:func:`symbol_change`, :func:`judge_symbol`, a caller that no
+longer calls it: :func:`_caller_dropped`), and a span followed through the later commits by its code
+(:func:`judge_span`), its rewrite judged as a symbol's (:func:`span_rewrite`)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+
+from autology_mcp.knowledge.trust.code_compare import (
+    Unit,
+    body_units,
+    call_guards,
+    changed_strings,
+    changed_units,
+    code_words,
+    constants_used,
+    dump,
+    extracted,
+    find_symbol,
+    folded_parameters,
+    follow,
+    follow_items,
+    is_doc,
+    kwargs_keys,
+    lines_of,
+    literals,
+    moved_units,
+    parameters,
+    parameters_kept,
+    parse_python,
+    plain,
+    read_through,
+    span_region,
+    strings_of,
+    symbol_units,
+    units_changed,
+)
+from autology_mcp.knowledge.trust.denials import now_held
+from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
+from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
+from autology_mcp.knowledge.trust.git_history import History
+from autology_mcp.knowledge.trust.mentions import Said, holds
+
+
+REWRITTEN = 0.5  # a file more than this share of whose lines (those the node saw) are gone was rewritten
+
+
+def symbol_span(text: str, symbol: str, path: str) -> tuple[int, int] | None:
+    """Lines of a Python function or class (``name`` or ``Class.method``; a property's getter and setter
+    together) in ``text``; None when not found or not Python."""
+    if not path.endswith(".py"):
+        return None
+    tree = parse_python(text)
+    node = find_symbol(tree, symbol) if tree is not None else None
+    return lines_of(node) if node is not None else None
+
+
+def follow_span(before: list[str], after: list[str], span: tuple[int, int]) -> tuple[int, int] | None:
+    """Where the lines ``span`` (1-based, inclusive) of ``before`` are in ``after``; None when one of
+    them changed (lines added or removed only above or below it move it)."""
+    moved = follow_items(before, after, (span[0] - 1, span[1] - 1))
+    return (moved[0] + 1, moved[1] + 1) if moved is not None else None
+
+
+def judge_span(h: History, ref: str, path: str, later: Later, before: str, now: str,
+                span: tuple[int, int], what: str, said: Said, explain: bool) -> Finding:
+    """A line span followed from the base through each later commit by its code (formatting, comments
+    and whitespace aside): stale when its code changed, beyond string values the node does not quote
+    (a version string bumped, a message reworded): a string value the node's text holds, or one that
+    held a string the node quotes or a number it states and holds it no more."""
+    commits = later.commits
+
+    def step(old: str, new: str, where: tuple[int, int]) -> tuple[int, int] | None:
+        moved = follow_span(old.splitlines(), new.splitlines(), where)  # the lines as they were: no parse
+        if moved is not None:
+            return moved
+        change = follow(old, new, where, path)
+        if change.span is not None and not change.changed:
+            return change.span
+        if change.span is not None and change.strings:  # string values only
+            if said.quotes(change.strings) or (said.states_values and said.values_lost(
+                    literals(list(change.before)), literals(list(change.after)))):
+                return None  # a string the node quotes, or a number it states, gone from the span's strings
+            return change.span
+        region = span_region(old, new, where, path)
+        if region is None or not region[1]:
+            return None
+        if span_rewrite(*region, old, new, path, said) is not None:
+            region = _moved_span(region[0], old, new, path, said)
+            if region is None:
+                return None
+        return region[1][0].start, max(u.end for u in region[1])
+
+    if step(before, now, span) is not None:  # what the node saw against now: the commits between only name a change
+        return Finding(ref, False, None, later.text(explain))
+    previous, where = before, span
+    for commit in commits[:WALK_MAX]:
+        text = h.content(commit.sha, commit.path) or ""
+        moved = step(previous, text, where)
+        if moved is None:
+            return Finding(ref, True, f"{what} of {path} changed ({commit.label()})", later.text(explain))
+        previous, where = text, moved
+    if len(commits) > WALK_MAX:  # too many to walk
+        return Finding(ref, True, f"{what} of {path} changed (after {commits[WALK_MAX - 1].label()})", later.text(explain))
+    if commits and step(previous, now, where) is not None:  # each commit kept it, together they did not
+        when = commits[-1].label()
+    else:
+        when = "since the node was written" if later.gap else "uncommitted"
+    return Finding(ref, True, f"{what} of {path} changed ({when})", later.text(explain))
+
+
+def _moved_span(gone: list[Unit], old: str, new: str, path: str, said: Said) -> tuple[list[Unit], list[Unit]] | None:
+    """The span's statements found again elsewhere in the function that held them (:func:`moved_units`:
+    the same code, its variables perhaps renamed), and keeping what the node says there
+    (:func:`span_rewrite`): a block moved up when a method was split. None when not so."""
+    holder = _holder(old, gone[0].start) if path.endswith(".py") else None
+    if holder is None:
+        return None
+    for window in moved_units(new, gone, path):
+        if _holder(new, window[0].start) == holder and span_rewrite(gone, window, old, new, path, said) is None:
+            return gone, window
+    return None
+
+
+def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, new_text: str, path: str,
+                 said: Said) -> str | None:
+    """Why the code of a line span, rewritten (``gone_units`` are its statements, ``came_units`` those that
+    took their place), may make the node wrong, or None when it keeps what the node says, as for a
+    symbol (:func:`symbol_change`): a name or a code snippet the node gives gone from it; a string it
+    quotes or a number it states gone; a changed statement that uses a name or a word of the node's text
+    the others do not, or whose string values the node quotes; a value the node gives as code gone.
+    A rewrite that touches none of it (a generator into ``if``s, a filter added before a loop) is
+    information."""
+    lost = _lost(code_words(_unit_lines(old_text, gone_units), path), code_words(_unit_lines(new_text, came_units), path),
+                 said)
+    lost += sorted(_defines(gone_units) - _defines(came_units))  # a function or class of the span renamed or gone
+    if lost:
+        return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
+    if said.states_values:
+        values = said.values_lost(literals(gone_units), literals(came_units))
+        if values:
+            return f"{_stated(values)} gone from it"
+    gone, came = units_changed(gone_units, came_units)
+    values = said.values_lost(literals(gone), literals(came)) if said.states_values else []
+    if values:
+        return f"{_stated(values)} gone from a statement of it"
+    differ = {i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}
+    added = _added_parameters(old_text, new_text, gone_units[0].start, came_units[0].start) if gone_units and came_units \
+        else set()
+    used = sorted(differ & said.used_now(gone_units, came_units, added))
+    if used:
+        return f"the use of {_shown(used)} changed"
+    before, after = Counter(s for u in gone for s in u.strings), Counter(s for u in came for s in u.strings)
+    if said.quotes(changed_strings(before, after)):
+        return "a string value the node quotes changed"
+    values = {v for u in gone for v in u.constants()} - {v for u in came for v in u.constants()}
+    values = {v for v in values if v not in ("None", "True", "False", "Ellipsis") or said.gives_value(v)}
+    if values:  # a number the changed statements held is gone (`2 ** attempt` now `3 ** attempt`), or a value the node gives
+        return f"{_shown(sorted(values))} gone from it"
+    return None
+
+
+def _defines(found: list[Unit]) -> set[str]:
+    return {u.node.name for u in found if isinstance(u.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def _unit_lines(text: str, found: list[Unit]) -> str:
+    if not found:
+        return ""
+    return "\n".join(text.splitlines()[min(u.start for u in found) - 1:max(u.end for u in found)])
+
+
+def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path: str, said: Said) -> str | None:
+    """Why a Python symbol's change may make the node wrong, or None when it keeps what the node says:
+    gone; an existing parameter removed, renamed, reordered or its default changed; a name or a code
+    snippet the node gives (that the symbol held) gone from it; a string the node quotes or a number it
+    states that the symbol (or a constant it uses) held and holds no more; a changed statement that
+    uses a name or a word of the node's text, or a string value it quotes; more than half of its
+    statements rewritten. Formatting, comments, an added parameter, and statements changed that touch nothing
+    the node says (or only gained keyword arguments) are not."""
+    tree = parse_python(new_text)
+    new = find_symbol(tree, symbol) if tree is not None else None
+    if new is None:
+        return "gone"
+    if dump(old, False) == dump(new, False):
+        return None
+    translated = not about_translation(said.text)  # a linter's equivalent rewrites read one way (trust/equivalents.py)
+    old, new = canonical(old, translated), canonical(new, translated)
+    if dump(old, False) == dump(new, False):
+        return None
+    values = said.values_lost(literals(symbol_units(old) + constants_used(parse_python(old_text), old)),
+                              literals(symbol_units(new) + constants_used(tree, new))) if said.states_values else []
+    if dump(old, True) == dump(new, True):  # string values only
+        if values:
+            return f"{_stated(values)} gone from it"
+        differ = changed_strings(strings_of(old), strings_of(new))
+        return "a string value the node quotes changed" if said.quotes(differ) else None
+    old_parameters = _parameter_names(old)  # a parameter now read from another (`mode.preview`) the node does not name
+    folded = {p: q for p, q in folded_parameters(old, new).items() if not said.names_parameter(p, old_parameters)}
+    broke = parameters_kept(old, new, set(folded))
+    if broke:
+        return broke
+    old_code, new_code = code_words(_segment(old_text, old), path), code_words(_segment(new_text, new), path)
+    lost = _lost(old_code, new_code, said)
+    if lost:
+        return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
+    denied = now_held(said.text, old_code, new_code)  # "a `match` statement is not among them", and now it is
+    if denied:
+        return f"{_shown(denied)}, which the node says it has not, {'is' if len(denied) == 1 else 'are'} in it now"
+    if values:
+        return f"{_stated(values)} gone from it"
+    guarded = _newly_guarded(old, new, said)
+    if guarded:
+        return f"{_shown([guarded])} is now under a condition"
+    # statements split out into a function it calls, or reading a folded parameter the new way: the same code
+    gone, came = extracted(*changed_units(read_through(old, folded), new), tree)
+    values = said.values_lost(literals(gone), literals(came)) if said.states_values else []
+    if values:  # a bound the node states, changed in one statement while another still holds the number
+        return f"{_stated(values)} gone from a statement of it"
+    own = set(symbol.split("."))
+    protocol = _methods_named(old, new, said)
+    if protocol:
+        return protocol
+    uses_before = {i for u in gone for i in u.identifiers()}
+    uses_after = {i for u in came for i in u.identifiers()}
+    differ = uses_before ^ uses_after  # a name used by the statements before and not after, or after and not before
+    gained = _parameter_names(new) - _parameter_names(old)
+    explicit = kwargs_keys(old) & gained  # a keyword it took from its **kwargs by name, now a parameter of its own
+    signature = said.signature(symbol.split(".")[-1], old_parameters)
+    used = sorted(differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit)
+    if used:
+        return f"the use of {_shown(used)} changed"
+    same = _restructured(old, new, gone, came)  # the same names (its own variables aside) and values, rearranged
+    if not same and any(said.quotes(set(u.strings) - explicit) for u in gone + came):
+        return "a statement with a string value the node quotes changed"
+    values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
+    named = sorted(v for v in values if said.gives_value(v))
+    if named:
+        return f"a value the node gives changed ({_shown(named)})"
+    total = len([u for u in body_units(old) if not is_doc(u)])  # a docstring is documentation, not a statement
+    # a statement moved into a new `if` (a fallback put beside it) is not rewritten; into a new loop it is
+    moved = Counter(plain(u) for u in came) if _loops(came) <= _loops(gone) else Counter()
+    rewritten = 0
+    for u in gone:
+        if moved[plain(u)] > 0:
+            moved[plain(u)] -= 1
+        else:
+            rewritten += 1
+    share = rewritten / total if total else 0.0  # an option passed through is not a rewrite
+    if share > REWRITTEN and not same:  # not the same code restructured
+        return f"{round(100 * share)}% of its statements rewritten"
+    return None
+
+
+def _parameter_names(node: ast.AST | None) -> set[str]:
+    """A function's parameter names; a class's ``__init__``'s."""
+    if isinstance(node, ast.ClassDef):
+        node = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"),
+                    None)
+    return {name for _, name, _ in parameters(node)} if node is not None else set()
+
+
+def _holding(text: str, line: int) -> tuple[str, ast.AST] | None:
+    """The innermost function holding a line, with its qualified name (``Client.__init__``)."""
+    tree = parse_python(text)
+    found = None
+    scopes: list[tuple[str, ast.AST]] = [("", tree)] if tree is not None else []
+    while scopes:
+        prefix, scope = scopes.pop()
+        for n in getattr(scope, "body", []):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
+                    n.lineno <= line <= (n.end_lineno or n.lineno):
+                if not isinstance(n, ast.ClassDef):
+                    found = (prefix + n.name, n)
+                scopes.append((f"{prefix}{n.name}.", n))
+    return found
+
+
+def _holder(text: str, line: int) -> str | None:
+    found = _holding(text, line)
+    return found[0] if found else None
+
+
+def _added_parameters(old_text: str, new_text: str, old_line: int, new_line: int) -> set[str]:
+    """The parameters that the function holding a span's first statement gained (the same function, by
+    name, before and after)."""
+    old, new = _holding(old_text, old_line), _holding(new_text, new_line)
+    if old is None or new is None or old[0] != new[0]:
+        return set()
+    return _parameter_names(new[1]) - _parameter_names(old[1])
+
+
+_PLAIN_VALUES = frozenset({"None", "True", "False", "Ellipsis"})
+
+
+def _restructured(old: ast.AST, new: ast.AST, gone: list[Unit], came: list[Unit]) -> bool:
+    """Whether the changed statements are the same code rearranged: a loop into a comprehension, an
+    ``if header:`` block into an early ``return {}``. They use the same names, the symbol's own
+    variables aside (``ldict``, ``key``: bound in it, before or after), the same string values and
+    the same values other than None, True and False, and as many loops (a comprehension's included: a
+    ``while True`` added around a pop is not a rearrangement)."""
+    if _loops(gone) != _loops(came):
+        return False
+    own = (_bound(old) | _bound(new)) - _parameter_names(old) - _parameter_names(new)  # a parameter rebound is still its caller's
+    if {i for u in gone for i in u.identifiers()} - own != {i for u in came for i in u.identifiers()} - own:
+        return False
+    if Counter(s for u in gone for s in u.strings) != Counter(s for u in came for s in u.strings):
+        return False
+    return {v for u in gone for v in u.constants()} - _PLAIN_VALUES == {v for u in came for v in u.constants()} - _PLAIN_VALUES
+
+
+def _loops(found: list[Unit]) -> int:
+    """The loops the statements hold: ``for`` and ``while`` statements, and each comprehension's ``for``."""
+    count = 0
+    for u in found:
+        if isinstance(u.node, (ast.For, ast.AsyncFor, ast.While)):
+            count += 1
+        own = [c for f, c in ast.iter_fields(u.node) if f not in ("body", "orelse", "finalbody", "handlers", "cases")] \
+            if u.node is not None else []
+        for part in own:
+            for child in part if isinstance(part, list) else [part]:
+                if isinstance(child, ast.AST):
+                    count += sum(len(n.generators) for n in ast.walk(child)
+                                 if isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)))
+    return count
+
+
+def _bound(node: ast.AST) -> set[str]:
+    """The variables a function binds (assigned, a loop's or a comprehension's target, ``as`` names);
+    not its parameters, nor attributes."""
+    found = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            found.add(n.id)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            found.add(n.name)
+    return found
+
+
+def _methods_named(old: ast.AST, new: ast.AST, said: Said) -> str | None:
+    """A class that gained or lost a method whose name, underscores aside, is a word of the node's text
+    (``__reduce__`` added to a class the node says "reduce" keeps one argument of): what the node says
+    about that behaviour may no longer hold."""
+    if not (isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef)):
+        return None
+
+    def methods(node: ast.ClassDef) -> set[str]:
+        return {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    words = {w.lower() for w in said.words}
+    before, after = methods(old), methods(new)
+    for name, verb in [*((n, "added") for n in sorted(after - before)), *((n, "removed") for n in sorted(before - after))]:
+        if name.strip("_").lower() in words:
+            return f"method `{name}` {verb}"
+    return None
+
+
+def _newly_guarded(old: ast.AST, new: ast.AST, said: Said) -> str | None:
+    """A code snippet the node gives (``[content]``) that the symbol held and holds now, but only under
+    more conditions than before (``return [content]`` now ``return [content] if content else []``, or
+    moved into an ``if``): the node describes it as what happens, and now it happens only sometimes.
+    Fewer conditions (an early return for a nested ``if``) are not flagged."""
+    for snippet in said.snippets:
+        then = _guards(old, squeezed(snippet))
+        if then is None:
+            continue
+        now = _guards(new, squeezed(snippet))
+        if now is not None and now > then:
+            return snippet
+    return None
+
+
+def _guards(tree: ast.AST, want: str) -> int | None:
+    """The fewest conditions (an ``if``'s or a conditional expression's branches, a ``while`` body, an
+    ``and``/``or`` operand after the first) around a smallest piece of ``tree`` whose code holds
+    ``want`` (whitespace aside); None when none does. Docstrings aside."""
+    best: int | None = None
+
+    def visit(node: ast.AST, depth: int) -> bool:
+        nonlocal best
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return False
+        try:
+            if want not in squeezed(ast.unparse(node)):
+                return False
+        except (ValueError, TypeError, AttributeError, RecursionError):
+            return False
+        inner = False
+        for name, value in ast.iter_fields(node):
+            for child in value if isinstance(value, list) else [value]:
+                if not isinstance(child, ast.AST):
+                    continue
+                guarded = (isinstance(node, (ast.If, ast.IfExp, ast.While)) and name in ("body", "orelse")) or \
+                    (isinstance(node, ast.BoolOp) and child is not node.values[0])
+                inner = visit(child, depth + guarded) or inner
+        if not inner:
+            best = depth if best is None else min(best, depth)
+        return True
+
+    visit(tree, 0)
+    return best
+
+
+def _lost(before_code: str, now_code: str, said: Said) -> list[str]:
+    """The names and the code snippets the node gives that ``before_code`` held and ``now_code`` does not."""
+    gone = [n for n in sorted(said.names) if holds(before_code, n) and not holds(now_code, n)]
+    if said.snippets or said.calls:
+        old, new = squeezed(before_code), squeezed(now_code)
+        gone += [s for s in said.snippets if squeezed(s) in old and squeezed(s) not in new]
+        gone += [s for s in said.calls if _called_in(before_code, s) and not _called_in(now_code, s)]
+    return gone
+
+
+def _called_in(code: str, call: str) -> bool:
+    """Whether the code holds this prose call as a call (whitespace aside), not as the ``def`` of a
+    function with those parameters."""
+    tokens = re.findall(r"\w+|\S", call.replace("'", '"'))
+    pattern = re.compile(r"(?<![\w.])" + r"\s*".join(re.escape(t) for t in tokens))
+    for m in pattern.finditer(code.replace("'", '"')):
+        if not re.search(r"\bdef\s+$", code[max(0, m.start() - 12):m.start()]):
+            return True
+    return False
+
+
+def squeezed(code: str) -> str:
+    return re.sub(r"\s+", "", code).replace("'", '"')
+
+
+def _segment(text: str, node: ast.AST) -> str:
+    start, end = lines_of(node)
+    return "\n".join(text.splitlines()[start - 1:end])
+
+
+def judge_symbol(h: History, ref: str, path: str, later: Later, before: str, old: ast.AST, now: str,
+                  symbol: str, said: Said, explain: bool) -> Finding:
+    why = symbol_change(old, before, now, symbol, path, said)
+    caller = _caller_dropped(before, now, symbol, said) if why is None else None
+    if caller:
+        when = first_without(h, later, lambda t: _caller_dropped(before, t, symbol, said) is None)
+        return Finding(ref, True, f"{caller} in {path} ({when})", later.text(explain))
+    if why is None:
+        info = later.text(explain)
+        if explain and dump(old, True) != dump(_symbol_in(now, symbol) or old, True):
+            info = f"`{symbol}` changed but keeps its parameters and the names the node gives" + (f"; {info}" if info else "")
+        return Finding(ref, False, None, info)
+    if why == "gone":
+        when = first_without(h, later, lambda t: _symbol_in(t, symbol) is not None)
+        return Finding(ref, True, f"`{symbol}` is gone from {path} ({when})", later.text(explain))
+    when = first_without(h, later, lambda t: symbol_change(old, before, t, symbol, path, said) is None)
+    return Finding(ref, True, f"`{symbol}` of {path} changed: {why} ({when})", later.text(explain))
+
+
+def _caller_dropped(before: str, now: str, symbol: str, said: Said) -> str | None:
+    """A function of the file that the node names (``send()``, a method of the same class first), which
+    called the referenced ``#symbol`` when the node was written and calls it no more (``send()`` now
+    calls a new ``_get_connection``), or calls it without testing a name the node gives that every call
+    of it was under (``if Preview.remove_redundant_parens in self.mode:`` taken away from around the
+    call): what the node says of the symbol's part in it may no longer hold."""
+    name = symbol.split(".")[-1]
+    if not said.names or name not in before:
+        return None
+    owner = symbol.rsplit(".", 1)[0] + "." if "." in symbol else ""
+    for caller in sorted(said.names - set(symbol.split("."))):
+        if not holds(before, caller):
+            continue
+        then = _symbol_in(before, owner + caller) if owner else None
+        qualified = then is not None
+        then = then if qualified else _symbol_in(before, caller)
+        if then is None or not isinstance(then, (ast.FunctionDef, ast.AsyncFunctionDef)) or not _calls(then, name):
+            continue
+        found = _symbol_in(now, owner + caller if qualified else caller)
+        if found is None:
+            continue
+        if not _calls(found, name):
+            return f"`{caller}` no longer calls `{name}`"
+        untested = sorted(call_guards(then, name) & said.names - call_guards(found, name))
+        if untested:
+            return f"`{caller}` calls `{name}` without testing {_shown(untested)} now"
+    return None
+
+
+def _calls(node: ast.AST, name: str) -> bool:
+    """Whether the code calls ``name`` (``name(...)``, ``x.name(...)``)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Attribute) and f.attr == name or isinstance(f, ast.Name) and f.id == name:
+                return True
+    return False
+
+
+def _symbol_in(text: str, symbol: str) -> ast.AST | None:
+    tree = parse_python(text)
+    return find_symbol(tree, symbol) if tree is not None else None
