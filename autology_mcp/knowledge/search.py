@@ -57,7 +57,7 @@ SEED_LABELLED = 200  # scored first to find the threshold: this many + 4 * limit
 SEED_EXTRA = 20  # and the first limit + this many nodes holding every term
 SEED_ALL_HOLDING_EVERY = 300  # or all of those if the terms' counts make about this many likely
 BOUND_SLACK = 1e-9  # relative: FTS5's floating-point sum may round a BM25 a hair above its exact value
-# Semantic recall on (knowledge/semantic.py): the best DENSE_DEPTH lexical matches are re-ranked, the
+# Semantic recall on (semantic/nodes.py): the best DENSE_DEPTH lexical matches are re-ranked, the
 # similarity weighing DENSE_WEIGHT against the lexical score's 1. Chosen on the tuning part of
 # bench/gate_eval.py's record domains with all-MiniLM-L6-v2 (docs/retrieval.md, issue 37).
 DENSE_DEPTH = 40
@@ -82,8 +82,8 @@ def search_nodes(
 ) -> list[Hit]:
     """The nodes best matching ``query`` (the module's docstring). ``dense``, when given, is asked for the
     query's similarity to the nodes (semantic recall: :func:`autology_mcp.semantic.nodes.dense_for`, which
-    the edges and unified retrieval pass) and, when it has one, the best :data:`DENSE_DEPTH` lexical matches are re-ranked by it
-    (:func:`dense_reranked`)."""
+    the edges and unified retrieval pass) and, when it has one, the best :data:`DENSE_DEPTH` lexical
+    matches are re-ranked by it (:func:`dense_reranked`)."""
     query = without_boilerplate(query or "")
     terms = node_query_terms(query)
     if not terms:
