@@ -129,8 +129,8 @@ def cmd_sync(args: argparse.Namespace, root: Path) -> int:
 def _sync_nodes(root: Path) -> int:
     """The knowledge nodes' pieces that have no vector yet (semantic/nodes.py), when there is a store."""
     from autology_mcp.common.paths import ProjectPaths
-    from autology_mcp.semantic.nodes import sync_node_vectors
     from autology_mcp.knowledge.store import NodeStore
+    from autology_mcp.semantic.nodes import sync_node_vectors
 
     if not ProjectPaths(root).nodes.is_dir():
         return 0

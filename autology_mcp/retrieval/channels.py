@@ -33,8 +33,8 @@ from autology_mcp.code.vectors import cosine_sparse_dense, sparse_vector
 from autology_mcp.common.text import code_identifiers, code_query_words, name_words
 from autology_mcp.knowledge.models import KnowledgeNode
 from autology_mcp.knowledge.search import search_nodes
-from autology_mcp.semantic.nodes import dense_for
 from autology_mcp.retrieval.candidates import Candidate, is_doc_path
+from autology_mcp.semantic.nodes import dense_for
 
 # title, content, tags, for the node_title_tags channel's BM25 (node_bm25 is autology_query's own
 # ranking). Chosen when it weighed the old node_bm25 channel too: on the judged knowledge queries

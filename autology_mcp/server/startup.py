@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,29 +114,31 @@ def _keep_vectors_up_to_date(store: NodeStore, stopping: threading.Event) -> Non
         seen = nodes_seen = None
         while not stopping.is_set():
             generation = store.index.generation()
-            if generation != nodes_seen:
-                try:
-                    done = sync_node_vectors(root, store.index, should_stop=stopping.is_set)
-                    if done:
-                        log.info("semantic recall: %d knowledge node piece(s) embedded", done)
-                    nodes_seen = generation
-                except Exception:  # noqa: BLE001 - the vectors are a cache: search ranks lexically without them
-                    log.exception("semantic recall: embedding knowledge nodes failed")
+            if generation != nodes_seen and _embedded(
+                    "knowledge node piece(s)", lambda: sync_node_vectors(root, store.index, should_stop=stopping.is_set)):
+                nodes_seen = generation
             folder = sessions_dir(root)
             signature = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.glob("*.jsonl")) \
                 if folder.is_dir() else []
-            if signature != seen:
-                try:
-                    done = sync_turn_vectors(root, should_stop=stopping.is_set)
-                    if done:
-                        log.info("semantic recall: %d session turn(s) embedded", done)
-                    seen = signature
-                except Exception:  # noqa: BLE001 - the vectors are a cache: search ranks lexically without them
-                    log.exception("semantic recall: embedding session turns failed")
+            if signature != seen and _embedded(
+                    "session turn(s)", lambda: sync_turn_vectors(root, should_stop=stopping.is_set)):
+                seen = signature
             runtime.publish()  # the hooks' measure, fresh for semantic status in other processes
             stopping.wait(VECTOR_CHECK_S)
 
     threading.Thread(target=run, name="autology-vectors", daemon=True).start()
+
+
+def _embedded(what: str, sync: Callable[[], int | None]) -> bool:
+    """One sync of the vectors of ``what``, logged; whether it ran to its end (if not, it is tried again)."""
+    try:
+        done = sync()
+    except Exception:  # noqa: BLE001 - the vectors are a cache: search ranks lexically without them
+        log.exception("semantic recall: embedding %s failed", what)
+        return False
+    if done:
+        log.info("semantic recall: %d %s embedded", done, what)
+    return True
 
 
 def finish(startup: Startup) -> None:

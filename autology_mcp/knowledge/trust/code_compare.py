@@ -507,8 +507,7 @@ def _passed_as(statement: ast.AST, name: str, helper: ast.AST, run: list[Unit], 
     pairs = dict(zip((n for u in body for n in _NAME_ID.findall(plain(u))), (n for u in run for n in _NAME_ID.findall(plain(u)))))
     names = [a.arg for a in helper.args.posonlyargs + helper.args.args]
     for n in ast.walk(statement):
-        if isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) and n.func.id == name or
-                                        isinstance(n.func, ast.Attribute) and n.func.attr == name):
+        if calls_name(n, name):
             given = dict(zip(names[1:] if isinstance(n.func, ast.Attribute) and names[:1] in (["self"], ["cls"]) else names,
                              n.args))
             given.update((k.arg, k.value) for k in n.keywords if k.arg)
@@ -516,6 +515,12 @@ def _passed_as(statement: ast.AST, name: str, helper: ast.AST, run: list[Unit], 
                    p not in ("self", "cls")):
                 return True
     return False
+
+
+def calls_name(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` is a call of ``name`` (``name(...)``, ``x.name(...)``)."""
+    return isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) and node.func.id == name or
+                                           isinstance(node.func, ast.Attribute) and node.func.attr == name)
 
 
 def _called_names(statement: ast.AST) -> set[str]:
@@ -696,8 +701,7 @@ def call_guards(function: ast.AST, name: str) -> set[str]:
         return {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute))}
 
     def visit(node: ast.AST, tested: frozenset[str]) -> None:
-        if isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) and node.func.id == name or
-                                           isinstance(node.func, ast.Attribute) and node.func.attr == name):
+        if calls_name(node, name):
             found.append(set(tested))
         if isinstance(node, (ast.If, ast.While, ast.IfExp)):
             visit(node.test, tested)

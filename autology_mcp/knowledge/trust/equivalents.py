@@ -105,8 +105,7 @@ def _default_back(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
     a = function.args
     pairs = list(zip(a.posonlyargs + a.args, [None] * (len(a.posonlyargs + a.args) - len(a.defaults)) + a.defaults))
     pairs += list(zip(a.kwonlyargs, a.kw_defaults))
-    start = 1 if function.body and isinstance(function.body[0], ast.Expr) \
-        and isinstance(function.body[0].value, ast.Constant) and isinstance(function.body[0].value.value, str) else 0
+    start = 1 if ast.get_docstring(function, clean=False) is not None else 0
     for arg, default in pairs:
         if not (isinstance(default, ast.Constant) and default.value is None):
             continue

@@ -16,9 +16,9 @@ returns its output, or None when git failed (:meth:`git_history.History._git`).
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional
+from collections.abc import Callable
 
-Git = Callable[..., Optional[str]]
+Git = Callable[..., str | None]
 
 _BARE_FILE = re.compile(r"`([\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7})`")
 _DEFINES = r"(def|class|func|fn|type|struct|interface|enum|trait|const|var|let|function|module)"  # POSIX ERE: no (?:

@@ -13,6 +13,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     Unit,
     body_units,
     call_guards,
+    calls_name,
     changed_strings,
     changed_units,
     code_words,
@@ -484,12 +485,7 @@ def _caller_dropped(before: str, now: str, symbol: str, said: Said) -> str | Non
 
 def _calls(node: ast.AST, name: str) -> bool:
     """Whether the code calls ``name`` (``name(...)``, ``x.name(...)``)."""
-    for n in ast.walk(node):
-        if isinstance(n, ast.Call):
-            f = n.func
-            if isinstance(f, ast.Attribute) and f.attr == name or isinstance(f, ast.Name) and f.id == name:
-                return True
-    return False
+    return any(calls_name(n, name) for n in ast.walk(node))
 
 
 def _symbol_in(text: str, symbol: str) -> ast.AST | None:
