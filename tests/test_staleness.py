@@ -2566,7 +2566,9 @@ def test_a_folder_node_that_names_its_files_is_a_flag_when_one_is_deleted_or_ren
 _STATEMENTS = ["assert False", "assert False, 'm'", "assert x, 'm'", "y = x or {}", "y = x or []", "y = x or {'a': 1}",
                "if x is None:\n        x = {}", "if x is None:\n        x = []\n    else:\n        x = 1",
                "return not (x is False)", "return not (x in y)", "return not x", "return _('text')",
-               "return gettext('a', 'b')", "return _(x)", "return x", "return y", "y = 2", "'''doc'''"]
+               "return gettext('a', 'b')", "return _(x)", "return x", "return y", "y = 2", "'''doc'''",
+               "y = []", "y = list(x)", "y.append(x)", "y.extend(x)", "y += x", "for z in x:\n        y.append(z)",
+               "return f(type(x), x)", "g(type(x), x, x.__traceback__)"]
 
 
 @settings(max_examples=200, deadline=None)
@@ -2592,3 +2594,127 @@ def test_the_equivalent_rewrites_read_one_way_and_leave_the_tree_alone(body: lis
     if "return _('text')" in body:
         assert (marked in dump(once, False)) is not translated
     assert "Assert(test=Constant(value=False)" not in dump(once, False)  # `assert False` is read as a raise
+
+
+# ------------------------------------------------------------------------------ the pytest classes (issue 38)
+
+
+CONDITION = '''import traceback
+
+
+def evaluate_condition(mark, condition):
+    try:
+        return eval(condition)
+    except Exception as exc:
+        msglines = [
+            f"Error evaluating {mark.name!r} condition",
+            "    " + condition,
+            *traceback.format_exception_only(type(exc), exc),
+        ]
+        fail("\\n".join(msglines))
+'''
+
+
+def test_an_exception_passed_without_its_type_keeps_a_statement_whose_message_the_node_quotes(tmp_path: Path) -> None:
+    """pytest's `evaluate_condition`: the statement that builds the message the node quotes ("Error
+    evaluating 'skipif' condition") passes the exception alone to `format_exception_only`. The same
+    call; the message's lines built from another exception (its cause) are a flag, and so are another
+    function's lines (the whole traceback)."""
+    import ast
+
+    from autology_mcp.knowledge.trust.equivalents import canonical
+
+    def read(code: str) -> str:
+        return ast.unparse(canonical(ast.parse(code)))
+
+    assert read("f(type(e), e)\ng(1, type(e), e, e.__traceback__, 2)") == "f(e)\ng(1, e, 2)"
+    assert read("f(type(e), d)\ng(type(e), e, d.__traceback__)") == "f(type(e), d)\ng(e, d.__traceback__)"
+    root = one_file_repo(tmp_path / "skip", "pkg/skipping.py", CONDITION, "skipping")
+    node = capture(root, ["pkg/skipping.py#evaluate_condition"], content="`evaluate_condition(mark, condition)` fails "
+                   "the test when the condition raises, with \"Error evaluating 'skipif' condition\", the condition, "
+                   "and the exception's `format_exception_only` lines.", title="Conditions that raise")
+    commit(root, "record")
+    edit(root, "format_exception_only(type(exc), exc)", "format_exception_only(exc)", path="pkg/skipping.py")
+    commit(root, "3.10")
+    assert only(root, node).stale is False
+    edit(root, "format_exception_only(exc)", "format_exception_only(exc.__cause__)", path="pkg/skipping.py")
+    commit(root, "the cause")
+    assert only(root, node).why.startswith("`evaluate_condition` of pkg/skipping.py changed: a statement with a string "
+                                           "value the node quotes changed (")
+    edit(root, "traceback.format_exception_only(exc.__cause__)", "traceback.format_exception(exc)", path="pkg/skipping.py")
+    commit(root, "the whole traceback")
+    assert only(root, node).why.startswith("`evaluate_condition` of pkg/skipping.py changed: `format_exception_only` "
+                                           "is gone from it (")
+
+
+COMPARE = '''from approx import ApproxBase
+
+
+def compare_any(left, right, verbose):
+    explanation = []
+    if istext(left) and istext(right):
+        explanation = list(compare_text(left, right, verbose))
+    else:
+        if isinstance(right, ApproxBase):
+            explanation = right.repr_compare(left)
+        elif isinstance(left, ApproxBase):
+            explanation = left.repr_compare(right)
+        elif issequence(left) and issequence(right):
+            explanation = list(compare_sequence(left, right, verbose))
+        if isiterable(left) and isiterable(right):
+            expl = compare_iterable(left, right, verbose)
+            explanation.extend(expl)
+    return explanation
+'''
+
+GENERATOR = '''from approx import ApproxBase
+
+
+def compare_any(left, right, verbose):
+    """Yield the explanation, line by line."""
+    if istext(left) and istext(right):
+        yield from compare_text(left, right, verbose)
+    else:
+        if isinstance(right, ApproxBase):
+            yield from right.repr_compare(left)
+        elif isinstance(left, ApproxBase):
+            yield from left.repr_compare(right)
+        elif issequence(left) and issequence(right):
+            yield from compare_sequence(left, right, verbose)
+        if isiterable(left) and isiterable(right):
+            yield from compare_iterable(left, right, verbose)
+'''
+
+
+def test_a_function_made_a_generator_of_what_it_collected_keeps_the_node(tmp_path: Path) -> None:
+    """pytest's `_compare_eq_any` made a generator: each `explanation = list(x)`, `explanation = x` and
+    `explanation.extend(x)` now `yield from x`, the `return explanation` gone. The same values from the same
+    calls: what the node says of the explanation holds. A branch that yields something else (the approx
+    object's explanation no longer used) is a flag, and a function that returns what is not a list it
+    set up (click's `option` returns its `decorator`) is not read as one."""
+    import ast
+
+    from autology_mcp.knowledge.trust.equivalents import canonical
+
+    def read(code: str) -> str:
+        return ast.unparse(canonical(ast.parse(code)))
+
+    assert read("def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out") == \
+        "def f(xs):\n    for x in xs:\n        yield x"
+    kept = ["def f(xs):\n    out = []\n    if out:\n        out.append(1)\n    return out",  # read another way
+            "def f(a):\n\n    def decorator(g):\n        return g\n    return decorator",  # not a list it set up
+            "def f(out):\n    out.append(1)\n    return out"]  # a parameter
+    for code in kept:
+        assert read(code) == ast.unparse(ast.parse(code))
+    root = one_file_repo(tmp_path / "cmp", "pkg/compare.py", COMPARE, "compare")
+    node = capture(root, ["pkg/compare.py#compare_any"], content="`compare_any(left, right, verbose)` lets an approximate "
+                   "comparison explain itself: when either side is an `ApproxBase` (the right side checked first), it "
+                   "uses that object's `repr_compare(other_side)` as the explanation.", title="approx explains itself")
+    commit(root, "record")
+    (root / "pkg" / "compare.py").write_text(GENERATOR)
+    commit(root, "a generator")
+    assert only(root, node).stale is False
+    edit(root, "            yield from right.repr_compare(left)\n", "            yield 'comparison failed'\n",
+         path="pkg/compare.py")
+    commit(root, "a fixed text")
+    assert only(root, node).stale is True

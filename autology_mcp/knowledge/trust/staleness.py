@@ -77,7 +77,10 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   fields its ``__init__`` stored (or back), and a linter's equivalent rewrites (:mod:`equivalents`:
   ``assert False, m`` as ``raise AssertionError(m)``, ``not (a is b)`` as ``a is not b``, a mutable
   default moved into the body as ``x or {}``, a string newly marked for translation, ``_("text")``,
-  unless the node speaks of translation). In other languages the name must still be there.
+  unless the node speaks of translation; an exception passed alone where its type came before it,
+  ``format_exception_only(type(e), e)`` as ``format_exception_only(e)``; a function that collected a
+  list and returned it made a generator that yields the same values, ``out.extend(x)`` as ``yield from
+  x``). In other languages the name must still be there.
 - ``path`` (a file) or a folder: stale when a name, path, identifier or code snippet the node's
   text gives (:func:`mentions`, in backticks, shaped like one, called ``retry()``, dotted
   ``app.retry``), or a call it writes in prose with its arguments (``self.get_connection(request.url,
