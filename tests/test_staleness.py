@@ -2599,6 +2599,102 @@ def test_the_equivalent_rewrites_read_one_way_and_leave_the_tree_alone(body: lis
 # ------------------------------------------------------------------------------ the pytest classes (issue 38)
 
 
+CODE_PATH = '''import inspect
+import os
+
+
+class Code:
+    def __init__(self, raw):
+        self.raw = raw
+
+    @property
+    def path(self):
+        if not self.raw.co_filename:
+            return ""
+        try:
+            p = os.path.abspath(self.raw.co_filename)
+            if not os.path.exists(p):
+                raise OSError("path check failed.")
+            return p
+        except OSError:
+            return self.raw.co_filename
+'''
+
+
+def test_a_prose_word_read_inside_an_attribute_and_then_as_a_variable_is_the_same_use(tmp_path: Path) -> None:
+    """pytest's `Code.path`: `self.raw.co_filename` becomes a variable `filename = inspect.getfile(self.raw)`
+    read in the same three places. The node's word "filename" was used before (a part of `co_filename`)
+    and is used after: its use did not change. A change that brings the word into statements that did
+    not use it in any form (the path now the file's basename) is a flag."""
+    from autology_mcp.knowledge.trust.code_compare import units
+    from autology_mcp.knowledge.trust.mentions import Said
+
+    said = Said(set(), set(), "It gives the filename string as recorded, or the session.")
+    before = units("a = x.co_filename\nreturn x.co_filename\n", "f.py")
+    after = units("filename = g(x)\na = filename\nreturn filename\nsession = 1\n", "f.py")
+    assert said.words_kept(before, after) == {"filename"}  # "session" is used after only
+    assert said.words_kept(before, after + units("print(filename)\n", "f.py")) == set()  # one statement more
+    root = one_file_repo(tmp_path / "code", "pkg/code.py", CODE_PATH, "code")
+    node = capture(root, ["pkg/code.py#Code.path"], content="`Code.path` gives the code object's source file: an "
+                   "absolute path when the file exists on disk, the filename string as recorded when it does not, and "
+                   "an empty string when the code has no filename.", title="Code paths")
+    commit(root, "record")
+    edit(root, "        if not self.raw.co_filename:\n", "        filename = inspect.getfile(self.raw)\n"
+         "        if not filename:\n", path="pkg/code.py")
+    edit(root, "os.path.abspath(self.raw.co_filename)", "os.path.abspath(filename)", path="pkg/code.py")
+    edit(root, "            return self.raw.co_filename\n", "            return filename\n", path="pkg/code.py")
+    commit(root, "inspect")
+    assert only(root, node).stale is False
+    edit(root, "            return p\n", "            filename = os.path.basename(p)\n            return filename\n",
+         path="pkg/code.py")
+    commit(root, "basename")
+    assert only(root, node).why.startswith("`Code.path` of pkg/code.py changed: the use of `filename` changed (")
+
+
+EXCONLY = '''from traceback import format_exception_only
+
+
+class Info:
+    _striptext = "AssertionError: "
+
+    def exconly(self, tryshort=False):
+        """Return the exception as a string.
+
+        When 'tryshort' resolves to True, and the exception is an
+        AssertionError, the prefix is removed.
+        """
+        lines = format_exception_only(type(self.value), self.value)
+        text = "".join(lines).rstrip()
+        if tryshort:
+            if text.startswith(self._striptext):
+                text = text[len(self._striptext):]
+        return text
+'''
+
+
+def test_a_name_only_the_docstring_gave_is_not_the_codes_and_an_exception_passed_alone_is_the_same_call(
+        tmp_path: Path) -> None:
+    """pytest's `ExceptionInfo.exconly`: its docstring rewritten ("If true" for "resolves to True") and
+    `format_exception_only(type(e), e)` now `format_exception_only(e)` (the same call since Python
+    3.10). The node's `tryshort=True` names `True`, which only the docstring held: the code did not lose
+    it. `_striptext` gone from the code is a flag."""
+    root = one_file_repo(tmp_path / "exc", "pkg/code.py", EXCONLY, "code")
+    node = capture(root, ["pkg/code.py#Info.exconly"], content="pytest prints an exception's text with "
+                   "`traceback.format_exception_only`. `Info.exconly(tryshort=False)` joins the lines and strips "
+                   "trailing whitespace; with `tryshort=True` it removes the leading `_striptext`.", title="exconly")
+    commit(root, "record")
+    edit(root, "        When 'tryshort' resolves to True, and the exception is an\n        AssertionError, the prefix is "
+         "removed.\n", "        :param tryshort: If true, strip the prefix of an AssertionError.\n", path="pkg/code.py")
+    edit(root, "format_exception_only(type(self.value), self.value)", "format_exception_only(self.value)",
+         path="pkg/code.py")
+    commit(root, "docs and the 3.10 call")
+    assert only(root, node).stale is False
+    edit(root, "            if text.startswith(self._striptext):\n                text = text[len(self._striptext):]\n",
+         "            text = text.removeprefix('AssertionError: ')\n", path="pkg/code.py")
+    commit(root, "removeprefix")
+    assert only(root, node).why.startswith("`Info.exconly` of pkg/code.py changed: `_striptext` is gone from it (")
+
+
 CONDITION = '''import traceback
 
 

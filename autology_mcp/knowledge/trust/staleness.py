@@ -44,16 +44,19 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   (:func:`_moved_span`). A word
   of the node's text (not a name it gives) counts unless the code uses it throughout, in three
   statements or more, before and after (``session.trust_env = False`` added to code that sets up
-  ``session`` line after line is not a new use of "session").
+  ``session`` line after line is not a new use of "session"), or the changed statements use it as
+  often before as after, as a name or a part of one (:meth:`Said.words_kept`).
 - ``path#symbol`` (Python; a property's getter and setter together): stale when it is gone; when an
   existing parameter is removed, renamed, reordered or its default changed; when a name or a code
-  snippet the node gives, that the symbol held, is gone from it; when a string it quotes or a number
+  snippet the node gives, that the symbol held, is gone from it (its docstrings aside: a name only
+  their prose gave, "resolves to True", is not the code's); when a string it quotes or a number
   it states is gone from it, or from the statements that changed (a bound raised in one statement
   while another still holds the number); when its changed statements differ in the names they use by
   one the node gives (or a word of its text of five letters or more, unless it is a parameter the
-  function gained), hold a string the node quotes (unless they are the same code rearranged:
-  :func:`_restructured`), or a value it gives as code (``returns None``); or when more than half of
-  its statements changed into other names or values (the same code rearranged, a loop into a
+  function gained, or the changed statements use it as often before as after, as a name or a part
+  of one: ``self.raw.co_filename`` read into a new variable ``filename``), hold a string the node
+  quotes (unless they are the same code rearranged: :func:`_restructured`), or a value it gives as
+  code (``returns None``); or when more than half of its statements changed into other names or values (the same code rearranged, a loop into a
   comprehension, is not a rewrite; docstrings are not statements, and a statement put under a new
   ``if`` is not rewritten); when a code snippet the node gives is now under more conditions
   (``return [content]`` now ``return [content] if content else []``); when a function of the file
