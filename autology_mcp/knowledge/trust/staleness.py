@@ -56,8 +56,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   function gained, or the changed statements use it as often before as after, as a name or a part
   of one: ``self.raw.co_filename`` read into a new variable ``filename``), hold a string the node
   quotes (unless they are the same code rearranged: :func:`_restructured`), or a value it gives as
-  code (``returns None``); or when more than half of its statements changed into other names or values (the same code rearranged, a loop into a
-  comprehension, is not a rewrite; docstrings are not statements, and a statement put under a new
+  code (``returns None``); or when more than half of its statements changed into other names or
+  values (the same code rearranged, a loop into a comprehension, is not a rewrite; docstrings are not statements, and a statement put under a new
   ``if`` is not rewritten); when a code snippet the node gives is now under more conditions
   (``return [content]`` now ``return [content] if content else []``); when a function of the file
   that the node names called the symbol and calls it no more (:func:`_caller_dropped`: "``send()``

@@ -180,9 +180,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     gone; an existing parameter removed, renamed, reordered or its default changed; a name or a code
     snippet the node gives (that the symbol's code held, its docstrings aside) gone from it; a string
     the node quotes or a number it states that the symbol (or a constant it uses) held and holds no
-    more; a changed statement that uses a name or a word of the node's text, or a string value it quotes; more than half of its
-    statements rewritten. Formatting, comments, an added parameter, and statements changed that touch nothing
-    the node says (or only gained keyword arguments) are not."""
+    more; a changed statement that uses a name or a word of the node's text, or a string value it
+    quotes; more than half of its statements rewritten. Formatting, comments, an added parameter, and
+    statements changed that touch nothing the node says (or only gained keyword arguments) are not."""
     tree = parse_python(new_text)
     new = find_symbol(tree, symbol) if tree is not None else None
     if new is None:
