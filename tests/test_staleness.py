@@ -2814,3 +2814,30 @@ def test_a_function_made_a_generator_of_what_it_collected_keeps_the_node(tmp_pat
          path="pkg/compare.py")
     commit(root, "a fixed text")
     assert only(root, node).stale is True
+
+
+_DOC_PARTS = ['"""One line."""', '"""Two\n    lines."""', "'''x'''", "x = 1", "return x", "y = 'not a docstring'",
+              "def inner():\n        '''inner doc'''\n        return 2", "class K:\n        'doc K'\n        z = 3"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_DOC_PARTS), min_size=1, max_size=5))
+def test_a_symbols_code_without_its_docstrings_keeps_its_lines_and_its_code(parts: list) -> None:
+    """Any function built of these statements: the text has as many lines as the function, no docstring's
+    text is left, and every line that is not a docstring's is kept as it was."""
+    import ast as _ast
+
+    from autology_mcp.knowledge.trust.code_compare import without_docstrings
+
+    source = "def f():\n" + "".join(f"    {p}\n" for p in parts)
+    tree = _ast.parse(source).body[0]
+    out = without_docstrings(source, tree).split("\n")
+    lines = source.splitlines()
+    assert len(out) == len(lines)
+    assert not any(doc in line for line in out for doc in ("inner doc", "'doc K'"))  # an inner function's, a class's
+    if parts[0].startswith(('"""', "'''")):  # the function's own
+        assert out[1] == ""
+    for line, kept in zip(lines, out):
+        assert kept in ("", line)
+        if "x = 1" in line or "return" in line or "not a docstring" in line or "def inner" in line:
+            assert kept == line
