@@ -2566,7 +2566,9 @@ def test_a_folder_node_that_names_its_files_is_a_flag_when_one_is_deleted_or_ren
 _STATEMENTS = ["assert False", "assert False, 'm'", "assert x, 'm'", "y = x or {}", "y = x or []", "y = x or {'a': 1}",
                "if x is None:\n        x = {}", "if x is None:\n        x = []\n    else:\n        x = 1",
                "return not (x is False)", "return not (x in y)", "return not x", "return _('text')",
-               "return gettext('a', 'b')", "return _(x)", "return x", "return y", "y = 2", "'''doc'''"]
+               "return gettext('a', 'b')", "return _(x)", "return x", "return y", "y = 2", "'''doc'''",
+               "y = []", "y = list(x)", "y.append(x)", "y.extend(x)", "y += x", "for z in x:\n        y.append(z)",
+               "return f(type(x), x)", "g(type(x), x, x.__traceback__)"]
 
 
 @settings(max_examples=200, deadline=None)
@@ -2592,3 +2594,250 @@ def test_the_equivalent_rewrites_read_one_way_and_leave_the_tree_alone(body: lis
     if "return _('text')" in body:
         assert (marked in dump(once, False)) is not translated
     assert "Assert(test=Constant(value=False)" not in dump(once, False)  # `assert False` is read as a raise
+
+
+# ------------------------------------------------------------------------------ the pytest classes (issue 38)
+
+
+CODE_PATH = '''import inspect
+import os
+
+
+class Code:
+    def __init__(self, raw):
+        self.raw = raw
+
+    @property
+    def path(self):
+        if not self.raw.co_filename:
+            return ""
+        try:
+            p = os.path.abspath(self.raw.co_filename)
+            if not os.path.exists(p):
+                raise OSError("path check failed.")
+            return p
+        except OSError:
+            return self.raw.co_filename
+'''
+
+
+def test_a_prose_word_read_inside_an_attribute_and_then_as_a_variable_is_the_same_use(tmp_path: Path) -> None:
+    """pytest's `Code.path`: `self.raw.co_filename` becomes a variable `filename = inspect.getfile(self.raw)`
+    read in the same three places. The node's word "filename" was used before (a part of `co_filename`)
+    and is used after: its use did not change. A change that brings the word into statements that did
+    not use it in any form (the path now the file's basename) is a flag."""
+    from autology_mcp.knowledge.trust.code_compare import units
+    from autology_mcp.knowledge.trust.mentions import Said
+
+    said = Said(set(), set(), "It gives the filename string as recorded, or the session.")
+    before = units("a = x.co_filename\nreturn x.co_filename\n", "f.py")
+    after = units("filename = g(x)\na = filename\nreturn filename\nsession = 1\n", "f.py")
+    assert said.words_kept(before, after) == {"filename"}  # "session" is used after only
+    assert said.words_kept(before, after + units("print(filename)\n", "f.py")) == set()  # one statement more
+    root = one_file_repo(tmp_path / "code", "pkg/code.py", CODE_PATH, "code")
+    node = capture(root, ["pkg/code.py#Code.path"], content="`Code.path` gives the code object's source file: an "
+                   "absolute path when the file exists on disk, the filename string as recorded when it does not, and "
+                   "an empty string when the code has no filename.", title="Code paths")
+    commit(root, "record")
+    edit(root, "        if not self.raw.co_filename:\n", "        filename = inspect.getfile(self.raw)\n"
+         "        if not filename:\n", path="pkg/code.py")
+    edit(root, "os.path.abspath(self.raw.co_filename)", "os.path.abspath(filename)", path="pkg/code.py")
+    edit(root, "            return self.raw.co_filename\n", "            return filename\n", path="pkg/code.py")
+    commit(root, "inspect")
+    assert only(root, node).stale is False
+    edit(root, "            return p\n", "            filename = os.path.basename(p)\n            return filename\n",
+         path="pkg/code.py")
+    commit(root, "basename")
+    assert only(root, node).why.startswith("`Code.path` of pkg/code.py changed: the use of `filename` changed (")
+
+
+EXCONLY = '''from traceback import format_exception_only
+
+
+class Info:
+    _striptext = "AssertionError: "
+
+    def exconly(self, tryshort=False):
+        """Return the exception as a string.
+
+        When 'tryshort' resolves to True, and the exception is an
+        AssertionError, the prefix is removed.
+        """
+        lines = format_exception_only(type(self.value), self.value)
+        text = "".join(lines).rstrip()
+        if tryshort:
+            if text.startswith(self._striptext):
+                text = text[len(self._striptext):]
+        return text
+'''
+
+
+def test_a_name_only_the_docstring_gave_is_not_the_codes_and_an_exception_passed_alone_is_the_same_call(
+        tmp_path: Path) -> None:
+    """pytest's `ExceptionInfo.exconly`: its docstring rewritten ("If true" for "resolves to True") and
+    `format_exception_only(type(e), e)` now `format_exception_only(e)` (the same call since Python
+    3.10). The node's `tryshort=True` names `True`, which only the docstring held: the code did not lose
+    it. `_striptext` gone from the code is a flag."""
+    root = one_file_repo(tmp_path / "exc", "pkg/code.py", EXCONLY, "code")
+    node = capture(root, ["pkg/code.py#Info.exconly"], content="pytest prints an exception's text with "
+                   "`traceback.format_exception_only`. `Info.exconly(tryshort=False)` joins the lines and strips "
+                   "trailing whitespace; with `tryshort=True` it removes the leading `_striptext`.", title="exconly")
+    commit(root, "record")
+    edit(root, "        When 'tryshort' resolves to True, and the exception is an\n        AssertionError, the prefix is "
+         "removed.\n", "        :param tryshort: If true, strip the prefix of an AssertionError.\n", path="pkg/code.py")
+    edit(root, "format_exception_only(type(self.value), self.value)", "format_exception_only(self.value)",
+         path="pkg/code.py")
+    commit(root, "docs and the 3.10 call")
+    assert only(root, node).stale is False
+    edit(root, "            if text.startswith(self._striptext):\n                text = text[len(self._striptext):]\n",
+         "            text = text.removeprefix('AssertionError: ')\n", path="pkg/code.py")
+    commit(root, "removeprefix")
+    assert only(root, node).why.startswith("`Info.exconly` of pkg/code.py changed: `_striptext` is gone from it (")
+
+
+CONDITION = '''import traceback
+
+
+def evaluate_condition(mark, condition):
+    try:
+        return eval(condition)
+    except Exception as exc:
+        msglines = [
+            f"Error evaluating {mark.name!r} condition",
+            "    " + condition,
+            *traceback.format_exception_only(type(exc), exc),
+        ]
+        fail("\\n".join(msglines))
+'''
+
+
+def test_an_exception_passed_without_its_type_keeps_a_statement_whose_message_the_node_quotes(tmp_path: Path) -> None:
+    """pytest's `evaluate_condition`: the statement that builds the message the node quotes ("Error
+    evaluating 'skipif' condition") passes the exception alone to `format_exception_only`. The same
+    call; the message's lines built from another exception (its cause) are a flag, and so are another
+    function's lines (the whole traceback)."""
+    import ast
+
+    from autology_mcp.knowledge.trust.equivalents import canonical
+
+    def read(code: str) -> str:
+        return ast.unparse(canonical(ast.parse(code)))
+
+    assert read("f(type(e), e)\ng(1, type(e), e, e.__traceback__, 2)") == "f(e)\ng(1, e, 2)"
+    assert read("f(type(e), d)\ng(type(e), e, d.__traceback__)") == "f(type(e), d)\ng(e, d.__traceback__)"
+    root = one_file_repo(tmp_path / "skip", "pkg/skipping.py", CONDITION, "skipping")
+    node = capture(root, ["pkg/skipping.py#evaluate_condition"], content="`evaluate_condition(mark, condition)` fails "
+                   "the test when the condition raises, with \"Error evaluating 'skipif' condition\", the condition, "
+                   "and the exception's `format_exception_only` lines.", title="Conditions that raise")
+    commit(root, "record")
+    edit(root, "format_exception_only(type(exc), exc)", "format_exception_only(exc)", path="pkg/skipping.py")
+    commit(root, "3.10")
+    assert only(root, node).stale is False
+    edit(root, "format_exception_only(exc)", "format_exception_only(exc.__cause__)", path="pkg/skipping.py")
+    commit(root, "the cause")
+    assert only(root, node).why.startswith("`evaluate_condition` of pkg/skipping.py changed: a statement with a string "
+                                           "value the node quotes changed (")
+    edit(root, "traceback.format_exception_only(exc.__cause__)", "traceback.format_exception(exc)", path="pkg/skipping.py")
+    commit(root, "the whole traceback")
+    assert only(root, node).why.startswith("`evaluate_condition` of pkg/skipping.py changed: `format_exception_only` "
+                                           "is gone from it (")
+
+
+COMPARE = '''from approx import ApproxBase
+
+
+def compare_any(left, right, verbose):
+    explanation = []
+    if istext(left) and istext(right):
+        explanation = list(compare_text(left, right, verbose))
+    else:
+        if isinstance(right, ApproxBase):
+            explanation = right.repr_compare(left)
+        elif isinstance(left, ApproxBase):
+            explanation = left.repr_compare(right)
+        elif issequence(left) and issequence(right):
+            explanation = list(compare_sequence(left, right, verbose))
+        if isiterable(left) and isiterable(right):
+            expl = compare_iterable(left, right, verbose)
+            explanation.extend(expl)
+    return explanation
+'''
+
+GENERATOR = '''from approx import ApproxBase
+
+
+def compare_any(left, right, verbose):
+    """Yield the explanation, line by line."""
+    if istext(left) and istext(right):
+        yield from compare_text(left, right, verbose)
+    else:
+        if isinstance(right, ApproxBase):
+            yield from right.repr_compare(left)
+        elif isinstance(left, ApproxBase):
+            yield from left.repr_compare(right)
+        elif issequence(left) and issequence(right):
+            yield from compare_sequence(left, right, verbose)
+        if isiterable(left) and isiterable(right):
+            yield from compare_iterable(left, right, verbose)
+'''
+
+
+def test_a_function_made_a_generator_of_what_it_collected_keeps_the_node(tmp_path: Path) -> None:
+    """pytest's `_compare_eq_any` made a generator: each `explanation = list(x)`, `explanation = x` and
+    `explanation.extend(x)` now `yield from x`, the `return explanation` gone. The same values from the same
+    calls: what the node says of the explanation holds. A branch that yields something else (the approx
+    object's explanation no longer used) is a flag, and a function that returns what is not a list it
+    set up (click's `option` returns its `decorator`) is not read as one."""
+    import ast
+
+    from autology_mcp.knowledge.trust.equivalents import canonical
+
+    def read(code: str) -> str:
+        return ast.unparse(canonical(ast.parse(code)))
+
+    assert read("def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out") == \
+        "def f(xs):\n    for x in xs:\n        yield x"
+    kept = ["def f(xs):\n    out = []\n    if out:\n        out.append(1)\n    return out",  # read another way
+            "def f(a):\n\n    def decorator(g):\n        return g\n    return decorator",  # not a list it set up
+            "def f(out):\n    out.append(1)\n    return out"]  # a parameter
+    for code in kept:
+        assert read(code) == ast.unparse(ast.parse(code))
+    root = one_file_repo(tmp_path / "cmp", "pkg/compare.py", COMPARE, "compare")
+    node = capture(root, ["pkg/compare.py#compare_any"], content="`compare_any(left, right, verbose)` lets an approximate "
+                   "comparison explain itself: when either side is an `ApproxBase` (the right side checked first), it "
+                   "uses that object's `repr_compare(other_side)` as the explanation.", title="approx explains itself")
+    commit(root, "record")
+    (root / "pkg" / "compare.py").write_text(GENERATOR)
+    commit(root, "a generator")
+    assert only(root, node).stale is False
+    edit(root, "            yield from right.repr_compare(left)\n", "            yield 'comparison failed'\n",
+         path="pkg/compare.py")
+    commit(root, "a fixed text")
+    assert only(root, node).stale is True
+
+
+_DOC_PARTS = ['"""One line."""', '"""Two\n    lines."""', "'''x'''", "x = 1", "return x", "y = 'not a docstring'",
+              "def inner():\n        '''inner doc'''\n        return 2", "class K:\n        'doc K'\n        z = 3"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_DOC_PARTS), min_size=1, max_size=5))
+def test_a_symbols_code_without_its_docstrings_keeps_its_lines_and_its_code(parts: list) -> None:
+    """Any function built of these statements: the text has as many lines as the function, no docstring's
+    text is left, and every line that is not a docstring's is kept as it was."""
+    import ast as _ast
+
+    from autology_mcp.knowledge.trust.code_compare import without_docstrings
+
+    source = "def f():\n" + "".join(f"    {p}\n" for p in parts)
+    tree = _ast.parse(source).body[0]
+    out = without_docstrings(source, tree).split("\n")
+    lines = source.splitlines()
+    assert len(out) == len(lines)
+    assert not any(doc in line for line in out for doc in ("inner doc", "'doc K'"))  # an inner function's, a class's
+    if parts[0].startswith(('"""', "'''")):  # the function's own
+        assert out[1] == ""
+    for line, kept in zip(lines, out):
+        assert kept in ("", line)
+        if "x = 1" in line or "return" in line or "not a docstring" in line or "def inner" in line:
+            assert kept == line

@@ -25,7 +25,7 @@ parameter, not the function: :func:`deprecated_parameters`; a module ``__getattr
 deprecates the old names it tests for; a message counts for the names in its sentence that says
 "deprecat", not for what to use instead: :func:`named_deprecated`), a run of statements found again
 elsewhere with its variables renamed (:func:`moved_units`), and the code's words with Python comments
-left out.
+left out (and a symbol's lines with its docstrings blanked: :func:`without_docstrings`).
 """
 
 from __future__ import annotations
@@ -1034,6 +1034,21 @@ def strings_of(node: ast.AST) -> Counter[str]:
 
 
 # ------------------------------------------------------------------------------ words and deprecation
+
+
+def without_docstrings(text: str, node: ast.AST) -> str:
+    """The lines of ``text`` that ``node`` spans, the docstrings of it and of the functions and classes in it
+    blanked: the code, without the prose about it."""
+    start, end = lines_of(node)
+    blank = set()
+    for n in ast.walk(node):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body:
+            first = n.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                blank.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    lines = text.splitlines()[start - 1:end]
+    return "\n".join("" if start + i in blank else line for i, line in enumerate(lines))
 
 
 def code_words(text: str, path: str) -> str:

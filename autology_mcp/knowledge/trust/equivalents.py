@@ -9,7 +9,15 @@ versions of a symbol are compared, so that they are not read as changes to what 
 - a string marked for translation that keeps its text: ``_("(dynamic)")`` is ``"(dynamic)"`` (``_``,
   ``gettext``, ``gettext_lazy``, ``ugettext``, ``N_``, ``gettext_noop`` called with one string). A node that
   speaks of translation (gettext, i18n, "translat", "locali[sz]") is about that call, so for it the
-  wrapping stays a change (:func:`about_translation`).
+  wrapping stays a change (:func:`about_translation`);
+- an exception passed with its own type (and traceback) before it, the form the ``traceback`` functions
+  took before Python 3.10: ``format_exception_only(type(e), e)`` is ``format_exception_only(e)``,
+  ``print_exception(type(e), e, e.__traceback__)`` is ``print_exception(e)`` (the type and the traceback
+  are read from the exception; what the call is given is the same);
+- a function that collects its results in a list and returns it, made a generator that yields them
+  (:func:`_yielded`): ``out = []``, ``out = list(xs)``, ``out.extend(xs)``, ``out += xs`` and a last
+  ``return out`` are ``yield from xs``; ``out.append(x)`` is ``yield x``. Only when the list is used in
+  no other way: the same values, in the same order, from the same code.
 
 :func:`canonical` returns a copy with these read the first way; the tree given is not changed.
 """
@@ -38,6 +46,7 @@ def canonical(node: ast.AST, translated: bool = True) -> ast.AST:
     for n in ast.walk(out):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _default_back(n)
+            _yielded(n)
     return out
 
 
@@ -70,7 +79,22 @@ class _Canonical(ast.NodeTransformer):
         if self.translated and name in _TRANSLATORS and len(node.args) == 1 and not node.keywords \
                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
             return node.args[0]
+        node.args = _exception_alone(node.args)
         return node
+
+
+def _exception_alone(args: list[ast.expr]) -> list[ast.expr]:
+    """``type(e), e`` (and ``e.__traceback__`` after it) among a call's positional arguments, as ``e``."""
+    for i in range(len(args) - 1):
+        kind, value = args[i], args[i + 1]
+        if isinstance(kind, ast.Call) and isinstance(kind.func, ast.Name) and kind.func.id == "type" \
+                and len(kind.args) == 1 and not kind.keywords and ast.dump(kind.args[0]) == ast.dump(value):
+            rest = args[i + 2:]
+            if rest and isinstance(rest[0], ast.Attribute) and rest[0].attr == "__traceback__" \
+                    and ast.dump(rest[0].value) == ast.dump(value):
+                rest = rest[1:]
+            return args[:i] + [value] + rest
+    return args
 
 
 def _empty(node: ast.AST | None) -> bool:
@@ -136,3 +160,91 @@ def _set_default(a: ast.arguments, arg: ast.arg, value: ast.AST) -> None:
         return
     positional = a.posonlyargs + a.args
     a.defaults[positional.index(arg) - (len(positional) - len(a.defaults))] = value
+
+
+def _own(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """The nodes of a function's own body: not those of a function, lambda or class defined in it."""
+    found, todo = [], list(function.body)
+    while todo:
+        n = todo.pop()
+        found.append(n)
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo += list(ast.iter_child_nodes(n))
+    return found
+
+
+def _reads(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+
+
+def _collecting(statement: ast.stmt, name: str) -> list[ast.stmt] | None:
+    """The statements yielding what ``statement`` adds to the list ``name`` (none for ``name = []``), or
+    None when it is not one of the collecting forms."""
+    value, whole = None, True
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+            and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name:
+        value = statement.value
+        if isinstance(value, ast.List) and not value.elts or _empty(value) and isinstance(value, ast.Call) \
+                and value.func.id == "list":
+            return []
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list" \
+                and len(value.args) == 1 and not value.keywords:
+            value = value.args[0]
+    elif isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name) \
+            and statement.target.id == name and isinstance(statement.op, ast.Add):
+        value = statement.value
+    elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
+            and isinstance(statement.value.func, ast.Attribute) and isinstance(statement.value.func.value, ast.Name) \
+            and statement.value.func.value.id == name and statement.value.func.attr in ("extend", "append") \
+            and len(statement.value.args) == 1 and not statement.value.keywords:
+        value, whole = statement.value.args[0], statement.value.func.attr == "extend"
+    if value is None or _reads(value, name) or isinstance(value, ast.Starred):
+        return None
+    made = ast.YieldFrom(value) if whole else ast.Yield(value)
+    return [ast.copy_location(ast.Expr(ast.copy_location(made, statement)), statement)]
+
+
+def _yielded(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    """A function (not a generator) whose last statement returns a local list, which it sets up empty in
+    its body and otherwise only sets and extends (:func:`_collecting`), read as the generator that
+    yields the same values (in place)."""
+    last = function.body[-1] if function.body else None
+    if isinstance(function, ast.AsyncFunctionDef) or not (isinstance(last, ast.Return) and isinstance(last.value, ast.Name)):
+        return  # (an async function cannot `yield from`)
+    name = last.value.id
+    a = function.args
+    if name in {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p is not None}:
+        return
+    own = _own(function)
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) or isinstance(n, ast.Return) and n is not last
+           or isinstance(n, (ast.Global, ast.Nonlocal)) for n in own):
+        return
+    if not any(_collecting(s, name) == [] for s in function.body):
+        return  # not a list it sets up empty
+    collecting = [n for n in own if isinstance(n, ast.stmt) and _collecting(n, name) is not None]
+    allowed = {id(last.value)} | {id(n) for s in collecting for n in ast.walk(s)}
+    if any(isinstance(n, ast.Name) and n.id == name and id(n) not in allowed for n in own):
+        return  # the list is read some other way
+    inner = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    if any(_reads(s, name) for s in own if isinstance(s, inner)):
+        return  # or by a function defined in it
+    replace = {id(s) for s in collecting}
+
+    def rewrite(body: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for s in body:
+            if id(s) in replace:
+                out += _collecting(s, name) or []
+                continue
+            if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                for block in ("body", "orelse", "finalbody"):
+                    if getattr(s, block, None):  # a block that was empty stays empty
+                        setattr(s, block, rewrite(getattr(s, block)) or [ast.copy_location(ast.Pass(), s)])
+                for h in getattr(s, "handlers", []) or []:
+                    h.body = rewrite(h.body) or [ast.copy_location(ast.Pass(), h)]
+                for c in getattr(s, "cases", []) or []:
+                    c.body = rewrite(c.body) or [ast.copy_location(ast.Pass(), c)]
+            out.append(s)
+        return out
+
+    function.body = rewrite(function.body[:-1]) or [ast.copy_location(ast.Pass(), last)]

@@ -5,6 +5,7 @@ quotes and the numbers it states, and which of them a piece of code holds."""
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -147,6 +148,32 @@ class Said:
             now = Counter(i for u in after for i in set(u.identifiers()))
             words = {w for w in words if then[w] < 3 or now[w] < 3}
         return names | words
+
+    def words_kept(self, before: list[Unit], after: list[Unit]) -> set[str]:
+        """The words of the text (not the names it gives) that the changed statements use as often before as
+        after, each time as an identifier or as a part of one between underscores, a variable's name where
+        a statement only sets it aside: "filename" read three times as ``self.raw.co_filename`` before and
+        three times as a new variable ``filename`` after (set by ``filename = inspect.getfile(self.raw)``)
+        is the same word used the same way, though the identifiers differ. A word used once more or once
+        less (``self._proxy_map(proxies)`` now ``self._proxy_map(proxies or proxy)``) is not kept."""
+        words = {w.lower(): w for w in self.words - self.names}
+        if not words:
+            return set()
+
+        def uses(found: list[Unit]) -> Counter:
+            count: Counter = Counter()
+            for u in found:
+                idents = list(u.identifiers())
+                if isinstance(u.node, ast.Assign) and all(isinstance(t, ast.Name) for t in u.node.targets):
+                    for t in u.node.targets:  # a value given a name: the name is not a use
+                        idents.remove(t.id) if t.id in idents else None
+                for i in idents:
+                    parts = {i.lower()} | {p.lower() for p in i.split("_") if p}
+                    count.update(parts & set(words))
+            return count
+
+        then, now = uses(before), uses(after)
+        return {words[w] for w in then if then[w] == now[w]}
 
     def signature(self, symbol: str, parameters: set[str]) -> set[str]:
         """The parameters of ``symbol`` that the node names only as the arguments of its own call

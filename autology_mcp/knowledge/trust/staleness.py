@@ -44,17 +44,20 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   (:func:`_moved_span`). A word
   of the node's text (not a name it gives) counts unless the code uses it throughout, in three
   statements or more, before and after (``session.trust_env = False`` added to code that sets up
-  ``session`` line after line is not a new use of "session").
+  ``session`` line after line is not a new use of "session"), or the changed statements use it as
+  often before as after, as a name or a part of one (:meth:`Said.words_kept`).
 - ``path#symbol`` (Python; a property's getter and setter together): stale when it is gone; when an
   existing parameter is removed, renamed, reordered or its default changed; when a name or a code
-  snippet the node gives, that the symbol held, is gone from it; when a string it quotes or a number
+  snippet the node gives, that the symbol held, is gone from it (its docstrings aside: a name only
+  their prose gave, "resolves to True", is not the code's); when a string it quotes or a number
   it states is gone from it, or from the statements that changed (a bound raised in one statement
   while another still holds the number); when its changed statements differ in the names they use by
   one the node gives (or a word of its text of five letters or more, unless it is a parameter the
-  function gained), hold a string the node quotes (unless they are the same code rearranged:
-  :func:`_restructured`), or a value it gives as code (``returns None``); or when more than half of
-  its statements changed into other names or values (the same code rearranged, a loop into a
-  comprehension, is not a rewrite; docstrings are not statements, and a statement put under a new
+  function gained, or the changed statements use it as often before as after, as a name or a part
+  of one: ``self.raw.co_filename`` read into a new variable ``filename``), hold a string the node
+  quotes (unless they are the same code rearranged: :func:`_restructured`), or a value it gives as
+  code (``returns None``); or when more than half of its statements changed into other names or
+  values (the same code rearranged, a loop into a comprehension, is not a rewrite; docstrings are not statements, and a statement put under a new
   ``if`` is not rewritten); when a code snippet the node gives is now under more conditions
   (``return [content]`` now ``return [content] if content else []``); when a function of the file
   that the node names called the symbol and calls it no more (:func:`_caller_dropped`: "``send()``
@@ -77,7 +80,10 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   fields its ``__init__`` stored (or back), and a linter's equivalent rewrites (:mod:`equivalents`:
   ``assert False, m`` as ``raise AssertionError(m)``, ``not (a is b)`` as ``a is not b``, a mutable
   default moved into the body as ``x or {}``, a string newly marked for translation, ``_("text")``,
-  unless the node speaks of translation). In other languages the name must still be there.
+  unless the node speaks of translation; an exception passed alone where its type came before it,
+  ``format_exception_only(type(e), e)`` as ``format_exception_only(e)``; a function that collected a
+  list and returned it made a generator that yields the same values, ``out.extend(x)`` as ``yield from
+  x``). In other languages the name must still be there.
 - ``path`` (a file) or a folder: stale when a name, path, identifier or code snippet the node's
   text gives (:func:`mentions`, in backticks, shaped like one, called ``retry()``, dotted
   ``app.retry``), or a call it writes in prose with its arguments (``self.get_connection(request.url,

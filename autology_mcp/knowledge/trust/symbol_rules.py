@@ -38,6 +38,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     strings_of,
     symbol_units,
     units_changed,
+    without_docstrings,
 )
 from autology_mcp.knowledge.trust.denials import now_held
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
@@ -151,7 +152,7 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     differ = {i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}
     added = _added_parameters(old_text, new_text, gone_units[0].start, came_units[0].start) if gone_units and came_units \
         else set()
-    used = sorted(differ & said.used_now(gone_units, came_units, added))
+    used = sorted(differ & said.used_now(gone_units, came_units, added) - said.words_kept(gone, came))
     if used:
         return f"the use of {_shown(used)} changed"
     before, after = Counter(s for u in gone for s in u.strings), Counter(s for u in came for s in u.strings)
@@ -177,11 +178,11 @@ def _unit_lines(text: str, found: list[Unit]) -> str:
 def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path: str, said: Said) -> str | None:
     """Why a Python symbol's change may make the node wrong, or None when it keeps what the node says:
     gone; an existing parameter removed, renamed, reordered or its default changed; a name or a code
-    snippet the node gives (that the symbol held) gone from it; a string the node quotes or a number it
-    states that the symbol (or a constant it uses) held and holds no more; a changed statement that
-    uses a name or a word of the node's text, or a string value it quotes; more than half of its
-    statements rewritten. Formatting, comments, an added parameter, and statements changed that touch nothing
-    the node says (or only gained keyword arguments) are not."""
+    snippet the node gives (that the symbol's code held, its docstrings aside) gone from it; a string
+    the node quotes or a number it states that the symbol (or a constant it uses) held and holds no
+    more; a changed statement that uses a name or a word of the node's text, or a string value it
+    quotes; more than half of its statements rewritten. Formatting, comments, an added parameter, and
+    statements changed that touch nothing the node says (or only gained keyword arguments) are not."""
     tree = parse_python(new_text)
     new = find_symbol(tree, symbol) if tree is not None else None
     if new is None:
@@ -205,7 +206,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     if broke:
         return broke
     old_code, new_code = code_words(_segment(old_text, old), path), code_words(_segment(new_text, new), path)
-    lost = _lost(old_code, new_code, said)
+    # what the code holds, its docstrings aside: a name only its prose gave ("resolves to True") is not the code's
+    lost = _lost(code_words(without_docstrings(old_text, old), path),
+                 code_words(without_docstrings(new_text, new), path), said)
     if lost:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
     denied = now_held(said.text, old_code, new_code)  # "a `match` statement is not among them", and now it is
@@ -231,7 +234,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     gained = _parameter_names(new) - _parameter_names(old)
     explicit = kwargs_keys(old) & gained  # a keyword it took from its **kwargs by name, now a parameter of its own
     signature = said.signature(symbol.split(".")[-1], old_parameters)
-    used = sorted(differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit)
+    used = sorted(differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit
+                  - said.words_kept(gone, came))
     if used:
         return f"the use of {_shown(used)} changed"
     same = _restructured(old, new, gone, came)  # the same names (its own variables aside) and values, rearranged
