@@ -177,6 +177,55 @@ def test_a_secret_in_a_commit_reaches_neither_the_index_nor_an_answer(repo: Path
     assert answer["hits"] and SECRET not in json.dumps(answer)
 
 
+def test_a_commit_is_found_by_the_names_it_changed(repo: Path) -> None:
+    """A message that never names what it changed ("Stop the leak") is found by the names of the lines
+    it added and removed, and by the function its hunk is in; a lock file's lines and a merge's diff are
+    not read."""
+    commit(repo, "Add the session cache", {"src/cache.py": "def evict_stale_sessions(cache):\n    return cache\n"})
+    commit(repo, "Stop the leak", {"src/cache.py": "def evict_stale_sessions(cache):\n    cache.clear_expired()\n"
+                                                   "    return cache\n", "poetry.lock": "lockonlyword = 1\n"})
+    index = index_of(repo)
+    assert [h.subject for h in index.search("clear_expired", 3)] == ["Stop the leak"]
+    # the function whose body changed is named by the hunk: both commits touched it, the one that
+    # defined it and the one that changed it
+    assert {h.subject for h in index.search("evict_stale_sessions", 5)} == {"Add the session cache", "Stop the leak"}
+    assert index.search("lockonlyword", 3) == []
+    git(repo, "checkout", "-q", "-b", "feature")
+    commit(repo, "Count the evictions", {"src/stats.py": "tally = 0\n"})
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "feature", "-m", "Merge pull request #7 from ana/feature\n\nEviction counter")
+    index.sync()
+    assert [h.subject for h in index.search("tally", 5)] == ["Count the evictions"]  # not the merge's diff too
+    assert [h.subject for h in index.search("eviction counter", 5)][0] == "Eviction counter"  # by its title
+    index.close()
+
+
+def test_a_secret_in_a_changed_line_reaches_no_index(repo: Path) -> None:
+    """A key committed in the code (and removed later) is redacted before its line's words are kept,
+    and a random-looking run (a key's body) is left out whole; the names around it are kept."""
+    aws = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+    commit(repo, "Configure the uploader", {"src/settings.py": f"GITHUB = '{SECRET}'\nAWS_SECRET = '{aws}'\n"
+                                                               f"BLOB = '{body}'\nupload_retries = 3\n"})
+    commit(repo, "Read the keys from the environment", {"src/settings.py": "upload_retries = 3\n"})
+    index_of(repo).close()
+    raw = b"".join(p.read_bytes() for p in (repo / ".autology" / "cache" / "history").iterdir() if p.is_file())
+    for secret in (SECRET, SECRET[4:], aws, "bPxRfiCYEXAMPLEKEY", body):
+        assert secret.encode() not in raw and secret.lower().encode() not in raw
+    assert index_of(repo).search("upload_retries", 3)[0].subject == "Configure the uploader"
+
+
+@given(st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", min_size=24, max_size=60))
+@settings(max_examples=200, deadline=None)
+def test_no_random_looking_key_survives_as_a_changed_word(key: str) -> None:
+    """Whatever a key's body is, no word kept from its line is a piece of it 12 characters or longer
+    holding two digits or more (what a name rarely is, and a key nearly always)."""
+    words = text.changed_words(f"    value = '{key}'  # config for upload_client").split()
+    assert "upload_client" in words
+    for word in words:
+        assert not (word in key and len(word) >= 12 and sum(c.isdigit() for c in word) >= 2)
+
+
 def test_a_bot_commit_does_not_outrank_a_persons_explanation(repo: Path) -> None:
     commit(repo, "Bump httpcore from 0.17 to 1.0 in the connection pool",
            {"requirements.txt": "requests==2.32.0\nhttpcore==1.0\n"}, author="dependabot[bot] <support@github.com>")
@@ -290,8 +339,9 @@ def test_the_post_commit_hook_takes_the_new_commit_in_at_once(repo: Path) -> Non
 
 def test_files_past_commits_like_the_query_touched_rank_higher(repo: Path, capsys) -> None:
     """The history prior (issue 41, item 3): two retry modules that look alike; an earlier commit about
-    jitter touched only the second. A jitter question ranks it first, a question no commit is like keeps
-    the code search's order, and the prior changes no hit's support (it orders, it is not evidence)."""
+    jitter touched only the second. A jitter question ranks it first, a question whose commits touched
+    both alike keeps the code search's order, and the prior changes no hit's support (it orders, it is
+    not evidence)."""
     retry = "def retry(call, attempts):\n    # retry the call, waiting between attempts\n    return call()\n"
     commit(repo, "Add the retry helpers", {"src/retry_a.py": retry + "# retry retry\n", "src/retry_b.py": retry})
     commit(repo, "Spread the waits with jitter so clients do not retry in lockstep",
@@ -315,12 +365,15 @@ def test_files_past_commits_like_the_query_touched_rank_higher(repo: Path, capsy
 
     assert main(["--root", str(repo), "search", "--scope", "code", query]) == 0
     assert f"history prior {best_commit.score:.2f}" in capsys.readouterr().out
-    unlike_hits = search(repo, "call attempts between", scope=["code"])["hits"]
-    unlike = [h["path"] for h in unlike_hits]
-    assert {"src/retry_a.py", "src/retry_b.py"} <= set(unlike)
-    assert not any("history_prior" in h["components"] for h in unlike_hits)
+    # "Add the retry helpers" changed these words in both files: the prior lifts both alike
+    alike_hits = [h for h in search(repo, "between", scope=["code"])["hits"]
+                  if h["path"].startswith("src/retry")]
+    alike = [h["path"] for h in alike_hits]
+    assert alike == ["src/retry_a.py", "src/retry_b.py"]
+    assert len({h["components"].get("history_prior") for h in alike_hits}) == 1
     (repo / ".autology" / "config.toml").write_text("[retrieval]\nhistory_prior = 0\n")
-    assert unlike == [h["path"] for h in search(repo, "call attempts between", scope=["code"])["hits"]]
+    assert alike == [h["path"] for h in search(repo, "between", scope=["code"])["hits"]
+                     if h["path"].startswith("src/retry")]
 
 
 def test_the_history_prior_never_lifts_a_file_over_the_code_that_defines_the_name_asked_about(repo: Path) -> None:

@@ -1,6 +1,6 @@
 """``autology history``: the repository's own commits as memory (issue 41).
 
-    autology history search why did we switch the pool    # the best commits: sha, date, subject, files
+    autology history search why did we switch the pool    # the best commits: sha, date, subject, files, names changed
     autology history build                                 # bring the index in step with HEAD (searches do too)
     autology history status                                # commits indexed, the head, where the index lives
 """
@@ -20,9 +20,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     leaf = command_group(
         sub,
         "history",
-        "the repository's commits as memory: search them by what they say and touched",
-        "The repository's own commits (the newest 50,000 HEAD reaches), searchable by their subject, body and"
-        " the files they touched; `autology search` and the prompt hook use them too. Nothing is fetched.",
+        "the repository's commits as memory: search them by what they say, touched and changed",
+        "The repository's own commits (the newest 50,000 HEAD reaches), searchable by their subject, body,"
+        " the files they touched and the names in the lines they changed; `autology search` and the prompt hook"
+        " use them too. Nothing is fetched.",
     )
     p = leaf("search", "search the commits", _search)
     p.add_argument("text", nargs="+", help="what to look for")
@@ -58,7 +59,8 @@ def _search(args: argparse.Namespace, root: Path) -> int:
         index.close()
     note = _sync_note(synced)
     if args.json:
-        print(json.dumps([{**h.__dict__, "files": list(h.files)} for h in hits], indent=2, ensure_ascii=False))
+        print(json.dumps([{**h.__dict__, "files": list(h.files), "changed": list(h.changed)} for h in hits], indent=2,
+                         ensure_ascii=False))
     elif note:
         print(note, file=sys.stderr)
     elif not hits:
@@ -69,6 +71,8 @@ def _search(args: argparse.Namespace, root: Path) -> int:
             print(f"{h.short}  {h.date[:10]}  {h.score:.3f}  {h.subject}" + ("  [bot]" if h.bot else ""))
             if files:
                 print(f"            {files}")
+            if h.changed:
+                print(f"            changed: {', '.join(h.changed[:6])}")
     return 0
 
 

@@ -11,9 +11,9 @@ loses nothing, the next search builds it again from git.
   out in this namespace, a rebase, a reset) the set is reconciled: commits HEAD no longer reaches go,
   missing ones are read. The newest ``max_commits`` (50,000) are kept: appends may pass the bound by
   5 %, the next reconcile trims it. Nothing is fetched.
-- **What is searched:** each commit's subject, body and touched files (:mod:`autology_mcp.history.text`:
-  no trailers, no CI markers, a merge by its pull-request title, secrets redacted), FTS5 with the
-  Porter stemmer like the node index. Score, 0 to 1: ``BM25 / ((k1 + 1) · Σ IDF · subject weight)``
+- **What is searched:** each commit's subject, body, touched files and the words of the lines it
+  changed (:mod:`autology_mcp.history.text`: no trailers, no CI markers, a merge by its pull-request
+  title and no changed lines, secrets redacted), FTS5 with the Porter stemmer like the node index. Score, 0 to 1: ``BM25 / ((k1 + 1) · Σ IDF · subject weight)``
   over the columns weighted :data:`COLUMN_WEIGHTS`, times :data:`~autology_mcp.history.text.BOT_WEIGHT`
   for a bot's commit; ties by newest first.
 - Writers take a lock file; readers never wait for them (WAL).
@@ -39,8 +39,9 @@ from autology_mcp.common.text import NODE_FTS_TOKENIZER, fts_text, node_query_te
 from autology_mcp.history import log, text
 from autology_mcp.history.config import load_history_config
 
-SCHEMA_VERSION = "2"  # 2: merges without a title kept as rows (not searchable), so a reconcile never reads them again
+SCHEMA_VERSION = "3"  # 2: merges without a title kept as rows (not searchable); 3: the changed lines' words
 COLUMN_WEIGHTS = (1.0, 1.0, 1.0)  # subject, body, files: equal (bench/history_eval.py, tuning part)
+CHANGES_WEIGHT = 0.5  # a commit's score: its message's + this x its changed words' (each 0 to 1), at most 1
 BM25_K1 = 1.2
 COMMON_SHARE = 0.2  # a query word held by more than this share of the commits is not matched (the 2 rarest always are)
 HOOK_COMMON_SHARE = 0.05  # the same for a hook's search, which must answer within the hooks' budget
@@ -61,6 +62,9 @@ CREATE TABLE IF NOT EXISTS commits (
     bot INTEGER NOT NULL
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS commits_fts USING fts5(subject, body, files, tokenize = '{NODE_FTS_TOKENIZER}');
+-- the words of the lines each commit changed: a table of their own, so a large diff does not
+-- lengthen the message's document (BM25 divides by it)
+CREATE VIRTUAL TABLE IF NOT EXISTS changes_fts USING fts5(changes, tokenize = '{NODE_FTS_TOKENIZER}');
 """
 
 
@@ -74,6 +78,7 @@ class CommitHit:
     files: tuple[str, ...]
     bot: bool
     score: float
+    changed: tuple[str, ...] = ()  # the names its changed lines hold that the query matched
 
     @property
     def short(self) -> str:
@@ -175,7 +180,7 @@ class HistoryIndex:
                 log.is_ancestor(self.root, indexed, head) else None
             # appended past the bound by at most 5 %: the oldest go at the next reconcile, not at every commit
             if new is not None and self.count() + len(new) <= config.max_commits * 1.05:
-                added = self._insert(log.read(self.root, shas=new)) if new else 0
+                added = self._insert(new)
                 mode = "appended"
             else:
                 wanted = log.reachable(self.root, config.max_commits)
@@ -187,19 +192,28 @@ class HistoryIndex:
                     marks = ",".join("?" * len(part))
                     self.conn.execute(f"DELETE FROM commits WHERE rowid IN ({marks})", part)
                     self.conn.execute(f"DELETE FROM commits_fts WHERE rowid IN ({marks})", part)
+                    self.conn.execute(f"DELETE FROM changes_fts WHERE rowid IN ({marks})", part)
                 removed = len(gone)
-                missing = [sha for sha in wanted if sha not in have]
-                if not have:  # a first build: one walk from HEAD
-                    added = self._insert(log.read(self.root, limit=config.max_commits))
-                elif missing:
-                    added = self._insert(log.read(self.root, shas=missing))
+                added = self._insert([sha for sha in wanted if sha not in have])
                 mode = "reconciled"
             self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('head', ?)", (head,))
             self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('searchable',"
                               " (SELECT count(*) FROM commits WHERE subject != '' OR body != ''))")
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('changed',"
+                              " (SELECT count(*) FROM changes_fts))")
         return SyncResult(head, mode, added, removed, self.count(), round(time.perf_counter() - started, 3))
 
-    def _insert(self, commits: Iterator[log.Commit]) -> int:
+    def _insert(self, shas: list[str]) -> int:
+        """Read and index ``shas``, :data:`BATCH` at a time (their messages and files, then their changed
+        lines: two ``git log`` streams per batch); the commits indexed with text."""
+        added = 0
+        for at in range(0, len(shas), BATCH):
+            batch = shas[at:at + BATCH]
+            changed = dict(log.changes(self.root, batch))
+            added += self._insert_commits(log.read(self.root, shas=batch), changed)
+        return added
+
+    def _insert_commits(self, commits: Iterator[log.Commit], changed: dict[str, str]) -> int:
         added = 0
         for commit in commits:
             subject, body = text.message(commit)
@@ -213,6 +227,10 @@ class HistoryIndex:
                 self.conn.execute("INSERT INTO commits_fts (rowid, subject, body, files) VALUES (?, ?, ?, ?)",
                                   (cursor.lastrowid, fts_text(subject), fts_text(body),
                                    fts_text(" ".join(commit.files).replace("/", " "))))
+                words = "" if commit.merge else text.changed_words(changed.get(commit.sha, ""))
+                if words:
+                    self.conn.execute("INSERT INTO changes_fts (rowid, changes) VALUES (?, ?)",
+                                      (cursor.lastrowid, words))
                 added += 1
         return added
 
@@ -225,7 +243,8 @@ class HistoryIndex:
         return self._meta("head")
 
     def document_counts(self, terms: list[str], cap: int) -> dict[str, int]:
-        """How many commits hold each term (an FTS5 phrase each), a count stopping at ``cap``."""
+        """How many commits' messages and files hold each term (an FTS5 phrase each), a count stopping at
+        ``cap`` (the evidence gate's: what a commit is judged by, not its changed words)."""
         return {t: self.conn.execute(
             "SELECT count(*) FROM (SELECT rowid FROM commits_fts WHERE commits_fts MATCH ? LIMIT ?)",
             ('"' + t.replace('"', '""') + '"', cap)).fetchone()[0] for t in terms}
@@ -233,43 +252,67 @@ class HistoryIndex:
     # ---------------------------------------------------------------- search
 
     def search(self, query: str, limit: int = 10, common_share: float | None = None) -> list[CommitHit]:
-        """The commits best matching ``query`` (credits and pull-request numbers out), best first; a word
-        more than ``common_share`` (:data:`COMMON_SHARE`) of the commits hold is not matched."""
+        """The commits best matching ``query`` (credits and pull-request numbers out), best first: the
+        message's score plus :data:`CHANGES_WEIGHT` times the changed words' (each 0 to 1, the sum at most
+        1), times :data:`~autology_mcp.history.text.BOT_WEIGHT` for a bot's; a word more than
+        ``common_share`` (:data:`COMMON_SHARE`) of the commits hold is not matched. A hit names the words
+        of its changed lines the query matched (``changed``)."""
         common_share = COMMON_SHARE if common_share is None else common_share
-        terms = node_query_terms(without_boilerplate(query))
+        cleaned = without_boilerplate(query)
+        terms = node_query_terms(cleaned)
         if not terms:
             return []
         quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
-        total = int(self._meta("searchable") or 0)  # the commits with text: what the IDFs are over
-        if not total:
+        whole = ['"' + t + '"' for t in text.joined_names(cleaned)]  # snake_case names whole: changed words hold them so
+        depth = limit * 4
+        said, _ = self._matches("commits_fts", quoted, "searchable", common_share, depth, COLUMN_WEIGHTS)
+        changed, match = self._matches("changes_fts", quoted + whole, "changed", common_share, depth, (1.0,))
+        score = {r: combined(said.get(r, 0.0), changed.get(r, 0.0)) for r in {*said, *changed}}
+        best = sorted(score, key=lambda r: -score[r])[:depth]
+        if not best:
             return []
-        counts = [self.conn.execute("SELECT count(*) FROM commits_fts WHERE commits_fts MATCH ?", (q,)).fetchone()[0]
+        marks = ",".join("?" * len(best))
+        rows = self.conn.execute(f"SELECT {_COLUMNS}, epoch, rowid FROM commits WHERE rowid IN ({marks})", best)
+        scored = [(round(score[rowid] * (text.BOT_WEIGHT if row[6] else 1.0), 4), -epoch, row[0], rowid, row)
+                  for *row, epoch, rowid in rows]
+        scored.sort(key=lambda r: (-r[0], r[1], r[2]))  # ties: newest first
+        top = scored[:limit]
+        names = self._changed_names(match, [rowid for _, _, _, rowid, _ in top if rowid in changed])
+        return [replace(_hit(tuple(row)), score=value, changed=names.get(rowid, ()))
+                for value, _, _, rowid, row in top]
+
+    def _matches(self, table: str, quoted: list[str], total_key: str, common_share: float, depth: int,
+                 weights: tuple[float, ...]) -> tuple[dict[int, float], str]:
+        """The ``depth`` best rows of ``table`` for the query's phrases, rowid → BM25 over the most a row
+        could score (0 to 1), and the FTS5 query that matched them."""
+        total = int(self._meta(total_key) or 0)  # the rows with text: what the IDFs are over
+        if not total:
+            return {}, ""
+        counts = [self.conn.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (q,)).fetchone()[0]
                   for q in quoted]
-        # A word a large share of the commits hold ("fix", a project's own name) says little and costs most:
-        # BM25 walks every commit holding it. Only the rarer words are matched (the two rarest at least).
+        # A word a large share of the commits hold ("fix", a project's own name, "self") says little and costs
+        # most: BM25 walks every commit holding it. Only the rarer words are matched (the two rarest at least).
         rare = sorted((n, i) for i, n in enumerate(counts) if n)
         keep = {i for n, i in rare if n <= common_share * total} | {i for _, i in rare[:2]}
-        quoted = [q for i, q in enumerate(quoted) if i in keep]
-        idfs = []
-        for n in (counts[i] for i in sorted(keep)):
-            idf = math.log((total - n + 0.5) / (n + 0.5))
-            idfs.append(idf if idf > 0 else 1e-6)
-        if not quoted:
-            return []
-        ceiling = (BM25_K1 + 1.0) * sum(idfs) * max(COLUMN_WEIGHTS)
-        if ceiling <= 0:
-            return []
-        weights = ", ".join(repr(float(w)) for w in COLUMN_WEIGHTS)
-        rows = self.conn.execute(  # the best rows by BM25 first, then only those joined (a third faster)
-            f"SELECT {_COLUMNS}, epoch, t.s FROM"
-            f" (SELECT rowid, -bm25(commits_fts, {weights}) AS s FROM commits_fts WHERE commits_fts MATCH ?"
-            " ORDER BY s DESC LIMIT ?) t JOIN commits c ON c.rowid = t.rowid",
-            (" OR ".join(quoted), limit * 4),
-        ).fetchall()
-        scored = [(round(min(1.0, s / ceiling) * (text.BOT_WEIGHT if hit.bot else 1.0), 4), -epoch, hit.sha, hit)
-                  for hit, epoch, s in ((_hit(row[:7]), row[7], row[8]) for row in rows)]
-        scored.sort(key=lambda r: (-r[0], r[1], r[2]))
-        return [replace(hit, score=score) for score, _, _, hit in scored[:limit]]
+        idfs = [max(math.log((total - counts[i] + 0.5) / (counts[i] + 0.5)), 1e-6) for i in sorted(keep)]
+        ceiling = (BM25_K1 + 1.0) * sum(idfs) * max(weights)
+        match = " OR ".join(q for i, q in enumerate(quoted) if i in keep)
+        if not match or ceiling <= 0:
+            return {}, ""
+        rows = self.conn.execute(  # the best rowids by BM25 only: the caller joins what it keeps (a third faster)
+            f"SELECT rowid, -bm25({table}, {', '.join(repr(float(w)) for w in weights)}) AS s FROM {table}"
+            f" WHERE {table} MATCH ? ORDER BY s DESC LIMIT ?", (match, depth)).fetchall()
+        return {rowid: min(1.0, s / ceiling) for rowid, s in rows}, match
+
+    def _changed_names(self, match: str, rowids: list[int]) -> dict[int, tuple[str, ...]]:
+        """The words of each commit's changed lines that ``match`` (the changed words' FTS5 query) hit."""
+        if not match or not rowids:
+            return {}
+        marks = ",".join("?" * len(rowids))
+        rows = self.conn.execute(f"SELECT rowid, highlight(changes_fts, 0, char(2), char(3)) FROM changes_fts"
+                                 f" WHERE changes_fts MATCH ? AND rowid IN ({marks})", (match, *rowids))
+        return {rowid: tuple(dict.fromkeys(w.replace("\x02", "").replace("\x03", "") for w in marked.split()
+                                           if "\x02" in w)) for rowid, marked in rows}
 
     # ---------------------------------------------------------------- by sha and by file
 
@@ -291,6 +334,11 @@ class HistoryIndex:
             ("files : " + phrase,),
         ).fetchall()
         return next((hit for hit in map(_hit, rows) if path in hit.files), None)
+
+
+def combined(said: float, changed: float) -> float:
+    """A commit's score from its message's and its changed words' (each 0 to 1)."""
+    return min(1.0, said + CHANGES_WEIGHT * changed)
 
 
 _COLUMNS = "sha, date, author, subject, body, files, bot"  # a CommitHit's, in its order (:func:`_hit`)

@@ -1,9 +1,11 @@
-"""Reading commits from git: which commits HEAD reaches, and what each says and touched.
+"""Reading commits from git: which commits HEAD reaches, and what each says, touched and changed.
 
 One ``git log`` streams every commit asked for: its sha, parents, author, author date, subject, body
 and the files it touched (a merge: the files its first parent did not have, ``--diff-merges=first-parent``,
 so a merged pull request names what the pull request changed). Output is NUL- and control-character
-framed (``-z``, ``%x1e``/``%x1f``), so no path or message can break the parse. Nothing is fetched.
+framed (``-z``, ``%x1e``/``%x1f``), so no path or message can break the parse. A second ``git log -p
+-U0`` streams what each commit changed (:func:`changes`): the lines it added and removed. Nothing is
+fetched.
 """
 
 from __future__ import annotations
@@ -16,6 +18,11 @@ from pathlib import Path
 
 FORMAT = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%b%x1f"
 FILES_MAX = 200  # files kept per commit: a vendored tree or a mass rename says little beyond its first files
+CHANGED_CHARS_MAX = 16_384  # changed lines read per commit: the same holds for a mass rename's lines
+# Files whose changed lines are data, not names a person would ask about: lock files, minified or
+# generated assets, notebooks' JSON, translations, snapshots.
+NOT_READ = re.compile(r"(?:\.lock|-lock\.json|-lock\.yaml|\.min\.js|\.min\.css|\.svg|\.map|\.snap|\.ipynb|"
+                      r"\.csv|\.tsv|\.po|\.pot)$", re.IGNORECASE)
 TIMEOUT_S = 600
 
 
@@ -142,6 +149,56 @@ def read(root: Path, shas: list[str] | None = None, limit: int | None = None) ->
             yield commit
     finally:
         proc.stdout and proc.stdout.close()
+        proc.wait()
+
+
+def changes(root: Path, shas: list[str]) -> Iterator[tuple[str, str]]:
+    """(sha, changed lines) for each of ``shas``, in their order: the lines its diff against its parent
+    adds and removes and the hunks' function context (``git log -p -U0``: no unchanged line), at most
+    :data:`CHANGED_CHARS_MAX` characters, the files of :data:`NOT_READ` left out. A merge, or a commit
+    whose diff git cannot give, has "" (``git log`` shows no merge's diff unless asked)."""
+    if not shas:
+        return
+    args = ["git", "log", "-p", "-U0", "--no-color", "--no-renames", "--no-ext-diff", "--no-textconv",
+            "--format=%x1e%H", "--no-walk=unsorted", "--stdin"]
+    try:
+        proc = subprocess.Popen(args, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL)
+    except OSError:
+        return
+    assert proc.stdin is not None and proc.stdout is not None
+    try:  # git reads every sha before it writes anything (as in :func:`read`)
+        proc.stdin.write(("\n".join(shas) + "\n").encode())
+        proc.stdin.close()
+    except OSError:
+        proc.kill()
+        proc.wait()
+        return
+    sha, lines, size, skip = None, [], 0, False
+    try:
+        for raw in proc.stdout:
+            first = raw[:1]
+            if first == b"\x1e":
+                if sha is not None:
+                    yield sha, "\n".join(lines)
+                sha, lines, size, skip = raw[1:].strip().decode("ascii", "replace"), [], 0, False
+            elif first == b"d" and raw.startswith(b"diff --git "):
+                skip = bool(NOT_READ.search(raw.rstrip().decode("utf-8", "replace")))
+            elif skip or size >= CHANGED_CHARS_MAX:
+                continue
+            elif first in (b"+", b"-") and not raw.startswith((b"+++ ", b"--- ")):
+                line = raw[1:].decode("utf-8", "replace").rstrip("\n")
+                lines.append(line)
+                size += len(line)
+            elif first == b"@" and raw.startswith(b"@@"):
+                line = raw.rsplit(b"@@", 1)[-1].decode("utf-8", "replace").strip()
+                if line:
+                    lines.append(line)
+                    size += len(line)
+        if sha is not None:
+            yield sha, "\n".join(lines)
+    finally:
+        proc.stdout.close()
         proc.wait()
 
 

@@ -87,6 +87,8 @@ def card(cand: Candidate, s: dict[str, float], term_stems: list[str], detail: st
         hit["snippet"] = "\n".join(line[:SNIPPET_WIDTH] for line in lines[at : at + n_lines])
         hit["commit"] = {"sha": cand.meta.get("sha"), "date": cand.meta.get("date"), "author": cand.meta.get("author"),
                          "files": list(cand.meta.get("files") or [])[: 20 if detail == "full" else 5]}
+        if cand.meta.get("changed"):
+            hit["commit"]["changed"] = list(cand.meta["changed"])
         if cand.meta.get("bot"):
             hit["commit"]["bot"] = True
     else:  # a session: its proof lines from what the gate weighed (without the user's echoes of the query)

@@ -897,9 +897,11 @@ def history_channel(root: Path, query: str, pool: Pool, size: int, hook: bool = 
         files = "\n".join(h.files)
         cand = Candidate(
             key=f"commit:{h.sha}", kind="commit", ref=h.short, title=h.subject,
-            text=h.subject + ("\n" + h.body if h.body else "") + ("\nFiles: " + " ".join(h.files) if files else ""),
+            # the names its changed lines hold that the query matched are evidence too, shown as one line
+            text=h.subject + ("\n" + h.body if h.body else "") + ("\nChanged: " + ", ".join(h.changed) if h.changed else "")
+            + ("\nFiles: " + " ".join(h.files) if files else ""),
             meta={"sha": h.sha, "date": h.date, "author": h.author, "files": list(h.files), "bot": h.bot,
-                  "history_score": h.score},
+                  "history_score": h.score, "changed": list(h.changed)},
         )
         run.ranking.append(pool.add(cand).key)
     run.ms = (time.perf_counter() - t0) * 1000
