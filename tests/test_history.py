@@ -339,9 +339,9 @@ def test_the_post_commit_hook_takes_the_new_commit_in_at_once(repo: Path) -> Non
 
 def test_files_past_commits_like_the_query_touched_rank_higher(repo: Path, capsys) -> None:
     """The history prior (issue 41, item 3): two retry modules that look alike; an earlier commit about
-    jitter touched only the second. A jitter question ranks it first, a question whose commits touched
-    both alike keeps the code search's order, and the prior changes no hit's support (it orders, it is
-    not evidence)."""
+    jitter touched only the second. A jitter question ranks it first, a question no commit's message is
+    like keeps the code search's order (the commits' changed words do not vote), and the prior changes no
+    hit's support (it orders, it is not evidence)."""
     retry = "def retry(call, attempts):\n    # retry the call, waiting between attempts\n    return call()\n"
     commit(repo, "Add the retry helpers", {"src/retry_a.py": retry + "# retry retry\n", "src/retry_b.py": retry})
     commit(repo, "Spread the waits with jitter so clients do not retry in lockstep",
@@ -360,20 +360,17 @@ def test_files_past_commits_like_the_query_touched_rank_higher(repo: Path, capsy
     assert on_support == off_support
     hit = next(h for h in search(repo, query, scope=["code"])["hits"] if h["path"] == "src/retry_b.py")
     best_commit = index_of(repo).search(query, 1)[0]
-    assert best_commit.files == ("src/retry_b.py",) and hit["components"]["history_prior"] == best_commit.score
+    assert best_commit.files == ("src/retry_b.py",) and hit["components"]["history_prior"] == best_commit.said
     from autology_mcp.cli.main import main  # the command line shows it beside the score
 
     assert main(["--root", str(repo), "search", "--scope", "code", query]) == 0
-    assert f"history prior {best_commit.score:.2f}" in capsys.readouterr().out
-    # "Add the retry helpers" changed these words in both files: the prior lifts both alike
-    alike_hits = [h for h in search(repo, "between", scope=["code"])["hits"]
-                  if h["path"].startswith("src/retry")]
-    alike = [h["path"] for h in alike_hits]
-    assert alike == ["src/retry_a.py", "src/retry_b.py"]
-    assert len({h["components"].get("history_prior") for h in alike_hits}) == 1
+    assert f"history prior {best_commit.said:.2f}" in capsys.readouterr().out
+    unlike_hits = search(repo, "call attempts between", scope=["code"])["hits"]
+    unlike = [h["path"] for h in unlike_hits]
+    assert {"src/retry_a.py", "src/retry_b.py"} <= set(unlike)
+    assert not any("history_prior" in h["components"] for h in unlike_hits)
     (repo / ".autology" / "config.toml").write_text("[retrieval]\nhistory_prior = 0\n")
-    assert alike == [h["path"] for h in search(repo, "between", scope=["code"])["hits"]
-                     if h["path"].startswith("src/retry")]
+    assert unlike == [h["path"] for h in search(repo, "call attempts between", scope=["code"])["hits"]]
 
 
 def test_the_history_prior_never_lifts_a_file_over_the_code_that_defines_the_name_asked_about(repo: Path) -> None:

@@ -79,6 +79,7 @@ class CommitHit:
     bot: bool
     score: float
     changed: tuple[str, ...] = ()  # the names its changed lines hold that the query matched
+    said: float = 0.0  # the score of its message alone (the history prior's: what it was chosen on)
 
     @property
     def short(self) -> str:
@@ -278,7 +279,8 @@ class HistoryIndex:
         scored.sort(key=lambda r: (-r[0], r[1], r[2]))  # ties: newest first
         top = scored[:limit]
         names = self._changed_names(match, [rowid for _, _, _, rowid, _ in top if rowid in changed])
-        return [replace(_hit(tuple(row)), score=value, changed=names.get(rowid, ()))
+        return [replace(_hit(tuple(row)), score=value, changed=names.get(rowid, ()),
+                        said=round(said.get(rowid, 0.0) * (text.BOT_WEIGHT if row[6] else 1.0), 4))
                 for value, _, _, rowid, row in top]
 
     def _matches(self, table: str, quoted: list[str], total_key: str, common_share: float, depth: int,
