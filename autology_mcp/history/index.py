@@ -41,7 +41,7 @@ from autology_mcp.history.config import load_history_config
 
 SCHEMA_VERSION = "3"  # 2: merges without a title kept as rows (not searchable); 3: the changed lines' words
 COLUMN_WEIGHTS = (1.0, 1.0, 1.0)  # subject, body, files: equal (bench/history_eval.py, tuning part)
-CHANGES_WEIGHT = 0.5  # a commit's score: its message's + this x its changed words' (each 0 to 1), at most 1
+CHANGES_WEIGHT = 0.5  # a commit's score: its message's + this x its changed words' (each 0 to 1), over 1 + this
 BM25_K1 = 1.2
 COMMON_SHARE = 0.2  # a query word held by more than this share of the commits is not matched (the 2 rarest always are)
 HOOK_COMMON_SHARE = 0.05  # the same for a hook's search, which must answer within the hooks' budget
@@ -254,8 +254,8 @@ class HistoryIndex:
 
     def search(self, query: str, limit: int = 10, common_share: float | None = None) -> list[CommitHit]:
         """The commits best matching ``query`` (credits and pull-request numbers out), best first: the
-        message's score plus :data:`CHANGES_WEIGHT` times the changed words' (each 0 to 1, the sum at most
-        1), times :data:`~autology_mcp.history.text.BOT_WEIGHT` for a bot's; a word more than
+        message's score plus :data:`CHANGES_WEIGHT` times the changed words' (each 0 to 1), over 1 +
+        :data:`CHANGES_WEIGHT` (:func:`combined`), times :data:`~autology_mcp.history.text.BOT_WEIGHT` for a bot's; a word more than
         ``common_share`` (:data:`COMMON_SHARE`) of the commits hold is not matched. A hit names the words
         of its changed lines the query matched (``changed``)."""
         common_share = COMMON_SHARE if common_share is None else common_share
@@ -339,8 +339,10 @@ class HistoryIndex:
 
 
 def combined(said: float, changed: float) -> float:
-    """A commit's score from its message's and its changed words' (each 0 to 1)."""
-    return min(1.0, said + CHANGES_WEIGHT * changed)
+    """A commit's score from its message's and its changed words' (each 0 to 1), 0 to 1: their sum
+    weighted, over the most it could be (not capped: a cap would tie a commit whose message holds every
+    word of the query with one that holds half of them and changed them often)."""
+    return (said + CHANGES_WEIGHT * changed) / (1.0 + CHANGES_WEIGHT)
 
 
 _COLUMNS = "sha, date, author, subject, body, files, bot"  # a CommitHit's, in its order (:func:`_hit`)
