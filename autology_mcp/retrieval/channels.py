@@ -868,8 +868,9 @@ def history_channel(root: Path, query: str, pool: Pool, size: int, hook: bool = 
     """The commits HEAD reaches that best match the query (issue 41: :mod:`autology_mcp.history`), the
     index brought in step with HEAD first (nothing to do when HEAD did not move), the index's freshness
     (``head``, ``commits``, ``sync``) and ``pool`` with the commits added. A ``hook``'s search matches
-    only the words at most 5 % of the commits hold (:data:`~autology_mcp.history.index.HOOK_COMMON_SHARE`):
-    BM25 walks every commit holding a word, and a hook answers within a small multiple of the interpreter's start."""
+    only the words at most 5 % of the commits hold (:data:`~autology_mcp.history.index.HOOK_COMMON_SHARE`),
+    in the messages alone, not the changed lines' words: BM25 walks every commit holding a word, and a hook
+    answers within a small multiple of the interpreter's start."""
     run = ChannelRun("history")
     fresh: dict[str, Any] = {}
     t0 = time.perf_counter()
@@ -883,7 +884,8 @@ def history_channel(root: Path, query: str, pool: Pool, size: int, hook: bool = 
         index = HistoryIndex(root)
         try:
             synced = index.sync()
-            hits = index.search(query, size, common_share=HOOK_COMMON_SHARE if hook else None)
+            # a hook's search reads the messages alone: the changed words cost more than its budget allows
+            hits = index.search(query, size, common_share=HOOK_COMMON_SHARE if hook else None, changes=not hook)
         finally:
             index.close()
     except Exception as exc:  # the history failing must not fail the search
