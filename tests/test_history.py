@@ -186,6 +186,8 @@ def test_a_commit_is_found_by_the_names_it_changed(repo: Path) -> None:
                                                    "    return cache\n", "poetry.lock": "lockonlyword = 1\n"})
     index = index_of(repo)
     assert [h.subject for h in index.search("clear_expired", 3)] == ["Stop the leak"]
+    assert index.search("clear_expired", 3)[0].changed == ("clear_expired",)
+    assert index.search("clear_expired", 3, changes=False) == []  # a hook's search: the messages alone
     # the function whose body changed is named by the hunk: both commits touched it, the one that
     # defined it and the one that changed it
     assert {h.subject for h in index.search("evict_stale_sessions", 5)} == {"Add the session cache", "Stop the leak"}

@@ -318,8 +318,12 @@ class HistoryIndex:
         marks = ",".join("?" * len(rowids))
         rows = self.conn.execute(f"SELECT rowid, highlight(changes_fts, 0, char(2), char(3)) FROM changes_fts"
                                  f" WHERE changes_fts MATCH ? AND rowid IN ({marks})", (match, *rowids))
-        return {rowid: tuple(dict.fromkeys(w.replace("\x02", "").replace("\x03", "") for w in marked.split()
-                                           if "\x02" in w)) for rowid, marked in rows}
+        names = {}
+        for rowid, marked in rows:
+            words = list(dict.fromkeys(w.replace("\x02", "").replace("\x03", "") for w in marked.split() if "\x02" in w))
+            joined = {text.joined_name(w) for w in words if "_" in w}  # the index's one-word form: not shown
+            names[rowid] = tuple(w for w in words if "_" in w or w not in joined)
+        return names
 
     # ---------------------------------------------------------------- by sha and by file
 
