@@ -255,18 +255,23 @@ class HistoryIndex:
 
     def search(self, query: str, limit: int = 10, common_share: float | None = None,
                changes: bool = True) -> list[CommitHit]:
+        return self.ranked(query, limit, common_share, changes)[0]
+
+    def ranked(self, query: str, limit: int = 10, common_share: float | None = None,
+               changes: bool = True) -> tuple[list[CommitHit], list[CommitHit]]:
         """The commits best matching ``query`` (credits and pull-request numbers out), best first: the
         message's score plus :data:`CHANGES_WEIGHT` times the changed words' (each 0 to 1), over 1 +
         :data:`CHANGES_WEIGHT` (:func:`combined`), times :data:`~autology_mcp.history.text.BOT_WEIGHT` for a bot's; a word more than
         ``common_share`` (:data:`COMMON_SHARE`) of the commits hold is not matched. A hit names the words
         of its changed lines the query matched (``changed``; the first :data:`NAMED` hits). ``changes=False``:
         the messages alone (a hook's search: the changed words' table costs it about 15 ms on a 50,000-commit
-        history)."""
+        history). Also the ``limit`` best by their messages alone (score ``said``: the history prior's
+        order, as it was fitted)."""
         common_share = COMMON_SHARE if common_share is None else common_share
         cleaned = without_boilerplate(query)
         terms = node_query_terms(cleaned)
         if not terms:
-            return []
+            return [], []
         quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
         whole = ['"' + t + '"' for t in text.joined_names(cleaned)]  # snake_case names whole: changed words hold them so
         depth = limit * 4
@@ -274,19 +279,24 @@ class HistoryIndex:
         changed, match = self._matches("changes_fts", quoted + whole, "changed", common_share, depth, (1.0,)) \
             if changes else ({}, "")
         score = {r: combined(said.get(r, 0.0), changed.get(r, 0.0)) for r in {*said, *changed}}
-        best = sorted(score, key=lambda r: -score[r])[:depth]
-        if not best:
-            return []
-        marks = ",".join("?" * len(best))
-        rows = self.conn.execute(f"SELECT {_COLUMNS}, epoch, rowid FROM commits WHERE rowid IN ({marks})", best)
-        scored = [(round(score[rowid] * (text.BOT_WEIGHT if row[6] else 1.0), 4), -epoch, row[0], rowid, row)
-                  for *row, epoch, rowid in rows]
-        scored.sort(key=lambda r: (-r[0], r[1], r[2]))  # ties: newest first
-        top = scored[:limit]
-        names = self._changed_names(match, [rowid for _, _, _, rowid, _ in top[:NAMED] if rowid in changed])
-        return [replace(_hit(tuple(row)), score=value, changed=names.get(rowid, ()),
-                        said=round(said.get(rowid, 0.0) * (text.BOT_WEIGHT if row[6] else 1.0), 4))
-                for value, _, _, rowid, row in top]
+        wanted = list(dict.fromkeys([*sorted(score, key=lambda r: -score[r])[:depth], *said]))
+        if not wanted:
+            return [], []
+        marks = ",".join("?" * len(wanted))
+        found = {rowid: (_hit(tuple(row)), epoch) for *row, epoch, rowid in self.conn.execute(
+            f"SELECT {_COLUMNS}, epoch, rowid FROM commits WHERE rowid IN ({marks})", wanted)}
+        weight = {r: text.BOT_WEIGHT if hit.bot else 1.0 for r, (hit, _) in found.items()}
+
+        def best(value: dict[int, float]) -> list[tuple[int, float]]:  # (rowid, score), ties newest first
+            ranked = sorted(((r, round(value[r] * weight[r], 4)) for r in found if r in value),
+                            key=lambda rs: (-rs[1], -found[rs[0]][1], found[rs[0]][0].sha))
+            return ranked[:limit]
+
+        top = best(score)
+        names = self._changed_names(match, [r for r, _ in top[:NAMED] if r in changed])
+        hits = [replace(found[r][0], score=value, said=round(said.get(r, 0.0) * weight[r], 4), changed=names.get(r, ()))
+                for r, value in top]
+        return hits, [replace(found[r][0], score=value, said=value) for r, value in best(said)]
 
     def _matches(self, table: str, quoted: list[str], total_key: str, common_share: float, depth: int,
                  weights: tuple[float, ...]) -> tuple[dict[int, float], str]:

@@ -864,10 +864,12 @@ _df_cache: OrderedDict[tuple, int] = OrderedDict()
 _df_lock = threading.Lock()
 
 
-def history_channel(root: Path, query: str, pool: Pool, size: int, hook: bool = False) -> tuple[ChannelRun, dict[str, Any], Pool]:
+def history_channel(root: Path, query: str, pool: Pool, size: int,
+                    hook: bool = False) -> tuple[ChannelRun, dict[str, Any], Pool, list[tuple[float, tuple[str, ...]]]]:
     """The commits HEAD reaches that best match the query (issue 41: :mod:`autology_mcp.history`), the
     index brought in step with HEAD first (nothing to do when HEAD did not move), the index's freshness
-    (``head``, ``commits``, ``sync``) and ``pool`` with the commits added. A ``hook``'s search matches
+    (``head``, ``commits``, ``sync``), ``pool`` with the commits added, and the best commits by their
+    messages alone as ``(score, files)``, best first: the history prior's votes. A ``hook``'s search matches
     only the words at most 5 % of the commits hold (:data:`~autology_mcp.history.index.HOOK_COMMON_SHARE`),
     in the messages alone, not the changed lines' words: BM25 walks every commit holding a word, and a hook
     answers within a small multiple of the interpreter's start."""
@@ -880,18 +882,19 @@ def history_channel(root: Path, query: str, pool: Pool, size: int, hook: bool = 
 
         if not load_history_config(root).enabled:
             run.status, run.note = "disabled", "the history channel is turned off for this project"
-            return run, fresh, pool
+            return run, fresh, pool, []
         index = HistoryIndex(root)
         try:
             synced = index.sync()
             # a hook's search reads the messages alone: the changed words cost more than its budget allows
-            hits = index.search(query, size, common_share=HOOK_COMMON_SHARE if hook else None, changes=not hook)
+            hits, by_message = index.ranked(query, size, common_share=HOOK_COMMON_SHARE if hook else None,
+                                            changes=not hook)
         finally:
             index.close()
     except Exception as exc:  # the history failing must not fail the search
         run.status, run.note = "error", f"{type(exc).__name__}: {exc}"
         run.ms = (time.perf_counter() - t0) * 1000
-        return run, fresh, pool
+        return run, fresh, pool, []
     fresh = {"head": synced.head, "commits": synced.commits, "sync": synced.mode}
     if synced.mode in ("empty", "not a git repository"):
         run.note = synced.mode
@@ -903,13 +906,13 @@ def history_channel(root: Path, query: str, pool: Pool, size: int, hook: bool = 
             text=h.subject + ("\n" + h.body if h.body else "") + ("\nChanged: " + ", ".join(h.changed) if h.changed else "")
             + ("\nFiles: " + " ".join(h.files) if files else ""),
             meta={"sha": h.sha, "date": h.date, "author": h.author, "files": list(h.files), "bot": h.bot,
-                  "history_score": h.score, "history_said": h.said, "changed": list(h.changed)},
+                  "history_score": h.score, "changed": list(h.changed)},
         )
         run.ranking.append(pool.add(cand).key)
     run.ms = (time.perf_counter() - t0) * 1000
     if not run.ranking:
         run.status = "empty"
-    return run, fresh, pool
+    return run, fresh, pool, [(h.said, h.files) for h in by_message]
 
 
 def _history_counts(root: Path, terms: list[str]) -> dict[str, int]:

@@ -274,10 +274,9 @@ def run_channels(s: Search, index_cfg) -> None:
     else:
         s.runs.append(ch.ChannelRun("sessions", "out_of_scope"))
     if history_job is not None:
-        run, fresh, commits = history_job.result()
+        run, fresh, commits, votes = history_job.result()
         if wants_prior:  # the commits' messages vote (their changed words lowered code ranking on the tuning parts)
-            said = sorted((commits.items[k].meta for k in run.ranking), key=lambda m: -m["history_said"])
-            s.file_prior = file_prior(((m["history_said"], m["files"]) for m in said), cfg.history_prior_commits)
+            s.file_prior = file_prior(votes, cfg.history_prior_commits)
     if "history" in s.scopes:
         s.freshness["history"] = fresh
         run.ranking = run.ranking[:cfg.pool]
