@@ -2846,7 +2846,7 @@ def test_a_symbols_code_without_its_docstrings_keeps_its_lines_and_its_code(part
 
 # ------------------------------------------------------------------------------ the mypy classes (issue 38)
 
-STUB = '''from typing import final
+MYPY_STUB = '''from typing import final
 
 @final
 class Writer:
@@ -2860,7 +2860,7 @@ def test_a_signature_the_node_writes_holds_until_a_parameter_it_lists_changes_ki
     """mypy's librt stub: the node writes `write(self, /, b: bytes)`, the stub's `def`. An optional parameter
     added after it keeps every parameter the node lists as it was (information); `b` made positional-only
     (`write(self, b: bytes, /)`) changes how a caller may pass it: a flag, though every name is still there."""
-    root = one_file_repo(tmp_path / "stub", "pkg/w.pyi", STUB, "stub")
+    root = one_file_repo(tmp_path / "stub", "pkg/w.pyi", MYPY_STUB, "stub")
     node = capture(root, ["pkg/w.pyi#Writer"], content="The stub of `Writer` puts the `/` right after `self`: "
                    "`append(self, /, x: int)` and `write(self, /, b: bytes)`; the other arguments may be given by keyword.",
                    title="Writer marks only self positional-only")
@@ -2890,7 +2890,7 @@ def test_signatures_agree_by_each_listed_parameter_its_place_kind_annotation_and
     assert signatures_lost(before, "def g(a):\n    pass\n", ["f(a, b)"]) == []
 
 
-NARROW = '''def refers_to(expr, name):
+MYPY_NARROW = '''def refers_to(expr, name):
     return expr == name
 
 
@@ -2914,7 +2914,7 @@ class Checker:
         return in_calls, compared
 '''
 
-SPLIT = '''def refers_to(expr, name):
+MYPY_SPLIT = '''def refers_to(expr, name):
     return expr == name
 
 
@@ -2948,25 +2948,25 @@ def test_a_loop_split_in_two_and_an_inner_helper_moved_out_keep_the_node(tmp_pat
     there are none): the statements it held it still holds, and the helper it calls is still its code.
     A second pass that reads another attribute (`node.others`) is a flag, and so is the helper no longer
     asking for `type`."""
-    root = one_file_repo(tmp_path / "narrow", "pkg/checker.py", NARROW, "checker")
+    root = one_file_repo(tmp_path / "narrow", "pkg/checker.py", MYPY_NARROW, "checker")
     node = capture(root, ["pkg/checker.py#Checker.find_type_check"],
                    content="`Checker.find_type_check(node, indices)` handles `type(x) == T`: the `operands` that are "
                    "`type(...)` calls (`is_type_call`) are collected; the others give the compared type.",
                    title="type(x) == T narrows")
     commit(root, "record")
-    (root / "pkg" / "checker.py").write_text(SPLIT)
+    (root / "pkg" / "checker.py").write_text(MYPY_SPLIT)
     commit(root, "two passes")
     assert only(root, node).stale is False
     edit(root, "            compared = self.type_of(expr)\n", "            compared = self.type_of(node.others[index])\n",
          path="pkg/checker.py")
     commit(root, "another attribute")
     assert only(root, node).stale is True
-    (root / "pkg" / "checker.py").write_text(SPLIT.replace('"builtins.type"', '"builtins.object"'))
+    (root / "pkg" / "checker.py").write_text(MYPY_SPLIT.replace('"builtins.type"', '"builtins.object"'))
     commit(root, "the helper asks for object")
     assert only(root, node).stale is True
 
 
-IFSTMT = '''class IfStmt:
+MYPY_IFSTMT = '''class IfStmt:
     __slots__ = ("expr", "body", "else_body")
 
     def __init__(self, expr, body, else_body):
@@ -2980,7 +2980,7 @@ def test_a_field_added_beside_the_strings_the_node_quotes_keeps_it(tmp_path: Pat
     """mypy's `IfStmt` gained a fourth slot, `"unreachable_else"`, beside `"expr"`, `"body"` and `"else_body"`
     that the node names: every string it quotes is still there, in the same statement (information).
     A slot it names taken away is a flag."""
-    root = one_file_repo(tmp_path / "nodes", "pkg/nodes.py", IFSTMT, "nodes")
+    root = one_file_repo(tmp_path / "nodes", "pkg/nodes.py", MYPY_IFSTMT, "nodes")
     node = capture(root, ["pkg/nodes.py#IfStmt"], content="`IfStmt(expr, body, else_body)` keeps one condition per node: "
                    "`else_body` is None without an else.", title="IfStmt shape")
     commit(root, "record")
@@ -2994,7 +2994,7 @@ def test_a_field_added_beside_the_strings_the_node_quotes_keeps_it(tmp_path: Pat
     assert only(root, node).stale is True
 
 
-HELP = '''def options(parser):
+MYPY_HELP = '''def options(parser):
     group = parser.add_argument_group(
         title="None handling",
         description="How None is handled; see: "
@@ -3007,7 +3007,7 @@ HELP = '''def options(parser):
 def test_a_link_the_node_gives_is_a_value_it_states(tmp_path: Path) -> None:
     """mypy's "None and Optional handling" help: the node gives the link the description ends with, not in
     quotes. The description's other words reworded keep it; the link pointed elsewhere is a flag."""
-    root = one_file_repo(tmp_path / "help", "pkg/main.py", HELP, "help")
+    root = one_file_repo(tmp_path / "help", "pkg/main.py", MYPY_HELP, "help")
     node = capture(root, ["pkg/main.py#L2-6"], content="The group's description ends with a link to the docs: "
                    "https://example.org/docs/kinds.html#no-strict-optional.", title="Where the help points")
     commit(root, "record")
@@ -3019,7 +3019,7 @@ def test_a_link_the_node_gives_is_a_value_it_states(tmp_path: Path) -> None:
     assert only(root, node).stale is True
 
 
-WORKER = '''def main(server):
+MYPY_WORKER = '''def main(server):
     try:
         serve(server)
     except OSError:
@@ -3033,7 +3033,7 @@ def test_a_code_snippet_a_file_under_a_folder_held_and_none_holds_now_is_a_flag(
     """mypy's build worker: the node on the folder says an OSError ends it silently (`except OSError: pass`,
     a clause: code, not prose; `pass` alone is still in another file). Another file of the folder changed
     keeps it; the clause now printing the error is a flag."""
-    root = one_file_repo(tmp_path / "worker", "pkg/worker/worker.py", WORKER, "worker")
+    root = one_file_repo(tmp_path / "worker", "pkg/worker/worker.py", MYPY_WORKER, "worker")
     (root / "pkg" / "worker" / "other.py").write_text("try:\n    x = 1\nexcept ValueError:\n    pass\n")
     commit(root, "other")
     node = capture(root, ["pkg/worker/"], content="pkg/worker/ is the worker process. An OSError on the connection "
@@ -3049,7 +3049,7 @@ def test_a_code_snippet_a_file_under_a_folder_held_and_none_holds_now_is_a_flag(
     assert found.stale is True and "except OSError: pass" in found.why
 
 
-OPTIONS = '''import argparse
+MYPY_OPTIONS = '''import argparse
 
 
 def process_options(parser, add_flag):
@@ -3064,7 +3064,7 @@ def test_a_call_telling_the_user_that_a_name_the_node_gives_is_deprecated_is_a_f
     """mypy's `--force-uppercase-builtins`: deprecated by a comment and a `print("Warning: ... is
     deprecated; ...")`, not a `warnings.warn`. A message saying another flag is deprecated, naming this one
     only as what to use instead, or a message that says nothing of deprecation, keeps the node."""
-    root = one_file_repo(tmp_path / "opts", "pkg/main.py", OPTIONS, "options")
+    root = one_file_repo(tmp_path / "opts", "pkg/main.py", MYPY_OPTIONS, "options")
     node = capture(root, ["pkg/main.py#L5-5"], content="`--force-upper` is registered with `add_flag` but hidden from "
                    "`--help`; it exists for tests.", title="--force-upper is a hidden flag")
     commit(root, "record")
