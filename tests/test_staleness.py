@@ -3047,6 +3047,13 @@ def test_a_code_snippet_a_file_under_a_folder_held_and_none_holds_now_is_a_flag(
     commit(root, "print it")
     found = only(root, node)
     assert found.stale is True and "except OSError: pass" in found.why
+    service = Autology.open(root)  # a tag committed later moves the base past the change: the fingerprint keeps the flag
+    try:
+        service.update(node, tags=["worker"])
+    finally:
+        service.close()
+    commit(root, "tag")
+    assert only(root, node).why == found.why
 
 
 MYPY_OPTIONS = '''import argparse

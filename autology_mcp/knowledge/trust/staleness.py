@@ -96,7 +96,7 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   proxies)``, held as a call, not a ``def``), which the referenced code held at the base, is gone from
   it now (comments aside; a code snippet is code in backticks, a clause too: ``except OSError: pass``);
   for a folder, when a code snippet the node gives that a file under it held at the base is in none of
-  them now (:func:`_folder_snippets`), when a file under it that the node names (by its path, or
+  them now (:func:`held_snippets`), when a file under it that the node names (by its path, or
   by its bare name, ``main.py``: :mod:`folder_files`) and the folder held is deleted or renamed;
   or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
   block is kept) and no name it gives plainly is still in it.
@@ -147,7 +147,6 @@ span; :mod:`.fingerprints` records the code a node saw.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from autology_mcp.knowledge.models import KnowledgeNode
@@ -169,10 +168,10 @@ from autology_mcp.knowledge.trust.deprecations import (
 )
 from autology_mcp.knowledge.trust.findings import LINES, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.fingerprints import node_bases, recorded_code, recorded_names
-from autology_mcp.knowledge.trust.folder_files import defined, grep_names, named_files
+from autology_mcp.knowledge.trust.folder_files import defined, grep_names, held_snippets, named_files
 from autology_mcp.knowledge.trust.git_history import Commit, History, history
 from autology_mcp.knowledge.trust.mentions import Said, holds, mentions
-from autology_mcp.knowledge.trust.symbol_rules import REWRITTEN, _holder, _lost, judge_span, judge_symbol, squeezed
+from autology_mcp.knowledge.trust.symbol_rules import REWRITTEN, _holder, _lost, judge_span, judge_symbol
 
 
 def check(h: History, node: KnowledgeNode, base: str | None, references: list[str] | None = None,
@@ -333,7 +332,7 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
     """A folder: gone, the mentioned paths under it (bare file names too: :func:`named_files`) that existed
     at the base, or when the fingerprint was taken, and are gone now (deleted or renamed), then the code
     snippets the node gives that a file under it held at the base and none holds now
-    (:func:`_folder_snippets`), then the mentioned names its files held at the base, or when the node's fingerprint was taken
+    (:func:`held_snippets`), then the mentioned names its files held at the base, or when the node's fingerprint was taken
     (``held_then``), and hold no more; then the mentioned names a file under it newly marks deprecated
     (:func:`folder_deprecated`), against what the fingerprint found deprecated (``deprecated_then``)
     or, without one, what the base's files did."""
@@ -343,9 +342,10 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
         if (p == path or p.startswith(path + "/")) and not (h.root / p).exists() \
                 and (p in (held_then or ()) or h._git("cat-file", "-e", f"{base}:./{p}") is not None):
             return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
-    if snippets and h.changed_since(base, path):
-        held = _folder_snippets(h, snippets, base, path)
-        gone = sorted(held - _folder_snippets(h, sorted(held), None, path)) if held else []
+    if snippets and (h.changed_since(base, path) or set(held_then or ()) & set(snippets)):
+        held = held_snippets(h._git, lambda q: h.content(base, q), snippets, base, path) | \
+            (set(held_then or ()) & set(snippets))  # (or when the fingerprint was taken: a relate committed later)
+        gone = sorted(held - held_snippets(h._git, h.worktree, sorted(held), None, path)) if held else []
         if gone:
             return Finding(ref, True, f"{_shown(gone)} {'is' if len(gone) == 1 else 'are'} gone from {path}/",
                            later.text(explain))
@@ -376,23 +376,6 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
             return Finding(ref, True, f"{_shown(newly)} {verb} deprecated in {path}/ ({where}, {when})",
                            later.text(explain))
     return Finding(ref, False, None, later.text(explain))
-
-
-def _folder_snippets(h: History, snippets: list[str], rev: str | None, path: str) -> set[str]:
-    """Which of the code snippets a file under the folder holds, whitespace and comments aside, at ``rev``
-    (None: the work tree); the files read are those ``git grep`` finds with the snippet's longest word."""
-    found = set()
-    for snippet in snippets:
-        word = max(re.findall(r"\w+", snippet), key=len, default="")
-        out = h._git("grep", "-I", "-l", "-F", "-e", word, *([rev] if rev else []), "--", path,
-                     ":(exclude).autology") if word else None
-        for line in (out or "").splitlines():
-            name = line.split(":", 1)[1] if rev else line
-            text = h.content(rev, name) if rev else h.worktree(name)
-            if text is not None and squeezed(snippet) in squeezed(code_words(text, name)):
-                found.add(snippet)
-                break
-    return found
 
 
 def judge(root: Path, store, nodes: list[KnowledgeNode],
