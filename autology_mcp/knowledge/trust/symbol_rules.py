@@ -260,7 +260,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     uses_before = {i for u in gone if plain(u) not in held_now and not any(a <= u.start <= b for a, b in moved_out)
                    for i in u.identifiers()}
     uses_after = {i for u in came if plain(u) not in held_then for i in u.identifiers()}
-    differ = uses_before ^ uses_after  # a name used by the statements before and not after, or after and not before
+    # a name used by the statements before and not after, or after and not before, counted both ways
+    differ = ({i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}) & \
+        (uses_before ^ uses_after)
     gained = _parameter_names(new) - _parameter_names(old)
     explicit = kwargs_keys(old) & gained  # a keyword it took from its **kwargs by name, now a parameter of its own
     signature = said.signature(symbol.split(".")[-1], old_parameters)
