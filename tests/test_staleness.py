@@ -1053,7 +1053,8 @@ def test_what_a_node_states_literally_is_read_from_its_text() -> None:
                                "L10-40, 1 or https://example.com/v/7.7.")
     assert said.literals == {"Perhaps you meant http://...?": ("Perhaps you meant http://",),
                              "Invalid URL %r: no scheme": ("Invalid URL", ": no scheme"),
-                             "static/": ("static/",), ".env": (".env",)}
+                             "static/": ("static/",), ".env": (".env",),
+                             "https://example.com/v/7.7": ("https://example.com/v/7.7",)}  # a link it gives (mypy)
     assert said.numbers == {"1.21.1": "1.21.1", "21": "1.21.1", "4": "4", "5000": "5000", "64": "64", "10000": "10000",
                             "0.4": "0.4"}  # a fraction has no parts: 0.4 is not a 4
 
@@ -2841,3 +2842,246 @@ def test_a_symbols_code_without_its_docstrings_keeps_its_lines_and_its_code(part
         assert kept in ("", line)
         if "x = 1" in line or "return" in line or "not a docstring" in line or "def inner" in line:
             assert kept == line
+
+
+# ------------------------------------------------------------------------------ the mypy classes (issue 38)
+
+MYPY_STUB = '''from typing import final
+
+@final
+class Writer:
+    def append(self, /, x: int) -> None: ...
+    def write(self, /, b: bytes) -> None: ...
+    def getvalue(self) -> bytes: ...
+'''
+
+
+def test_a_signature_the_node_writes_holds_until_a_parameter_it_lists_changes_kind(tmp_path: Path) -> None:
+    """mypy's librt stub: the node writes `write(self, /, b: bytes)`, the stub's `def`. An optional parameter
+    added after it keeps every parameter the node lists as it was (information); `b` made positional-only
+    (`write(self, b: bytes, /)`) changes how a caller may pass it: a flag, though every name is still there."""
+    root = one_file_repo(tmp_path / "stub", "pkg/w.pyi", MYPY_STUB, "stub")
+    node = capture(root, ["pkg/w.pyi#Writer"], content="The stub of `Writer` puts the `/` right after `self`: "
+                   "`append(self, /, x: int)` and `write(self, /, b: bytes)`; the other arguments may be given by keyword.",
+                   title="Writer marks only self positional-only")
+    commit(root, "record")
+    edit(root, "def write(self, /, b: bytes)", "def write(self, /, b: bytes, flush: bool = False)", path="pkg/w.pyi")
+    commit(root, "an optional flush")
+    assert only(root, node).stale is False
+    edit(root, "def write(self, /, b: bytes, flush: bool = False)", "def write(self, b: bytes, /, flush: bool = False)",
+         path="pkg/w.pyi")
+    commit(root, "b positional-only")
+    found = only(root, node)
+    assert found.stale is True and "write(self, /, b: bytes)" in found.why
+
+
+def test_signatures_agree_by_each_listed_parameter_its_place_kind_annotation_and_default() -> None:
+    from autology_mcp.knowledge.trust.signatures import signatures_lost
+
+    before = "def f(a, b: int = 1, *, c=None):\n    pass\n"
+    assert signatures_lost(before, "def f(a, b: int = 1, d=2, *, c=None):\n    pass\n", ["f(a, b: int = 1)"]) == []
+    assert signatures_lost(before, "def f(a, /, b: int = 1, *, c=None):\n    pass\n", ["f(a, b)"]) == ["f(a, b)"]
+    assert signatures_lost(before, "def f(b: int = 1, a=0, *, c=None):\n    pass\n", ["f(a, b)"]) == ["f(a, b)"]
+    assert signatures_lost(before, "def f(a, b: str = 1, *, c=None):\n    pass\n", ["f(a, b: int)"]) == ["f(a, b: int)"]
+    assert signatures_lost(before, "def f(a, b: int = 2, *, c=None):\n    pass\n", ["f(a, b=1)"]) == ["f(a, b=1)"]
+    assert signatures_lost(before, "def f(a, b: int = 1, c=None):\n    pass\n", ["f(a, *, c=None)"]) == ["f(a, *, c=None)"]
+    # a call that is no def (an argument that is no parameter), a name without parameters, a function gone: not this rule's
+    assert signatures_lost(before, "def f(x):\n    pass\n", ["f(1, 2)", "f()", "g(a)"]) == []
+    assert signatures_lost(before, "def g(a):\n    pass\n", ["f(a, b)"]) == []
+
+
+MYPY_NARROW = '''def refers_to(expr, name):
+    return expr == name
+
+
+class Checker:
+    def find_type_check(self, node, indices):
+        """Narrow type(x) == T."""
+
+        def is_type_call(expr):
+            return refers_to(expr, "builtins.type")
+
+        in_calls = []
+        compared = None
+        for index in indices:
+            expr = node.operands[index]
+            if is_type_call(expr):
+                in_calls.append(expr)
+            else:
+                compared = self.type_of(expr)
+        if not in_calls:
+            return None
+        return in_calls, compared
+'''
+
+MYPY_SPLIT = '''def refers_to(expr, name):
+    return expr == name
+
+
+def is_type_call(expr):
+    return refers_to(expr, "builtins.type")
+
+
+class Checker:
+    def find_type_check(self, node, indices):
+        """Narrow type(x) == T."""
+        in_calls = []
+        for index in indices:
+            expr = node.operands[index]
+            if is_type_call(expr):
+                in_calls.append(expr)
+        if not in_calls:
+            return None
+        compared = None
+        for index in indices:
+            expr = node.operands[index]
+            if is_type_call(expr):
+                continue
+            compared = self.type_of(expr)
+        return in_calls, compared
+'''
+
+
+def test_a_loop_split_in_two_and_an_inner_helper_moved_out_keep_the_node(tmp_path: Path) -> None:
+    """mypy's `find_type_equals_check`: its inner `is_type_call` moved to the module (still called, still
+    `"builtins.type"`) and its loop split in two passes (the `type(...)` calls first, an early return when
+    there are none): the statements it held it still holds, and the helper it calls is still its code.
+    A second pass that reads another attribute (`node.others`) is a flag, and so is the helper no longer
+    asking for `type`."""
+    root = one_file_repo(tmp_path / "narrow", "pkg/checker.py", MYPY_NARROW, "checker")
+    node = capture(root, ["pkg/checker.py#Checker.find_type_check"],
+                   content="`Checker.find_type_check(node, indices)` handles `type(x) == T`: the `operands` that are "
+                   "`type(...)` calls (`is_type_call`) are collected; the others give the compared type.",
+                   title="type(x) == T narrows")
+    commit(root, "record")
+    (root / "pkg" / "checker.py").write_text(MYPY_SPLIT)
+    commit(root, "two passes")
+    assert only(root, node).stale is False
+    edit(root, "            compared = self.type_of(expr)\n", "            compared = self.type_of(node.others[index])\n",
+         path="pkg/checker.py")
+    commit(root, "another attribute")
+    assert only(root, node).stale is True
+    (root / "pkg" / "checker.py").write_text(MYPY_SPLIT.replace('"builtins.type"', '"builtins.object"'))
+    commit(root, "the helper asks for object")
+    assert only(root, node).stale is True
+
+
+MYPY_IFSTMT = '''class IfStmt:
+    __slots__ = ("expr", "body", "else_body")
+
+    def __init__(self, expr, body, else_body):
+        self.expr = expr
+        self.body = body
+        self.else_body = else_body
+'''
+
+
+def test_a_field_added_beside_the_strings_the_node_quotes_keeps_it(tmp_path: Path) -> None:
+    """mypy's `IfStmt` gained a fourth slot, `"unreachable_else"`, beside `"expr"`, `"body"` and `"else_body"`
+    that the node names: every string it quotes is still there, in the same statement (information).
+    A slot it names taken away is a flag."""
+    root = one_file_repo(tmp_path / "nodes", "pkg/nodes.py", MYPY_IFSTMT, "nodes")
+    node = capture(root, ["pkg/nodes.py#IfStmt"], content="`IfStmt(expr, body, else_body)` keeps one condition per node: "
+                   "`else_body` is None without an else.", title="IfStmt shape")
+    commit(root, "record")
+    edit(root, '"else_body")', '"else_body", "unreachable_else")', path="pkg/nodes.py")
+    edit(root, "        self.else_body = else_body\n", "        self.else_body = else_body\n        self.unreachable_else = False\n",
+         path="pkg/nodes.py")
+    commit(root, "a fourth slot")
+    assert only(root, node).stale is False
+    edit(root, '("expr", "body", "else_body", ', '("expr", "body", ', path="pkg/nodes.py")
+    commit(root, "else_body no longer a slot")
+    assert only(root, node).stale is True
+
+
+MYPY_HELP = '''def options(parser):
+    group = parser.add_argument_group(
+        title="None handling",
+        description="How None is handled; see: "
+        "https://example.org/docs/kinds.html#no-strict-optional",
+    )
+    return group
+'''
+
+
+def test_a_link_the_node_gives_is_a_value_it_states(tmp_path: Path) -> None:
+    """mypy's "None and Optional handling" help: the node gives the link the description ends with, not in
+    quotes. The description's other words reworded keep it; the link pointed elsewhere is a flag."""
+    root = one_file_repo(tmp_path / "help", "pkg/main.py", MYPY_HELP, "help")
+    node = capture(root, ["pkg/main.py#L2-6"], content="The group's description ends with a link to the docs: "
+                   "https://example.org/docs/kinds.html#no-strict-optional.", title="Where the help points")
+    commit(root, "record")
+    edit(root, "How None is handled; see: ", "How values of None are handled; see: ", path="pkg/main.py")
+    commit(root, "reworded")
+    assert only(root, node).stale is False
+    edit(root, "kinds.html#no-strict-optional", "kinds.html#optional-types", path="pkg/main.py")
+    commit(root, "another anchor")
+    assert only(root, node).stale is True
+
+
+MYPY_WORKER = '''def main(server):
+    try:
+        serve(server)
+    except OSError:
+        pass
+    except Exception as exc:
+        report(exc)
+'''
+
+
+def test_a_code_snippet_a_file_under_a_folder_held_and_none_holds_now_is_a_flag(tmp_path: Path) -> None:
+    """mypy's build worker: the node on the folder says an OSError ends it silently (`except OSError: pass`,
+    a clause: code, not prose; `pass` alone is still in another file). Another file of the folder changed
+    keeps it; the clause now printing the error is a flag."""
+    root = one_file_repo(tmp_path / "worker", "pkg/worker/worker.py", MYPY_WORKER, "worker")
+    (root / "pkg" / "worker" / "other.py").write_text("try:\n    x = 1\nexcept ValueError:\n    pass\n")
+    commit(root, "other")
+    node = capture(root, ["pkg/worker/"], content="pkg/worker/ is the worker process. An OSError on the connection "
+                   "ends it silently (`except OSError: pass`); any other exception is reported.", title="The worker")
+    commit(root, "record")
+    (root / "pkg" / "worker" / "other.py").write_text("try:\n    x = 2\nexcept ValueError:\n    pass\n")
+    commit(root, "other changed")
+    assert only(root, node).stale is False
+    edit(root, "    except OSError:\n        pass\n", "    except OSError as exc:\n        print(exc)\n",
+         path="pkg/worker/worker.py")
+    commit(root, "print it")
+    found = only(root, node)
+    assert found.stale is True and "except OSError: pass" in found.why
+    service = Autology.open(root)  # a tag committed later moves the base past the change: the fingerprint keeps the flag
+    try:
+        service.update(node, tags=["worker"])
+    finally:
+        service.close()
+    commit(root, "tag")
+    assert only(root, node).why == found.why
+
+
+MYPY_OPTIONS = '''import argparse
+
+
+def process_options(parser, add_flag):
+    add_flag("--force-upper", default=False, help=argparse.SUPPRESS)
+    add_flag("--union-syntax", default=False, help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    return options
+'''
+
+
+def test_a_call_telling_the_user_that_a_name_the_node_gives_is_deprecated_is_a_flag(tmp_path: Path) -> None:
+    """mypy's `--force-uppercase-builtins`: deprecated by a comment and a `print("Warning: ... is
+    deprecated; ...")`, not a `warnings.warn`. A message saying another flag is deprecated, naming this one
+    only as what to use instead, or a message that says nothing of deprecation, keeps the node."""
+    root = one_file_repo(tmp_path / "opts", "pkg/main.py", MYPY_OPTIONS, "options")
+    node = capture(root, ["pkg/main.py#L5-5"], content="`--force-upper` is registered with `add_flag` but hidden from "
+                   "`--help`; it exists for tests.", title="--force-upper is a hidden flag")
+    commit(root, "record")
+    edit(root, "    return options\n", "    if options.union_syntax:\n        print('Warning: --union-syntax is "
+         "deprecated; use --force-upper instead')\n    if options.force_upper:\n        print('Note: upper')\n"
+         "    return options\n", path="pkg/main.py")
+    commit(root, "another flag deprecated, a note")
+    assert only(root, node).stale is False
+    edit(root, "print('Note: upper')", "print('Warning: --force-upper is deprecated; mypy only supports 3.9+')",
+         path="pkg/main.py")
+    commit(root, "deprecated")
+    found = only(root, node)
+    assert found.stale is True and "deprecated" in found.why

@@ -1091,7 +1091,8 @@ def _message(node: ast.Call) -> str:
 def deprecated(text: str, path: str, names: set[str]) -> set[str]:
     """Which of ``names`` the code marks deprecated: a Python function or class with a ``deprecated``
     decorator, a deprecation warning raised in its body, or "deprecated" in its docstring; or a
-    deprecation warning whose message names it (a module ``__getattr__`` for an old name). In other
+    deprecation warning whose message names it (a module ``__getattr__`` for an old name), or any call
+    whose message says it "is deprecated" (``print("Warning: --flag is deprecated")``, a log line). In other
     programming languages: a deprecation mark (``@deprecated``, ``Deprecated:``, ``#[deprecated``,
     ``[Obsolete``) on a line that names it or up to three lines above. Documents are not read so."""
     if not names:
@@ -1158,6 +1159,9 @@ def _deprecation_marks(text: str) -> tuple[set[str], list[str]] | None:
     marked: set[str] = set()
     warnings = _warning_calls(text)
     messages = [_message(node) for node in warnings]
+    # what a call tells the user is deprecated, whatever tells it (a print, a log line, an error): its message
+    messages += [m for node in ast.walk(tree) if isinstance(node, ast.Call) and not _is_warning_call(node)
+                 and (m := _message(node)) and re.search(r"\bdeprecated\b", m, re.IGNORECASE)]
     marked |= _old_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

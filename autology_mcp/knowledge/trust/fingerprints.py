@@ -15,7 +15,7 @@ from autology_mcp.knowledge.models import FINGERPRINT_KEY, KnowledgeNode
 from autology_mcp.knowledge.references import reference_path
 from autology_mcp.knowledge.trust.code_compare import code_words, file_literals
 from autology_mcp.knowledge.trust.deprecations import _elsewhere, folder_deprecated, watched
-from autology_mcp.knowledge.trust.folder_files import named_files
+from autology_mcp.knowledge.trust.folder_files import held_snippets, named_files
 from autology_mcp.knowledge.trust.git_history import GIT_TIMEOUT, History, history, read
 from autology_mcp.knowledge.trust.mentions import Said, holds, mentions
 
@@ -62,6 +62,8 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
         kept = sorted({line.strip() for line in grep.stdout.splitlines()} & set(names))[:20]
         kept += sorted(p for p in set(named) | named_files(content, folder) if p.startswith(folder + "/") and (  # its files
             (Path(root) / p).exists() if rev is None else history(Path(root)).content(rev, p) is not None))[:20]
+        git = lambda *a: history(Path(root))._git(*a)  # noqa: E731
+        kept += sorted(held_snippets(git, reader, Said(set(), set(), f"{title}\n{content}").snippets, rev, folder))[:10]
         if kept:
             seen.setdefault("names", {})[folder] = kept
         # what of them a file under it marked deprecated already ([] says none): a later deprecation is a flag

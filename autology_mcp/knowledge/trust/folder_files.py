@@ -1,5 +1,6 @@
 """What a folder holds, read for a node that references the folder (issue 38): the files the node
-names by their bare names, and the names the folder's files hold or define (``git grep``).
+names by their bare names, the names the folder's files hold or define, and the code snippets the node
+gives that they hold (``git grep``).
 
 A node about a folder often lists its modules without the folder's path: "typer/ holds `main.py`,
 `core.py` ...". Those are paths under the folder, as ``typer/main.py`` would be: when one that the
@@ -54,3 +55,24 @@ def grep_names(git: Git, names: list[str], rev: str | None, path: str, *also: st
         out = git(*args, *([rev] if rev else []), "--", path, ":(exclude).autology", *also) or ""
         found.update(line.split(":", 1)[-1].strip() if rev else line.strip() for line in out.splitlines())
     return found & set(names)
+
+
+def held_snippets(git: Git, read: Callable[[str], str | None], snippets: list[str], rev: str | None,
+                  path: str) -> set[str]:
+    """Which of the code snippets the node gives (``except OSError: pass``) a file under ``path`` holds,
+    whitespace and comments aside, at ``rev`` (None: the work tree); ``read`` gives a file's text there.
+    The files read are those ``git grep`` finds with the snippet's longest word."""
+    from autology_mcp.knowledge.trust.code_compare import code_words
+    from autology_mcp.knowledge.trust.symbol_rules import squeezed
+
+    found = set()
+    for snippet in snippets:
+        word = max(re.findall(r"\w+", snippet), key=len, default="")
+        out = git("grep", "-I", "-l", "-F", "-e", word, *([rev] if rev else []), "--", path,
+                  ":(exclude).autology") if word else None
+        for line in (out or "").splitlines():
+            text = read(line.split(":", 1)[1] if rev else line)
+            if text is not None and squeezed(snippet) in squeezed(code_words(text, line)):
+                found.add(snippet)
+                break
+    return found

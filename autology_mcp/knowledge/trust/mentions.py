@@ -20,13 +20,15 @@ _SHAPED = re.compile(r"(?<![\w.])(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A
                      r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
 _CALLED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\((?!e?s\))")  # retry(), app.retry(x); not user(s)
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+|\S+@\S+\.\w+")
+_WEB = re.compile(r"\bhttps?://[\w-]+(?:\.[\w-]+)+[^\s`'\"<>]*")  # a link to a host, not a message's "http://..."
 # last parts of a dotted word that make it a file name or an address, not a name
 _NOT_NAMES = frozenset("""py pyi pyc js jsx ts tsx mjs cjs json yaml yml toml cfg ini txt md rst html htm css scss xml
     csv tsv lock log sh bash zsh bat ps1 exe dll so dylib go rs rb java kt swift cpp hpp cc cxx sql proto png jpg jpeg gif
     svg pdf zip gz tgz tar whl egg com org net edu gov io dev app co uk de fr www env cfg conf svc""".split())
 _WORDS = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{4,}(?![\w])")
 _QUALIFIER = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]{4,})\.(?=[A-Za-z_])")  # Preview. of Preview.member
-_SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return|[-+*/%|&]|//|\*\*)\s")
+_SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return|[-+*/%|&]|//|\*\*)\s"
+                      r"|^\s*(?:except|try|finally|else|elif|while|with|for|if|async)\b[^:`]*:")  # a clause: `except OSError: pass`
 # a call with its arguments in prose: self.get_connection(request.url, proxies), get_url_scheme(url)
 _PROSE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(([^()\n]{1,80})\)")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -222,10 +224,12 @@ class Said:
     @cached_property
     def literals(self) -> dict[str, tuple[str, ...]]:
         """The strings the node quotes (in quotes, or in backticks when not a name, a path, a number or
-        code), each with its literal parts: the text around an ellipsis or a placeholder
+        code; a web link it gives, in quotes or not), each with its literal parts: the text around an ellipsis or a placeholder
         ('Perhaps you meant http://...?' is 'Perhaps you meant http://'), whitespace-collapsed, of two
         characters or more."""
         found = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(self.text)]
+        links = [u.rstrip(".,;:!?)]") for u in _WEB.findall(self.text)]  # a link it gives, quoted or not
+        found += [link for link in links if not any(link in q for q in found)]
         for span in _TICKS.findall(self.text):
             span = span.strip()
             if not (_IDENT.fullmatch(span) or _PATHISH.match(span) or _SNIPPET.search(span) or _STATED.fullmatch(span)

@@ -54,9 +54,14 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   while another still holds the number); when its changed statements differ in the names they use by
   one the node gives (or a word of its text of five letters or more, unless it is a parameter the
   function gained, or the changed statements use it as often before as after, as a name or a part
-  of one: ``self.raw.co_filename`` read into a new variable ``filename``), hold a string the node
-  quotes (unless they are the same code rearranged: :func:`_restructured`), or a value it gives as
-  code (``returns None``); or when more than half of its statements changed into other names or
+  of one: ``self.raw.co_filename`` read into a new variable ``filename``; a statement the symbol held
+  before and still holds, a loop's header repeated for a second pass, is no new use), take away or
+  newly use a string the node quotes (unless they are the same code rearranged: :func:`_restructured`;
+  the strings it quotes kept with others added beside them, a field's name added to ``__slots__``, is
+  information), or a value it gives as code (``returns None``); when a signature the node writes
+  (``write(self, /, b: bytes)``) that a ``def`` of the code agreed with agrees no more: a parameter it
+  lists gone, moved, of another kind (made positional-only, keyword-only), or with another annotation
+  or default than it gives (:mod:`.signatures`; for any reference, as a snippet is); or when more than half of its statements changed into other names or
   values (the same code rearranged, a loop into a comprehension, is not a rewrite; docstrings are not statements, and a statement put under a new
   ``if`` is not rewritten); when a code snippet the node gives is now under more conditions
   (``return [content]`` now ``return [content] if content else []``); when a function of the file
@@ -72,7 +77,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   ``**kwargs`` by name made a parameter of its own (``attrs.pop("cls")`` into ``cls=None``: a name the
   node gives, the callers' same keyword), a parameter removed and read as another's attribute of the
   same name (``preview`` as ``mode.preview``) that the node does not name, statements moved into a
-  function it now calls in their place, a parameter the node names only as an argument of its call
+  function it now calls in their place, a helper it defined inside it and now calls from the module
+  (:func:`delegated`: an inner ``is_type_call`` moved out is still its code), a parameter the node names only as an argument of its call
   of the symbol or a word only as a name's qualifier (``Preview.``) used by a new statement, and the
   same behaviour written another way: an
   import moved into the function or out of it, a string built another way with the same text (an
@@ -88,7 +94,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   text gives (:func:`mentions`, in backticks, shaped like one, called ``retry()``, dotted
   ``app.retry``), or a call it writes in prose with its arguments (``self.get_connection(request.url,
   proxies)``, held as a call, not a ``def``), which the referenced code held at the base, is gone from
-  it now (comments aside); for a folder, when a file under it that the node names (by its path, or
+  it now (comments aside; a code snippet is code in backticks, a clause too: ``except OSError: pass``);
+  for a folder, when a code snippet the node gives that a file under it held at the base is in none of
+  them now (:func:`held_snippets`), when a file under it that the node names (by its path, or
   by its bare name, ``main.py``: :mod:`folder_files`) and the folder held is deleted or renamed;
   or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
   block is kept) and no name it gives plainly is still in it.
@@ -96,7 +104,7 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   at the base, is gone from it (:meth:`Said.values_lost`; the code: the ``#symbol`` with the module
   and class constants it uses, the ``#L`` span's statements when only their strings changed, or the
   whole file for a file or a name in another language). A string it quotes (in quotes, or in
-  backticks when not a name, a path, a number or code) counts by its literal parts, the text around an
+  backticks when not a name, a path, a number or code; a web link it gives, in quotes or not) counts by its literal parts, the text around an
   ellipsis or a placeholder, held in one of the code's string values (docstrings aside: prose about the
   code; quotation marks aside: a node that quotes a command cannot show the quotes inside it); a
   number it states (``< 4``, ``1.21.1``, "at most 5 retries", "64-bit", "10,000"; a version
@@ -104,7 +112,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   a date, an issue or ``2/3``) counts when the code held it as a literal (a constant, or written in
   one of its strings). What the node quotes that the
   code never held (prose in quotes) says nothing. Also stale when a name the node mentions (or the
-  ``#symbol``) is newly deprecated (``@deprecated``, a deprecation warning in it or naming it,
+  ``#symbol``) is newly deprecated (``@deprecated``, a deprecation warning in it or naming it, any call
+  whose message says it "is deprecated" (``print("Warning: --flag is deprecated; ...")``),
   "deprecated" in its docstring unless each sentence saying it first names a parameter; a module
   ``__getattr__`` that warns when asked for an old name; a deprecation mark in other languages; a
   warning's message counts for what its sentence saying "deprecat" names, not for what to use
@@ -131,7 +140,7 @@ stale and nothing is said.
 Where it lives: this module is the rule's entry (:func:`check` for one node, :func:`judge` for a store's
 nodes, and the judgement of one file or folder reference); :mod:`.git_history` reads git
 (:class:`History`); :mod:`.mentions` what the node's text names and states (:func:`mentions`,
-:class:`Said`); :mod:`.findings` a finding and how a flag names its commit; :mod:`.deprecations` what is
+:class:`Said`); :mod:`.findings` a finding and how a flag names its commit; :mod:`.signatures` a signature the node writes; :mod:`.deprecations` what is
 deprecated in another module or under a folder; :mod:`.symbol_rules` judges a ``#symbol`` and a ``#L``
 span; :mod:`.fingerprints` records the code a node saw.
 """
@@ -159,10 +168,10 @@ from autology_mcp.knowledge.trust.deprecations import (
 )
 from autology_mcp.knowledge.trust.findings import LINES, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.fingerprints import node_bases, recorded_code, recorded_names
-from autology_mcp.knowledge.trust.folder_files import defined, grep_names, named_files
+from autology_mcp.knowledge.trust.folder_files import defined, grep_names, held_snippets, named_files
 from autology_mcp.knowledge.trust.git_history import Commit, History, history
 from autology_mcp.knowledge.trust.mentions import Said, holds, mentions
-from autology_mcp.knowledge.trust.symbol_rules import REWRITTEN, _holder, _lost, judge_span, judge_symbol, squeezed
+from autology_mcp.knowledge.trust.symbol_rules import REWRITTEN, _holder, _lost, judge_span, judge_symbol
 
 
 def check(h: History, node: KnowledgeNode, base: str | None, references: list[str] | None = None,
@@ -215,7 +224,7 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
     if moved is None and before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
                                               and h._git("ls-tree", "-d", base, "--", path)):
         return _judge_folder(h, base, ref, path, said.names, said.paths | named_files(said.text, path), later, explain,
-                             held_then, deprecated_then)
+                             held_then, deprecated_then, said.snippets)
     if before is None:  # the file came after the node: nothing it said about it can have moved on
         return Finding(ref, False, None, later.text(explain))
     where = moved[0] if moved else path
@@ -286,7 +295,7 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
     if gone:
         first = gone[0]
         when = first_without(h, later, lambda t: not _lost(before_code, code_words(t, path), Said({first}, set(), "")) if
-                              first in said.names else squeezed(first) in squeezed(code_words(t, path)))
+                              first in said.names else first not in _lost(before_code, code_words(t, path), said))
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{_shown(gone)} {verb} gone from {where} ({when})", later.text(explain))
     if not anchor or not path.endswith(".py"):  # a file, or a name in another language: the file's values
@@ -319,10 +328,11 @@ def _values_lost(before: str, now: str, path: str, said: Said) -> list[str]:
 
 def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
                   later: Later, explain: bool, held_then: list[str] | None = None,
-                  deprecated_then: list[str] | None = None) -> Finding:
+                  deprecated_then: list[str] | None = None, snippets: list[str] = ()) -> Finding:
     """A folder: gone, the mentioned paths under it (bare file names too: :func:`named_files`) that existed
-    at the base, or when the fingerprint was taken, and are gone now (deleted or renamed), then the
-    mentioned names its files held at the base, or when the node's fingerprint was taken
+    at the base, or when the fingerprint was taken, and are gone now (deleted or renamed), then the code
+    snippets the node gives that a file under it held at the base and none holds now
+    (:func:`held_snippets`), then the mentioned names its files held at the base, or when the node's fingerprint was taken
     (``held_then``), and hold no more; then the mentioned names a file under it newly marks deprecated
     (:func:`folder_deprecated`), against what the fingerprint found deprecated (``deprecated_then``)
     or, without one, what the base's files did."""
@@ -332,6 +342,13 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
         if (p == path or p.startswith(path + "/")) and not (h.root / p).exists() \
                 and (p in (held_then or ()) or h._git("cat-file", "-e", f"{base}:./{p}") is not None):
             return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
+    if snippets and (h.changed_since(base, path) or set(held_then or ()) & set(snippets)):
+        held = held_snippets(h._git, lambda q: h.content(base, q), snippets, base, path) | \
+            (set(held_then or ()) & set(snippets))  # (or when the fingerprint was taken: a relate committed later)
+        gone = sorted(held - held_snippets(h._git, h.worktree, sorted(held), None, path)) if held else []
+        if gone:
+            return Finding(ref, True, f"{_shown(gone)} {'is' if len(gone) == 1 else 'are'} gone from {path}/",
+                           later.text(explain))
     recorded = set(held_then or ()) & names
     if not names or not recorded and deprecated_then is None and not h.changed_since(base, path):
         return Finding(ref, False, None, later.text(explain))

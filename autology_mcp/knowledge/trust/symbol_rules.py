@@ -45,6 +45,7 @@ from autology_mcp.knowledge.trust.equivalents import about_translation, canonica
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.git_history import History
 from autology_mcp.knowledge.trust.mentions import Said, holds
+from autology_mcp.knowledge.trust.signatures import signatures_lost
 
 
 REWRITTEN = 0.5  # a file more than this share of whose lines (those the node saw) are gone was rewritten
@@ -175,6 +176,27 @@ def _unit_lines(text: str, found: list[Unit]) -> str:
     return "\n".join(text.splitlines()[min(u.start for u in found) - 1:max(u.end for u in found)])
 
 
+def delegated(old: ast.AST, new: ast.AST, old_tree: ast.AST | None, tree: ast.AST) -> list[ast.AST]:
+    """The functions and classes of the module, outside ``new``, that ``new`` calls by name and ``old`` did
+    not call outside itself: code it hands its work to now (a generator made a class, an inner helper
+    moved to the module). What the node says of the symbol may hold there."""
+    def outside(tree_: ast.AST | None, symbol: ast.AST) -> dict[str, ast.AST]:
+        start, end = lines_of(symbol)  # (by its lines: ``symbol`` may be a rewritten copy)
+        return {n.name: n for n in ast.walk(tree_) if isinstance(n, _DEFS) and not start <= n.lineno <= end} \
+            if tree_ else {}
+
+    def called(symbol: ast.AST) -> set[str]:
+        return {n.func.id if isinstance(n.func, ast.Name) else n.func.attr for n in ast.walk(symbol)
+                if isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) or isinstance(n.func, ast.Attribute)
+                                                and isinstance(n.func.value, ast.Name) and n.func.value.id in ("self", "cls"))}
+
+    now, then = outside(tree, new), outside(old_tree, old)
+    return [now[name] for name in sorted(called(new) & now.keys()) if name not in (called(old) & then.keys())]
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path: str, said: Said) -> str | None:
     """Why a Python symbol's change may make the node wrong, or None when it keeps what the node says:
     gone; an existing parameter removed, renamed, reordered or its default changed; a name or a code
@@ -206,9 +228,11 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     if broke:
         return broke
     old_code, new_code = code_words(_segment(old_text, old), path), code_words(_segment(new_text, new), path)
-    # what the code holds, its docstrings aside: a name only its prose gave ("resolves to True") is not the code's
+    # what the code holds, its docstrings aside: a name only its prose gave ("resolves to True") is not the code's;
+    # what it handed to a function or class of the module it now calls in its place is still its code
+    helpers = delegated(old, new, parse_python(old_text), tree)
     lost = _lost(code_words(without_docstrings(old_text, old), path),
-                 code_words(without_docstrings(new_text, new), path), said)
+                 "\n".join(code_words(without_docstrings(new_text, n), path) for n in [new, *helpers]), said)
     if lost:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
     denied = now_held(said.text, old_code, new_code)  # "a `match` statement is not among them", and now it is
@@ -228,9 +252,17 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     protocol = _methods_named(old, new, said)
     if protocol:
         return protocol
-    uses_before = {i for u in gone for i in u.identifiers()}
-    uses_after = {i for u in came for i in u.identifiers()}
-    differ = uses_before ^ uses_after  # a name used by the statements before and not after, or after and not before
+    # a statement the symbol held before and holds after, wherever it is (a loop's header repeated for a second
+    # pass), uses nothing new; nor does a helper it defined inside and now calls from the module
+    held_then, held_now = {plain(u) for u in body_units(old)}, {plain(u) for u in body_units(new)}
+    moved_out = [lines_of(n) for n in ast.walk(old) if n is not old and isinstance(n, _DEFS)
+                 and n.name in {h.name for h in helpers}]
+    uses_before = {i for u in gone if plain(u) not in held_now and not any(a <= u.start <= b for a, b in moved_out)
+                   for i in u.identifiers()}
+    uses_after = {i for u in came if plain(u) not in held_then for i in u.identifiers()}
+    # a name used by the statements before and not after, or after and not before, counted both ways
+    differ = ({i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}) & \
+        (uses_before ^ uses_after)
     gained = _parameter_names(new) - _parameter_names(old)
     explicit = kwargs_keys(old) & gained  # a keyword it took from its **kwargs by name, now a parameter of its own
     signature = said.signature(symbol.split(".")[-1], old_parameters)
@@ -239,7 +271,11 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     if used:
         return f"the use of {_shown(used)} changed"
     same = _restructured(old, new, gone, came)  # the same names (its own variables aside) and values, rearranged
-    if not same and any(said.quotes(set(u.strings) - explicit) for u in gone + came):
+    # a name the node gives that the changed statements hold as a string before and after (a field listed in
+    # `__slots__`, another added beside it) is that name, kept: the name rules judge it, not as a quoted string
+    strings_then, strings_now = ({s for u in units for s in u.strings} - explicit for units in (gone, came))
+    names_kept = strings_then & strings_now & said.names
+    if not same and said.quotes((strings_then | strings_now) - names_kept):
         return "a statement with a string value the node quotes changed"
     values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
     named = sorted(v for v in values if said.gives_value(v))
@@ -410,12 +446,15 @@ def _guards(tree: ast.AST, want: str) -> int | None:
 
 
 def _lost(before_code: str, now_code: str, said: Said) -> list[str]:
-    """The names and the code snippets the node gives that ``before_code`` held and ``now_code`` does not."""
+    """The names and the code snippets the node gives that ``before_code`` held and ``now_code`` does not,
+    and the signatures it writes that a ``def`` there agreed with and agrees with no more
+    (:func:`signatures_lost`)."""
     gone = [n for n in sorted(said.names) if holds(before_code, n) and not holds(now_code, n)]
     if said.snippets or said.calls:
         old, new = squeezed(before_code), squeezed(now_code)
         gone += [s for s in said.snippets if squeezed(s) in old and squeezed(s) not in new]
         gone += [s for s in said.calls if _called_in(before_code, s) and not _called_in(now_code, s)]
+        gone += [s for s in signatures_lost(before_code, now_code, said.calls + said.snippets) if s not in gone]
     return gone
 
 
