@@ -5,7 +5,7 @@
   "Merge pull request #12 from user/branch" line of a merge, whose pull-request title (the body's
   first line) stands in for its subject; a merge without one ("Merge branch 'x'") has no text.
 - **What it changed, by name** (:func:`changed_words`): the words of the lines a commit added and
-  removed (:func:`autology_mcp.history.log.changes`), each once, so "the fix in ``parsefactories``"
+  removed (:func:`autology_mcp.history.log.changes`), repeats kept, so "the fix in ``parsefactories``"
   finds the commit that changed ``parsefactories`` though its message never says so.
 - **Secrets:** subject and body go through the same redaction as session transcripts
   (:func:`autology_mcp.common.redact.redact`) before anything is stored; so do changed lines that
@@ -94,28 +94,22 @@ def _unsecret(line: str) -> str:
 
 
 def changed_words(changed: str) -> str:
-    """The words of a commit's changed lines, each once, in order, at most :data:`CHANGED_WORDS_MAX`:
-    lines that may hold a secret redacted first (and a random-looking run of a key's alphabet taken out
-    whole), random-looking words left out."""
+    """The words of a commit's changed lines in order, repeats kept, a snake_case name followed by its
+    :func:`joined_name`, at most :data:`CHANGED_WORDS_MAX`: lines that may hold a secret redacted first
+    (and a random-looking run of a key's alphabet taken out whole), random-looking words left out."""
     lines = [_unsecret(line) if _MAYBE_SECRET.search(line) else line for line in changed.splitlines()]
     words: list[str] = []
     for word in _WORD.findall("\n".join(lines)):
         if _random_looking(word):
             continue
         words.append(word)
-        if JOINED and "_" in word.strip("_"):
+        if "_" in word.strip("_"):
             words.append(joined_name(word))
-        if CAMEL and _CAMEL.search(word):
-            words += [p for p in _CAMEL_PART.findall(word) if len(p) > 2]
         if len(words) >= CHANGED_WORDS_MAX:
             break
     return " ".join(words[:CHANGED_WORDS_MAX])
 
 
-JOINED = True
-CAMEL = False
-_CAMEL = re.compile(r"[a-z][A-Z]")
-_CAMEL_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+\b")
 
 
