@@ -13,9 +13,11 @@ loses nothing, the next search builds it again from git.
   5 %, the next reconcile trims it. Nothing is fetched.
 - **What is searched:** each commit's subject, body, touched files and the words of the lines it
   changed (:mod:`autology_mcp.history.text`: no trailers, no CI markers, a merge by its pull-request
-  title and no changed lines, secrets redacted), FTS5 with the Porter stemmer like the node index. Score, 0 to 1: ``BM25 / ((k1 + 1) · Σ IDF · subject weight)``
-  over the columns weighted :data:`COLUMN_WEIGHTS`, times :data:`~autology_mcp.history.text.BOT_WEIGHT`
-  for a bot's commit; ties by newest first.
+  title and no changed lines, secrets redacted), FTS5 with the Porter stemmer like the node index.
+  The message's score, 0 to 1: ``BM25 / ((k1 + 1) · Σ IDF · subject weight)`` over the columns
+  weighted :data:`COLUMN_WEIGHTS`; the changed words' likewise over their own table; a commit's score
+  combines both (:func:`combined`), times :data:`~autology_mcp.history.text.BOT_WEIGHT` for a bot's
+  commit; ties by newest first.
 - Writers take a lock file; readers never wait for them (WAL).
 """
 
@@ -255,25 +257,26 @@ class HistoryIndex:
 
     def search(self, query: str, limit: int = 10, common_share: float | None = None,
                changes: bool = True) -> list[CommitHit]:
+        """The commits best matching ``query``, best first (:meth:`ranked`)."""
         return self.ranked(query, limit, common_share, changes)[0]
 
     def ranked(self, query: str, limit: int = 10, common_share: float | None = None,
                changes: bool = True) -> tuple[list[CommitHit], list[CommitHit]]:
         """The commits best matching ``query`` (credits and pull-request numbers out), best first: the
         message's score plus :data:`CHANGES_WEIGHT` times the changed words' (each 0 to 1), over 1 +
-        :data:`CHANGES_WEIGHT` (:func:`combined`), times :data:`~autology_mcp.history.text.BOT_WEIGHT` for a bot's; a word more than
-        ``common_share`` (:data:`COMMON_SHARE`) of the commits hold is not matched. A hit names the words
-        of its changed lines the query matched (``changed``; the first :data:`NAMED` hits). ``changes=False``:
-        the messages alone (a hook's search: the changed words' table costs it about 15 ms on a 50,000-commit
-        history). Also the ``limit`` best by their messages alone (score ``said``: the history prior's
-        order, as it was fitted)."""
+        :data:`CHANGES_WEIGHT` (:func:`combined`), times :data:`~autology_mcp.history.text.BOT_WEIGHT`
+        for a bot's; a word more than ``common_share`` (:data:`COMMON_SHARE`) of the commits hold is not
+        matched. A hit names the words of its changed lines the query matched (``changed``; the first
+        :data:`NAMED` hits). ``changes=False``: the messages alone (a hook's search: the changed words'
+        table costs it about 15 ms on a 50,000-commit history). Second, the ``limit`` best by their
+        messages alone (score ``said``: the history prior's order, as it was fitted)."""
         common_share = COMMON_SHARE if common_share is None else common_share
         cleaned = without_boilerplate(query)
         terms = node_query_terms(cleaned)
         if not terms:
             return [], []
         quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
-        whole = ['"' + t + '"' for t in text.joined_names(cleaned)]  # snake_case names whole: changed words hold them so
+        whole = ['"' + t + '"' for t in text.joined_names(cleaned)]  # snake_case names whole, as changes hold them
         depth = limit * 4
         said, _ = self._matches("commits_fts", quoted, "searchable", common_share, depth, COLUMN_WEIGHTS)
         changed, match = self._matches("changes_fts", quoted + whole, "changed", common_share, depth, (1.0,)) \
@@ -330,7 +333,8 @@ class HistoryIndex:
                                  f" WHERE changes_fts MATCH ? AND rowid IN ({marks})", (match, *rowids))
         names = {}
         for rowid, marked in rows:
-            words = list(dict.fromkeys(w.replace("\x02", "").replace("\x03", "") for w in marked.split() if "\x02" in w))
+            marked_words = (w for w in marked.split() if "\x02" in w)
+            words = list(dict.fromkeys(w.replace("\x02", "").replace("\x03", "") for w in marked_words))
             joined = {text.joined_name(w) for w in words if "_" in w}  # the index's one-word form: not shown
             names[rowid] = tuple(w for w in words if "_" in w or w not in joined)
         return names

@@ -23,7 +23,8 @@ from autology_mcp.common.redact import redact
 from autology_mcp.history.log import Commit
 
 BOT_WEIGHT = 0.3
-CHANGED_WORDS_MAX = 1500  # words kept per commit, in the diff's order, repeats kept (how often it changed a name says what it is about)
+# words kept per commit, in the diff's order, repeats kept (how often it changed a name says what it is about)
+CHANGED_WORDS_MAX = 1500
 
 _TRAILER = re.compile(
     r"^(?:signed-off-by|co-authored-by|reviewed-by|reviewed-on|acked-by|tested-by|reported-by|suggested-by|"
