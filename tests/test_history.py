@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autology_mcp.code.service import build_index
+from autology_mcp.common.errors import ValidationError
 from autology_mcp.history import log, text
 from autology_mcp.history.index import HistoryIndex
 from autology_mcp.hooks.prompt import user_prompt_submit
@@ -199,6 +200,24 @@ def test_a_commit_is_found_by_the_names_it_changed(repo: Path) -> None:
     index.sync()
     assert [h.subject for h in index.search("tally", 5)] == ["Count the evictions"]  # not the merge's diff too
     assert [h.subject for h in index.search("eviction counter", 5)][0] == "Eviction counter"  # by its title
+    index.close()
+
+
+def test_changed_lines_can_be_turned_off_and_on_again(repo: Path) -> None:
+    """``changed_lines = false``: no diff is read, a commit is found by its message alone; turned on
+    again, the index is built again with them."""
+    commit(repo, "Stop the leak", {"src/cache.py": "def evict(cache):\n    cache.clear_expired()\n"})
+    (repo / ".autology" / "config.toml").write_text("[history]\nchanged_lines = false\n")
+    index = index_of(repo)
+    assert index.search("clear_expired", 3) == [] and index.search("leak", 3)[0].subject == "Stop the leak"
+    (repo / ".autology" / "config.toml").write_text("[history]\nchanged_lines = true\n")
+    rebuilt = index.sync()
+    assert rebuilt.mode == "reconciled" and rebuilt.added == rebuilt.commits
+    assert [h.subject for h in index.search("clear_expired", 3)] == ["Stop the leak"]
+    assert index.sync().mode == "unchanged"
+    (repo / ".autology" / "config.toml").write_text("[history]\nchanged_lines = 1\n")
+    with pytest.raises(ValidationError, match="changed_lines"):
+        index.sync()
     index.close()
 
 

@@ -3,6 +3,8 @@
     [tool.autology.history]
     enabled = true           # false: commits are neither indexed nor searched
     max_commits = 50000      # the newest commits HEAD reaches that are indexed (1-1,000,000)
+    changed_lines = true     # false: commits are indexed by their messages and files only (no diffs read:
+                             # a first build about 10x faster, the index about a third the size)
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ MAX_COMMITS = 50_000
 class HistoryConfig:
     enabled: bool = True
     max_commits: int = MAX_COMMITS
+    changed_lines: bool = True
 
 
 def config_from_dict(raw: dict[str, Any]) -> HistoryConfig:
@@ -32,7 +35,7 @@ def config_from_dict(raw: dict[str, Any]) -> HistoryConfig:
         where = f"{WHERE} {key}"
         if name not in known:
             raise ValidationError(where, "unknown setting", known)
-        if name == "enabled" and not isinstance(value, bool):
+        if name in ("enabled", "changed_lines") and not isinstance(value, bool):
             raise ValidationError(where, f"must be true or false, got {value!r}")
         if name == "max_commits" and (isinstance(value, bool) or not isinstance(value, int)
                                       or not 1 <= value <= 1_000_000):

@@ -172,10 +172,16 @@ class HistoryIndex:
         if head is None:
             mode = "empty" if (self.root / ".git").exists() else "not a git repository"
             return SyncResult(None, mode)
+        reads = "1" if config.changed_lines else "0"  # whether the index holds the changed lines' words
         indexed = self._meta("head")
-        if indexed == head:
+        if indexed == head and self._meta("changed_lines") == reads:
             return SyncResult(head, "unchanged", commits=self.count())
         with self._writing():
+            if self._meta("changed_lines") != reads:  # the setting changed (or a new index): built again
+                for table in ("commits", "commits_fts", "changes_fts"):
+                    self.conn.execute(f"DELETE FROM {table}")
+                self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('changed_lines', ?)", (reads,))
+                self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('head', '')")
             indexed = self._meta("head")  # another process may have done it meanwhile
             if indexed == head:
                 return SyncResult(head, "unchanged", commits=self.count())
@@ -184,7 +190,7 @@ class HistoryIndex:
                 log.is_ancestor(self.root, indexed, head) else None
             # appended past the bound by at most 5 %: the oldest go at the next reconcile, not at every commit
             if new is not None and self.count() + len(new) <= config.max_commits * 1.05:
-                added = self._insert(new)
+                added = self._insert(new, config.changed_lines)
                 mode = "appended"
             else:
                 wanted = log.reachable(self.root, config.max_commits)
@@ -198,7 +204,7 @@ class HistoryIndex:
                     self.conn.execute(f"DELETE FROM commits_fts WHERE rowid IN ({marks})", part)
                     self.conn.execute(f"DELETE FROM changes_fts WHERE rowid IN ({marks})", part)
                 removed = len(gone)
-                added = self._insert([sha for sha in wanted if sha not in have])
+                added = self._insert([sha for sha in wanted if sha not in have], config.changed_lines)
                 mode = "reconciled"
             self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('head', ?)", (head,))
             self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('searchable',"
@@ -207,13 +213,14 @@ class HistoryIndex:
                               " (SELECT count(*) FROM changes_fts))")
         return SyncResult(head, mode, added, removed, self.count(), round(time.perf_counter() - started, 3))
 
-    def _insert(self, shas: list[str]) -> int:
-        """Read and index ``shas``, :data:`BATCH` at a time (their messages and files, then their changed
-        lines: two ``git log`` streams per batch); the commits indexed with text."""
+    def _insert(self, shas: list[str], changed_lines: bool = True) -> int:
+        """Read and index ``shas``, :data:`BATCH` at a time (their messages and files, then, with
+        ``changed_lines``, their changed lines: two ``git log`` streams per batch); the commits indexed
+        with text."""
         added = 0
         for at in range(0, len(shas), BATCH):
             batch = shas[at:at + BATCH]
-            changed = dict(log.changes(self.root, batch))
+            changed = dict(log.changes(self.root, batch)) if changed_lines else {}
             added += self._insert_commits(log.read(self.root, shas=batch), changed)
         return added
 
