@@ -906,7 +906,7 @@ def history_channel(root: Path, query: str, pool: Pool, size: int,
             text=h.subject + ("\n" + h.body if h.body else "") + ("\nChanged: " + ", ".join(h.changed) if h.changed else "")
             + ("\nFiles: " + " ".join(h.files) if files else ""),
             meta={"sha": h.sha, "date": h.date, "author": h.author, "files": list(h.files), "bot": h.bot,
-                  "history_score": h.score, "changed": list(h.changed)},
+                  "changed": list(h.changed)},
         )
         run.ranking.append(pool.add(cand).key)
     run.ms = (time.perf_counter() - t0) * 1000

@@ -1042,11 +1042,10 @@ def without_docstrings(text: str, node: ast.AST) -> str:
     start, end = lines_of(node)
     blank = set()
     for n in ast.walk(node):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                and ast.get_docstring(n, clean=False) is not None:
             first = n.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-                    and isinstance(first.value.value, str):
-                blank.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+            blank.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
     lines = text.splitlines()[start - 1:end]
     return "\n".join("" if start + i in blank else line for i, line in enumerate(lines))
 
