@@ -193,6 +193,10 @@ def test_a_commit_is_found_by_the_names_it_changed(repo: Path) -> None:
     # defined it and the one that changed it
     assert {h.subject for h in index.search("evict_stale_sessions", 5)} == {"Add the session cache", "Stop the leak"}
     assert index.search("lockonlyword", 3) == []
+    # a name met in several cases is named once, in the form first met
+    commit(repo, "Tidy the banner", {"src/banner.py": "Preview = 1\nPREVIEW = 2\npreview = 3\n"})
+    index.sync()
+    assert index.search("preview", 3)[0].changed == ("Preview",)
     git(repo, "checkout", "-q", "-b", "feature")
     commit(repo, "Count the evictions", {"src/stats.py": "tally = 0\n"})
     git(repo, "checkout", "-q", "main")

@@ -341,7 +341,11 @@ class HistoryIndex:
         names = {}
         for rowid, marked in rows:
             marked_words = (w for w in marked.split() if "\x02" in w)
-            words = list(dict.fromkeys(w.replace("\x02", "").replace("\x03", "") for w in marked_words))
+            # each word once, in the form first met ("Preview" and "PREVIEW" are the word "preview")
+            firsts: dict[str, str] = {}
+            for word in (w.replace("\x02", "").replace("\x03", "") for w in marked_words):
+                firsts.setdefault(word.lower(), word)
+            words = list(firsts.values())
             joined = {text.joined_name(w) for w in words if "_" in w}  # the index's one-word form: not shown
             names[rowid] = tuple(w for w in words if "_" in w or w not in joined)
         return names
