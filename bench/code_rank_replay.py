@@ -5,9 +5,12 @@ once per commit (the commits, parents and relevant files of ``bench/unified_code
 code, limit 50) and keeps what the steps after the score read: the shortlist's scores and channels,
 each chunk's path, the 40 commits the history search ranks best (score, files, date: what unified
 search asks for), each candidate file's touches among the 3,000 newest commits, the files most often
-changed with the ten best files, and the query words each file defines as symbols. The variants
-below change only what comes after the score: the history prior's form and weight, co-change,
-recency, defined names, how a file's chunks add up, MMR, extra files after the evidence. Each is
+changed with the ten best files, the query words each file defines as symbols, the indexed files and
+the shortlisted Python test files' texts (captures made before these two were kept get them from the
+mirror, ``--mirrors``: the tree at the parent by ``git ls-tree``). The variants below change only what
+comes after the score: the history prior's form and weight, co-change, recency, defined names, how a
+file's chunks add up, MMR, extra files after the evidence, a matching test file's vote for the file it
+tests (bench/test_source_pairs.py). Each is
 replayed through the engine's own ``diversify`` in seconds. Three variants that change the channels'
 weights are captured as second passes of fusion and score.
 
@@ -19,6 +22,7 @@ and the mean change of the all-files view.
 
     python bench/code_rank_replay.py capture /work/.mirror/pallets+click/repo --workdir /tmp/rr-click --out /tmp/rr/click.pkl
     python bench/code_rank_replay.py replay /tmp/rr/*.pkl
+    python bench/code_rank_replay.py replay /tmp/rr/*.pkl --only "a test"   # the shipped row and the test votes
 """
 
 from __future__ import annotations
@@ -28,13 +32,15 @@ import copy
 import dataclasses
 import pickle
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from retrieval_eval import git, is_source, metrics, prepare_history  # noqa: E402
+from retrieval_eval import git, indexed_files, is_source, metrics, prepare_history  # noqa: E402
+from test_source_pairs import TestSources, test_subject  # noqa: E402
 from unified_code_eval import ranked_unified_files  # noqa: E402
 
 from autology_mcp.code import service  # noqa: E402
@@ -121,6 +127,9 @@ def capture_one(root: Path, subject: str) -> dict:
         out["alternates"][name] = {"shortlist": list(s2.shortlist), "scored": copy.deepcopy(s2.scored),
                                    "items": {k: _light(s2.pool.items[k]) for k in s2.shortlist}}
     out["live"], _ = ranked_unified_files(root, query, ["code"])
+    out["files"] = indexed_files(root)  # the tree as indexed: which source file a test tests
+    tests = sorted({it.path for it in out["items"].values() if it.path and it.path.endswith(".py") and test_subject(it.path)})
+    out["test_texts"] = {p: (root / p).read_text(errors="replace") for p in tests if (root / p).is_file()}
     return out
 
 
@@ -302,6 +311,48 @@ def defines(weight: float, whole: bool = True):
     return extra
 
 
+def _test_sources(row: dict) -> TestSources:
+    if "_test_sources" not in row:
+        row["_test_sources"] = TestSources(row["files"])
+    return row["_test_sources"]
+
+
+def test_votes(weight: float, mode: str = "add", top: int | None = None, min_keyword: float = 0.0,
+               by_keyword: bool = False, strong: float = 0.0, imports: bool = False):
+    """A matching test file votes for the source file it tests (bench/test_source_pairs.py). A test's value is
+    its best shortlisted chunk's score; ``add``: the counterpart gains ``weight`` × it; ``floor``: the
+    counterpart rises to at least ``weight`` × it (by the difference to its own best, when positive). Options:
+    ``top`` only the best ``top`` tests that have a counterpart vote; ``min_keyword`` only chunks holding more
+    than that share of the query's words count; ``by_keyword`` the value is also times that share; ``strong``
+    only tests scoring at least that share of the best source file's score vote; ``imports`` a Python test
+    with no counterpart by name votes for the one project module it imports, if one."""
+    def extra(row):
+        sources = _test_sources(row)
+        own = file_scores(row)
+        best_source = max((v for p, v in own.items() if not test_subject(p)), default=0.0)
+        tests: dict[str, float] = {}
+        for key, item in row["items"].items():
+            got = row["scored"][key]
+            if item.kind == "code" and item.path and got["keyword"] > min_keyword and test_subject(item.path):
+                value = got["score"] * (got["keyword"] if by_keyword else 1.0)
+                tests[item.path] = max(tests.get(item.path, 0.0), value)
+        targets: dict[str, str] = {}
+        for test in tests:
+            target = sources.source_of(test)
+            if not target and imports and test in row.get("test_texts", {}):
+                found = sources.imported(row["test_texts"][test])
+                target = found[0] if len(found) == 1 else None
+            if target and tests[test] >= strong * best_source:
+                targets[test] = target
+        votes: dict[str, float] = {}
+        for test in sorted(targets, key=lambda p: (-tests[p], p))[:top]:
+            votes[targets[test]] = max(votes.get(targets[test], 0.0), tests[test])
+        if mode == "add":
+            return {p: weight * v for p, v in votes.items()}
+        return {p: max(0.0, weight * v - own.get(p, 0.0)) for p, v in votes.items()}
+    return extra
+
+
 def spread_scaled(weight: float, n: int = 10):
     """The prior times the spread of the files' scores (the best file's minus the n-th's)."""
     def make(row):
@@ -362,7 +413,47 @@ VARIANTS = {
     "paths channel 1.0": {"alternate": "paths 1.0"},
     "symbols channel 1.0": {"alternate": "symbols 1.0"},
     "prior's files after the evidence": {"fill": True},
+    **{f"+ a test votes for its file, {w}": {"rank": prior_rank(extra=test_votes(w))} for w in (0.02, 0.03, 0.05, 0.1, 0.2, 0.5)},
+    **{f"+ the best test votes for its file, {w}": {"rank": prior_rank(extra=test_votes(w, top=1))} for w in (0.02, 0.03, 0.05, 0.1)},
+    "+ a test votes, 0.03, from chunks with > half the words": {"rank": prior_rank(extra=test_votes(0.03, min_keyword=0.5))},
+    "+ a test votes, 0.05 x its chunk's word share": {"rank": prior_rank(extra=test_votes(0.05, by_keyword=True))},
+    "+ a test votes, 0.05, if >= 0.9 x the best source": {"rank": prior_rank(extra=test_votes(0.05, strong=0.9))},
+    "+ a test votes, 0.03, or a Python test by its import": {"rank": prior_rank(extra=test_votes(0.03, imports=True))},
+    **{f"+ a test lifts its file to {w} x its score": {"rank": prior_rank(extra=test_votes(w, "floor"))} for w in (1.0, 1.2, 1.5)},
 }
+
+
+def _fill_tree(capture: dict, mirrors: Path) -> None:
+    """Captures made before the tree was kept: each row's files at the parent and its shortlisted Python test
+    files' texts, from the mirror ``mirrors/owner+name/repo``."""
+    rows = [row for row in capture["rows"] if "files" not in row]
+    if not rows:
+        return
+    mirror = mirrors / capture["repo"] / "repo"
+    for row in rows:
+        row["files"] = git(mirror, "ls-tree", "-r", "--name-only", row["commit"] + "^").splitlines()
+        tests = sorted({it.path for it in row["items"].values() if it.path and it.path.endswith(".py") and test_subject(it.path)})
+        row["test_texts"] = dict(zip(tests, _blobs(mirror, [f"{row['commit']}^:{p}" for p in tests])))
+
+
+def _blobs(repo: Path, names: list[str]) -> list[str]:
+    """The texts of ``rev:path`` names, by one ``git cat-file --batch``."""
+    if not names:
+        return []
+    out = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], input="\n".join(names).encode() + b"\n",
+                         capture_output=True, check=True).stdout
+    texts, i = [], 0
+    for _ in names:
+        end = out.index(b"\n", i)
+        header = out[i:end].split()
+        if header[-1] == b"missing":
+            texts.append("")
+            i = end + 1
+            continue
+        size = int(header[2])
+        texts.append(out[end + 1:end + 1 + size].decode("utf-8", "replace"))
+        i = end + 1 + size + 1
+    return texts
 
 
 def replay(args) -> int:
@@ -371,11 +462,14 @@ def replay(args) -> int:
         with open(path, "rb") as f:
             captured.append(pickle.load(f))
     names = [c["repo"].split("+")[-1] for c in captured]
+    for c in captured:
+        _fill_tree(c, args.mirrors)
     for c, name in zip(captured, names):
         same = sum(replay_files(row, {}) == row["live"] for row in c["rows"])
         print(f"{name}: live lists reproduced {same} of {len(c['rows'])}")
     results = {}
-    for variant, spec in VARIANTS.items():
+    chosen = {k: v for k, v in VARIANTS.items() if k.startswith("shipped") or not args.only or args.only in k}
+    for variant, spec in chosen.items():
         per_repo = {}
         for c, name in zip(captured, names):
             source, every = [], []
@@ -395,7 +489,8 @@ def replay(args) -> int:
         down = sum(per_repo[n][0] < base[n][0] - 1e-9 for n in names)
         all_delta = sum(per_repo[n][1] - base[n][1] for n in names) / len(names)
         print(f"{variant[:42]:42s}" + "".join(f"{per_repo[n][0]:9.3f}" for n in names) + f"{mean:8.3f}{up:>5d}/{down:<3d}{all_delta:+8.3f}")
-    _headroom(captured, names)
+    if not args.only:
+        _headroom(captured, names)
     return 0
 
 
@@ -429,6 +524,9 @@ def main() -> int:
     cap.add_argument("--out", type=Path, required=True)
     rep = sub.add_parser("replay", help="score the variants over captured searches (tuning part only)")
     rep.add_argument("captures", type=Path, nargs="+")
+    rep.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"),
+                     help="where owner+name/repo mirrors are, for captures made without the files of the tree")
+    rep.add_argument("--only", help="replay only the variants whose name holds this text (and the shipped row)")
     args = ap.parse_args()
     return capture(args) if args.command == "capture" else replay(args)
 
