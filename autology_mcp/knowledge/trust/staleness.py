@@ -58,11 +58,19 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   before and still holds, a loop's header repeated for a second pass, is no new use), take away or
   newly use a string the node quotes (unless they are the same code rearranged: :func:`_restructured`;
   the strings it quotes kept with others added beside them, a field's name added to ``__slots__``, is
-  information), or a value it gives as code (``returns None``); when a signature the node writes
+  information; a string built with fields, ``f"(assert (implies d{enc} {pred}))"``, the node quotes with
+  a word in each field, ``(assert (implies dN pred))``: :meth:`Said.quotes_built`), or a value it gives
+  as code (``returns None``); when a code snippet the node gives is held fewer times than before, and
+  still held (``Pow(b, -ex)`` one of whose two statements now passes ``evaluate=False``); when a signature
+  the node writes
   (``write(self, /, b: bytes)``) that a ``def`` of the code agreed with agrees no more: a parameter it
   lists gone, moved, of another kind (made positional-only, keyword-only), or with another annotation
-  or default than it gives (:mod:`.signatures`; for any reference, as a snippet is); or when more than half of its statements changed into other names or
-  values (the same code rearranged, a loop into a comprehension, is not a rewrite; docstrings are not statements, and a statement put under a new
+  or default than it gives (:mod:`.signatures`; for any reference, as a snippet is; a snippet the code
+  held only as a ``def``'s header that a ``def`` still agrees with, ``residue(expr, x, x0)`` annotated, is
+  kept); or when more than half of its statements changed into other names or values (the same code
+  rearranged, a loop into a comprehension or a recursive inner helper into a loop over its own stack, is
+  not a rewrite: the function's own variables, inner helpers and the methods of its own lists, sets and
+  dicts aside; docstrings are not statements, and a statement put under a new
   ``if`` is not rewritten); when a code snippet the node gives is now under more conditions
   (``return [content]`` now ``return [content] if content else []``); when a function of the file
   that the node names called the symbol and calls it no more (:func:`_caller_dropped`: "``send()``
@@ -71,9 +79,13 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   when a name the node says it has not (``denials``: "a ``match`` statement is not among them"; a
   negation inside a message the node quotes is not the node's) is in it now; or when a class gained or lost
   a method whose name, underscores aside, is a word
-  of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of). An
+  of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of; not a
+  member it held in another form, ``self.frame`` made a ``frame`` property, nor one beside a member of
+  that very name it keeps, ``_form_eoms`` beside ``form_eoms``). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
-  touch nothing the node says are information, and so are a keyword the function read from its
+  touch nothing the node says are information, and so are a method the class gained that the node does
+  not name (what it uses is its own), a word of the node's text that is only a variable of the
+  function's own, renamed (``innermost`` now ``res``), a keyword the function read from its
   ``**kwargs`` by name made a parameter of its own (``attrs.pop("cls")`` into ``cls=None``: a name the
   node gives, the callers' same keyword), a parameter removed and read as another's attribute of the
   same name (``preview`` as ``mode.preview``) that the node does not name, statements moved into a
