@@ -116,6 +116,7 @@ class Said:
     names: set[str]
     paths: set[str]
     text: str
+    kind: str = ""  # the node's type (``issue``: :func:`.defects.describes_defect`)
 
     @cached_property
     def words(self) -> set[str]:

@@ -81,7 +81,10 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   a method whose name, underscores aside, is a word
   of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of; not a
   member it held in another form, ``self.frame`` made a ``frame`` property, nor one beside a member of
-  that very name it keeps, ``_form_eoms`` beside ``form_eoms``). An
+  that very name it keeps, ``_form_eoms`` beside ``form_eoms``); or, for a node that describes a defect
+  or a limitation (an ``issue`` node, or one whose prose says the code "cannot"), when the symbol now
+  calls a function it did not call, or tests a condition it did not test, and still calls and tests all
+  it did (:mod:`.defects`: the fix that adds a check, a call or a method, taking away nothing). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
   touch nothing the node says are information, and so are a method the class gained that the node does
   not name (what it uses is its own), a word of the node's text that is only a variable of the
@@ -96,7 +99,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   import moved into the function or out of it, a string built another way with the same text (an
   f-string for ``"...{!r}".format(x)`` or ``"%r" % x``), a class turned into a dataclass declaring the
   fields its ``__init__`` stored (or back), and a linter's equivalent rewrites (:mod:`equivalents`:
-  ``assert False, m`` as ``raise AssertionError(m)``, ``not (a is b)`` as ``a is not b``, a mutable
+  ``assert False, m`` as ``raise AssertionError(m)``, ``not (a is b)`` as ``a is not b``, ``if not x: A
+  else: B`` as ``if x: B else: A``, a mutable
   default moved into the body as ``x or {}``, a string newly marked for translation, ``_("text")``,
   unless the node speaks of translation; an exception passed alone where its type came before it,
   ``format_exception_only(type(e), e)`` as ``format_exception_only(e)``; a function that collected a
@@ -137,7 +141,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   or class of another module to which the referenced code passes it by keyword
   (:func:`parameters_deprecated`, :func:`_elsewhere`; what was deprecated there when the node was
   written is kept in the fingerprint, ``elsewhere``); when the file is gone; when
-  it moved ("moved to new/path.py (commit)", and what changed there).
+  it moved ("moved to new/path.py (commit)", and what changed there); for a Python file that a node
+  describing a defect or a limitation references, when the module now calls or tests something it did
+  not and still calls and tests all it did (:mod:`.defects`).
 
 Any other later commit is information, not a flag: "3 later commits, the last: <subject>".
 A flag names what changed: the name or the lines, and the commit that changed them (the first
@@ -154,7 +160,8 @@ nodes, and the judgement of one file or folder reference); :mod:`.git_history` r
 (:class:`History`); :mod:`.mentions` what the node's text names and states (:func:`mentions`,
 :class:`Said`); :mod:`.findings` a finding and how a flag names its commit; :mod:`.signatures` a signature the node writes; :mod:`.deprecations` what is
 deprecated in another module or under a folder; :mod:`.symbol_rules` judges a ``#symbol`` and a ``#L``
-span; :mod:`.fingerprints` records the code a node saw.
+span; :mod:`.defects` a node that describes a defect and the change that may fix it; :mod:`.fingerprints`
+records the code a node saw.
 """
 
 from __future__ import annotations
@@ -171,6 +178,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     parse_python,
     rewritten_share,
 )
+from autology_mcp.knowledge.trust.defects import describes_defect, fix_added
 from autology_mcp.knowledge.trust.deprecations import (
     NOT_TESTS,
     _elsewhere,
@@ -197,7 +205,7 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
         return []
     text = f"{node.title}\n{node.content}"
     names, paths = mentions(text)
-    seen, held, said = recorded_code(node), recorded_names(node), Said(names, paths, text)
+    seen, held, said = recorded_code(node), recorded_names(node), Said(names, paths, text, str(node.type))
     values, elsewhere = recorded_names(node, "values"), recorded_names(node, "elsewhere")
     marked = recorded_names(node, "deprecated")
     return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)),
@@ -321,6 +329,12 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
         uncommitted = ", uncommitted" if not later.commits and not later.gap else ""
         return Finding(ref, True, f"most of {where} was rewritten ({round(100 * share)}% of the code the node saw is "
                                   f"gone{uncommitted})", later.text(explain))
+    if not anchor and path.endswith(".py") and describes_defect(said):  # a file: a fix of the defect it describes
+        old_tree = parse_python(before)
+        fixed = fix_added(old_tree, now, "", said) if old_tree is not None else None
+        if fixed:
+            when = first_without(h, later, lambda t: fix_added(old_tree, t, "", said) is None)
+            return Finding(ref, True, f"{where} changed: {fixed} ({when})", later.text(explain))
     if not explain:
         return Finding(ref, False, None, None)
     return Finding(ref, False, None, later.text(True) or ("uncommitted edits" if not later.commits else None))

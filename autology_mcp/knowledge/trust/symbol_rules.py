@@ -42,6 +42,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     units_changed,
     without_docstrings,
 )
+from autology_mcp.knowledge.trust.defects import describes_defect, fix_added
 from autology_mcp.knowledge.trust.denials import now_held
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
@@ -553,9 +554,18 @@ def _segment(text: str, node: ast.AST) -> str:
     return "\n".join(text.splitlines()[start - 1:end])
 
 
+def _judged(old: ast.AST, before: str, now: str, symbol: str, path: str, said: Said) -> str | None:
+    """:func:`symbol_change`, and for a node that describes a defect, a change that may fix it
+    (:func:`.defects.fix_added`)."""
+    why = symbol_change(old, before, now, symbol, path, said)
+    if why is None and describes_defect(said):
+        why = fix_added(old, now, symbol, said)
+    return why
+
+
 def judge_symbol(h: History, ref: str, path: str, later: Later, before: str, old: ast.AST, now: str,
                   symbol: str, said: Said, explain: bool) -> Finding:
-    why = symbol_change(old, before, now, symbol, path, said)
+    why = _judged(old, before, now, symbol, path, said)
     caller = _caller_dropped(before, now, symbol, said) if why is None else None
     if caller:
         when = first_without(h, later, lambda t: _caller_dropped(before, t, symbol, said) is None)
@@ -568,7 +578,7 @@ def judge_symbol(h: History, ref: str, path: str, later: Later, before: str, old
     if why == "gone":
         when = first_without(h, later, lambda t: _symbol_in(t, symbol) is not None)
         return Finding(ref, True, f"`{symbol}` is gone from {path} ({when})", later.text(explain))
-    when = first_without(h, later, lambda t: symbol_change(old, before, t, symbol, path, said) is None)
+    when = first_without(h, later, lambda t: _judged(old, before, t, symbol, path, said) is None)
     return Finding(ref, True, f"`{symbol}` of {path} changed: {why} ({when})", later.text(explain))
 
 
