@@ -72,14 +72,19 @@ BOUNDS = '''class Bounds:
 
 
 def test_a_node_that_says_the_code_cannot_do_something_is_a_flag_when_its_class_gains_a_method(tmp_path: Path) -> None:
-    """"``Bounds`` cannot undo one bound" (a component node, in its own prose) against a class that gains
-    ``undo``: what it says it cannot do it may do now. The same "cannot" inside a string the node quotes is not
-    the node's, and a class that gains a method under a node that states no limitation is information."""
+    """"Bounds cannot undo one bound" (a component node's title) against a class that gains ``undo``: what it
+    says it cannot do it may do now. A "cannot" in the body only (a decision's reason) or inside a string the
+    node quotes is not what the node is about, and a class that gains a method under such a node is
+    information."""
     root = one_file_repo(tmp_path / "bounds", "pkg/bounds.py", BOUNDS, "bounds")
     limit = capture(root, ["pkg/bounds.py#Bounds"], "`Bounds.tighten` only raises a bound; there is no way to take "
                     "one back but `reset()`, which clears them all.", "Bounds cannot undo one bound", type="component")
     quoted = capture(root, ["pkg/bounds.py#Bounds"], "`Bounds.tighten` raises a bound and `reset()` clears them all; "
                      "the caller logs 'cannot tighten' on a conflict.", "Bounds tighten and reset", type="component")
+    reason = capture(root, ["pkg/bounds.py#Bounds"], "## Context\nBounds are raised often.\n\n## Decision\n"
+                     "`Bounds.tighten` raises a bound and `reset()` clears them all.\n\n## Alternatives\nA solver "
+                     "with undo: it cannot run in constant memory.\n\n## Consequences\nNone.", "Bounds only tighten",
+                     type="decision")
     commit(root, "record")
     edit(root, "    def reset(self):\n", "    def undo(self, name, value):\n        self.low[name] = self.history.pop()\n\n"
          "    def reset(self):\n", path="pkg/bounds.py")
@@ -87,8 +92,10 @@ def test_a_node_that_says_the_code_cannot_do_something_is_a_flag_when_its_class_
     finding = only(root, limit)
     assert finding.stale is True and "`undo`" in finding.why
     assert only(root, quoted).stale is False
+    assert only(root, reason).stale is False
     assert describes_defect(Said(*mentions("It can't stream."), "It can't stream."))
     assert not describes_defect(Said(set(), set(), "It reads `cannot_fail` and logs \"unable to read\"."))
+    assert not describes_defect(Said(set(), set(), "The parser\nThe old parser cannot stream."))
 
 
 HANDLERS = '''def register(kind):

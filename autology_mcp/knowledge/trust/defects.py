@@ -1,9 +1,10 @@
 """A node that describes a defect or a limitation, and the change that may fix it (:mod:`.staleness`,
 issue 38).
 
-An ``issue`` node says that the code it references behaves badly; a node whose own prose (outside the
-strings it quotes and the code in backticks) says that the code "cannot" do something, "can't", has "no
-way" to, or is "unable" to, says what the code lacks (:func:`describes_defect`). A fix of either often
+An ``issue`` node says that the code it references behaves badly; a node whose title says that the code
+"cannot" do something, "can't", has "no way" to, or is "unable" to ("LRASolver cannot retract a single
+bound") is about what the code lacks (:func:`describes_defect`). The title, not the body: a decision's
+context or alternatives say what some option cannot do, and that is not what the node is about. A fix of either often
 adds a check, a call or a method and takes away nothing the node names, so the rules that look for what
 the node names see nothing. For such a node, the referenced ``#symbol`` (or the whole Python file, for a
 file reference) now calling a function or a method that it did not call, or testing a condition that it
@@ -33,12 +34,13 @@ _LIMIT = re.compile(r"\b(?:cannot|can't|can\u2019t|no way|unable)\b", re.IGNOREC
 
 
 def describes_defect(said: Said) -> bool:
-    """Whether the node describes a defect (an ``issue`` node) or something the code cannot do (its prose,
-    outside what it quotes and the code it gives in backticks: "``LRASolver`` cannot retract a bound", not
-    "``OSError`` is read as 'cannot open'")."""
+    """Whether the node describes a defect (an ``issue`` node) or something the code cannot do (its title,
+    the first line of the text the rule reads, outside what it quotes and the code it gives in backticks:
+    "LRASolver cannot retract a single bound", not "Errors read as 'cannot open'")."""
     if said.kind == "issue":
         return True
-    return _LIMIT.search(_QUOTED.sub(" ", _TICKS.sub(" ", said.text))) is not None
+    title = said.text.split("\n", 1)[0]
+    return _LIMIT.search(_QUOTED.sub(" ", _TICKS.sub(" ", title))) is not None
 
 
 def fix_added(old: ast.AST, new_text: str, symbol: str, said: Said) -> str | None:
