@@ -18,7 +18,8 @@ commits those after the last commit of HEAD's history that held it ("since the n
 when none did); when this clone does not have that code (a squashed branch's own version), a name
 or a value it held that the file holds no more is stale. A fingerprint taken for other text (the
 node edited by hand) is void: the base's code is what the node was written against. A folder has
-no blob: the names its files held, and the files under it the node names, are what it recorded. Nodes written before issue 38 have no
+no blob: the names its files held, and the files under it the node names, are what it recorded. Nodes
+written before issue 38 have no
 fingerprint, and their base moves with any commit of their file, until ``autology analyze
 --record-fingerprints`` records the code at their base (:func:`missing_fingerprints`, ``fingerprint``
 with ``rev``).
@@ -93,7 +94,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   node gives, the callers' same keyword), a parameter removed and read as another's attribute of the
   same name (``preview`` as ``mode.preview``) that the node does not name, statements moved into a
   function it now calls in their place, a helper it defined inside it and now calls from the module
-  (:func:`delegated`: an inner ``is_type_call`` moved out is still its code), a parameter the node names only as an argument of its call
+  (:func:`delegated`: an inner ``is_type_call`` moved out is still its code), a parameter the node names
+  only as an argument of its call
   of the symbol or a word only as a name's qualifier (``Preview.``) used by a new statement, and the
   same behaviour written another way: an
   import moved into the function or out of it, a string built another way with the same text (an
@@ -120,7 +122,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   at the base, is gone from it (:meth:`Said.values_lost`; the code: the ``#symbol`` with the module
   and class constants it uses, the ``#L`` span's statements when only their strings changed, or the
   whole file for a file or a name in another language). A string it quotes (in quotes, or in
-  backticks when not a name, a path, a number or code; a web link it gives, in quotes or not) counts by its literal parts, the text around an
+  backticks when not a name, a path, a number or code; a web link it gives, in quotes or not) counts by
+  its literal parts, the text around an
   ellipsis or a placeholder, held in one of the code's string values (docstrings aside: prose about the
   code; quotation marks aside: a node that quotes a command cannot show the quotes inside it); a
   number it states (``< 4``, ``1.21.1``, "at most 5 retries", "64-bit", "10,000"; a version
@@ -158,10 +161,10 @@ stale and nothing is said.
 Where it lives: this module is the rule's entry (:func:`check` for one node, :func:`judge` for a store's
 nodes, and the judgement of one file or folder reference); :mod:`.git_history` reads git
 (:class:`History`); :mod:`.mentions` what the node's text names and states (:func:`mentions`,
-:class:`Said`); :mod:`.findings` a finding and how a flag names its commit; :mod:`.signatures` a signature the node writes; :mod:`.deprecations` what is
-deprecated in another module or under a folder; :mod:`.symbol_rules` judges a ``#symbol`` and a ``#L``
-span; :mod:`.defects` a node that describes a defect and the change that may fix it; :mod:`.fingerprints`
-records the code a node saw.
+:class:`Said`); :mod:`.findings` a finding and how a flag names its commit; :mod:`.signatures` a signature
+the node writes; :mod:`.deprecations` what is deprecated in another module or under a folder;
+:mod:`.symbol_rules` judges a ``#symbol`` and a ``#L`` span; :mod:`.defects` a node that describes a defect
+and the change that may fix it; :mod:`.fingerprints` records the code a node saw.
 """
 
 from __future__ import annotations
