@@ -1033,6 +1033,30 @@ def strings_of(node: ast.AST) -> Counter[str]:
     return Counter(found)
 
 
+def bound_names(node: ast.AST) -> set[str]:
+    """The variables a function binds (assigned, a loop's or a comprehension's target, ``as`` names);
+    not its parameters, nor attributes."""
+    found = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            found.add(n.id)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            found.add(n.name)
+    return found
+
+
+def built_strings(node: ast.AST) -> Counter[tuple[str, ...]]:
+    """The strings built from pieces (:func:`formatted`: an f-string, ``"...{}".format(a)``, ``"...%s" % a``),
+    each as its literal pieces, whitespace collapsed: ``f"(assert (implies d{enc} {pred}))"`` is
+    ``("(assert (implies d", " ", "))")``."""
+    found: Counter[tuple[str, ...]] = Counter()
+    for n in ast.walk(node):
+        built = formatted(n) if isinstance(n, (ast.JoinedStr, ast.Call, ast.BinOp)) else None
+        if built is not None and built[1]:
+            found[tuple(re.sub(r"\s+", " ", p) for p in built[0])] += 1
+    return found
+
+
 # ------------------------------------------------------------------------------ words and deprecation
 
 

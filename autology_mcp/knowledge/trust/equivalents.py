@@ -4,6 +4,7 @@ versions of a symbol are compared, so that they are not read as changes to what 
 - ``assert False, msg`` is ``raise AssertionError(msg)`` (ruff's B011; ``assert False`` alone is
   ``raise AssertionError``);
 - ``not (a is b)`` is ``a is not b``, ``not (a in b)`` is ``a not in b`` (and back: E714, E713);
+- ``if not x: A else: B`` is ``if x: B else: A`` (the branches of a negated test swapped, SIM's rewrite);
 - a mutable default moved into the body: ``def f(x={})`` is ``def f(x=None): y = x or {}`` (or ``if x is
   None: x = {}``) when the body reads the parameter nowhere else (B006's fix);
 - a string marked for translation that keeps its text: ``_("(dynamic)")`` is ``"(dynamic)"`` (``_``,
@@ -70,6 +71,12 @@ class _Canonical(ast.NodeTransformer):
                 and type(test.ops[0]) in _NEGATED:
             flipped = ast.Compare(test.left, [_NEGATED[type(test.ops[0])]()], test.comparators)
             return ast.copy_location(flipped, node)
+        return node
+
+    def visit_If(self, node: ast.If) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) and node.orelse:
+            node.test, node.body, node.orelse = node.test.operand, node.orelse, node.body
         return node
 
     def visit_Call(self, node: ast.Call) -> ast.AST:

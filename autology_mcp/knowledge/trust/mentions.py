@@ -116,6 +116,7 @@ class Said:
     names: set[str]
     paths: set[str]
     text: str
+    kind: str = ""  # the node's type (``issue``: :func:`.defects.describes_defect`)
 
     @cached_property
     def words(self) -> set[str]:
@@ -278,6 +279,15 @@ class Said:
     @property
     def states_values(self) -> bool:
         return bool(self.literals or self.numbers)
+
+    def quotes_built(self, pieces: tuple[str, ...]) -> bool:
+        """Whether the text quotes a string built from these literal pieces (:func:`built_strings`) with a
+        word in each of its fields: `(assert  (implies dN pred))` for ``f"(assert  (implies d{enc} {pred}))"``.
+        Its pieces hold six characters or more besides spaces: ``f"{a}.{b}"`` is not quoted by "x.y"."""
+        if len("".join(pieces).replace(" ", "")) < 6:
+            return False
+        pattern = r"\w+".join(re.escape(p) for p in pieces)
+        return re.search(rf"(?<![\w]){pattern}(?![\w])", " ".join(self.text.split())) is not None
 
     def quotes(self, strings) -> bool:
         """Whether the node's text quotes one of these string values (a version, a message)."""

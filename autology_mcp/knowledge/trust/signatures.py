@@ -30,6 +30,19 @@ def signatures_lost(before_code: str, now_code: str, written: list[str]) -> list
     return lost
 
 
+def signature_kept(before_code: str, now_code: str, written: str) -> bool:
+    """Whether ``written`` (``residue(expr, x, x0)``) reads as a signature that a ``def`` of ``before_code``
+    agreed with and one of ``now_code`` still agrees with: the ``def`` gained annotations, or a parameter
+    the node does not list, and what the node says of its parameters still holds."""
+    sig = _written(written)
+    if sig is None:
+        return False
+    before, now = _defs(before_code), _defs(now_code)
+    name, params = sig
+    return before is not None and now is not None and any(_agrees(params, d) for d in before.get(name, ())) \
+        and any(_agrees(params, d) for d in now.get(name, ()))
+
+
 def _written(text: str) -> tuple[str, list[_Param]] | None:
     """``name(params)`` as the node writes it, read as a ``def`` (None when it is not one, or lists no
     parameter: ``retry()`` names a function, it does not state its parameters)."""

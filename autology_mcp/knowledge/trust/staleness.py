@@ -18,7 +18,8 @@ commits those after the last commit of HEAD's history that held it ("since the n
 when none did); when this clone does not have that code (a squashed branch's own version), a name
 or a value it held that the file holds no more is stale. A fingerprint taken for other text (the
 node edited by hand) is void: the base's code is what the node was written against. A folder has
-no blob: the names its files held, and the files under it the node names, are what it recorded. Nodes written before issue 38 have no
+no blob: the names its files held, and the files under it the node names, are what it recorded. Nodes
+written before issue 38 have no
 fingerprint, and their base moves with any commit of their file, until ``autology analyze
 --record-fingerprints`` records the code at their base (:func:`missing_fingerprints`, ``fingerprint``
 with ``rev``).
@@ -58,11 +59,19 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   before and still holds, a loop's header repeated for a second pass, is no new use), take away or
   newly use a string the node quotes (unless they are the same code rearranged: :func:`_restructured`;
   the strings it quotes kept with others added beside them, a field's name added to ``__slots__``, is
-  information), or a value it gives as code (``returns None``); when a signature the node writes
+  information; a string built with fields, ``f"(assert (implies d{enc} {pred}))"``, the node quotes with
+  a word in each field, ``(assert (implies dN pred))``: :meth:`Said.quotes_built`), or a value it gives
+  as code (``returns None``); when a code snippet the node gives is held fewer times than before, and
+  still held (``Pow(b, -ex)`` one of whose two statements now passes ``evaluate=False``); when a signature
+  the node writes
   (``write(self, /, b: bytes)``) that a ``def`` of the code agreed with agrees no more: a parameter it
   lists gone, moved, of another kind (made positional-only, keyword-only), or with another annotation
-  or default than it gives (:mod:`.signatures`; for any reference, as a snippet is); or when more than half of its statements changed into other names or
-  values (the same code rearranged, a loop into a comprehension, is not a rewrite; docstrings are not statements, and a statement put under a new
+  or default than it gives (:mod:`.signatures`; for any reference, as a snippet is; a snippet the code
+  held only as a ``def``'s header that a ``def`` still agrees with, ``residue(expr, x, x0)`` annotated, is
+  kept); or when more than half of its statements changed into other names or values (the same code
+  rearranged, a loop into a comprehension or a recursive inner helper into a loop over its own stack, is
+  not a rewrite: the function's own variables, inner helpers and the methods of its own lists, sets and
+  dicts aside; docstrings are not statements, and a statement put under a new
   ``if`` is not rewritten); when a code snippet the node gives is now under more conditions
   (``return [content]`` now ``return [content] if content else []``); when a function of the file
   that the node names called the symbol and calls it no more (:func:`_caller_dropped`: "``send()``
@@ -71,20 +80,29 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   when a name the node says it has not (``denials``: "a ``match`` statement is not among them"; a
   negation inside a message the node quotes is not the node's) is in it now; or when a class gained or lost
   a method whose name, underscores aside, is a word
-  of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of). An
+  of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of; not a
+  member it held in another form, ``self.frame`` made a ``frame`` property, nor one beside a member of
+  that very name it keeps, ``_form_eoms`` beside ``form_eoms``); or, for a node that describes a defect
+  or a limitation (an ``issue`` node, or one whose title says the code "cannot"), when the symbol now
+  calls a function it did not call, or tests a condition it did not test, and still calls and tests all
+  it did (:mod:`.defects`: the fix that adds a check, a call or a method, taking away nothing). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
-  touch nothing the node says are information, and so are a keyword the function read from its
+  touch nothing the node says are information, and so are a method the class gained that the node does
+  not name (what it uses is its own), a word of the node's text that is only a variable of the
+  function's own, renamed (``innermost`` now ``res``), a keyword the function read from its
   ``**kwargs`` by name made a parameter of its own (``attrs.pop("cls")`` into ``cls=None``: a name the
   node gives, the callers' same keyword), a parameter removed and read as another's attribute of the
   same name (``preview`` as ``mode.preview``) that the node does not name, statements moved into a
   function it now calls in their place, a helper it defined inside it and now calls from the module
-  (:func:`delegated`: an inner ``is_type_call`` moved out is still its code), a parameter the node names only as an argument of its call
+  (:func:`delegated`: an inner ``is_type_call`` moved out is still its code), a parameter the node names
+  only as an argument of its call
   of the symbol or a word only as a name's qualifier (``Preview.``) used by a new statement, and the
   same behaviour written another way: an
   import moved into the function or out of it, a string built another way with the same text (an
   f-string for ``"...{!r}".format(x)`` or ``"%r" % x``), a class turned into a dataclass declaring the
   fields its ``__init__`` stored (or back), and a linter's equivalent rewrites (:mod:`equivalents`:
-  ``assert False, m`` as ``raise AssertionError(m)``, ``not (a is b)`` as ``a is not b``, a mutable
+  ``assert False, m`` as ``raise AssertionError(m)``, ``not (a is b)`` as ``a is not b``, ``if not x: A
+  else: B`` as ``if x: B else: A``, a mutable
   default moved into the body as ``x or {}``, a string newly marked for translation, ``_("text")``,
   unless the node speaks of translation; an exception passed alone where its type came before it,
   ``format_exception_only(type(e), e)`` as ``format_exception_only(e)``; a function that collected a
@@ -104,7 +122,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   at the base, is gone from it (:meth:`Said.values_lost`; the code: the ``#symbol`` with the module
   and class constants it uses, the ``#L`` span's statements when only their strings changed, or the
   whole file for a file or a name in another language). A string it quotes (in quotes, or in
-  backticks when not a name, a path, a number or code; a web link it gives, in quotes or not) counts by its literal parts, the text around an
+  backticks when not a name, a path, a number or code; a web link it gives, in quotes or not) counts by
+  its literal parts, the text around an
   ellipsis or a placeholder, held in one of the code's string values (docstrings aside: prose about the
   code; quotation marks aside: a node that quotes a command cannot show the quotes inside it); a
   number it states (``< 4``, ``1.21.1``, "at most 5 retries", "64-bit", "10,000"; a version
@@ -125,7 +144,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   or class of another module to which the referenced code passes it by keyword
   (:func:`parameters_deprecated`, :func:`_elsewhere`; what was deprecated there when the node was
   written is kept in the fingerprint, ``elsewhere``); when the file is gone; when
-  it moved ("moved to new/path.py (commit)", and what changed there).
+  it moved ("moved to new/path.py (commit)", and what changed there); for a Python file that a node
+  describing a defect or a limitation references, when the module now calls or tests something it did
+  not and still calls and tests all it did (:mod:`.defects`).
 
 Any other later commit is information, not a flag: "3 later commits, the last: <subject>".
 A flag names what changed: the name or the lines, and the commit that changed them (the first
@@ -140,9 +161,10 @@ stale and nothing is said.
 Where it lives: this module is the rule's entry (:func:`check` for one node, :func:`judge` for a store's
 nodes, and the judgement of one file or folder reference); :mod:`.git_history` reads git
 (:class:`History`); :mod:`.mentions` what the node's text names and states (:func:`mentions`,
-:class:`Said`); :mod:`.findings` a finding and how a flag names its commit; :mod:`.signatures` a signature the node writes; :mod:`.deprecations` what is
-deprecated in another module or under a folder; :mod:`.symbol_rules` judges a ``#symbol`` and a ``#L``
-span; :mod:`.fingerprints` records the code a node saw.
+:class:`Said`); :mod:`.findings` a finding and how a flag names its commit; :mod:`.signatures` a signature
+the node writes; :mod:`.deprecations` what is deprecated in another module or under a folder;
+:mod:`.symbol_rules` judges a ``#symbol`` and a ``#L`` span; :mod:`.defects` a node that describes a defect
+and the change that may fix it; :mod:`.fingerprints` records the code a node saw.
 """
 
 from __future__ import annotations
@@ -159,6 +181,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     parse_python,
     rewritten_share,
 )
+from autology_mcp.knowledge.trust.defects import describes_defect, fix_added
 from autology_mcp.knowledge.trust.deprecations import (
     NOT_TESTS,
     _elsewhere,
@@ -185,7 +208,7 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
         return []
     text = f"{node.title}\n{node.content}"
     names, paths = mentions(text)
-    seen, held, said = recorded_code(node), recorded_names(node), Said(names, paths, text)
+    seen, held, said = recorded_code(node), recorded_names(node), Said(names, paths, text, str(node.type))
     values, elsewhere = recorded_names(node, "values"), recorded_names(node, "elsewhere")
     marked = recorded_names(node, "deprecated")
     return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)),
@@ -309,6 +332,12 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
         uncommitted = ", uncommitted" if not later.commits and not later.gap else ""
         return Finding(ref, True, f"most of {where} was rewritten ({round(100 * share)}% of the code the node saw is "
                                   f"gone{uncommitted})", later.text(explain))
+    if not anchor and path.endswith(".py") and describes_defect(said):  # a file: a fix of the defect it describes
+        old_tree = parse_python(before)
+        fixed = fix_added(old_tree, now, "", said) if old_tree is not None else None
+        if fixed:
+            when = first_without(h, later, lambda t: fix_added(old_tree, t, "", said) is None)
+            return Finding(ref, True, f"{where} changed: {fixed} ({when})", later.text(explain))
     if not explain:
         return Finding(ref, False, None, None)
     return Finding(ref, False, None, later.text(True) or ("uncommitted edits" if not later.commits else None))

@@ -12,6 +12,8 @@ from collections import Counter
 from autology_mcp.knowledge.trust.code_compare import (
     Unit,
     body_units,
+    bound_names,
+    built_strings,
     call_guards,
     calls_name,
     changed_strings,
@@ -40,12 +42,13 @@ from autology_mcp.knowledge.trust.code_compare import (
     units_changed,
     without_docstrings,
 )
+from autology_mcp.knowledge.trust.defects import describes_defect, fix_added
 from autology_mcp.knowledge.trust.denials import now_held
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.git_history import History
 from autology_mcp.knowledge.trust.mentions import Said, holds
-from autology_mcp.knowledge.trust.signatures import signatures_lost
+from autology_mcp.knowledge.trust.signatures import signature_kept, signatures_lost
 
 
 REWRITTEN = 0.5  # a file more than this share of whose lines (those the node saw) are gone was rewritten
@@ -221,7 +224,10 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         if values:
             return f"{_stated(values)} gone from it"
         differ = changed_strings(strings_of(old), strings_of(new))
-        return "a string value the node quotes changed" if said.quotes(differ) else None
+        built_then, built_now = built_strings(old), built_strings(new)
+        built = (built_then - built_now) + (built_now - built_then)
+        quoted = said.quotes(differ) or any(said.quotes_built(p) for p in built)
+        return "a string value the node quotes changed" if quoted else None
     old_parameters = _parameter_names(old)  # a parameter now read from another (`mode.preview`) the node does not name
     folded = {p: q for p, q in folded_parameters(old, new).items() if not said.names_parameter(p, old_parameters)}
     broke = parameters_kept(old, new, set(folded))
@@ -259,17 +265,29 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
                  and n.name in {h.name for h in helpers}]
     uses_before = {i for u in gone if plain(u) not in held_now and not any(a <= u.start <= b for a, b in moved_out)
                    for i in u.identifiers()}
-    uses_after = {i for u in came if plain(u) not in held_then for i in u.identifiers()}
+    # a method the class gained that the node does not name is new code beside what it describes (as an added
+    # parameter is): what it uses is its own (``_form_eoms`` added, calling the ``form_eoms`` the node names)
+    beside = _methods_gained(old, new, said)
+    uses_after = {i for u in came if plain(u) not in held_then and not any(a <= u.start <= b for a, b in beside)
+                  for i in u.identifiers()}
     # a name used by the statements before and not after, or after and not before, counted both ways
     differ = ({i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}) & \
         (uses_before ^ uses_after)
     gained = _parameter_names(new) - _parameter_names(old)
     explicit = kwargs_keys(old) & gained  # a keyword it took from its **kwargs by name, now a parameter of its own
     signature = said.signature(symbol.split(".")[-1], old_parameters)
+    # a word of the node's text (not a name it gives) that was a variable of the symbol's own and is gone from
+    # it, renamed (``innermost = set()`` now ``res = set()``), was the code's name for its work, not what it does
+    now_used = {i for u in body_units(new) for i in u.identifiers()}
+    local = bound_names(old) - _parameter_names(old) - said.names - now_used
     used = sorted(differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit
-                  - said.words_kept(gone, came))
+                  - said.words_kept(gone, came) - local)
     if used:
         return f"the use of {_shown(used)} changed"
+    now_code = "\n".join(code_words(without_docstrings(new_text, n), path) for n in [new, *helpers])
+    dropped = _snippets_dropped(code_words(without_docstrings(old_text, old), path), now_code, said)
+    if dropped:
+        return f"{_shown(dropped)} is gone from a statement of it"
     same = _restructured(old, new, gone, came)  # the same names (its own variables aside) and values, rearranged
     # a name the node gives that the changed statements hold as a string before and after (a field listed in
     # `__slots__`, another added beside it) is that name, kept: the name rules judge it, not as a quoted string
@@ -294,6 +312,26 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     if share > REWRITTEN and not same:  # not the same code restructured
         return f"{round(100 * share)}% of its statements rewritten"
     return None
+
+
+def _methods_gained(old: ast.AST, new: ast.AST, said: Said) -> list[tuple[int, int]]:
+    """The lines of the methods a class gained whose names the node does not give."""
+    if not (isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef)):
+        return []
+    then = {s.name for s in old.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return [lines_of(s) for s in new.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and s.name not in then and s.name not in said.names]
+
+
+def _snippets_dropped(old_code: str, new_code: str, said: Said) -> list[str]:
+    """The code snippets the node gives that the symbol holds fewer times than before, and still holds
+    (gone altogether is :func:`_lost`'s): ``denom.append(Pow(b, -ex))`` now ``denom.append(Pow(b, -ex,
+    evaluate=False))`` while another statement still holds ``Pow(b, -ex)``. Where the node's code was,
+    other code is now, even when it only gained a keyword argument."""
+    if not said.snippets:
+        return []
+    then, now = squeezed(old_code), squeezed(new_code)
+    return [s for s in said.snippets if then.count(squeezed(s)) > now.count(squeezed(s)) > 0]
 
 
 def _parameter_names(node: ast.AST | None) -> set[str]:
@@ -339,18 +377,46 @@ _PLAIN_VALUES = frozenset({"None", "True", "False", "Ellipsis"})
 
 def _restructured(old: ast.AST, new: ast.AST, gone: list[Unit], came: list[Unit]) -> bool:
     """Whether the changed statements are the same code rearranged: a loop into a comprehension, an
-    ``if header:`` block into an early ``return {}``. They use the same names, the symbol's own
-    variables aside (``ldict``, ``key``: bound in it, before or after), the same string values and
-    the same values other than None, True and False, and as many loops (a comprehension's included: a
-    ``while True`` added around a pop is not a rearrangement)."""
+    ``if header:`` block into an early ``return {}``, a recursive inner helper into a loop over an explicit
+    stack. They use the same names, the symbol's own aside (:func:`_own`: its variables, ``ldict``,
+    ``key``, bound in it before or after; its inner helpers and their parameters; the methods of its own
+    lists, sets and dicts, ``stack.pop()``), the same string values and the same values other than None,
+    True and False, and as many loops (a comprehension's included: a ``while True`` added around a pop
+    is not a rearrangement)."""
     if _loops(gone) != _loops(came):
         return False
-    own = (_bound(old) | _bound(new)) - _parameter_names(old) - _parameter_names(new)  # a parameter rebound is still its caller's
+    own = _own(old) | _own(new)
+    own -= _parameter_names(old) | _parameter_names(new)  # a parameter rebound is still its caller's
     if {i for u in gone for i in u.identifiers()} - own != {i for u in came for i in u.identifiers()} - own:
         return False
     if Counter(s for u in gone for s in u.strings) != Counter(s for u in came for s in u.strings):
         return False
     return {v for u in gone for v in u.constants()} - _PLAIN_VALUES == {v for u in came for v in u.constants()} - _PLAIN_VALUES
+
+
+_CONTAINERS = (ast.List, ast.Set, ast.Dict, ast.Tuple, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
+def _own(node: ast.AST) -> set[str]:
+    """The names a function keeps to itself: the variables it binds (:func:`bound_names`), the functions and
+    classes defined inside it and their parameters, and the methods it calls on a variable it made a
+    list, a set or a dict (``stack = [expr]``, ``stack.pop()``): how it does its work, not what it uses."""
+    found = bound_names(node)
+    for n in ast.walk(node):
+        if n is not node and isinstance(n, _DEFS):
+            found.add(n.name)
+            found |= _parameter_names(n) if not isinstance(n, ast.ClassDef) else set()
+    made = {t.id for n in ast.walk(node) if isinstance(n, ast.Assign) and _container(n.value)
+            for t in n.targets if isinstance(t, ast.Name)}
+    found |= {n.func.attr for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+              and isinstance(n.func.value, ast.Name) and n.func.value.id in made}
+    return found
+
+
+def _container(value: ast.AST) -> bool:
+    """A list, a set, a dict or a tuple made there: ``[x]``, ``{}``, ``set()``, a comprehension."""
+    return isinstance(value, _CONTAINERS) or isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+        and value.func.id in ("list", "set", "dict") and not value.args
 
 
 def _loops(found: list[Unit]) -> int:
@@ -369,18 +435,6 @@ def _loops(found: list[Unit]) -> int:
     return count
 
 
-def _bound(node: ast.AST) -> set[str]:
-    """The variables a function binds (assigned, a loop's or a comprehension's target, ``as`` names);
-    not its parameters, nor attributes."""
-    found = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            found.add(n.id)
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            found.add(n.name)
-    return found
-
-
 def _methods_named(old: ast.AST, new: ast.AST, said: Said) -> str | None:
     """A class that gained or lost a method whose name, underscores aside, is a word of the node's text
     (``__reduce__`` added to a class the node says "reduce" keeps one argument of): what the node says
@@ -393,10 +447,29 @@ def _methods_named(old: ast.AST, new: ast.AST, said: Said) -> str | None:
 
     words = {w.lower() for w in said.words}
     before, after = methods(old), methods(new)
-    for name, verb in [*((n, "added") for n in sorted(after - before)), *((n, "removed") for n in sorted(before - after))]:
-        if name.strip("_").lower() in words:
+    had, has = _members(old), _members(new)
+    kept = had & has
+    for name, verb in [*((n, "added") for n in sorted(after - before - had)),
+                       *((n, "removed") for n in sorted(before - after - has))]:
+        if name.strip("_").lower() in words and name.strip("_") not in kept:
             return f"method `{name}` {verb}"
     return None
+
+
+def _members(node: ast.ClassDef) -> set[str]:
+    """The names a class holds: its methods, what its body assigns and the attributes its methods set on
+    ``self``. A method added under a name the class held already (``self.frame = f`` made a ``frame``
+    property) is that member in another form, and one named as a member it keeps, underscores aside
+    (``_form_eoms`` added beside ``form_eoms``), is not the behaviour the node's word names."""
+    found = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    for s in node.body:
+        if isinstance(s, (ast.Assign, ast.AnnAssign)):
+            found |= {t.id for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name)}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) \
+                and n.value.id == "self":
+            found.add(n.attr)
+    return found
 
 
 def _newly_guarded(old: ast.AST, new: ast.AST, said: Said) -> str | None:
@@ -452,7 +525,10 @@ def _lost(before_code: str, now_code: str, said: Said) -> list[str]:
     gone = [n for n in sorted(said.names) if holds(before_code, n) and not holds(now_code, n)]
     if said.snippets or said.calls:
         old, new = squeezed(before_code), squeezed(now_code)
-        gone += [s for s in said.snippets if squeezed(s) in old and squeezed(s) not in new]
+        # a snippet the code held only as a ``def``'s header, and that a ``def`` still agrees with, is that
+        # signature kept (annotations added, ``residue(expr, x, x0)`` now ``residue(expr: Expr, x, x0)``)
+        gone += [s for s in said.snippets if squeezed(s) in old and squeezed(s) not in new
+                 and (_called_in(before_code, s) or not signature_kept(before_code, now_code, s))]
         gone += [s for s in said.calls if _called_in(before_code, s) and not _called_in(now_code, s)]
         gone += [s for s in signatures_lost(before_code, now_code, said.calls + said.snippets) if s not in gone]
     return gone
@@ -478,9 +554,18 @@ def _segment(text: str, node: ast.AST) -> str:
     return "\n".join(text.splitlines()[start - 1:end])
 
 
+def _judged(old: ast.AST, before: str, now: str, symbol: str, path: str, said: Said) -> str | None:
+    """:func:`symbol_change`, and for a node that describes a defect, a change that may fix it
+    (:func:`.defects.fix_added`)."""
+    why = symbol_change(old, before, now, symbol, path, said)
+    if why is None and describes_defect(said):
+        why = fix_added(old, now, symbol, said)
+    return why
+
+
 def judge_symbol(h: History, ref: str, path: str, later: Later, before: str, old: ast.AST, now: str,
                   symbol: str, said: Said, explain: bool) -> Finding:
-    why = symbol_change(old, before, now, symbol, path, said)
+    why = _judged(old, before, now, symbol, path, said)
     caller = _caller_dropped(before, now, symbol, said) if why is None else None
     if caller:
         when = first_without(h, later, lambda t: _caller_dropped(before, t, symbol, said) is None)
@@ -493,7 +578,7 @@ def judge_symbol(h: History, ref: str, path: str, later: Later, before: str, old
     if why == "gone":
         when = first_without(h, later, lambda t: _symbol_in(t, symbol) is not None)
         return Finding(ref, True, f"`{symbol}` is gone from {path} ({when})", later.text(explain))
-    when = first_without(h, later, lambda t: symbol_change(old, before, t, symbol, path, said) is None)
+    when = first_without(h, later, lambda t: _judged(old, before, t, symbol, path, said) is None)
     return Finding(ref, True, f"`{symbol}` of {path} changed: {why} ({when})", later.text(explain))
 
 
