@@ -25,12 +25,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import gate_sets  # noqa: E402
-from knowledge_eval import write_store  # noqa: E402
+from record_ranking_sweep import open_domains  # noqa: E402
 
 from autology_mcp.common.query_text import without_boilerplate  # noqa: E402
 from autology_mcp.common.text import fts_text, node_query_terms, porter_stem  # noqa: E402
-from autology_mcp.knowledge.service import Autology  # noqa: E402
 
 WORD = re.compile(r"[^\W_]+")
 stem = lru_cache(maxsize=None)(porter_stem)
@@ -80,14 +78,7 @@ def main() -> int:
     args = parser.parse_args()
     print(f"# load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     domains = {}
-    for name, build in gate_sets.DOMAINS.items():
-        domain = build(args.mirrors)
-        root = args.workdir / name
-        if not (root / ".autology" / "nodes").exists():
-            write_store(root, list(domain.nodes.values()))
-        by_id = {node.id: key for key, node in domain.nodes.items()}
-        queries = [q for q in domain.queries if q["split"] == "tuning"]
-        autology = Autology.open(root)
+    for name, domain, autology, by_id, queries in open_domains(args.mirrors, args.workdir):
         top = [[(by_id.get(h.node.id), h.score) for h in autology.query(q["prompt"], limit=40)] for q in queries]
         autology.close()
         domains[name] = (domain.nodes, queries, top)

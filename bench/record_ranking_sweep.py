@@ -46,6 +46,18 @@ def mrr(rank, queries: list[dict]) -> float:
     return total / len(queries) if queries else 0.0
 
 
+def open_domains(mirrors: Path, workdir: Path, part: str = "tuning"):
+    """Each domain of bench/gate_sets.py with its store (built once in ``workdir``) open: (name, domain,
+    Autology, node id -> record key, the part's prompts). The caller closes the stores."""
+    for name, build in gate_sets.DOMAINS.items():
+        domain = build(mirrors)
+        root = workdir / name
+        if not (root / ".autology" / "nodes").exists():
+            write_store(root, list(domain.nodes.values()))
+        by_id = {node.id: key for key, node in domain.nodes.items()}
+        yield name, domain, Autology.open(root), by_id, [q for q in domain.queries if q["split"] == part]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mirrors", type=Path, required=True)
@@ -54,14 +66,7 @@ def main() -> int:
     args = parser.parse_args()
     print(f"# load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     domains = {}
-    for name, build in gate_sets.DOMAINS.items():
-        domain = build(args.mirrors)
-        root = args.workdir / name
-        if not (root / ".autology" / "nodes").exists():
-            write_store(root, list(domain.nodes.values()))
-        autology = Autology.open(root)
-        by_id = {node.id: key for key, node in domain.nodes.items()}
-        queries = [q for q in domain.queries if q["split"] == args.part]
+    for name, domain, autology, by_id, queries in open_domains(args.mirrors, args.workdir, args.part):
         domains[name] = (autology, by_id, queries)
         bm25 = PlainBM25(list(autology.store.index.all_nodes()))
         print(f"plain BM25 {name}: {mrr(lambda p: [by_id.get(i) for i in bm25(p)], queries):.3f} ({len(queries)} prompts)")
