@@ -26,6 +26,7 @@ _NOT_NAMES = frozenset("""py pyi pyc js jsx ts tsx mjs cjs json yaml yml toml cf
     csv tsv lock log sh bash zsh bat ps1 exe dll so dylib go rs rb java kt swift cpp hpp cc cxx sql proto png jpg jpeg gif
     svg pdf zip gz tgz tar whl egg com org net edu gov io dev app co uk de fr www env cfg conf svc""".split())
 _WORDS = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{4,}(?![\w])")
+_JOIN = re.compile(r"(?<=[0-9a-z])[-_]+(?=[0-9a-z])")  # the joints of SHA-1, if_range
 _TERM = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")  # a word of the title, SHA-1 and If-Range whole
 _QUALIFIER = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]{4,})\.(?=[A-Za-z_])")  # Preview. of Preview.member
 _SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return|[-+*/%|&]|//|\*\*)\s"
@@ -112,8 +113,9 @@ def holds(content: str, name: str) -> bool:
 
 def term(word: str) -> str:
     """A term as the title's words and the code's names are compared: lower case, without the hyphens
-    and underscores inside it (``SHA-1`` and ``sha1``, ``If-Range`` and ``IfRange``, ``hash_pin``)."""
-    return word.lower().replace("-", "").replace("_", "")
+    and underscores inside it (``SHA-1`` and ``sha1``, ``If-Range`` and ``IfRange``, ``hash_pin``); a leading
+    underscore stays (``_frame``, a private member, is not the title's "frame")."""
+    return _JOIN.sub("", word.lower())
 
 
 @dataclass(frozen=True)
