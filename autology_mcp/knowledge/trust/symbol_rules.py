@@ -228,7 +228,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         differ = {v for v in differ if lower[v.lower()] < 2}
         built_then, built_now = built_strings(old), built_strings(new)
         built = (built_then - built_now) + (built_now - built_then)
-        quoted = said.quotes(differ) or said.gives_from(differ) or any(said.quotes_built(p) for p in built)
+        quoted = said.quotes(differ) or any(said.quotes_built(p) for p in built)
         return "a string value the node quotes changed" if quoted else None
     old_parameters = _parameter_names(old)  # a parameter now read from another (`mode.preview`) the node does not name
     folded = {p: q for p, q in folded_parameters(old, new).items() if not said.names_parameter(p, old_parameters)}
