@@ -46,6 +46,7 @@ _CODE = frozenset("js jsx ts tsx mjs cjs go rs java kt kts scala rb php cs swift
                   "clj erl hs ml fs vue svelte sh".split())
 _IDENTS = re.compile(r"\b(?:id|attr|arg|name|module)='([A-Za-z_][A-Za-z0-9_]*)'")
 _DEPRECATION = re.compile(r"deprecat|FutureWarning", re.IGNORECASE)
+_QUOTED_NAME = re.compile(r"""['"`]+([A-Za-z_][\w.]*(?:\(\))?)['"`]+""")  # 'name', ``name``, "name()"
 
 
 @dataclass(frozen=True)
@@ -1160,13 +1161,18 @@ def named_deprecated(message: str, names: set[str]) -> set[str]:
     """Which of ``names`` a deprecation warning's message says is deprecated: named in a sentence that says
     "deprecat" (in the whole message when none does), but not as what to use instead ("'BaseCommand' is
     deprecated. Use 'Command' instead.", "'protected_args' is deprecated. 'args' will contain the rest.",
-    "'parser.split' is deprecated, it will only be available in 'shell'": only the first is)."""
+    "'parser.split' is deprecated, it will only be available in 'shell'": only the first is). A sentence that
+    quotes names says by its quotes what is deprecated: its other words are prose ("The 'HTTP_STATUS_CODES'
+    data is deprecated" deprecates no ``data``)."""
     sentences = _SENTENCE_END.split(message)
     saying = [s for s in sentences if "deprecat" in s.lower()] or sentences
     found = set()
     for sentence in saying:
+        quoted = [m.span(1) for m in _QUOTED_NAME.finditer(sentence)]
         for n in names:
             for m in re.finditer(rf"(?<![\w]){re.escape(n)}(?![\w])", sentence):
+                if quoted and not any(a <= m.start() and m.end() <= b for a, b in quoted):
+                    continue
                 if not _REPLACEMENT_BEFORE.search(sentence[:m.start()]) and \
                         not _REPLACEMENT_AFTER.match(sentence[m.end():]):
                     found.add(n)

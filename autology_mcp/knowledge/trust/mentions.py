@@ -14,7 +14,7 @@ from functools import cached_property
 from autology_mcp.knowledge.trust.code_compare import Literals, Unit, version_parts
 
 
-_TICKS = re.compile(r"`([^`\n]{2,120})`")
+_TICKS = re.compile(r"`([^`\n]{1,120})`")
 # an identifier a prose word is not: snake_case, camelCase or PascalCase with an inner capital, dotted
 _SHAPED = re.compile(r"(?<![\w.])(?:[A-Za-z_][A-Za-z0-9]*_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
                      r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w])")
@@ -26,6 +26,8 @@ _NOT_NAMES = frozenset("""py pyi pyc js jsx ts tsx mjs cjs json yaml yml toml cf
     csv tsv lock log sh bash zsh bat ps1 exe dll so dylib go rs rb java kt swift cpp hpp cc cxx sql proto png jpg jpeg gif
     svg pdf zip gz tgz tar whl egg com org net edu gov io dev app co uk de fr www env cfg conf svc""".split())
 _WORDS = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{4,}(?![\w])")
+_JOIN = re.compile(r"(?<=[0-9a-z])[-_]+(?=[0-9a-z])")  # the joints of SHA-1, if_range
+_TERM = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*")  # a word of the title, SHA-1 and If-Range whole
 _QUALIFIER = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]{4,})\.(?=[A-Za-z_])")  # Preview. of Preview.member
 _SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return|[-+*/%|&]|//|\*\*)\s"
                       r"|^\s*(?:except|try|finally|else|elif|while|with|for|if|async)\b[^:`]*:")  # a clause: `except OSError: pass`
@@ -109,6 +111,13 @@ def holds(content: str, name: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", content) is not None
 
 
+def term(word: str) -> str:
+    """A term as the title's words and the code's names are compared: lower case, without the hyphens
+    and underscores inside it (``SHA-1`` and ``sha1``, ``If-Range`` and ``IfRange``, ``hash_pin``); a leading
+    underscore stays (``_frame``, a private member, is not the title's "frame")."""
+    return _JOIN.sub("", word.lower())
+
+
 @dataclass(frozen=True)
 class Said:
     """What the node's text says, as the rule reads it."""
@@ -146,11 +155,23 @@ class Said:
         ``proxies or proxy`` in the code). The ``signature`` (:meth:`signature`) counts as words."""
         names = self.names - signature
         words = (self.words | signature) - names - added
+        titled = {i for u in (*before, *after) for i in u.identifiers() if term(i) in self.title_terms} - added
+        words |= titled - names
         if words:
             then = Counter(i for u in before for i in set(u.identifiers()))
             now = Counter(i for u in after for i in set(u.identifiers()))
             words = {w for w in words if then[w] < 3 or now[w] < 3}
         return names | words
+
+    @cached_property
+    def title_terms(self) -> set[str]:
+        """The words of the title (the text's first line), whatever their length, folded (:func:`term`): the
+        title says what the node is about, so a changed statement that uses one as a name touches it
+        ("a weak ETag is kept" and a new ``weak`` tested; "one SHA-1" and ``hashlib.sha1`` now
+        ``hashlib.sha3_256``), though the body's words count from five letters up. Not a single letter
+        or digit, nor a bare number."""
+        title = self.text.split("\n", 1)[0]
+        return {f for t in _TERM.findall(title) if len(f := term(t)) >= 3 and not f.isdigit()}
 
     def words_kept(self, before: list[Unit], after: list[Unit]) -> set[str]:
         """The words of the text (not the names it gives) that the changed statements use as often before as
@@ -288,6 +309,12 @@ class Said:
             return False
         pattern = r"\w+".join(re.escape(p) for p in pieces)
         return re.search(rf"(?<![\w]){pattern}(?![\w])", " ".join(self.text.split())) is not None
+
+    def gives_from(self, strings) -> bool:
+        """Whether the node gives, as code, a piece of one of these string values (the character class
+        ``[a-z0-9.-]`` of a regular expression): it describes what that string says, so the string changed
+        is what it says changed, though the piece is still there."""
+        return any(snippet in value for snippet in self.snippets for value in strings)
 
     def quotes(self, strings) -> bool:
         """Whether the node's text quotes one of these string values (a version, a message)."""

@@ -34,7 +34,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   against the code now (the commits between only name the change: a walk of a merged history can
   put a branch's older state after a newer one). A change only in string values the node does not
   quote (a version string, a message) is not one, unless it takes away a string the node quotes or a
-  number it states. A change of its code is judged as a symbol's (:func:`span_rewrite`): stale when a
+  number it states, or changes a string of which the node gives a piece as code (``[a-z0-9.-]``, a
+  regular expression's character class: :meth:`Said.gives_from`). A change of its code is judged as a symbol's (:func:`span_rewrite`): stale when a
   function or class defined in it, or a name or snippet the node gives, is gone from the lines that
   took its place, a string it quotes or a
   number it states is gone, the changed statements differ in a name or word the node gives, in a
@@ -53,11 +54,16 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   their prose gave, "resolves to True", is not the code's); when a string it quotes or a number
   it states is gone from it, or from the statements that changed (a bound raised in one statement
   while another still holds the number); when its changed statements differ in the names they use by
-  one the node gives (or a word of its text of five letters or more, unless it is a parameter the
+  one the node gives (or a word of its title, of any length, compared folded: ``SHA-1`` as ``sha1``,
+  ``If-Range`` as ``IfRange``, :meth:`Said.title_terms`; or a word of its text of five letters or more,
+  unless it is a parameter the
   function gained, or the changed statements use it as often before as after, as a name or a part
   of one: ``self.raw.co_filename`` read into a new variable ``filename``; a statement the symbol held
-  before and still holds, a loop's header repeated for a second pass, is no new use), take away or
-  newly use a string the node quotes (unless they are the same code rearranged: :func:`_restructured`;
+  before and still holds, a loop's header repeated for a second pass, is no new use; nor are the
+  statements of a helper of the module it called and calls no more, moved into it, ``gen_salt``'s check now
+  in the function that called it), take away or
+  newly use a string the node quotes (not one only in other letter case, ``"etag"`` now ``"ETag"``;
+  unless they are the same code rearranged: :func:`_restructured`;
   the strings it quotes kept with others added beside them, a field's name added to ``__slots__``, is
   information; a string built with fields, ``f"(assert (implies d{enc} {pred}))"``, the node quotes with
   a word in each field, ``(assert (implies dN pred))``: :meth:`Said.quotes_built`), or a value it gives
@@ -88,7 +94,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   it did (:mod:`.defects`: the fix that adds a check, a call or a method, taking away nothing). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
   touch nothing the node says are information, and so are a method the class gained that the node does
-  not name (what it uses is its own), a word of the node's text that is only a variable of the
+  not name (what it uses is its own, but for a word of the title: ``from_header`` gained by the
+  ``IfRange`` of "a weak ETag is kept", which now tests ``weak``, is a flag), a word of the node's text that is only a variable of the
   function's own, renamed (``innermost`` now ``res``), a keyword the function read from its
   ``**kwargs`` by name made a parameter of its own (``attrs.pop("cls")`` into ``cls=None``: a name the
   node gives, the callers' same keyword), a parameter removed and read as another's attribute of the
@@ -109,7 +116,7 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   list and returned it made a generator that yields the same values, ``out.extend(x)`` as ``yield from
   x``). In other languages the name must still be there.
 - ``path`` (a file) or a folder: stale when a name, path, identifier or code snippet the node's
-  text gives (:func:`mentions`, in backticks, shaped like one, called ``retry()``, dotted
+  text gives (:func:`mentions`, in backticks, one character or more (`q`, `*`), shaped like one, called ``retry()``, dotted
   ``app.retry``), or a call it writes in prose with its arguments (``self.get_connection(request.url,
   proxies)``, held as a call, not a ``def``), which the referenced code held at the base, is gone from
   it now (comments aside; a code snippet is code in backticks, a clause too: ``except OSError: pass``);
@@ -136,7 +143,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   "deprecated" in its docstring unless each sentence saying it first names a parameter; a module
   ``__getattr__`` that warns when asked for an old name; a deprecation mark in other languages; a
   warning's message counts for what its sentence saying "deprecat" names, not for what to use
-  instead), in the file, in a file under a referenced folder, or, for a name it imports from another
+  instead, and when that sentence quotes names, for those alone: "The 'HTTP_STATUS_CODES' data is
+  deprecated" deprecates no ``data``), in the file, in a file under a referenced folder, or, for a name it imports from another
   module of the project, there; when a parameter the node names (as a name,
   or in a list of the function's parameters) is newly deprecated: a warning raised only when it is
   given (``if proxies: warnings.warn(...)``: the parameter's deprecation, not its function's), in the

@@ -47,7 +47,7 @@ from autology_mcp.knowledge.trust.denials import now_held
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.git_history import History
-from autology_mcp.knowledge.trust.mentions import Said, holds
+from autology_mcp.knowledge.trust.mentions import Said, holds, term
 from autology_mcp.knowledge.trust.signatures import signature_kept, signatures_lost
 
 
@@ -87,9 +87,9 @@ def judge_span(h: History, ref: str, path: str, later: Later, before: str, now: 
         if change.span is not None and not change.changed:
             return change.span
         if change.span is not None and change.strings:  # string values only
-            if said.quotes(change.strings) or (said.states_values and said.values_lost(
+            if said.quotes(change.strings) or said.gives_from(change.strings) or (said.states_values and said.values_lost(
                     literals(list(change.before)), literals(list(change.after)))):
-                return None  # a string the node quotes, or a number it states, gone from the span's strings
+                return None  # a string the node quotes or gives a piece of as code, or a number it states, gone
             return change.span
         region = span_region(old, new, where, path)
         if region is None or not region[1]:
@@ -224,6 +224,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         if values:
             return f"{_stated(values)} gone from it"
         differ = changed_strings(strings_of(old), strings_of(new))
+        lower = Counter(v.lower() for v in differ)  # one taken away, one added in other letter case: recased
+        differ = {v for v in differ if lower[v.lower()] < 2}
         built_then, built_now = built_strings(old), built_strings(new)
         built = (built_then - built_now) + (built_now - built_then)
         quoted = said.quotes(differ) or any(said.quotes_built(p) for p in built)
@@ -249,11 +251,16 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     guarded = _newly_guarded(old, new, said)
     if guarded:
         return f"{_shown([guarded])} is now under a condition"
-    # statements split out into a function it calls, or reading a folded parameter the new way: the same code
+    # statements split out into a function it calls, or reading a folded parameter the new way: the same code;
+    # and the reverse, the statements of a helper of the module it called and calls no more, now
+    # its own (a check moved from ``gen_salt`` into the function that called it): the same statements, and what
+    # they use it used before
     gone, came = extracted(*changed_units(read_through(old, folded), new), tree)
-    values = said.values_lost(literals(gone), literals(came)) if said.states_values else []
+    inlined = [v for f in delegated(new, old, tree, parse_python(old_text)) for v in body_units(f)]
+    values = said.values_lost(literals(gone + inlined), literals(came)) if said.states_values else []
     if values:  # a bound the node states, changed in one statement while another still holds the number
         return f"{_stated(values)} gone from a statement of it"
+    came = [u for u in came if plain(u) not in {plain(v) for v in inlined}]
     own = set(symbol.split("."))
     protocol = _methods_named(old, new, said)
     if protocol:
@@ -265,11 +272,14 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
                  and n.name in {h.name for h in helpers}]
     uses_before = {i for u in gone if plain(u) not in held_now and not any(a <= u.start <= b for a, b in moved_out)
                    for i in u.identifiers()}
+    uses_before |= {i for u in inlined for i in u.identifiers()}
     # a method the class gained that the node does not name is new code beside what it describes (as an added
-    # parameter is): what it uses is its own (``_form_eoms`` added, calling the ``form_eoms`` the node names)
+    # parameter is): what it uses is its own (``_form_eoms`` added, calling the ``form_eoms`` the node names), but
+    # for a word of the node's title, what the node is about (``from_header`` gained by the ``IfRange`` of "a weak
+    # ETag is kept", which now tests ``weak``)
     beside = _methods_gained(old, new, said)
-    uses_after = {i for u in came if plain(u) not in held_then and not any(a <= u.start <= b for a, b in beside)
-                  for i in u.identifiers()}
+    uses_after = {i for u in came if plain(u) not in held_then for i in u.identifiers()
+                  if not any(a <= u.start <= b for a, b in beside) or term(i) in said.title_terms}
     # a name used by the statements before and not after, or after and not before, counted both ways
     differ = ({i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}) & \
         (uses_before ^ uses_after)
@@ -293,7 +303,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # `__slots__`, another added beside it) is that name, kept: the name rules judge it, not as a quoted string
     strings_then, strings_now = ({s for u in units for s in u.strings} - explicit for units in (gone, came))
     names_kept = strings_then & strings_now & said.names
-    if not same and said.quotes((strings_then | strings_now) - names_kept):
+    if not same and said.quotes((strings_then | strings_now) - names_kept - recased(strings_then, strings_now)):
         return "a statement with a string value the node quotes changed"
     values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
     named = sorted(v for v in values if said.gives_value(v))
@@ -312,6 +322,14 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     if share > REWRITTEN and not same:  # not the same code restructured
         return f"{round(100 * share)}% of its statements rewritten"
     return None
+
+
+def recased(then: set[str], now: set[str]) -> set[str]:
+    """The strings of ``then`` and ``now`` that the other side holds in other letter case only (``"etag"`` now
+    ``"ETag"``, a header's name in its canonical case): the node that writes "ETag" does not quote a new
+    string; the same text is there."""
+    lower_then, lower_now = Counter(v.lower() for v in then - now), Counter(v.lower() for v in now - then)
+    return {v for v in then - now if lower_now[v.lower()]} | {v for v in now - then if lower_then[v.lower()]}
 
 
 def _methods_gained(old: ast.AST, new: ast.AST, said: Said) -> list[tuple[int, int]]:
