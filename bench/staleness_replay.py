@@ -34,7 +34,9 @@ pytest, mypy, sympy, werkzeug and jinja were each written as a fresh held-out re
 the tuning side once their flags had been read) and attrs (``--repo attrs``, the held-out one: a fresh replay
 of python-attrs/attrs whose labels were committed before any rule ran on it; run it once per rule change you
 report, not while tuning). ``--repo all`` leaves out a replay whose role is "held-out (fresh, for the stop
-after ...)", a replay prepared for a later stop, so that a run of all cannot spend it.
+after ...)", a replay prepared for a later stop, so that a run of all cannot spend it. starlette
+(``--repo starlette``, a fresh replay of encode/starlette whose labels were committed before any rule ran on
+it) is such a replay: prepared as the held-out one for the stop after attrs's, not to be run before then.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from pathlib import Path
 DATA = Path(__file__).parent / "data" / "staleness_replay"
 PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
-         "jinja", "attrs")
+         "jinja", "attrs", "starlette")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja")
@@ -323,7 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--checkout", type=Path, default=Path(__file__).resolve().parent.parent,
                    help="the autology checkout whose CLI is measured (default: this one)")
     p.add_argument("--repo", choices=(*REPOS, "tuning", "all"), default="all",
-                   help="tuning: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug and jinja (each was read after a run, so they tune now); attrs is the held-out one")
+                   help="tuning: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug and jinja (each was read after a run, so they tune now); attrs is the held-out one; "
+                        "starlette is prepared as the held-out one for the stop after attrs's")
     p.add_argument("--json", type=Path, help="write every cell, finding and scenario here")
     p.add_argument("--workdir", type=Path, help="keep the replayed clones here (default: a temp dir, removed)")
     p.add_argument("--every-cell", action="store_true", help="list each false or missed cell, not runs of steps")
