@@ -48,6 +48,7 @@ from autology_mcp.knowledge.trust.equivalents import about_translation, canonica
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.git_history import History
 from autology_mcp.knowledge.trust.mentions import Said, holds, term
+from autology_mcp.knowledge.trust.protocols import operations
 from autology_mcp.knowledge.trust.signatures import signature_kept, signatures_lost
 
 
@@ -455,15 +456,21 @@ def _loops(found: list[Unit]) -> int:
 
 def _methods_named(old: ast.AST, new: ast.AST, said: Said) -> str | None:
     """A class that gained or lost a method whose name, underscores aside, is a word of the node's text
-    (``__reduce__`` added to a class the node says "reduce" keeps one argument of): what the node says
-    about that behaviour may no longer hold."""
+    (``__reduce__`` added to a class the node says "reduce" keeps one argument of), or the special method
+    behind an operation the node writes as code (:mod:`.protocols`: ``__contains__`` for ``x in missing``):
+    what the node says about that behaviour may no longer hold. A special method given by assignment
+    (``__call__ = __contains__ = _fail``) is a method."""
     if not (isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef)):
         return None
 
     def methods(node: ast.ClassDef) -> set[str]:
-        return {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        found = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        for s in node.body:
+            if isinstance(s, ast.Assign):
+                found |= {t.id for t in s.targets if isinstance(t, ast.Name) and _special(t.id)}
+        return found
 
-    words = {w.lower() for w in said.words}
+    words = {w.lower() for w in said.words} | {m.strip("_") for m in operations(said.text)}
     before, after = methods(old), methods(new)
     had, has = _members(old), _members(new)
     kept = had & has
@@ -472,6 +479,10 @@ def _methods_named(old: ast.AST, new: ast.AST, said: Said) -> str | None:
         if name.strip("_").lower() in words and name.strip("_") not in kept:
             return f"method `{name}` {verb}"
     return None
+
+
+def _special(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
 def _members(node: ast.ClassDef) -> set[str]:
