@@ -31,6 +31,7 @@ def test_operations_read_the_code_in_backticks_only() -> None:
     assert operations("`x in missing` is False") == {"__contains__", "__iter__"}
     assert operations("`str()` is empty and `async for` over it") >= {"__str__", "__aiter__", "__anext__"}
     assert operations("`a == b` holds") == {"__eq__"}
+    assert operations("`{% for x in missing %}` renders nothing") == {"__iter__"}
     assert operations("it lives in `src/a-b.py` and in `pre-commit`; `__iter__` is named") == set()
 
 
@@ -56,3 +57,34 @@ def test_a_special_method_behind_an_operation_the_node_writes_is_a_flag(tmp_path
     finding = only(root, membership)
     assert finding.stale is True and "`__contains__` added" in finding.why
     assert only(root, printing).stale is False
+
+
+CHAIN = LENIENT + '''
+
+class Chained(Missing):
+    def __getattr__(self, name):
+        return self
+'''
+
+
+def test_a_base_of_the_same_file_gaining_a_method_the_node_names_is_a_flag(tmp_path: Path) -> None:
+    """"`async for` over a `Chained` fails" (jinja's ChainableUndefined): its base ``Missing`` gains ``__aiter__``
+    and the class, unchanged, now iterates; a flag. A method the node names that the class defines itself
+    (its own ``__getattr__`` overrides the base's), a base's method the node does not name, and ``__contains__``
+    under a node whose only ``in`` is a loop's, are not."""
+    root = one_file_repo(tmp_path / "c", "pkg/missing.py", CHAIN, "chain")
+    issue = capture(root, ["pkg/missing.py#Chained"],
+                    "`Chained.__getattr__` answers every name, so `async for` over it fails with a TypeError: "
+                    "`{% for x in missing.items %}` crashes.",
+                    "Chained breaks async iteration", type="issue")
+    commit(root, "record")
+    edit(root, "    def _fail(self,", "    def __getattr__(self, name):\n        raise LookupError(name)\n\n"
+         "    def describe(self):\n        return 'missing'\n\n    def _fail(self,", path="pkg/missing.py")
+    edit(root, "    __call__ = __getitem__ = _fail", "    __call__ = __getitem__ = __contains__ = _fail", path="pkg/missing.py")
+    commit(root, "the base answers no name, fails membership, and describes itself")
+    assert only(root, issue).stale is False
+    edit(root, "    def describe(self):", "    async def __aiter__(self):\n        for x in ():\n            yield x\n\n"
+         "    def describe(self):", path="pkg/missing.py")
+    commit(root, "async iteration is empty")
+    finding = only(root, issue)
+    assert finding.stale is True and "base `Missing`" in finding.why and "`__aiter__` added" in finding.why

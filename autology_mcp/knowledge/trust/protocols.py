@@ -5,7 +5,8 @@ does when it applies an operator or a builtin to the class's instances: ``__cont
 ``__len__``. When the class gains or loses the special method behind an operation the node writes
 (``__contains__ = _fail_with_undefined_error`` added), that operation behaves another way, and what
 the node says of it may no longer hold. Read from the code in backticks only (``x in y``, ``str()``,
-``async for``, ``a == b``), where an operator is code and not an English word.
+``async for``, ``a == b``), where an operator is code and not an English word; the ``in`` of a loop
+(``for x in items``) is its iteration, not a membership test.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ _BUILTINS = {
     "reversed": "__reversed__", "format": "__format__", "bytes": "__bytes__", "aiter": "__aiter__",
 }
 _KEYWORD = re.compile(r"(?<![\w.])(async\s+for|async\s+with|in|for|with|await)(?![\w])")
+_FOR_IN = re.compile(r"(?<![\w.])for\s+[\w\s,()\[\]]+?\s+in(?![\w])")  # the ``in`` of a loop: iteration, not membership
 _OPERATOR = re.compile(r"(?<=[\w)\]\s])\s*(\*\*|//|==|!=|<=|>=|[<>+\-*/%@|&^])\s*(?=[\w(\[])")
 _BUILTIN = re.compile(r"(?<![\w.])(" + "|".join(_BUILTINS) + r")\(")
 
@@ -43,7 +45,7 @@ def operations(text: str) -> set[str]:
     for code in _TICKS.findall(text):
         if code.startswith("__") and code.endswith("__"):
             continue  # a special method named: the node's name for it, read as its other names are
-        for m in _KEYWORD.finditer(code):
+        for m in _KEYWORD.finditer(_FOR_IN.sub("for", code)):
             found.update(_KEYWORDS[" ".join(m.group(1).split())])
         for m in _BUILTIN.finditer(code):
             found.add(_BUILTINS[m.group(1)])
