@@ -5,7 +5,8 @@
   with its parts beside it: :mod:`.git_history` (git, read once), :mod:`.mentions` (what a node's text
   names and states), :mod:`.fingerprints` (the code a node saw), :mod:`.symbol_rules` (a ``#symbol``
   and a ``#L`` span judged), :mod:`.defects` (a node that describes a defect, and the change that may fix
-  it), :mod:`.deprecations` (what is deprecated in another module or under a folder) and :mod:`.findings`
+  it), :mod:`.protocols` (the special methods behind the operations a node writes as code),
+  :mod:`.deprecations` (what is deprecated in another module or under a folder) and :mod:`.findings`
   (a judged reference, and how a flag names its commit);
 - :mod:`.code_compare`: code compared with formatting, comments and whitespace aside, for staleness;
   :mod:`.equivalents`: a linter's equivalent rewrites read one way before a symbol is compared;

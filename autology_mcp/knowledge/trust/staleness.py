@@ -88,7 +88,12 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   a method whose name, underscores aside, is a word
   of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of; not a
   member it held in another form, ``self.frame`` made a ``frame`` property, nor one beside a member of
-  that very name it keeps, ``_form_eoms`` beside ``form_eoms``); or, for a node that describes a defect
+  that very name it keeps, ``_form_eoms`` beside ``form_eoms``), or the special method behind an
+  operation the node writes as code, given by a ``def`` or by assignment (:mod:`.protocols`:
+  ``__call__ = __contains__ = _fail`` under a node that says "`x in missing` is False"; the ``in`` of a
+  loop is its iteration); or when such a method is gained or lost by a base of the class that is a class
+  of the same file and the class does not define it itself (:func:`.symbol_rules._inherited_named`:
+  ``Undefined`` gains ``__aiter__``, and ``ChainableUndefined``'s ``async for`` works); or, for a node that describes a defect
   or a limitation (an ``issue`` node, or one whose title says the code "cannot"), when the symbol now
   calls a function it did not call, or tests a condition it did not test, and still calls and tests all
   it did (:mod:`.defects`: the fix that adds a check, a call or a method, taking away nothing). An

@@ -48,6 +48,7 @@ from autology_mcp.knowledge.trust.equivalents import about_translation, canonica
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.git_history import History
 from autology_mcp.knowledge.trust.mentions import Said, holds, term
+from autology_mcp.knowledge.trust.protocols import operations
 from autology_mcp.knowledge.trust.signatures import signature_kept, signatures_lost
 
 
@@ -453,25 +454,35 @@ def _loops(found: list[Unit]) -> int:
     return count
 
 
-def _methods_named(old: ast.AST, new: ast.AST, said: Said) -> str | None:
+def _methods_named(old: ast.AST, new: ast.AST, said: Said, skip: set[str] = frozenset()) -> str | None:
     """A class that gained or lost a method whose name, underscores aside, is a word of the node's text
-    (``__reduce__`` added to a class the node says "reduce" keeps one argument of): what the node says
-    about that behaviour may no longer hold."""
+    (``__reduce__`` added to a class the node says "reduce" keeps one argument of), or the special method
+    behind an operation the node writes as code (:mod:`.protocols`: ``__contains__`` for ``x in missing``):
+    what the node says about that behaviour may no longer hold. A special method given by assignment
+    (``__call__ = __contains__ = _fail``) is a method."""
     if not (isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef)):
         return None
 
     def methods(node: ast.ClassDef) -> set[str]:
-        return {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        found = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        for s in node.body:
+            if isinstance(s, ast.Assign):
+                found |= {t.id for t in s.targets if isinstance(t, ast.Name) and _special(t.id)}
+        return found
 
-    words = {w.lower() for w in said.words}
+    words = {w.lower() for w in said.words} | {m.strip("_") for m in operations(said.text)}
     before, after = methods(old), methods(new)
     had, has = _members(old), _members(new)
     kept = had & has
     for name, verb in [*((n, "added") for n in sorted(after - before - had)),
                        *((n, "removed") for n in sorted(before - after - has))]:
-        if name.strip("_").lower() in words and name.strip("_") not in kept:
+        if name.strip("_").lower() in words and name.strip("_") not in kept and name not in skip:
             return f"method `{name}` {verb}"
     return None
+
+
+def _special(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
 def _members(node: ast.ClassDef) -> set[str]:
@@ -588,6 +599,10 @@ def judge_symbol(h: History, ref: str, path: str, later: Later, before: str, old
     if caller:
         when = first_without(h, later, lambda t: _caller_dropped(before, t, symbol, said) is None)
         return Finding(ref, True, f"{caller} in {path} ({when})", later.text(explain))
+    inherited = _inherited_named(before, now, symbol, said) if why is None else None
+    if inherited:
+        when = first_without(h, later, lambda t: _inherited_named(before, t, symbol, said) is None)
+        return Finding(ref, True, f"`{symbol}` of {path} changed: {inherited} ({when})", later.text(explain))
     if why is None:
         info = later.text(explain)
         if explain and dump(old, True) != dump(_symbol_in(now, symbol) or old, True):
@@ -598,6 +613,29 @@ def judge_symbol(h: History, ref: str, path: str, later: Later, before: str, old
         return Finding(ref, True, f"`{symbol}` is gone from {path} ({when})", later.text(explain))
     when = first_without(h, later, lambda t: _judged(old, before, t, symbol, path, said) is None)
     return Finding(ref, True, f"`{symbol}` of {path} changed: {why} ({when})", later.text(explain))
+
+
+def _inherited_named(before: str, now: str, symbol: str, said: Said) -> str | None:
+    """A class whose base, a class of the same file, gained or lost a method the node names (a word of its
+    text, or the special method behind an operation it writes: :func:`_methods_named`) that the class does
+    not define itself: what its instances do is what they inherit (jinja's ``ChainableUndefined``, whose
+    ``async for`` the node says fails, and ``Undefined`` gains ``__aiter__``)."""
+    then_tree, now_tree = parse_python(before), parse_python(now)
+    if then_tree is None or now_tree is None:
+        return None
+    then, cls = find_symbol(then_tree, symbol), find_symbol(now_tree, symbol)
+    if not (isinstance(then, ast.ClassDef) and isinstance(cls, ast.ClassDef)):
+        return None
+    own = _members(then) | _members(cls)
+    owner = symbol.rsplit(".", 1)[0] + "." if "." in symbol else ""
+    for base in cls.bases:
+        if not isinstance(base, ast.Name) or base.id == cls.name:
+            continue
+        old, new = find_symbol(then_tree, owner + base.id), find_symbol(now_tree, owner + base.id)
+        why = _methods_named(old, new, said, skip=own) if old is not None and new is not None else None
+        if why:
+            return f"its base `{base.id}`: {why}"
+    return None
 
 
 def _caller_dropped(before: str, now: str, symbol: str, said: Said) -> str | None:
