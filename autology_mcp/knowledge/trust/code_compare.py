@@ -1034,6 +1034,13 @@ def strings_of(node: ast.AST) -> Counter[str]:
     return Counter(found)
 
 
+def method_names(node: ast.AST) -> set[str]:
+    """The names of the methods a class defines in its body (``def``, ``async def``); none for anything else."""
+    if not isinstance(node, ast.ClassDef):
+        return set()
+    return {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
 def bound_names(node: ast.AST) -> set[str]:
     """The variables a function binds (assigned, a loop's or a comprehension's target, ``as`` names);
     not its parameters, nor attributes."""

@@ -25,6 +25,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     dump,
     extracted,
     find_symbol,
+    method_names,
     parse_python,
 )
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
@@ -62,7 +63,7 @@ def fix_added(old: ast.AST, new_text: str, symbol: str, said: Said) -> str | Non
         return None
     calls_then, calls_now = _called(old), _called(new)
     if calls_now - calls_then and not calls_then - calls_now:
-        gained = sorted(_methods(new) - _methods(old))  # a class's new methods, named first
+        gained = sorted(method_names(new) - method_names(old))  # a class's new methods, named first
         calls = gained or sorted(calls_now - calls_then)
         shown = ", ".join(f"`{c}`" for c in calls[:3]) + (f" and {len(calls) - 3} more" if len(calls) > 3 else "")
         return f"{'it gained ' + shown if gained else 'it now calls ' + shown}, which may fix what the node describes"
@@ -71,11 +72,6 @@ def fix_added(old: ast.AST, new_text: str, symbol: str, said: Said) -> str | Non
     if tests_now - tests_then and not tests_then - tests_now:
         return "it tests a new condition, which may fix what the node describes"
     return None
-
-
-def _methods(node: ast.AST) -> set[str]:
-    return {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))} \
-        if isinstance(node, ast.ClassDef) else set()
 
 
 def _called(node: ast.AST) -> set[str]:

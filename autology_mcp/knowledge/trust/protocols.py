@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-_TICKS = re.compile(r"`([^`\n]{1,120})`")
+from autology_mcp.knowledge.trust.mentions import _TICKS  # the node's code in backticks, as the rule reads it
+
 # a keyword or an operator of the code and the special methods Python calls for it
 _KEYWORDS = {
     "in": ("__contains__", "__iter__"),

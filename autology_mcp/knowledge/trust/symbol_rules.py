@@ -30,6 +30,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     kwargs_keys,
     lines_of,
     literals,
+    method_names,
     moved_units,
     parameters,
     parameters_kept,
@@ -337,7 +338,7 @@ def _methods_gained(old: ast.AST, new: ast.AST, said: Said) -> list[tuple[int, i
     """The lines of the methods a class gained whose names the node does not give."""
     if not (isinstance(old, ast.ClassDef) and isinstance(new, ast.ClassDef)):
         return []
-    then = {s.name for s in old.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    then = method_names(old)
     return [lines_of(s) for s in new.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
             and s.name not in then and s.name not in said.names]
 
@@ -464,7 +465,7 @@ def _methods_named(old: ast.AST, new: ast.AST, said: Said, skip: set[str] = froz
         return None
 
     def methods(node: ast.ClassDef) -> set[str]:
-        found = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        found = method_names(node)
         for s in node.body:
             if isinstance(s, ast.Assign):
                 found |= {t.id for t in s.targets if isinstance(t, ast.Name) and _special(t.id)}
