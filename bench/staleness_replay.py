@@ -28,15 +28,14 @@ the step before. ``--check-labels`` lists the touched steps without an entry, fr
 
     python bench/staleness_replay.py --checkout /work/main --repo flask --json /tmp/flask.json
 
-Repositories: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug and jinja
-(``--repo tuning``: all twelve have been read while the rule was worked on; pip, httpx, click, black, typer,
-pytest, mypy, sympy, werkzeug and jinja were each written as a fresh held-out replay for issue 38 and joined
-the tuning side once their flags had been read) and attrs (``--repo attrs``, the held-out one: a fresh replay
-of python-attrs/attrs whose labels were committed before any rule ran on it; run it once per rule change you
-report, not while tuning). ``--repo all`` leaves out a replay whose role is "held-out (fresh, for the stop
-after ...)", a replay prepared for a later stop, so that a run of all cannot spend it. starlette
-(``--repo starlette``, a fresh replay of encode/starlette whose labels were committed before any rule ran on
-it) is such a replay: prepared as the held-out one for the stop after attrs's, not to be run before then.
+Repositories: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja and
+attrs (``--repo tuning``: all thirteen have been read while the rule was worked on; pip, httpx, click, black,
+typer, pytest, mypy, sympy, werkzeug, jinja and attrs were each written as a fresh held-out replay for issue
+38 and joined the tuning side once their flags had been read) and starlette (``--repo starlette``, the
+held-out one: a fresh replay of encode/starlette whose labels were committed before any rule ran on it; run it
+once per rule change you report, not while tuning). ``--repo all`` leaves out a replay whose role is
+"held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
+spend it.
 """
 
 from __future__ import annotations
@@ -58,7 +57,7 @@ REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest
          "jinja", "attrs", "starlette")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
-          "jinja")
+          "jinja", "attrs")
 TAG = "replay-tag"
 
 
@@ -325,8 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--checkout", type=Path, default=Path(__file__).resolve().parent.parent,
                    help="the autology checkout whose CLI is measured (default: this one)")
     p.add_argument("--repo", choices=(*REPOS, "tuning", "all"), default="all",
-                   help="tuning: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug and jinja (each was read after a run, so they tune now); attrs is the held-out one; "
-                        "starlette is prepared as the held-out one for the stop after attrs's")
+                   help="tuning: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja and attrs "
+                        "(each was read after a run, so they tune now); starlette is the held-out one")
     p.add_argument("--json", type=Path, help="write every cell, finding and scenario here")
     p.add_argument("--workdir", type=Path, help="keep the replayed clones here (default: a temp dir, removed)")
     p.add_argument("--every-cell", action="store_true", help="list each false or missed cell, not runs of steps")
