@@ -3085,3 +3085,59 @@ def test_a_call_telling_the_user_that_a_name_the_node_gives_is_deprecated_is_a_f
     commit(root, "deprecated")
     found = only(root, node)
     assert found.stale is True and "deprecated" in found.why
+
+
+VALIDATORS = '''class InstanceOf:
+    def __call__(self, inst, attr, value):
+        if not isinstance(value, self.type):
+            msg = "'{name}' must be {type!r} (got {value!r} that is a {actual!r}).".format(
+                name=attr.name,
+                type=self.type,
+                actual=value.__class__,
+                value=value,
+            )
+            raise TypeError(msg, attr, self.type, value)
+
+    def __repr__(self):
+        return "<instance_of validator for type %r>" % (self.type,)
+'''
+
+
+def test_a_string_formatted_with_format_or_percent_made_an_f_string_is_the_same_string(tmp_path: Path) -> None:
+    """attrs's validators under ruff (UP031, UP032): `"'{name}' must be {type!r} ...".format(name=attr.name,
+    ...)` becomes `f"'{attr.name}' must be {self.type!r} ..."` and `"<... %r>" % (self.type,)` becomes
+    `f"<... {self.type!r}>"`: the same message, not a change to a node that quotes it. A message whose
+    text changes is still a flag, and a `%d` (which shows a value differently) is not read as `{}`."""
+    import ast
+
+    from autology_mcp.knowledge.trust.code_compare import dump
+
+    def same(a: str, b: str) -> bool:
+        return dump(ast.parse(a), False) == dump(ast.parse(b), False)
+
+    assert same("x = '{} and {!r:>4}'.format(a, b.c)", "x = f'{a} and {b.c!r:>4}'")
+    assert same("x = '{0.name}/{0.kind}'.format(a)", "x = f'{a.name}/{a.kind}'")
+    assert same("x = '%(a)s at %(b)r, 100%%' % {'a': p, 'b': q}", "x = f'{p} at {q!r}, 100%'")
+    assert not same("x = '%d' % (a,)", "x = f'{a}'")  # `%d` of True is "1", `{}` of it "True"
+    assert not same("x = '%(a)s' % {'a': p}", "x = f'{q}'") and not same("x = '{a}'.format(a=p)", "x = f'{a}'")
+    assert not same("x = '{0[1]}'.format(a)", "x = f'{a[1]}'")  # an index is not read (`{0[k]}` is a string key)
+    root = one_file_repo(tmp_path / "validators", "pkg/validators.py", VALIDATORS, "validators")
+    node = capture(root, ["pkg/validators.py#InstanceOf"], content="`instance_of` raises `TypeError` with the message "
+                   "\"'{name}' must be {type!r} (got {value!r} that is a {actual!r}).\" and the attribute, the type and the "
+                   "value as arguments; its repr is \"<instance_of validator for type %r>\".",
+                   title="instance_of's TypeError carries attribute, type and value")
+    commit(root, "record")
+    edit(root, VALIDATORS, VALIDATORS.replace('''"'{name}' must be {type!r} (got {value!r} that is a {actual!r}).".format(
+                name=attr.name,
+                type=self.type,
+                actual=value.__class__,
+                value=value,
+            )''', '''f"'{attr.name}' must be {self.type!r} (got {value!r} that is a {value.__class__!r})."''').replace(
+        '"<instance_of validator for type %r>" % (self.type,)', 'f"<instance_of validator for type {self.type!r}>"'),
+        path="pkg/validators.py")
+    commit(root, "pre-commit autoupdate")
+    assert only(root, node).stale is False
+    edit(root, "(got {value!r} that is", "(got {value!r}, a", path="pkg/validators.py")
+    commit(root, "shorter message")
+    assert only(root, node).stale is True
+

@@ -318,10 +318,11 @@ _CONVERSIONS = {"": -1, "s": ord("s"), "r": ord("r"), "a": ord("a")}
 
 def formatted(node: object) -> tuple[list[str], list[tuple[ast.AST, int, str]]] | None:
     """A string built from pieces as its literal pieces and its fields (value, conversion, format spec):
-    an f-string; ``"...{}...".format(a, b)`` with automatic or numbered fields and no keywords; ``"...%s..."
-    % (a, b)`` with ``%s`` and ``%r`` only (``%s`` is ``str()``, as a bare f-string field). None for
-    anything else. A message rebuilt as an f-string ("Cannot uninstall {!r}".format(name) into
-    f"Cannot uninstall {name!r}") is the same code."""
+    an f-string; ``"...{}...".format(a, b)`` with automatic, numbered or named fields (``{0.name}``, an
+    attribute of one, too); ``"...%s..." % (a, b)`` (or ``% {"k": a}`` with ``%(k)s``) with ``%s``, ``%r``
+    and ``%a`` only (``%s`` is ``str()``, as a bare f-string field; ``%d`` shows ``True`` as ``1``). None
+    for anything else. A message rebuilt as an f-string ("Cannot uninstall {!r}".format(name) into
+    f"Cannot uninstall {name!r}"; ruff's UP031 and UP032) is the same code."""
     if isinstance(node, ast.JoinedStr):
         pieces, fields, text = [], [], ""
         for part in node.values:
@@ -341,47 +342,56 @@ def formatted(node: object) -> tuple[list[str], list[tuple[ast.AST, int, str]]] 
         return pieces + [text], fields
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
             and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str) \
-            and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
+            and not any(k.arg is None for k in node.keywords) and not any(isinstance(a, ast.Starred) for a in node.args):
         try:
             parsed = list(string.Formatter().parse(node.func.value.value))
         except ValueError:
             return None
+        named = {k.arg: k.value for k in node.keywords}
         pieces, fields, text, auto = [], [], "", 0
         for literal, name, spec, conversion in parsed:
             text += literal
             if name is None:
                 continue
-            if name == "":
-                index, auto = auto, auto + 1
-            elif name.isdigit():
-                index = int(name)
-            else:
+            head, *attributes = name.split(".")
+            if head == "":
+                head, auto = str(auto), auto + 1
+            value = node.args[int(head)] if head.isdigit() and int(head) < len(node.args) else named.get(head)
+            if value is None or "[" in name or not all(a.isidentifier() for a in attributes) \
+                    or "{" in (spec or "") or (conversion or "") not in _CONVERSIONS:
                 return None
-            if index >= len(node.args) or "{" in (spec or "") or (conversion or "") not in _CONVERSIONS:
-                return None
+            for attribute in attributes:  # "{0.name}".format(a) shows a.name
+                value = ast.Attribute(value, attribute, ast.Load())
             pieces.append(text)
             text = ""
-            fields.append((node.args[index], _CONVERSIONS[conversion or ""], spec or ""))
+            fields.append((value, _CONVERSIONS[conversion or ""], spec or ""))
         return (pieces + [text], fields) if fields else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) \
             and isinstance(node.left.value, str):
+        named = {k.value: v for k, v in zip(node.right.keys, node.right.values) if isinstance(k, ast.Constant)} \
+            if isinstance(node.right, ast.Dict) else None
         values = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
-        parts = re.split(r"(%%|%[sr])", node.left.value)
-        if re.search(r"%(?!%|[sr])", "".join(p for p in parts if p not in ("%%", "%s", "%r"))):
+        parts = re.split(r"(%%|%(?:\(\w+\))?[sra])", node.left.value)
+        if "%" in "".join(parts[0::2]):  # (the odd parts are the matches)
             return None
         pieces, fields, text = [], [], ""
-        for part in parts:
+        for i, part in enumerate(parts):
             if part == "%%":
                 text += "%"
-            elif part in ("%s", "%r"):
-                if len(fields) >= len(values):
+            elif i % 2:
+                key = part[2:-2] if part.startswith("%(") else None
+                if (key is None) != (named is None) or key is None and len(fields) >= len(values) \
+                        or key is not None and key not in named:
                     return None
                 pieces.append(text)
                 text = ""
-                fields.append((values[len(fields)], -1 if part == "%s" else ord("r"), ""))
+                kind = part[-1]
+                fields.append((named[key] if key is not None else values[len(fields)], _CONVERSIONS[kind if kind != "s" else ""], ""))
             else:
                 text += part
-        return (pieces + [text], fields) if fields and len(fields) == len(values) else None
+        if named is None and len(fields) != len(values):
+            return None
+        return (pieces + [text], fields) if fields else None
     return None
 
 
