@@ -3141,3 +3141,50 @@ def test_a_string_formatted_with_format_or_percent_made_an_f_string_is_the_same_
     commit(root, "shorter message")
     assert only(root, node).stale is True
 
+
+CONVERTERS = '''_init_converter_pat = "__attr_converter_%s"
+_other_pat = "__attr_other_%s"
+
+
+def _setattr_with_converter(attr_name, value_var):
+    return "_setattr('%s', %s(%s))" % (attr_name, _init_converter_pat % (attr_name,), value_var)
+
+
+def _assign(attr_name, value_var):
+    pattern = _other_pat
+    return "self.%s = %s" % (attr_name, pattern % (value_var,))
+'''
+
+
+def test_a_name_renamed_throughout_is_the_same_code_unless_the_node_gives_it(tmp_path: Path) -> None:
+    """attrs's "Upper-case private constants": `_init_converter_pat` becomes `_INIT_CONVERTER_PAT`, defined
+    the same way and used the same way: the functions that use it do what they did. A local variable
+    renamed is the same too. A constant renamed and given another value, a call of another function, or a
+    rename of the name the node gives is a flag."""
+    import ast
+
+    from autology_mcp.knowledge.trust.renames import renamed
+
+    def mapping(before: str, after: str, symbol: str):
+        old, new = ast.parse(before), ast.parse(after)
+        pick = lambda tree: next(s for s in tree.body if getattr(s, "name", None) == symbol)  # noqa: E731
+        return renamed(pick(old), pick(new), old, new)
+
+    after = CONVERTERS.replace("_init_converter_pat", "_INIT_CONVERTER_PAT")
+    assert mapping(CONVERTERS, after, "_setattr_with_converter") == {"_init_converter_pat": "_INIT_CONVERTER_PAT"}
+    assert mapping(CONVERTERS, CONVERTERS.replace("pattern", "pat"), "_assign") == {"pattern": "pat"}
+    assert mapping(CONVERTERS, after.replace('"__attr_converter_%s"', '"__attr_conv_%s"'), "_setattr_with_converter") is None
+    assert mapping(CONVERTERS, CONVERTERS.replace("_init_converter_pat %", "_other_pat %"), "_setattr_with_converter") is None
+    assert mapping(CONVERTERS, CONVERTERS.replace("(attr_name, _init", "(str(attr_name), _init"),
+                   "_setattr_with_converter") is None  # a call added, not a rename
+    root = one_file_repo(tmp_path / "converters", "pkg/make.py", CONVERTERS, "converters")
+    node = capture(root, ["pkg/make.py#_setattr_with_converter"], content="`_setattr_with_converter(attr_name, "
+                   "value_var)` writes `_setattr('x', __attr_converter_x(value))`: the converter is injected into the "
+                   "generated function's globals.", title="Converters are passed as __attr_converter_<name> globals")
+    named = capture(root, ["pkg/make.py#_setattr_with_converter"], content="The global's name comes from "
+                    "`_init_converter_pat`.", title="The converter pattern")
+    commit(root, "record")
+    edit(root, CONVERTERS, after, path="pkg/make.py")
+    commit(root, "Upper-case private constants")
+    assert only(root, node).stale is False
+    assert only(root, named).stale is True

@@ -111,7 +111,10 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   of the symbol or a word only as a name's qualifier (``Preview.``) used by a new statement, and the
   same behaviour written another way: an
   import moved into the function or out of it, a string built another way with the same text (an
-  f-string for ``"...{!r}".format(x)`` or ``"%r" % x``), a class turned into a dataclass declaring the
+  f-string for ``"...{!r}".format(x)``, ``"{name!r}".format(name=a.name)`` or ``"%r" % x``), a name renamed
+  throughout that the node neither gives nor titles (a variable of the symbol's own, or a function, class
+  or constant the module defines the same way before and after: ``_init_converter_pat`` now
+  ``_INIT_CONVERTER_PAT``, :mod:`.renames`), a class turned into a dataclass declaring the
   fields its ``__init__`` stored (or back), and a linter's equivalent rewrites (:mod:`equivalents`:
   ``assert False, m`` as ``raise AssertionError(m)``, ``not (a is b)`` as ``a is not b``, ``if not x: A
   else: B`` as ``if x: B else: A``, a mutable

@@ -51,6 +51,7 @@ from autology_mcp.knowledge.trust.git_history import History
 from autology_mcp.knowledge.trust.mentions import Said, holds, term
 from autology_mcp.knowledge.trust.protocols import operations
 from autology_mcp.knowledge.trust.signatures import signature_kept, signatures_lost
+from autology_mcp.knowledge.trust.renames import renamed
 
 
 REWRITTEN = 0.5  # a file more than this share of whose lines (those the node saw) are gone was rewritten
@@ -219,6 +220,10 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     translated = not about_translation(said.text)  # a linter's equivalent rewrites read one way (trust/equivalents.py)
     old, new = canonical(old, translated), canonical(new, translated)
     if dump(old, False) == dump(new, False):
+        return None
+    mapping = renamed(old, new, parse_python(old_text), tree)  # the same code, a name renamed throughout
+    if mapping is not None and not any(n in said.names or term(n) in said.title_terms for pair in mapping.items()
+                                       for n in pair):
         return None
     values = said.values_lost(literals(symbol_units(old) + constants_used(parse_python(old_text), old)),
                               literals(symbol_units(new) + constants_used(tree, new))) if said.states_values else []
