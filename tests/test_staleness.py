@@ -3188,3 +3188,122 @@ def test_a_name_renamed_throughout_is_the_same_code_unless_the_node_gives_it(tmp
     commit(root, "Upper-case private constants")
     assert only(root, node).stale is False
     assert only(root, named).stale is True
+
+
+SETTERS = '''def _setattr(name, value):
+    return f"_setattr('{name}', {value})"
+
+
+def _assign(name, value):
+    return f"self.{name} = {value}"
+
+
+def init_script(attrs, frozen):
+    lines = []
+    if frozen is True:
+        lines.append("_inst_dict = self.__dict__")
+        fmt_setter = _setattr
+    else:
+        fmt_setter = _assign
+    args, kw_only = [], []
+    for a in attrs:
+        lines.append(fmt_setter(a, a))
+        if a.startswith("_"):
+            kw_only.append(a)
+        else:
+            args.append(a)
+    if kw_only:
+        args.append("*")
+    args.extend(kw_only)
+    return lines, args
+'''
+
+SETTERS_SPLIT = '''def _setattr(name, value):
+    return f"_setattr('{name}', {value})"
+
+
+def _assign(name, value):
+    return f"self.{name} = {value}"
+
+
+def _determine_setters(frozen):
+    if frozen is True:
+        return ["_inst_dict = self.__dict__"], _setattr
+    return [], _assign
+
+
+def init_script(attrs, frozen):
+    lines = []
+    extra_lines, fmt_setter = _determine_setters(frozen)
+    lines.extend(extra_lines)
+    args, kw_only = [], []
+    for a in attrs:
+        lines.append(fmt_setter(a, a))
+        if a.startswith("_"):
+            kw_only.append(a)
+        else:
+            args.append(a)
+    if kw_only:
+        args.append("*")
+    args.extend(kw_only)
+    return lines, args
+'''
+
+
+def test_the_choice_moved_into_a_helper_that_returns_it_is_the_same_code(tmp_path: Path) -> None:
+    """attrs's "Refactor setters determination into function": the frozen/mutable choice of setter, and the
+    `_inst_dict = self.__dict__` line, move into `_determine_setters()`, which the function calls in their
+    place: the names (`_setattr`) and strings the node gives are used by the helper now, so they are
+    still the function's work. A helper that then drops the line is a flag."""
+    root = one_file_repo(tmp_path / "setters", "pkg/make.py", SETTERS, "setters")
+    node = capture(root, ["pkg/make.py#init_script"], content="`init_script()` builds the lines of __init__. Frozen "
+                   "classes write through `_setattr` and first bind `_inst_dict = self.__dict__`; others assign "
+                   "directly.", title="How __init__ assigns in frozen classes")
+    commit(root, "record")
+    edit(root, SETTERS, SETTERS_SPLIT, path="pkg/make.py")
+    commit(root, "Refactor setters determination into function")
+    assert only(root, node).stale is False
+    edit(root, '["_inst_dict = self.__dict__"], _setattr', "[], _setattr", path="pkg/make.py")
+    commit(root, "no dict binding")
+    assert only(root, node).stale is True
+
+
+def test_a_case_put_in_front_of_an_if_elif_chain_does_not_put_the_others_under_a_condition() -> None:
+    """attrs's asdict fast path: `if value_type in _ATOMIC_TYPES:` put before `if has(...)`, which becomes
+    an `elif`: the chain is one condition, so `cf(*items)` in a later case is under no more than before.
+    A statement moved under a new `if` of its own still is."""
+    import ast
+
+    from autology_mcp.knowledge.trust.symbol_rules import _guards, squeezed
+
+    chain = "def f(v):\n    if has(v):\n        x = 1\n    elif many(v):\n        y = cf(*items)\n"
+    fast = "def f(v):\n    if type(v) in ATOMIC:\n        z = v\n    elif has(v):\n        x = 1\n" \
+        "    elif many(v):\n        y = cf(*items)\n"
+    nested = "def f(v):\n    if has(v):\n        x = 1\n    elif many(v):\n        if v:\n            y = cf(*items)\n"
+    want = squeezed("cf(*items)")
+    assert _guards(ast.parse(chain), want) == _guards(ast.parse(fast), want) == 1
+    assert _guards(ast.parse(nested), want) == 2
+
+
+DEFINE = '''def define(maybe_cls=None, *, kw_only=False, slots=True, frozen=False):
+    return attrs(maybe_cls, kw_only=kw_only, slots=slots, frozen=frozen)
+'''
+
+
+def test_a_parameter_gained_that_qualifies_one_the_node_names_is_a_flag(tmp_path: Path) -> None:
+    """attrs's `define` gains `force_kw_only=False` beside the `kw_only` its node is about ("kw_only=True makes
+    every attribute keyword-only", which now needs force_kw_only=True): a new option named after the option
+    the node describes qualifies it. Another parameter gained (`weakref_slot`) is information, and so is
+    one named after a parameter the node does not name (`frozen_default` for a node silent on `frozen`)."""
+    root = one_file_repo(tmp_path / "define", "pkg/next_gen.py", DEFINE, "define")
+    node = capture(root, ["pkg/next_gen.py#define"], content="`define(kw_only=True)` passes kw_only straight to "
+                   "attrs: every attribute, inherited ones too, becomes keyword-only.",
+                   title="define(kw_only=True) makes every attribute keyword-only")
+    commit(root, "record")
+    edit(root, "frozen=False):", "frozen=False, weakref_slot=True, frozen_default=None):", path="pkg/next_gen.py")
+    commit(root, "more options")
+    assert only(root, node).stale is False
+    edit(root, "frozen_default=None):", "frozen_default=None, force_kw_only=False):", path="pkg/next_gen.py")
+    commit(root, "kw_only like dataclasses")
+    found = only(root, node)
+    assert found.stale is True and "parameter `force_kw_only` added beside `kw_only`" in found.why

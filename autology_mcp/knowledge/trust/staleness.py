@@ -49,7 +49,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   ``session`` line after line is not a new use of "session"), or the changed statements use it as
   often before as after, as a name or a part of one (:meth:`Said.words_kept`).
 - ``path#symbol`` (Python; a property's getter and setter together): stale when it is gone; when an
-  existing parameter is removed, renamed, reordered or its default changed; when a name or a code
+  existing parameter is removed, renamed, reordered or its default changed, or a parameter is gained
+  whose name holds one the node names between underscores (``force_kw_only`` beside the ``kw_only`` of
+  "define(kw_only=True) makes every attribute keyword-only"); when a name or a code
   snippet the node gives, that the symbol held, is gone from it (its docstrings aside: a name only
   their prose gave, "resolves to True", is not the code's); when a string it quotes or a number
   it states is gone from it, or from the statements that changed (a bound raised in one statement
@@ -61,7 +63,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   of one: ``self.raw.co_filename`` read into a new variable ``filename``; a statement the symbol held
   before and still holds, a loop's header repeated for a second pass, is no new use; nor are the
   statements of a helper of the module it called and calls no more, moved into it, ``gen_salt``'s check now
-  in the function that called it), take away or
+  in the function that called it, nor, the other way, the names and strings of statements moved into a
+  function of the module it now calls in their place, ``_determine_setters()`` returning the setters the
+  symbol chose itself), take away or
   newly use a string the node quotes (not one only in other letter case, ``"etag"`` now ``"ETag"``;
   unless they are the same code rearranged: :func:`_restructured`;
   the strings it quotes kept with others added beside them, a field's name added to ``__slots__``, is
@@ -79,7 +83,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   not a rewrite: the function's own variables, inner helpers and the methods of its own lists, sets and
   dicts aside; docstrings are not statements, and a statement put under a new
   ``if`` is not rewritten); when a code snippet the node gives is now under more conditions
-  (``return [content]`` now ``return [content] if content else []``); when a function of the file
+  (``return [content]`` now ``return [content] if content else []``; an ``if``/``elif`` chain is one
+  condition, so a case put in front of it is not one more); when a function of the file
   that the node names called the symbol and calls it no more (:func:`_caller_dropped`: "``send()``
   calls it for every request", and ``send()`` now calls a new method), or calls it without a test the
   node names that was around every call ("calls it when ``Preview.x`` is on", the ``if`` taken away);

@@ -242,6 +242,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     broke = parameters_kept(old, new, set(folded))
     if broke:
         return broke
+    qualified = _qualifying_parameter(old, new, said)
+    if qualified:
+        return qualified
     old_code, new_code = code_words(_segment(old_text, old), path), code_words(_segment(new_text, new), path)
     # what the code holds, its docstrings aside: a name only its prose gave ("resolves to True") is not the code's;
     # what it handed to a function or class of the module it now calls in its place is still its code
@@ -287,6 +290,10 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     beside = _methods_gained(old, new, said)
     uses_after = {i for u in came if plain(u) not in held_then for i in u.identifiers()
                   if not any(a <= u.start <= b for a, b in beside) or term(i) in said.title_terms}
+    # and the reverse of a helper inlined: a function or constant of the module that a function of the module
+    # it now calls in their place uses (``_determine_setters()`` returning the ``_setattr`` the symbol chose
+    # itself) is used still
+    uses_before -= {i for f in helpers for u in body_units(f) for i in u.identifiers()} & _module_names(tree)
     # a name used by the statements before and not after, or after and not before, counted both ways
     differ = ({i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}) & \
         (uses_before ^ uses_after)
@@ -310,6 +317,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # `__slots__`, another added beside it) is that name, kept: the name rules judge it, not as a quoted string
     strings_then, strings_now = ({s for u in units for s in u.strings} - explicit for units in (gone, came))
     names_kept = strings_then & strings_now & said.names
+    names_kept |= strings_then & {v for f in helpers for u in body_units(f) for v in u.strings}  # moved to a helper
     if not same and said.quotes((strings_then | strings_now) - names_kept - recased(strings_then, strings_now)):
         return "a statement with a string value the node quotes changed"
     values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
@@ -365,6 +373,34 @@ def _parameter_names(node: ast.AST | None) -> set[str]:
         node = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"),
                     None)
     return {name for _, name, _ in parameters(node)} if node is not None else set()
+
+
+def _module_names(tree: ast.AST | None) -> set[str]:
+    """The names a module defines or imports at its top level."""
+    found: set[str] = set()
+    for s in getattr(tree, "body", []):
+        if isinstance(s, _DEFS):
+            found.add(s.name)
+        elif isinstance(s, (ast.Assign, ast.AnnAssign)):
+            found |= {n.id for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) for n in ast.walk(t)
+                      if isinstance(n, ast.Name)}
+        elif isinstance(s, (ast.Import, ast.ImportFrom)):
+            found |= {(a.asname or a.name).split(".")[0] for a in s.names}
+    return found
+
+
+def _qualifying_parameter(old: ast.AST, new: ast.AST, said: Said) -> str | None:
+    """A parameter the symbol gained whose name holds, between underscores, one of its parameters that the
+    node names (``force_kw_only`` beside the ``kw_only`` of "define(kw_only=True) makes every attribute
+    keyword-only"): a new option that qualifies the very option the node describes, not information
+    beside it as another added parameter is."""
+    had = _parameter_names(old)
+    named = {p for p in had if len(p) >= 3 and said.names_parameter(p, had)}
+    for gained in sorted(_parameter_names(new) - had):
+        for p in sorted(named):
+            if re.search(rf"(?:^|_){re.escape(p)}(?:_|$)", gained):
+                return f"parameter `{gained}` added beside `{p}`"
+    return None
 
 
 def _holding(text: str, line: int) -> tuple[str, ast.AST] | None:
@@ -525,7 +561,9 @@ def _newly_guarded(old: ast.AST, new: ast.AST, said: Said) -> str | None:
 def _guards(tree: ast.AST, want: str) -> int | None:
     """The fewest conditions (an ``if``'s or a conditional expression's branches, a ``while`` body, an
     ``and``/``or`` operand after the first) around a smallest piece of ``tree`` whose code holds
-    ``want`` (whitespace aside); None when none does. Docstrings aside."""
+    ``want`` (whitespace aside); None when none does. Docstrings aside. An ``if``/``elif`` chain is one
+    condition: a case put in front of it (``if type(v) in _ATOMIC_TYPES:`` before ``elif has(...)``)
+    does not put its other cases under more."""
     best: int | None = None
 
     def visit(node: ast.AST, depth: int) -> bool:
@@ -542,7 +580,8 @@ def _guards(tree: ast.AST, want: str) -> int | None:
             for child in value if isinstance(value, list) else [value]:
                 if not isinstance(child, ast.AST):
                     continue
-                guarded = (isinstance(node, (ast.If, ast.IfExp, ast.While)) and name in ("body", "orelse")) or \
+                elif_ = isinstance(node, ast.If) and name == "orelse" and len(value) == 1 and isinstance(child, ast.If)
+                guarded = (isinstance(node, (ast.If, ast.IfExp, ast.While)) and name in ("body", "orelse") and not elif_) or \
                     (isinstance(node, ast.BoolOp) and child is not node.values[0])
                 inner = visit(child, depth + guarded) or inner
         if not inner:
