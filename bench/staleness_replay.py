@@ -33,7 +33,9 @@ attrs (``--repo tuning``: all thirteen have been read while the rule was worked 
 typer, pytest, mypy, sympy, werkzeug, jinja and attrs were each written as a fresh held-out replay for issue
 38 and joined the tuning side once their flags had been read) and starlette (``--repo starlette``, the
 held-out one: a fresh replay of encode/starlette whose labels were committed before any rule ran on it; run it
-once per rule change you report, not while tuning). ``--repo all`` leaves out a replay whose role is
+once per rule change you report, not while tuning). rich (``--repo rich``, a fresh replay of Textualize/rich whose
+labels were committed before any rule ran on it) is prepared as the held-out replay for the stop after starlette's.
+``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
 """
@@ -54,7 +56,7 @@ from pathlib import Path
 DATA = Path(__file__).parent / "data" / "staleness_replay"
 PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
-         "jinja", "attrs", "starlette")
+         "jinja", "attrs", "starlette", "rich")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs")
@@ -325,7 +327,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the autology checkout whose CLI is measured (default: this one)")
     p.add_argument("--repo", choices=(*REPOS, "tuning", "all"), default="all",
                    help="tuning: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja and attrs "
-                        "(each was read after a run, so they tune now); starlette is the held-out one")
+                        "(each was read after a run, so they tune now); starlette is the held-out one; rich is prepared "
+                        "for the stop after starlette's (left out of all)")
     p.add_argument("--json", type=Path, help="write every cell, finding and scenario here")
     p.add_argument("--workdir", type=Path, help="keep the replayed clones here (default: a temp dir, removed)")
     p.add_argument("--every-cell", action="store_true", help="list each false or missed cell, not runs of steps")
