@@ -2569,7 +2569,10 @@ _STATEMENTS = ["assert False", "assert False, 'm'", "assert x, 'm'", "y = x or {
                "return not (x is False)", "return not (x in y)", "return not x", "return _('text')",
                "return gettext('a', 'b')", "return _(x)", "return x", "return y", "y = 2", "'''doc'''",
                "y = []", "y = list(x)", "y.append(x)", "y.extend(x)", "y += x", "for z in x:\n        y.append(z)",
-               "return f(type(x), x)", "g(type(x), x, x.__traceback__)"]
+               "return f(type(x), x)", "g(type(x), x, x.__traceback__)", "z = g(x)\n    return z",
+               "if x:\n        if y:\n            return y", "with open(x, 'r') as y:\n        with g(y):\n            pass",
+               "return set([x, y]) | set(z for z in x)", "return dict(a=x), list(), tuple([x])",
+               "return x in y.keys()", "raise IOError(super(C, self).x)", "return any([z for z in x])"]
 
 
 @settings(max_examples=200, deadline=None)
@@ -3307,3 +3310,89 @@ def test_a_parameter_gained_that_qualifies_one_the_node_names_is_a_flag(tmp_path
     commit(root, "kw_only like dataclasses")
     found = only(root, node)
     assert found.stale is True and "parameter `force_kw_only` added beside `kw_only`" in found.why
+
+
+_AUTOFIXED = [  # (before, after ruff's safe fix)
+    ("class A(object):\n    def f(self):\n        return super(A, self).f()", "class A:\n    def f(self):\n        return super().f()"),
+    ("def f():\n    try:\n        g()\n    except (IOError, socket.error, socket.timeout):\n        pass",
+     "def f():\n    try:\n        g()\n    except (OSError, OSError, TimeoutError):\n        pass"),
+    ("def f(p):\n    with open(p, 'r') as fh:\n        return fh.read().encode('utf-8')",
+     "def f(p):\n    with open(p) as fh:\n        return fh.read().encode()"),
+    ("@functools.lru_cache()\ndef f():\n    pass", "@functools.lru_cache\ndef f():\n    pass"),
+    ("@lru_cache(maxsize=None)\ndef f():\n    pass", "@cache\ndef f():\n    pass"),
+    ("def f(d):\n    return dict(a=1), set([1, 2]), list(i for i in d), dict((k, v) for k, v in d), any([i for i in d]), "
+     "list(), tuple([1])",
+     "def f(d):\n    return {'a': 1}, {1, 2}, [i for i in d], {k: v for k, v in d}, any(i for i in d), [], (1,)"),
+    ("def f(d, k):\n    for a in d.keys():\n        pass\n    return k in d.keys()",
+     "def f(d, k):\n    for a in d:\n        pass\n    return k in d"),
+    ("def f(a, b):\n    if a:\n        if b:\n            g()", "def f(a, b):\n    if a and b:\n        g()"),
+    ("def f():\n    with a():\n        with b() as c:\n            g(c)", "def f():\n    with a(), b() as c:\n        g(c)"),
+    ("def f(a):\n    result = g(a)\n    return result", "def f(a):\n    return g(a)"),
+]
+_NOT_FIXED = [  # the same forms where they do something else
+    ("def f(a):\n    result = g(a)\n    log(result)\n    return result", "def f(a):\n    log(g(a))\n    return g(a)"),
+    ("def f(p):\n    return open(p, 'rb')", "def f(p):\n    return open(p)"),
+    ("def f(a, b):\n    if a:\n        if b:\n            g()\n    else:\n        h()",
+     "def f(a, b):\n    if a and b:\n        g()\n    else:\n        h()"),
+    ("def f(s):\n    return s.encode('latin-1')", "def f(s):\n    return s.encode()"),
+    ("def f(a):\n    return super(B, a).f()", "def f(a):\n    return super().f()"),
+    ("def f(d):\n    return list(d)", "def f(d):\n    return [d]"),
+]
+
+
+@pytest.mark.parametrize("before,after", _AUTOFIXED)
+def test_a_linters_safe_fix_is_the_same_code(before: str, after: str) -> None:
+    """ruff's safe autofixes (UP004, UP008, UP011, UP012, UP015, UP024, UP033, UP041, C400-C419, SIM102,
+    SIM117, SIM118, RET504), as a `pre-commit autoupdate` applies them across a codebase: each is read one
+    way (trust/autofixes.py), so a symbol they rewrote is not changed."""
+    import ast
+
+    from autology_mcp.knowledge.trust.code_compare import dump
+    from autology_mcp.knowledge.trust.equivalents import canonical
+
+    assert dump(canonical(ast.parse(before).body[0]), False) == dump(canonical(ast.parse(after).body[0]), False)
+
+
+@pytest.mark.parametrize("before,after", _NOT_FIXED)
+def test_the_same_forms_that_do_something_else_are_a_change(before: str, after: str) -> None:
+    """The other side: a variable used twice, a binary mode, an `if` with an `else`, another encoding, a
+    `super` of another class and object, a list of a list: not the linter's fix, so a change."""
+    import ast
+
+    from autology_mcp.knowledge.trust.code_compare import dump
+    from autology_mcp.knowledge.trust.equivalents import canonical
+
+    assert dump(canonical(ast.parse(before).body[0]), False) != dump(canonical(ast.parse(after).body[0]), False)
+
+
+AUTOFIX_ORIG = '''import socket
+
+
+class Client(object):
+    def fetch(self, url):
+        try:
+            data = self.conn.get(url)
+        except (IOError, socket.timeout):
+            return None
+        result = data.decode("utf-8")
+        return result
+'''
+
+
+def test_a_pre_commit_run_that_applies_the_safe_fixes_keeps_the_node(tmp_path: Path) -> None:
+    """Through real git: the class's methods rewritten by the safe fixes (the object base, the exception
+    aliases, the variable returned directly) keep a node that says `fetch` returns None when the
+    connection fails; catching fewer errors afterwards is a flag."""
+    root = one_file_repo(tmp_path / "client", "pkg/client.py", AUTOFIX_ORIG, "client")
+    node = capture(root, ["pkg/client.py#Client.fetch"], content="`Client.fetch(url)` returns None when the "
+                   "connection fails or times out (`OSError`, `TimeoutError`).", title="fetch swallows connection errors")
+    commit(root, "record")
+    edit(root, AUTOFIX_ORIG, AUTOFIX_ORIG.replace("Client(object)", "Client").replace(
+        "(IOError, socket.timeout)", "(OSError, TimeoutError)").replace(
+        "        result = data.decode(\"utf-8\")\n        return result\n", "        return data.decode(\"utf-8\")\n"),
+        path="pkg/client.py")
+    commit(root, "ruff --fix")
+    assert only(root, node).stale is False
+    edit(root, "except (OSError, TimeoutError):", "except ConnectionRefusedError:", path="pkg/client.py")
+    commit(root, "narrower")
+    assert only(root, node).stale is True

@@ -20,7 +20,8 @@ versions of a symbol are compared, so that they are not read as changes to what 
   ``return out`` are ``yield from xs``; ``out.append(x)`` is ``yield x``. Only when the list is used in
   no other way: the same values, in the same order, from the same code.
 
-:func:`canonical` returns a copy with these read the first way; the tree given is not changed.
+:func:`canonical` returns a copy with these read the first way, and with the fixes a linter makes on its
+own read one way too (:mod:`.autofixes`); the tree given is not changed.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from __future__ import annotations
 import ast
 import copy
 import re
+
+from autology_mcp.knowledge.trust.autofixes import read_fixed
 
 _TRANSLATORS = frozenset({"_", "gettext", "gettext_lazy", "ugettext", "ugettext_lazy", "N_", "gettext_noop"})
 _TRANSLATION = re.compile(r"gettext|\bi18n\b|\bl10n\b|translat|locali[sz]", re.IGNORECASE)
@@ -48,7 +51,7 @@ def canonical(node: ast.AST, translated: bool = True) -> ast.AST:
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _default_back(n)
             _yielded(n)
-    return out
+    return read_fixed(out)  # after: ``y = x or {}; return y`` is read as a default moved first
 
 
 class _Canonical(ast.NodeTransformer):
