@@ -3328,6 +3328,7 @@ _AUTOFIXED = [  # (before, after ruff's safe fix)
     ("def f(a, b):\n    if a:\n        if b:\n            g()", "def f(a, b):\n    if a and b:\n        g()"),
     ("def f():\n    with a():\n        with b() as c:\n            g(c)", "def f():\n    with a(), b() as c:\n        g(c)"),
     ("def f(a):\n    result = g(a)\n    return result", "def f(a):\n    return g(a)"),
+    ("def f(a):\n    raise errors.Frozen()", "def f(a):\n    raise errors.Frozen"),
 ]
 _NOT_FIXED = [  # the same forms where they do something else
     ("def f(a):\n    result = g(a)\n    log(result)\n    return result", "def f(a):\n    log(g(a))\n    return g(a)"),
@@ -3337,13 +3338,14 @@ _NOT_FIXED = [  # the same forms where they do something else
     ("def f(s):\n    return s.encode('latin-1')", "def f(s):\n    return s.encode()"),
     ("def f(a):\n    return super(B, a).f()", "def f(a):\n    return super().f()"),
     ("def f(d):\n    return list(d)", "def f(d):\n    return [d]"),
+    ("def f(a):\n    raise Frozen(a)", "def f(a):\n    raise Frozen"),
 ]
 
 
 @pytest.mark.parametrize("before,after", _AUTOFIXED)
 def test_a_linters_safe_fix_is_the_same_code(before: str, after: str) -> None:
     """ruff's safe autofixes (UP004, UP008, UP011, UP012, UP015, UP024, UP033, UP041, C400-C419, SIM102,
-    SIM117, SIM118, RET504), as a `pre-commit autoupdate` applies them across a codebase: each is read one
+    SIM117, SIM118, RET504, RSE102), as a `pre-commit autoupdate` applies them across a codebase: each is read one
     way (trust/autofixes.py), so a symbol they rewrote is not changed."""
     import ast
 

@@ -1,7 +1,7 @@
 """The fixes a linter makes on its own that keep what the code does (issue 38), read one way before two
 versions of a symbol are compared (:func:`.equivalents.canonical` calls :func:`read_fixed`). They are
-ruff's safe autofixes of the pyupgrade (UP), comprehension (C4), simplification (SIM) and return (RET)
-families, which a ``pre-commit autoupdate`` or a first ``ruff --fix`` applies across a codebase:
+ruff's safe autofixes of the pyupgrade (UP), comprehension (C4), simplification (SIM), return (RET) and
+raise (RSE) families, which a ``pre-commit autoupdate`` or a first ``ruff --fix`` applies across a codebase:
 
 - ``class A(object)`` is ``class A`` (UP004); ``super(A, self)`` (or ``cls``) is ``super()`` (UP008);
 - ``IOError``, ``EnvironmentError``, ``WindowsError``, ``socket.error``, ``select.error`` are ``OSError``
@@ -17,7 +17,8 @@ families, which a ``pre-commit autoupdate`` or a first ``ruff --fix`` applies ac
 - ``if a:`` holding only ``if b:`` (neither with an ``else``) is ``if a and b:`` (SIM102); ``with a:``
   holding only ``with b:`` is ``with a, b:`` (SIM117);
 - ``x = value`` right before ``return x``, ``x`` a variable of the function's own used nowhere else, is
-  ``return value`` (RET504).
+  ``return value`` (RET504);
+- ``raise Error()`` is ``raise Error`` (RSE102: raising a class makes the instance with no arguments).
 
 Each is read only where the two forms do the same: a name rebound in the module (``open = ...``) is not
 looked for; the forms are those of the builtins and standard modules as the code calls them.
@@ -132,6 +133,13 @@ class _Fixed(ast.NodeTransformer):
             return ast.copy_location(ast.DictComp(arg.elt.elts[0], arg.elt.elts[1], arg.generators), node)
         if name in ("any", "all") and isinstance(arg, ast.ListComp):
             node.args = [ast.copy_location(ast.GeneratorExp(arg.elt, arg.generators), arg)]
+        return node
+
+    def visit_Raise(self, node: ast.Raise) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.exc, ast.Call) and not node.exc.args and not node.exc.keywords \
+                and isinstance(node.exc.func, (ast.Name, ast.Attribute)):
+            node.exc = node.exc.func
         return node
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
