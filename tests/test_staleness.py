@@ -3221,15 +3221,14 @@ def init_script(attrs, frozen):
     return lines, args
 '''
 
-SETTERS_SPLIT = '''def _setattr(name, value):
-    return f"_setattr('{name}', {value})"
-
-
-def _assign(name, value):
-    return f"self.{name} = {value}"
-
-
-def _determine_setters(frozen):
+SETTERS_SPLIT = SETTERS.replace('''def init_script(attrs, frozen):
+    lines = []
+    if frozen is True:
+        lines.append("_inst_dict = self.__dict__")
+        fmt_setter = _setattr
+    else:
+        fmt_setter = _assign
+''', '''def _determine_setters(frozen):
     if frozen is True:
         return ["_inst_dict = self.__dict__"], _setattr
     return [], _assign
@@ -3239,18 +3238,8 @@ def init_script(attrs, frozen):
     lines = []
     extra_lines, fmt_setter = _determine_setters(frozen)
     lines.extend(extra_lines)
-    args, kw_only = [], []
-    for a in attrs:
-        lines.append(fmt_setter(a, a))
-        if a.startswith("_"):
-            kw_only.append(a)
-        else:
-            args.append(a)
-    if kw_only:
-        args.append("*")
-    args.extend(kw_only)
-    return lines, args
-'''
+''')
+assert "_determine_setters" in SETTERS_SPLIT
 
 
 def test_the_choice_moved_into_a_helper_that_returns_it_is_the_same_code(tmp_path: Path) -> None:
