@@ -18,6 +18,8 @@ import ast
 import copy
 import itertools
 
+from autology_mcp.knowledge.trust.code_compare import dump
+
 _MOST = 3  # names renamed at once: more is a rewrite, not a rename
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -25,8 +27,6 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 def renamed(old: ast.AST, new: ast.AST, old_tree: ast.AST | None, new_tree: ast.AST | None) -> dict[str, str] | None:
     """The renaming (old name: new name) that makes ``old``'s code ``new``'s, each name its own variable or
     a name the module defines the same way before and after; None when there is none."""
-    from autology_mcp.knowledge.trust.code_compare import dump
-
     gone, came = sorted(_names(old) - _names(new)), sorted(_names(new) - _names(old))
     if not gone or len(gone) != len(came) or len(gone) > _MOST:
         return None
@@ -81,8 +81,6 @@ def _definition(tree: ast.AST | None, name: str) -> ast.AST | None:
 
 def _same_thing(a: str, b: str, mapping: dict[str, str], old: ast.AST, new: ast.AST, old_tree: ast.AST | None,
                 new_tree: ast.AST | None) -> bool:
-    from autology_mcp.knowledge.trust.code_compare import dump
-
     if _bound(old, a) and _bound(new, b) and a not in _parameters(old) and b not in _parameters(new):
         return True
     then, now = _definition(old_tree, a), _definition(new_tree, b)

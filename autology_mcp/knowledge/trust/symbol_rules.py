@@ -50,8 +50,8 @@ from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _sho
 from autology_mcp.knowledge.trust.git_history import History
 from autology_mcp.knowledge.trust.mentions import Said, holds, term
 from autology_mcp.knowledge.trust.protocols import operations
-from autology_mcp.knowledge.trust.signatures import signature_kept, signatures_lost
 from autology_mcp.knowledge.trust.renames import renamed
+from autology_mcp.knowledge.trust.signatures import signature_kept, signatures_lost
 
 
 REWRITTEN = 0.5  # a file more than this share of whose lines (those the node saw) are gone was rewritten
@@ -292,8 +292,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
                   if not any(a <= u.start <= b for a, b in beside) or term(i) in said.title_terms}
     # and the reverse of a helper inlined: a function or constant of the module that a function of the module
     # it now calls in their place uses (``_determine_setters()`` returning the ``_setattr`` the symbol chose
-    # itself) is used still
-    uses_before -= {i for f in helpers for u in body_units(f) for i in u.identifiers()} & _module_names(tree)
+    # itself) is used still, and so is a string it holds
+    handed = [u for f in helpers for u in body_units(f)]
+    uses_before -= {i for u in handed for i in u.identifiers()} & _module_names(tree)
     # a name used by the statements before and not after, or after and not before, counted both ways
     differ = ({i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}) & \
         (uses_before ^ uses_after)
@@ -317,7 +318,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # `__slots__`, another added beside it) is that name, kept: the name rules judge it, not as a quoted string
     strings_then, strings_now = ({s for u in units for s in u.strings} - explicit for units in (gone, came))
     names_kept = strings_then & strings_now & said.names
-    names_kept |= strings_then & {v for f in helpers for u in body_units(f) for v in u.strings}  # moved to a helper
+    names_kept |= strings_then & {v for u in handed for v in u.strings}
     if not same and said.quotes((strings_then | strings_now) - names_kept - recased(strings_then, strings_now)):
         return "a statement with a string value the node quotes changed"
     values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
