@@ -1,0 +1,43 @@
+"""The staleness replays' data (bench/data/staleness_replay/*.json) is well formed, so that a replay run
+by the harness at a later stop cannot fail on its own data: every node is one the CLI captures (a
+decision in the ADR sections), every label names a node of its window and a step of it, and each
+window's scenario steps are among its steps. Git is not read; nothing is run on the replays."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autology_mcp.knowledge.adr import missing_adr_sections
+
+DATA = Path(__file__).resolve().parent.parent / "bench" / "data" / "staleness_replay"
+REPLAYS = sorted(DATA.glob("*.json"))
+TYPES = {"decision", "component", "convention", "concept", "pattern", "issue", "session"}
+
+
+def test_there_are_replays() -> None:
+    assert len(REPLAYS) >= 16
+
+
+@pytest.mark.parametrize("path", REPLAYS, ids=lambda p: p.stem)
+def test_a_replay_is_one_the_harness_can_run(path: Path) -> None:
+    data = json.loads(path.read_text())
+    assert {"repository", "mirror", "role", "windows"} <= data.keys()
+    for window in data["windows"]:
+        keys = [n["key"] for n in window["nodes"]]
+        assert len(keys) == len(set(keys)), f"{window['name']}: a node key is used twice"
+        for node in window["nodes"]:
+            assert node["type"] in TYPES and node["references"], node["key"]
+            assert 1 <= len(node["title"]) <= 100, node["key"]
+            if node["type"] == "decision":
+                assert missing_adr_sections(node["content"]) == [], f"{node['key']}: the CLI refuses this decision"
+        steps = [s[:8] for s in window["steps"]]
+        for key, labels in window["labels"].items():
+            assert key in keys, f"{window['name']}: a label for no node ({key})"
+            for label in labels:
+                assert isinstance(label["stale"], bool) and label["why"]
+                assert label["step"][:8] in steps, f"{window['name']} {key}: a label for no step ({label['step']})"
+        for step in window.get("scenarios_at", []):
+            assert step[:8] in steps, f"{window['name']}: a scenario at no step ({step})"
