@@ -7,8 +7,9 @@ For each repository (a git dir), the first-parent commits whose subject says a l
 "f-string", "autoupdate", "auto fixes")
 are read. For every Python function or method that such a commit changed (the two versions' ASTs differ,
 positions aside), each checkout's comparison is asked whether the two are the same code: the canonical
-form of ``trust/equivalents.py`` (when the checkout has it), then ``code_compare.dump``. A symbol read as
-the same is one a node about it keeps without a flag; one read as changed goes on to the other rules,
+form the staleness rule reads (``code_compare.parse_python``, which sets typing aside, then
+``equivalents.canonical`` and ``code_compare.dump``; a checkout from before ``knowledge/trust/`` cannot be
+measured). A symbol read as the same is one a node about it keeps without a flag; one read as changed goes on to the other rules,
 which may still find that nothing the node says changed.
 
 Printed per repository and in all: the commits read, the symbols they changed, and how many each checkout
@@ -30,19 +31,13 @@ from pathlib import Path
 LINTER = re.compile(r"\b(ruff|pyupgrade|pre-commit|precommit|black|isort|flake8|lint|linter|formatting|formatter|"
                     r"reformat|modernize|f-?strings?|autoupdate|autofix|auto fixes)\b", re.IGNORECASE)
 COMPARE = r'''
-import ast, json, sys
-from autology_mcp.knowledge.trust.code_compare import dump
-try:
-    from autology_mcp.knowledge.trust.equivalents import canonical
-except ImportError:
-    canonical = None
-pairs = json.load(sys.stdin)
+import json, sys
+from autology_mcp.knowledge.trust.code_compare import dump, find_symbol, parse_python
+from autology_mcp.knowledge.trust.equivalents import canonical
 out = []
-for old, new in pairs:
-    a, b = ast.parse(old).body[0], ast.parse(new).body[0]
-    if canonical is not None:
-        a, b = canonical(a), canonical(b)
-    out.append(dump(a, False) == dump(b, False))
+for old, new, name in json.load(sys.stdin):
+    a, b = find_symbol(parse_python(old), name), find_symbol(parse_python(new), name)
+    out.append(a is not None and b is not None and dump(canonical(a), False) == dump(canonical(b), False))
 print(json.dumps(out))
 '''
 
@@ -70,23 +65,24 @@ def symbols(text: str) -> dict[str, str]:
     return found
 
 
-def changed_pairs(repo: Path, most: int) -> tuple[int, list[tuple[str, str]]]:
-    """The commits a linter made (newest first, up to ``most``) and the (before, after) source of every
-    function or method they changed."""
+def changed_pairs(repo: Path, most: int) -> tuple[int, list[tuple[str, str, str]]]:
+    """The commits a linter made (newest first, up to ``most``) and, for every function or method they
+    changed, the file before and after and the function's qualified name."""
     log = git(repo, "log", "--first-parent", "--no-merges", "--format=%H%x00%s", "HEAD")
     commits = [line.split("\0", 1)[0] for line in log.splitlines() if "\0" in line and LINTER.search(line.split("\0", 1)[1])]
     commits = commits[:most]
-    pairs: list[tuple[str, str]] = []
+    pairs: list[tuple[str, str, str]] = []
     for sha in commits:
         files = [f for f in git(repo, "diff", "--name-only", f"{sha}^", sha, "--", "*.py").splitlines()
                  if not re.search(r"(^|/)(tests?|testing|docs?)/|(^|/)test_", f)]
         for path in files:
-            before, after = symbols(git(repo, "show", f"{sha}^:{path}")), symbols(git(repo, "show", f"{sha}:{path}"))
-            for name in before.keys() & after.keys():
-                a, b = before[name], after[name]
+            old_text, new_text = git(repo, "show", f"{sha}^:{path}"), git(repo, "show", f"{sha}:{path}")
+            before, after = symbols(old_text), symbols(new_text)
+            for name in sorted(before.keys() & after.keys()):
+                a, b = _dedent(before[name]), _dedent(after[name])
                 try:
-                    if ast.dump(ast.parse(_dedent(a))) != ast.dump(ast.parse(_dedent(b))):
-                        pairs.append((_dedent(a), _dedent(b)))
+                    if ast.dump(ast.parse(a)) != ast.dump(ast.parse(b)):
+                        pairs.append((old_text, new_text, name))
                 except SyntaxError:
                     continue
     return len(commits), pairs
