@@ -24,7 +24,9 @@ For each window of ``bench/data/staleness_replay/<repo>.json`` the harness
 The CLI is that of ``--checkout PATH`` (run as ``python -m autology_mcp`` with ``PYTHONPATH=PATH``),
 so one harness measures any checkout. Labels: per node, one entry per step whose diff touches a file
 the node references (``stale`` true or false and why); a step without an entry keeps the judgement of
-the step before. ``--check-labels`` lists the touched steps without an entry, from git alone.
+the step before. ``--check-labels`` lists the touched steps without an entry, from git alone: a referenced path
+is followed through renames (a moved folder's files at their new place), and a node labelled stale
+needs no entry after that (its judgement carries).
 
     python bench/staleness_replay.py --checkout /work/main --repo flask --json /tmp/flask.json
 
@@ -147,11 +149,18 @@ def expand_labels(window: dict) -> dict[str, list[dict]]:
     return out
 
 
-def touched(mirror: Path, window: dict) -> list[set[str]]:
-    """Per step, the paths its commit changed against the step before."""
+def touched(mirror: Path, window: dict) -> list[tuple[set[str], dict[str, str]]]:
+    """Per step, the paths its commit changed against the step before (a renamed file by both names), and
+    its renames (old path: new path)."""
     prev, out = window["c0"], []
     for sha in window["steps"]:
-        out.append(set(git(mirror, "diff", "--name-only", "-M", prev, sha).splitlines()))
+        paths, moves = set(), {}
+        for line in git(mirror, "diff", "--name-status", "-M", prev, sha).splitlines():
+            status, *names = line.split("\t")
+            paths.update(names)
+            if status.startswith("R") and len(names) == 2:
+                moves[names[0]] = names[1]
+        out.append((paths, moves))
         prev = sha
     return out
 
@@ -160,16 +169,33 @@ def ref_path(ref: str) -> str:
     return ref.split("#", 1)[0].rstrip("/")
 
 
+def _under(path: str, ref: str) -> bool:
+    return path == ref or path.startswith(ref + "/")
+
+
 def check_labels(mirror: Path, window: dict) -> list[str]:
-    """Steps that touch a referenced path without a label entry for the node (git only)."""
+    """Steps that touch a referenced path without a label entry for the node (git only). A referenced
+    path is followed through renames (a file moved, or a folder: ``marshmallow/`` into
+    ``src/marshmallow/``), so later changes at its new place need a label too, until the node is
+    labelled stale (a step without an entry keeps the judgement before it)."""
     problems = []
     changed = touched(mirror, window)
     for node in window["nodes"]:
-        labelled = {e["step"][:7] for e in window["labels"][node["key"]]}
-        for i, paths in enumerate(changed):
-            hit = any(p == ref_path(r) or p.startswith(ref_path(r) + "/") for r in node["references"] for p in paths)
-            if hit and window["steps"][i][:7] not in labelled:
+        labels = {e["step"][:7]: e["stale"] for e in window["labels"][node["key"]]}
+        followed = {ref_path(r) for r in node["references"]}
+        stale = False  # a node labelled stale stays stale: the steps after need no entry
+        for i, (paths, moves) in enumerate(changed):
+            hit = any(_under(p, r) for r in followed for p in paths)
+            step = window["steps"][i][:7]
+            if hit and step not in labels and not stale:
                 problems.append(f"{node['key']}: step {i + 1} {window['steps'][i][:8]} touches a referenced path, no label")
+            stale = labels.get(step, stale)
+            for old, new in moves.items():  # a file moved, or a file of a referenced folder moved with it
+                for r in list(followed):
+                    if old == r:
+                        followed.add(new)
+                    elif old.startswith(r + "/") and new.endswith(old[len(r):]):
+                        followed.add(new[:len(new) - len(old) + len(r)])
     return problems
 
 
