@@ -3123,6 +3123,9 @@ def test_a_string_formatted_with_format_or_percent_made_an_f_string_is_the_same_
     assert same("x = '%(a)s at %(b)r, 100%%' % {'a': p, 'b': q}", "x = f'{p} at {q!r}, 100%'")
     assert not same("x = '%d' % (a,)", "x = f'{a}'")  # `%d` of True is "1", `{}` of it "True"
     assert not same("x = '%(a)s' % {'a': p}", "x = f'{q}'") and not same("x = '{a}'.format(a=p)", "x = f'{a}'")
+    assert same("x = '%x|%05.2f|%-4i' % (a, b, c)", "x = f'{a:x}|{b:05.2f}|{c:<4d}'")
+    assert same("x = '%(n)s=%(v).1f' % {'n': a, 'v': b}", "x = f'{a}={b:.1f}'")
+    assert not same("x = '%5s' % (a,)", "x = f'{a:>5}'")  # a width on `%s` formats str(a), `{a:>5}` a itself
     assert not same("x = '{0[1]}'.format(a)", "x = f'{a[1]}'")  # an index is not read (`{0[k]}` is a string key)
     root = one_file_repo(tmp_path / "validators", "pkg/validators.py", VALIDATORS, "validators")
     node = capture(root, ["pkg/validators.py#InstanceOf"], content="`instance_of` raises `TypeError` with the message "
@@ -3318,6 +3321,13 @@ _AUTOFIXED = [  # (before, after ruff's safe fix)
     ("def f():\n    with a():\n        with b() as c:\n            g(c)", "def f():\n    with a(), b() as c:\n        g(c)"),
     ("def f(a):\n    result = g(a)\n    return result", "def f(a):\n    return g(a)"),
     ("def f(a):\n    raise errors.Frozen()", "def f(a):\n    raise errors.Frozen"),
+    ("def f():\n    try:\n        g()\n    except (IOError, OSError):\n        pass",
+     "def f():\n    try:\n        g()\n    except OSError:\n        pass"),
+    ("def f(a):\n    return str(''), int(1), str(), sorted(list(a), key=len), set(tuple(a))",
+     "def f(a):\n    return '', 1, '', sorted(a, key=len), set(a)"),
+    ("def f(a, b):\n    return not a == b, not a != b", "def f(a, b):\n    return a != b, a == b"),
+    ("def f():\n    from netrc import netrc, NetrcParseError\n    import sys, os",
+     "def f():\n    from netrc import NetrcParseError, netrc\n    import os, sys"),
 ]
 _NOT_FIXED = [  # the same forms where they do something else
     ("def f(a):\n    result = g(a)\n    log(result)\n    return result", "def f(a):\n    log(g(a))\n    return g(a)"),
@@ -3328,13 +3338,18 @@ _NOT_FIXED = [  # the same forms where they do something else
     ("def f(a):\n    return super(B, a).f()", "def f(a):\n    return super().f()"),
     ("def f(d):\n    return list(d)", "def f(d):\n    return [d]"),
     ("def f(a):\n    raise Frozen(a)", "def f(a):\n    raise Frozen"),
+    ("def f():\n    try:\n        g()\n    except (ValueError, OSError):\n        pass",
+     "def f():\n    try:\n        g()\n    except OSError:\n        pass"),
+    ("def f(a):\n    return str(a), int('1'), sorted(sorted(a, key=len))", "def f(a):\n    return a, 1, sorted(a)"),
+    ("def f(a, b):\n    return not a == b", "def f(a, b):\n    return a == b"),
+    ("def f():\n    from netrc import netrc as n", "def f():\n    from netrc import NetrcParseError as n"),
 ]
 
 
 @pytest.mark.parametrize("before,after", _AUTOFIXED)
 def test_a_linters_safe_fix_is_the_same_code(before: str, after: str) -> None:
     """ruff's safe autofixes (UP004, UP008, UP011, UP012, UP015, UP024, UP033, UP041, C400-C419, SIM102,
-    SIM117, SIM118, RET504, RSE102), as a `pre-commit autoupdate` applies them across a codebase: each is read one
+    SIM117, SIM118, SIM201, SIM202, RET504, RSE102, UP018, C414, I001), as a `pre-commit autoupdate` applies them across a codebase: each is read one
     way (trust/autofixes.py), so a symbol they rewrote is not changed."""
     import ast
 

@@ -1,11 +1,17 @@
 """The fixes a linter makes on its own that keep what the code does (issue 38), read one way before two
 versions of a symbol are compared (:func:`.equivalents.canonical` calls :func:`read_fixed`). They are
-ruff's safe autofixes of the pyupgrade (UP), comprehension (C4), simplification (SIM), return (RET) and
-raise (RSE) families, which a ``pre-commit autoupdate`` or a first ``ruff --fix`` applies across a codebase:
+ruff's safe autofixes of the pyupgrade (UP), comprehension (C4), simplification (SIM), return (RET),
+raise (RSE) and import-order (I) families, which a ``pre-commit autoupdate`` or a first ``ruff --fix`` applies across a codebase:
 
 - ``class A(object)`` is ``class A`` (UP004); ``super(A, self)`` (or ``cls``) is ``super()`` (UP008);
 - ``IOError``, ``EnvironmentError``, ``WindowsError``, ``socket.error``, ``select.error`` are ``OSError``
-  (UP024), ``socket.timeout`` and ``asyncio.TimeoutError`` are ``TimeoutError`` (UP041): aliases;
+  (UP024), ``socket.timeout`` and ``asyncio.TimeoutError`` are ``TimeoutError`` (UP041): aliases; an
+  ``except`` tuple that names one class twice names it once (``except (IOError, OSError)`` is ``except
+  OSError``);
+- ``str("x")``, ``str()``, ``int(1)``, ``float(1.5)``, ``bool(True)``, ``bytes(b"")`` are the literal (UP018);
+- ``sorted(list(x))``, ``set(tuple(x))``, ``list(list(x))`` are ``sorted(x)``, ``set(x)``, ``list(x)`` (C414);
+- ``not a == b`` is ``a != b`` and ``not a != b`` is ``a == b`` (SIM201, SIM202);
+- the names of one ``import`` or ``from ... import`` in any order are the same import (isort's I001);
 - ``open(p, "r")`` is ``open(p)`` (UP015); ``s.encode("utf-8")`` is ``s.encode()`` (UP012);
 - ``@lru_cache()`` is ``@lru_cache`` (UP011), ``@lru_cache(maxsize=None)`` is ``@cache`` (UP033);
 - ``dict()``, ``list()``, ``tuple()`` are ``{}``, ``[]``, ``()``, and ``dict(a=1)`` is ``{"a": 1}`` (C408);
@@ -35,6 +41,9 @@ _UTF8 = frozenset({"utf-8", "utf8", "UTF-8", "UTF8"})
 _EMPTY = {"dict": lambda: ast.Dict([], []), "list": lambda: ast.List([], ast.Load()),
           "tuple": lambda: ast.Tuple([], ast.Load())}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LITERALS = {"str": (str, ""), "bytes": (bytes, b""), "int": (int, 0), "float": (float, 0.0), "bool": (bool, False)}
+_COPIES = frozenset({"list", "tuple"})  # an inner call whose result the outer one only iterates
+_ITERATING = frozenset({"sorted", "set", "list", "tuple"})
 
 
 def read_fixed(node: ast.AST) -> ast.AST:
@@ -110,6 +119,16 @@ class _Fixed(ast.NodeTransformer):
             node.args = []
         if not isinstance(f, ast.Name):
             return node
+        if name in _LITERALS and not node.keywords and len(node.args) <= 1:
+            kind, empty = _LITERALS[name]
+            if not node.args and name != "bool":
+                return ast.copy_location(ast.Constant(empty), node)
+            if node.args and isinstance(node.args[0], ast.Constant) and type(node.args[0].value) is kind:
+                return node.args[0]
+        if name in _ITERATING and node.args and isinstance(node.args[0], ast.Call) \
+                and isinstance(node.args[0].func, ast.Name) and node.args[0].func.id in _COPIES \
+                and len(node.args[0].args) == 1 and not node.args[0].keywords:
+            node.args = [node.args[0].args[0], *node.args[1:]]
         if name in _EMPTY and not node.args and not node.keywords:
             return ast.copy_location(_EMPTY[name](), node)
         if name == "dict" and not node.args and node.keywords and all(k.arg for k in node.keywords):
@@ -141,6 +160,32 @@ class _Fixed(ast.NodeTransformer):
                 and isinstance(node.exc.func, (ast.Name, ast.Attribute)):
             node.exc = node.exc.func
         return node
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.type, ast.Tuple):
+            seen, kept = set(), []
+            for e in node.type.elts:
+                if ast.dump(e) not in seen:
+                    seen.add(ast.dump(e))
+                    kept.append(e)
+            node.type = kept[0] if len(kept) == 1 else ast.copy_location(ast.Tuple(kept, ast.Load()), node.type)
+        return node
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        test = node.operand
+        if isinstance(node.op, ast.Not) and isinstance(test, ast.Compare) and len(test.ops) == 1 \
+                and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+            flipped = ast.NotEq() if isinstance(test.ops[0], ast.Eq) else ast.Eq()
+            return ast.copy_location(ast.Compare(test.left, [flipped], test.comparators), node)
+        return node
+
+    def visit_Import(self, node: ast.Import) -> ast.AST:
+        node.names = sorted(node.names, key=lambda a: (a.name, a.asname or ""))
+        return node
+
+    visit_ImportFrom = visit_Import
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         self.generic_visit(node)

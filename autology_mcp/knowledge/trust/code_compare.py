@@ -320,7 +320,9 @@ def formatted(node: object) -> tuple[list[str], list[tuple[ast.AST, int, str]]] 
     """A string built from pieces as its literal pieces and its fields (value, conversion, format spec):
     an f-string; ``"...{}...".format(a, b)`` with automatic, numbered or named fields (``{0.name}``, an
     attribute of one, too); ``"...%s..." % (a, b)`` (or ``% {"k": a}`` with ``%(k)s``) with ``%s``, ``%r``
-    and ``%a`` only (``%s`` is ``str()``, as a bare f-string field; ``%d`` shows ``True`` as ``1``). None
+    and ``%a`` (``%s`` is ``str()``, as a bare f-string field; a width on them is not read), and a number's
+    conversion as its format spec (``%05.2f`` as ``{x:05.2f}``, ``%x`` as ``{x:x}``; ``%d`` as ``{x:d}``, not
+    as ``{x}``, which shows ``True`` as ``True``, not ``1``). None
     for anything else. A message rebuilt as an f-string ("Cannot uninstall {!r}".format(name) into
     f"Cannot uninstall {name!r}"; ruff's UP031 and UP032) is the same code."""
     if isinstance(node, ast.JoinedStr):
@@ -371,7 +373,7 @@ def formatted(node: object) -> tuple[list[str], list[tuple[ast.AST, int, str]]] 
         named = {k.value: v for k, v in zip(node.right.keys, node.right.values) if isinstance(k, ast.Constant)} \
             if isinstance(node.right, ast.Dict) else None
         values = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
-        parts = re.split(r"(%%|%(?:\(\w+\))?[sra])", node.left.value)
+        parts = re.split(r"(%%|%(?:\(\w+\))?(?:[sra]|[-+ #0]*\d*(?:\.\d+)?[diuxXoeEfFgG]))", node.left.value)
         if "%" in "".join(parts[0::2]):  # (the odd parts are the matches)
             return None
         pieces, fields, text = [], [], ""
@@ -379,20 +381,36 @@ def formatted(node: object) -> tuple[list[str], list[tuple[ast.AST, int, str]]] 
             if part == "%%":
                 text += "%"
             elif i % 2:
-                key = part[2:-2] if part.startswith("%(") else None
+                key = part[2:part.index(")")] if part.startswith("%(") else None
                 if (key is None) != (named is None) or key is None and len(fields) >= len(values) \
                         or key is not None and key not in named:
                     return None
                 pieces.append(text)
                 text = ""
-                kind = part[-1]
-                fields.append((named[key] if key is not None else values[len(fields)], _CONVERSIONS[kind if kind != "s" else ""], ""))
+                kind, spec = part[-1], _number_spec(part[part.index(")") + 1 if key is not None else 1:])
+                value = named[key] if key is not None else values[len(fields)]
+                fields.append((value, -1, spec) if spec else (value, _CONVERSIONS[kind if kind != "s" else ""], ""))
             else:
                 text += part
         if named is None and len(fields) != len(values):
             return None
         return (pieces + [text], fields) if fields else None
     return None
+
+
+def _number_spec(conversion: str) -> str:
+    """The format spec that shows a number as a ``%`` conversion does (``%05.2f`` as ``05.2f``, ``%-4x`` as
+    ``<4x``, ``%i`` as ``d``), or "" for ``%s``, ``%r`` and ``%a``. ``%d`` stays ``d``: ``"%d" % 3.5`` is ``3``,
+    ``f"{3.5}"`` is ``3.5``, so it is not read as a bare field."""
+    kind = conversion[-1]
+    if kind in "sra":
+        return ""
+    flags = re.match(r"[-+ #0]*", conversion).group()
+    rest = conversion[len(flags):-1]
+    align = "<" if "-" in flags else ""
+    sign = "+" if "+" in flags else " " if " " in flags else ""
+    zero = "0" if "0" in flags and not align else ""
+    return f"{align}{sign}{'#' if '#' in flags else ''}{zero}{rest}{'d' if kind in 'iu' else kind}"
 
 
 def same_code(before: str, after: str, path: str) -> bool:
