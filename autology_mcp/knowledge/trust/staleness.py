@@ -128,8 +128,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   ``format_exception_only(type(e), e)`` as ``format_exception_only(e)``; a function that collected a
   list and returned it made a generator that yields the same values, ``out.extend(x)`` as ``yield from
   x``; and the safe fixes ruff makes on its own, :mod:`.autofixes`: ``class A(object)``, ``super(A, self)``,
-  ``IOError``, ``open(p, "r")``, ``dict()``, ``set([a])``, ``list(x for x in y)``, ``k in d.keys()``, an
-  ``if`` or a ``with`` holding only another, a variable returned right after it is set). In other languages the name must still be there.
+  ``IOError``, ``open(p, "r")``, ``dict()``, ``set([a])``, ``list(x for x in y)``, ``sorted(list(x))``,
+  ``str("")``, ``k in d.keys()``, ``not a == b``, an import's names reordered, an ``if`` or a ``with``
+  holding only another, a variable returned right after it is set, ``raise Error()``). In other languages the name must still be there.
 - ``path`` (a file) or a folder: stale when a name, path, identifier or code snippet the node's
   text gives (:func:`mentions`, in backticks, one character or more (`q`, `*`), shaped like one, called ``retry()``, dotted
   ``app.retry``), or a call it writes in prose with its arguments (``self.get_connection(request.url,
