@@ -26,6 +26,7 @@ import json
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 LINTER = re.compile(r"\b(ruff|pyupgrade|pre-commit|precommit|black|isort|flake8|lint|linter|formatting|formatter|"
@@ -89,7 +90,6 @@ def changed_pairs(repo: Path, most: int) -> tuple[int, list[tuple[str, str, str]
 
 
 def _dedent(source: str) -> str:
-    import textwrap
     return textwrap.dedent(source) if source[:1] in " \t" else source
 
 

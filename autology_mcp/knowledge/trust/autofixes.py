@@ -10,7 +10,6 @@ raise (RSE) and import-order (I) families, which a ``pre-commit autoupdate`` or 
   OSError``);
 - ``str("x")``, ``str()``, ``int(1)``, ``float(1.5)``, ``bool(True)``, ``bytes(b"")`` are the literal (UP018);
 - ``sorted(list(x))``, ``set(tuple(x))``, ``list(list(x))`` are ``sorted(x)``, ``set(x)``, ``list(x)`` (C414);
-- ``not a == b`` is ``a != b`` and ``not a != b`` is ``a == b`` (SIM201, SIM202);
 - the names of one ``import`` or ``from ... import`` in any order are the same import (isort's I001);
 - ``open(p, "r")`` is ``open(p)`` (UP015); ``s.encode("utf-8")`` is ``s.encode()`` (UP012);
 - ``@lru_cache()`` is ``@lru_cache`` (UP011), ``@lru_cache(maxsize=None)`` is ``@cache`` (UP033);
@@ -60,11 +59,6 @@ def _name(node: ast.AST) -> str | None:
     return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
 
 
-def _plain_call(node: ast.AST, name: str, args: int) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name \
-        and len(node.args) == args and not node.keywords
-
-
 class _Fixed(ast.NodeTransformer):
     def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
         self.generic_visit(node)
@@ -109,10 +103,9 @@ class _Fixed(ast.NodeTransformer):
                 and isinstance(node.args[0], ast.Name) and isinstance(node.args[1], ast.Name) \
                 and node.args[1].id in ("self", "cls"):
             node.args = []
-        if isinstance(f, ast.Name) and name == "open" and len(node.args) >= 2 and _constant(node.args[1]) in ("r", "rt") \
-                and len(node.args) == 2:
-            node.args = node.args[:1]
         if isinstance(f, ast.Name) and name == "open":
+            if len(node.args) == 2 and _constant(node.args[1]) in ("r", "rt"):
+                node.args = node.args[:1]
             node.keywords = [k for k in node.keywords if not (k.arg == "mode" and _constant(k.value) in ("r", "rt"))]
         if isinstance(f, ast.Attribute) and name == "encode" and len(node.args) == 1 and not node.keywords \
                 and _constant(node.args[0]) in _UTF8:
@@ -170,15 +163,6 @@ class _Fixed(ast.NodeTransformer):
                     seen.add(ast.dump(e))
                     kept.append(e)
             node.type = kept[0] if len(kept) == 1 else ast.copy_location(ast.Tuple(kept, ast.Load()), node.type)
-        return node
-
-    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
-        self.generic_visit(node)
-        test = node.operand
-        if isinstance(node.op, ast.Not) and isinstance(test, ast.Compare) and len(test.ops) == 1 \
-                and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
-            flipped = ast.NotEq() if isinstance(test.ops[0], ast.Eq) else ast.Eq()
-            return ast.copy_location(ast.Compare(test.left, [flipped], test.comparators), node)
         return node
 
     def visit_Import(self, node: ast.Import) -> ast.AST:

@@ -381,13 +381,13 @@ def formatted(node: object) -> tuple[list[str], list[tuple[ast.AST, int, str]]] 
             if part == "%%":
                 text += "%"
             elif i % 2:
-                key = part[2:part.index(")")] if part.startswith("%(") else None
+                key, conversion = part[2:].split(")", 1) if part.startswith("%(") else (None, part[1:])
                 if (key is None) != (named is None) or key is None and len(fields) >= len(values) \
                         or key is not None and key not in named:
                     return None
                 pieces.append(text)
                 text = ""
-                kind, spec = part[-1], _number_spec(part[part.index(")") + 1 if key is not None else 1:])
+                kind, spec = part[-1], _number_spec(conversion)
                 value = named[key] if key is not None else values[len(fields)]
                 fields.append((value, -1, spec) if spec else (value, _CONVERSIONS[kind if kind != "s" else ""], ""))
             else:

@@ -3,7 +3,8 @@ versions of a symbol are compared, so that they are not read as changes to what 
 
 - ``assert False, msg`` is ``raise AssertionError(msg)`` (ruff's B011; ``assert False`` alone is
   ``raise AssertionError``);
-- ``not (a is b)`` is ``a is not b``, ``not (a in b)`` is ``a not in b`` (and back: E714, E713);
+- ``not (a is b)`` is ``a is not b``, ``not (a in b)`` is ``a not in b``, ``not a == b`` is ``a != b`` (and
+  back: E714, E713, SIM201, SIM202);
 - ``if not x: A else: B`` is ``if x: B else: A`` (the branches of a negated test swapped, SIM's rewrite);
 - a mutable default moved into the body: ``def f(x={})`` is ``def f(x=None): y = x or {}`` (or ``if x is
   None: x = {}``) when the body reads the parameter nowhere else (B006's fix);
@@ -34,7 +35,8 @@ from autology_mcp.knowledge.trust.autofixes import read_fixed
 
 _TRANSLATORS = frozenset({"_", "gettext", "gettext_lazy", "ugettext", "ugettext_lazy", "N_", "gettext_noop"})
 _TRANSLATION = re.compile(r"gettext|\bi18n\b|\bl10n\b|translat|locali[sz]", re.IGNORECASE)
-_NEGATED = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+_NEGATED = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Eq: ast.NotEq,
+            ast.NotEq: ast.Eq}
 
 
 def about_translation(text: str) -> bool:

@@ -18,7 +18,7 @@ import ast
 import copy
 import itertools
 
-from autology_mcp.knowledge.trust.code_compare import dump
+from autology_mcp.knowledge.trust.code_compare import dump, parameters
 
 _MOST = 3  # names renamed at once: more is a rewrite, not a rename
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -62,10 +62,7 @@ def _bound(node: ast.AST, name: str) -> bool:
 
 
 def _parameters(node: ast.AST) -> set[str]:
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        return set()
-    a = node.args
-    return {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p is not None}
+    return {name for _, name, _ in parameters(node)}
 
 
 def _definition(tree: ast.AST | None, name: str) -> ast.AST | None:
