@@ -3402,3 +3402,82 @@ def test_a_pre_commit_run_that_applies_the_safe_fixes_keeps_the_node(tmp_path: P
     edit(root, "except (OSError, TimeoutError):", "except ConnectionRefusedError:", path="pkg/client.py")
     commit(root, "narrower")
     assert only(root, node).stale is True
+
+
+RETYPED_ORIG = '''from typing import Optional
+
+
+class Connection:
+    def url_for(self, name: str, **params) -> str:
+        path = self.router.url_path_for(name, **params)
+        return path.make_absolute_url(base_url=self.base_url)
+
+    def cookie(self, key: str, expires: Optional[int] = None) -> None:
+        self.cookies[key] = expires
+'''
+
+
+def test_an_annotation_names_the_types_it_holds() -> None:
+    """typing's spellings read as one: `Optional[t.List["Foo"]]` holds list and Foo, a forward reference too."""
+    import ast
+
+    from autology_mcp.knowledge.trust.annotations import annotated
+
+    tree = ast.parse('def f(a: Optional[t.List["Foo"]], *rest: Union[int, None]) -> "Dict[str, Bar]":\n    '
+                     'def inner(x: Text) -> None: ...\n')
+    assert annotated(tree.body[0]) == {("f", "a"): {"list", "Foo"}, ("f", "rest"): {"int"},
+                                       ("f", "return"): {"dict", "str", "Bar"}, ("inner", "x"): {"str"},
+                                       ("inner", "return"): set()}
+
+
+def test_a_return_type_the_node_names_changed_is_a_flag(tmp_path: Path) -> None:
+    """starlette's `url_for`: `-> str` now `-> URL` makes "the result is a `str`" wrong, though no statement
+    changed. The same change keeps a node that says nothing of the type; an annotation rewritten in another
+    spelling (`Optional[int]` as `int | None`) or widened with types the node does not name keeps a node
+    about that parameter."""
+    root = one_file_repo(tmp_path / "urls", "pkg/conn.py", RETYPED_ORIG, "conn")
+    typed = capture(root, ["pkg/conn.py#Connection.url_for"], content="`Connection.url_for(name, **params)` builds "
+                    "the absolute URL of a route; the result is a `str`.", title="url_for returns a string")
+    routed = capture(root, ["pkg/conn.py#Connection.url_for"], content="`Connection.url_for(name, **params)` finds "
+                     "the route by name through the router's `url_path_for`.", title="url_for resolves by name")
+    cookie = capture(root, ["pkg/conn.py#Connection.cookie"], content="`Connection.cookie(key, expires)` stores the "
+                     "expiry under the key, as given.", title="cookie expiry")
+    commit(root, "record")
+    edit(root, "-> str:", "-> URL:", path="pkg/conn.py")
+    edit(root, "expires: Optional[int] = None", "expires: int | None = None", path="pkg/conn.py")
+    commit(root, "url_for returns URL")
+    found = only(root, typed)
+    assert found.stale is True and "the return annotation changed (`str` → `URL`)" in found.why
+    assert only(root, routed).stale is False
+    assert only(root, cookie).stale is False
+    edit(root, "expires: int | None = None", "expires: Optional[Union[datetime, str, int]] = None", path="pkg/conn.py")
+    commit(root, "expires takes a datetime")
+    assert only(root, cookie).stale is False
+
+
+COOKIE_ORIG = '''def set_cookie(cookie, key, expires=None):
+    if expires is not None:
+        cookie[key]["expires"] = expires
+    return cookie
+'''
+
+
+def test_a_statement_holding_a_quoted_string_kept_beside_a_new_branch_is_no_flag(tmp_path: Path) -> None:
+    """starlette's `set_cookie`: the statement that sets 'expires' kept as it was, now the `else` of a new branch
+    for a datetime, still does what the node says; the same statement changed (the value formatted) is a flag."""
+    root = one_file_repo(tmp_path / "cookie", "pkg/cookies.py", COOKIE_ORIG, "cookies")
+    node = capture(root, ["pkg/cookies.py#set_cookie"], content="`set_cookie(cookie, key)` sets the cookie's "
+                   "'expires' attribute when an expiry is given.", title="set_cookie")
+    commit(root, "record")
+    edit(root, '''        cookie[key]["expires"] = expires\n''', '''        if isinstance(expires, datetime):
+            cookie[key]["expires"] = format_datetime(expires, usegmt=True)
+        else:
+            cookie[key]["expires"] = expires\n''', path="pkg/cookies.py")
+    commit(root, "expires takes a datetime")
+    assert only(root, node).stale is False
+    edit(root, '''        else:
+            cookie[key]["expires"] = expires\n''', '''        else:
+            cookie[key]["expires"] = int(expires) * 2\n''', path="pkg/cookies.py")
+    commit(root, "doubled")
+    found = only(root, node)
+    assert found.stale is True and "a statement with a string value the node quotes changed" in found.why

@@ -9,6 +9,7 @@ import ast
 import re
 from collections import Counter
 
+from autology_mcp.knowledge.trust.annotations import retyped
 from autology_mcp.knowledge.trust.code_compare import (
     Unit,
     body_units,
@@ -215,6 +216,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     new = find_symbol(tree, symbol) if tree is not None else None
     if new is None:
         return "gone"
+    retype = retyped(old_text, new_text, symbol, said.names)  # `-> str` now `-> URL`, of a node that says "a `str`"
+    if retype:
+        return retype
     if dump(old, False) == dump(new, False):
         return None
     translated = not about_translation(said.text)  # a linter's equivalent rewrites read one way (trust/equivalents.py)
@@ -319,7 +323,15 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     strings_then, strings_now = ({s for u in units for s in u.strings} - explicit for units in (gone, came))
     names_kept = strings_then & strings_now & said.names
     names_kept |= strings_then & {v for u in handed for v in u.strings}
-    if not same and said.quotes((strings_then | strings_now) - names_kept - recased(strings_then, strings_now)):
+    # a statement holding one, kept as it was beside new ones (``cookie[key]["expires"] = expires`` now the
+    # ``else`` of a new ``isinstance(expires, datetime)`` branch), did not change: the strings of those gone count
+    kept, strings_gone = Counter(plain(u) for u in came), set()
+    for u in gone:
+        if kept[plain(u)] > 0:
+            kept[plain(u)] -= 1
+        else:
+            strings_gone |= set(u.strings) - explicit
+    if not same and said.quotes(strings_gone - names_kept - recased(strings_then, strings_now)):
         return "a statement with a string value the node quotes changed"
     values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
     named = sorted(v for v in values if said.gives_value(v))
