@@ -3455,29 +3455,79 @@ def test_a_return_type_the_node_names_changed_is_a_flag(tmp_path: Path) -> None:
     assert only(root, cookie).stale is False
 
 
-COOKIE_ORIG = '''def set_cookie(cookie, key, expires=None):
-    if expires is not None:
-        cookie[key]["expires"] = expires
-    return cookie
+MIDDLEWARE_ORIG = '''class Middleware:
+    async def call_next(self, message, body):
+        response = StreamingResponse(status_code=message["status"], content=body)
+        response.raw_headers = message["headers"]
+        return response
+'''
+
+MIDDLEWARE_SUBCLASSED = '''class Middleware:
+    async def call_next(self, message, body):
+        response = _StreamingResponse(status_code=message["status"], content=body, info=message.get("info"))
+        response.raw_headers = message["headers"]
+        return response
+
+
+class _StreamingResponse(StreamingResponse):
+    def __init__(self, content, status_code=200, info=None):
+        self._info = info
+        super().__init__(content, status_code)
 '''
 
 
-def test_a_statement_holding_a_quoted_string_kept_beside_a_new_branch_is_no_flag(tmp_path: Path) -> None:
-    """starlette's `set_cookie`: the statement that sets 'expires' kept as it was, now the `else` of a new branch
-    for a datetime, still does what the node says; the same statement changed (the value formatted) is a flag."""
-    root = one_file_repo(tmp_path / "cookie", "pkg/cookies.py", COOKIE_ORIG, "cookies")
-    node = capture(root, ["pkg/cookies.py#set_cookie"], content="`set_cookie(cookie, key)` sets the cookie's "
-                   "'expires' attribute when an expiry is given.", title="set_cookie")
+def test_a_class_built_as_a_subclass_the_module_defines_is_still_built(tmp_path: Path) -> None:
+    """starlette's call_next: `StreamingResponse(...)` now `_StreamingResponse(...)`, a subclass of it in the same
+    module, still returns a `StreamingResponse` "with that status"; the prose word "status" is not the string
+    value `"status"` quoted. Built as a class of its own, not a subclass, is a flag."""
+    root = one_file_repo(tmp_path / "mw", "pkg/base.py", MIDDLEWARE_ORIG, "middleware")
+    node = capture(root, ["pkg/base.py#Middleware.call_next"], content="`call_next` returns a `StreamingResponse` "
+                   "with that status and the raw headers of the first message.", title="call_next streams")
     commit(root, "record")
-    edit(root, '''        cookie[key]["expires"] = expires\n''', '''        if isinstance(expires, datetime):
-            cookie[key]["expires"] = format_datetime(expires, usegmt=True)
-        else:
-            cookie[key]["expires"] = expires\n''', path="pkg/cookies.py")
-    commit(root, "expires takes a datetime")
+    edit(root, MIDDLEWARE_ORIG, MIDDLEWARE_SUBCLASSED, path="pkg/base.py")
+    commit(root, "debug extension")
     assert only(root, node).stale is False
-    edit(root, '''        else:
-            cookie[key]["expires"] = expires\n''', '''        else:
-            cookie[key]["expires"] = int(expires) * 2\n''', path="pkg/cookies.py")
-    commit(root, "doubled")
+    edit(root, "class _StreamingResponse(StreamingResponse):", "class _StreamingResponse(Response):", path="pkg/base.py")
+    commit(root, "not streamed")
     found = only(root, node)
-    assert found.stale is True and "a statement with a string value the node quotes changed" in found.why
+    assert found.stale is True and "`StreamingResponse` is gone from it" in found.why
+
+
+LOOKUP_ORIG = '''import os
+
+
+class Files:
+    def lookup(self, path):
+        for directory in self.directories:
+            full = os.path.realpath(os.path.join(directory, path))
+            directory = os.path.realpath(directory)
+            if os.path.commonprefix([full, directory]) != directory:
+                continue
+            return full
+'''
+
+
+def test_a_call_the_node_names_now_made_only_under_a_new_condition_is_a_flag(tmp_path: Path) -> None:
+    """starlette's follow_symlink: `os.path.realpath` of the requested path now only in the `else` of a new
+    option, while the directory's stays unconditional: "resolves it with `os.path.realpath`" holds only
+    sometimes. A call the node does not name moved so, or the named call kept as often and as unconditional
+    (a local renamed around it), is no flag."""
+    root = one_file_repo(tmp_path / "files", "pkg/files.py", LOOKUP_ORIG, "files")
+    named = capture(root, ["pkg/files.py#Files.lookup"], content="`Files.lookup(path)` joins the path onto each "
+                    "directory and resolves it with `os.path.realpath`, so a symlink pointing out is refused.",
+                    title="lookup refuses paths outside")
+    other = capture(root, ["pkg/files.py#Files.lookup"], content="`Files.lookup(path)` tries the directories in "
+                    "order; the first that holds the file wins.", title="lookup order")
+    commit(root, "record")
+    edit(root, "            full = os.path.realpath(os.path.join(directory, path))\n",
+         "            candidate = os.path.join(directory, path)\n"
+         "            full = os.path.realpath(candidate)\n", path="pkg/files.py")
+    commit(root, "a local")
+    assert only(root, named).stale is False
+    edit(root, "            full = os.path.realpath(candidate)\n", "            if self.follow_symlink:\n"
+         "                full = os.path.abspath(candidate)\n            else:\n"
+         "                full = os.path.realpath(candidate)\n", path="pkg/files.py")
+    commit(root, "follow symlinks")
+    found = only(root, named)
+    assert found.stale is True and "`realpath` is now under a condition" in found.why
+    assert only(root, other).stale is False

@@ -316,10 +316,27 @@ class Said:
         is what it says changed, though the piece is still there."""
         return any(snippet in value for snippet in self.snippets for value in strings)
 
+    @cached_property
+    def quoted_words(self) -> set[str]:
+        """The words the text gives between quotes ('expires', "raw_path")."""
+        return {w for m in _QUOTED.findall(self.text) for w in re.findall(r"[A-Za-z_]\w*", "".join(m))}
+
+    @cached_property
+    def coded_words(self) -> set[str]:
+        """The words the text gives as code or between quotes (`` `message["status"]` ``, 'expires')."""
+        return self.quoted_words | {w for span in _TICKS.findall(self.text) for w in re.findall(r"[A-Za-z_]\w*", span)}
+
     def quotes(self, strings) -> bool:
-        """Whether the node's text quotes one of these string values (a version, a message)."""
+        """Whether the node's text quotes one of these string values (a version, a message). A value of one
+        lower-case word (``"status"``) is quoted only as code or between quotes: "with that status" in prose is
+        a word of the prose, not the string ("an ETag" is the header's name)."""
         for value in strings:
             value = value.strip()
-            if len(value) >= 2 and re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", self.text):
+            if len(value) < 2:
+                continue
+            if re.fullmatch(r"[a-z]+", value):
+                if value in self.coded_words:
+                    return True
+            elif re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", self.text):
                 return True
         return False

@@ -262,7 +262,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return f"{_shown(denied)}, which the node says it has not, {'is' if len(denied) == 1 else 'are'} in it now"
     if values:
         return f"{_stated(values)} gone from it"
-    guarded = _newly_guarded(old, new, said)
+    guarded = _newly_guarded(old, new, said) or _call_newly_guarded(old, new, said)
     if guarded:
         return f"{_shown([guarded])} is now under a condition"
     # statements split out into a function it calls, or reading a folded parameter the new way: the same code;
@@ -309,8 +309,11 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # it, renamed (``innermost = set()`` now ``res = set()``), was the code's name for its work, not what it does
     now_used = {i for u in body_units(new) for i in u.identifiers()}
     local = bound_names(old) - _parameter_names(old) - said.names - now_used
+    # a class the node names, now built as a subclass of it that the module defines (`StreamingResponse(...)` now
+    # `_StreamingResponse(...)`, a `class _StreamingResponse(StreamingResponse)`), is still what the code makes
+    subclassed = {b for u in came for i in u.identifiers() for b in _bases(tree).get(i, ())}
     used = sorted(differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit
-                  - said.words_kept(gone, came) - local)
+                  - said.words_kept(gone, came) - local - subclassed)
     if used:
         return f"the use of {_shown(used)} changed"
     now_code = "\n".join(code_words(without_docstrings(new_text, n), path) for n in [new, *helpers])
@@ -321,17 +324,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # a name the node gives that the changed statements hold as a string before and after (a field listed in
     # `__slots__`, another added beside it) is that name, kept: the name rules judge it, not as a quoted string
     strings_then, strings_now = ({s for u in units for s in u.strings} - explicit for units in (gone, came))
-    names_kept = strings_then & strings_now & said.names
+    names_kept = strings_then & strings_now & said.names - said.quoted_words  # 'raw_path' it writes as a string
     names_kept |= strings_then & {v for u in handed for v in u.strings}
-    # a statement holding one, kept as it was beside new ones (``cookie[key]["expires"] = expires`` now the
-    # ``else`` of a new ``isinstance(expires, datetime)`` branch), did not change: the strings of those gone count
-    kept, strings_gone = Counter(plain(u) for u in came), set()
-    for u in gone:
-        if kept[plain(u)] > 0:
-            kept[plain(u)] -= 1
-        else:
-            strings_gone |= set(u.strings) - explicit
-    if not same and said.quotes(strings_gone - names_kept - recased(strings_then, strings_now)):
+    if not same and said.quotes((strings_then | strings_now) - names_kept - recased(strings_then, strings_now)):
         return "a statement with a string value the node quotes changed"
     values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
     named = sorted(v for v in values if said.gives_value(v))
@@ -386,6 +381,15 @@ def _parameter_names(node: ast.AST | None) -> set[str]:
         node = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"),
                     None)
     return {name for _, name, _ in parameters(node)} if node is not None else set()
+
+
+def _bases(tree: ast.AST | None) -> dict[str, set[str]]:
+    """The module's classes and the names of their bases (``class _S(responses.StreamingResponse)``:
+    ``StreamingResponse``)."""
+    if tree is None:
+        return {}
+    return {c.name: {b.id if isinstance(b, ast.Name) else b.attr for b in c.bases if isinstance(b, (ast.Name, ast.Attribute))}
+            for c in getattr(tree, "body", []) if isinstance(c, ast.ClassDef)}
 
 
 def _module_names(tree: ast.AST | None) -> set[str]:
@@ -569,6 +573,45 @@ def _newly_guarded(old: ast.AST, new: ast.AST, said: Said) -> str | None:
         if now is not None and now > then:
             return snippet
     return None
+
+
+def _call_newly_guarded(old: ast.AST, new: ast.AST, said: Said) -> str | None:
+    """A function the node names as a call it makes (`os.path.realpath`) that the symbol calls as often as
+    before, one of those calls now under more conditions and none under fewer (``full_path =
+    os.path.realpath(p)`` now the ``else`` of a new ``if self.follow_symlink:``): what the node says happens
+    now happens only sometimes. A condition on the object called alone (``if chardet is not None:`` around
+    ``chardet.detect(body)``, a fallback beside it) asks whether the call can be made, and is not counted."""
+    for name in sorted(said.names):
+        then, now = sorted(_call_depths(old, name)), sorted(_call_depths(new, name))
+        if then and len(then) == len(now) and all(b >= a for a, b in zip(then, now)) and then != now:
+            return name
+    return None
+
+
+def _call_depths(tree: ast.AST, name: str) -> list[int]:
+    """For each call of ``name`` (``name(...)``, ``x.name(...)``) in ``tree``, the conditions around it, counted
+    as :func:`_guards` counts them, but for those on the object called alone."""
+    found: list[int] = []
+
+    def names(node: ast.AST) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    def visit(node: ast.AST, tests: tuple[ast.AST, ...]) -> None:
+        if isinstance(node, ast.Call) and (getattr(node.func, "id", None) == name or getattr(node.func, "attr", None) == name):
+            called = names(node.func)
+            found.append(sum(1 for t in tests if not names(t) <= called or not names(t)))
+        for field, value in ast.iter_fields(node):
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, ast.AST):
+                    elif_ = isinstance(node, ast.If) and field == "orelse" and len(value) == 1 and isinstance(child, ast.If)
+                    guarded = (isinstance(node, (ast.If, ast.IfExp, ast.While)) and field in ("body", "orelse")
+                               and not elif_)
+                    test = node.test if guarded else node.values[0] if isinstance(node, ast.BoolOp) and \
+                        child is not node.values[0] else None
+                    visit(child, tests + (test,) if test is not None else tests)
+
+    visit(tree, ())
+    return found
 
 
 def _guards(tree: ast.AST, want: str) -> int | None:
