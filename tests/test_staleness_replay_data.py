@@ -41,3 +41,21 @@ def test_a_replay_is_one_the_harness_can_run(path: Path) -> None:
                 assert label["step"][:8] in steps, f"{window['name']} {key}: a label for no step ({label['step']})"
         for step in window.get("scenarios_at", []):
             assert step[:8] in steps, f"{window['name']}: a scenario at no step ({step})"
+
+
+SECOND = sorted((DATA / "second_labels").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", SECOND, ids=lambda p: p.stem)
+def test_a_second_labelling_labels_the_cells_the_first_did(path: Path) -> None:
+    """bench/label_agreement.py compares two labellers cell by cell: the second wrote one label for each cell
+    the first did (same window, node and step), and nothing else."""
+    first = json.loads((DATA / path.name).read_text())
+    second = json.loads(path.read_text())
+    assert set(second) == {w["name"] for w in first["windows"]}
+    for window in first["windows"]:
+        theirs = second[window["name"]]
+        assert set(theirs) == set(window["labels"])
+        for key, labels in window["labels"].items():
+            assert [e["step"][:8] for e in theirs[key]] == [e["step"][:8] for e in labels], key
+            assert all(isinstance(e["stale"], bool) and e["why"] for e in theirs[key]), key
