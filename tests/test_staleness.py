@@ -1807,7 +1807,8 @@ def test_a_snippet_the_node_gives_put_under_a_condition_is_a_flag(clients_repo: 
 def test_a_loop_rewritten_as_a_comprehension_keeping_the_quoted_strings_is_information(clients_repo: Path) -> None:
     """The strings the node quotes, held by statements rewritten with the same names (the symbol's own
     variables aside), strings and values (httpx's Response.links) are no flag; a statement holding one
-    whose code changed (a `raw_path` with the query cut) is."""
+    whose code changed (a `raw_path` with the query cut) is: the key, a name the node gives, is kept, and the
+    one statement is rewritten."""
     root = clients_repo
     links = capture(root, ["pkg/_client.py#Chunker.links"], content="links() keys each link by its 'rel', or its 'url'; "
                     "no header gives {}.", title="Links")
@@ -1825,7 +1826,7 @@ def test_a_loop_rewritten_as_a_comprehension_keeping_the_quoted_strings_is_infor
     edit(root, '"raw_path": request.raw_path}', '"raw_path": request.raw_path.split(b"?")[0]}', path="pkg/_client.py")
     commit(root, "Comprehension; no query in raw_path")
     assert only(root, links).stale is False
-    assert "a statement with a string value the node quotes changed" in only(root, scope).why
+    assert "100% of its statements rewritten" in only(root, scope).why
 
 
 def test_a_word_of_the_node_counts_unless_it_is_a_parameter_the_function_gained(clients_repo: Path) -> None:
@@ -3531,3 +3532,29 @@ def test_a_call_the_node_names_now_made_only_under_a_new_condition_is_a_flag(tmp
     found = only(root, named)
     assert found.stale is True and "`realpath` is now under a condition" in found.why
     assert only(root, other).stale is False
+
+
+RECURSE_ORIG = '''def unwrap(node):
+    inner = node.children[1]
+    if inner.type == AWAIT:
+        show(node)
+        unwrap(inner)
+'''
+
+
+def test_a_function_calling_itself_behind_a_new_type_check_is_not_a_call_newly_guarded(tmp_path: Path) -> None:
+    """black's remove_await_parens: its recursion put behind `isinstance(inner, Node)` (a cast made a check)
+    keeps "it recurses into nested awaits"; `show`, which the node names, put under a new condition is a flag."""
+    root = one_file_repo(tmp_path / "unwrap", "pkg/lines.py", RECURSE_ORIG, "lines")
+    node = capture(root, ["pkg/lines.py#unwrap"], content="`unwrap(node)` makes the brackets visible with `show()` "
+                   "around a nested await and recurses into it.", title="unwrap")
+    commit(root, "record")
+    edit(root, "    if inner.type == AWAIT:\n        show(node)\n        unwrap(inner)\n",
+         "    if inner.type == AWAIT:\n        show(node)\n        if isinstance(inner, Node):\n            unwrap(inner)\n",
+         path="pkg/lines.py")
+    commit(root, "a check, not a cast")
+    assert only(root, node).stale is False
+    edit(root, "        show(node)\n", "        if VISIBLE:\n            show(node)\n", path="pkg/lines.py")
+    commit(root, "only when visible")
+    found = only(root, node)
+    assert found.stale is True and "`show` is now under a condition" in found.why

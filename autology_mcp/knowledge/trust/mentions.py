@@ -317,14 +317,10 @@ class Said:
         return any(snippet in value for snippet in self.snippets for value in strings)
 
     @cached_property
-    def quoted_words(self) -> set[str]:
-        """The words the text gives between quotes ('expires', "raw_path")."""
-        return {w for m in _QUOTED.findall(self.text) for w in re.findall(r"[A-Za-z_]\w*", "".join(m))}
-
-    @cached_property
     def coded_words(self) -> set[str]:
         """The words the text gives as code or between quotes (`` `message["status"]` ``, 'expires')."""
-        return self.quoted_words | {w for span in _TICKS.findall(self.text) for w in re.findall(r"[A-Za-z_]\w*", span)}
+        spans = _TICKS.findall(self.text) + ["".join(m) for m in _QUOTED.findall(self.text)]
+        return {w for span in spans for w in re.findall(r"[A-Za-z_]\w*", span)}
 
     def quotes(self, strings) -> bool:
         """Whether the node's text quotes one of these string values (a version, a message). A value of one

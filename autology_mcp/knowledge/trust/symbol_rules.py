@@ -262,7 +262,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return f"{_shown(denied)}, which the node says it has not, {'is' if len(denied) == 1 else 'are'} in it now"
     if values:
         return f"{_stated(values)} gone from it"
-    guarded = _newly_guarded(old, new, said) or _call_newly_guarded(old, new, said)
+    guarded = _newly_guarded(old, new, said) or _call_newly_guarded(old, new, said, set(symbol.split(".")))
     if guarded:
         return f"{_shown([guarded])} is now under a condition"
     # statements split out into a function it calls, or reading a folded parameter the new way: the same code;
@@ -324,7 +324,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # a name the node gives that the changed statements hold as a string before and after (a field listed in
     # `__slots__`, another added beside it) is that name, kept: the name rules judge it, not as a quoted string
     strings_then, strings_now = ({s for u in units for s in u.strings} - explicit for units in (gone, came))
-    names_kept = strings_then & strings_now & said.names - said.quoted_words  # 'raw_path' it writes as a string
+    names_kept = strings_then & strings_now & said.names
     names_kept |= strings_then & {v for u in handed for v in u.strings}
     if not same and said.quotes((strings_then | strings_now) - names_kept - recased(strings_then, strings_now)):
         return "a statement with a string value the node quotes changed"
@@ -575,13 +575,14 @@ def _newly_guarded(old: ast.AST, new: ast.AST, said: Said) -> str | None:
     return None
 
 
-def _call_newly_guarded(old: ast.AST, new: ast.AST, said: Said) -> str | None:
+def _call_newly_guarded(old: ast.AST, new: ast.AST, said: Said, own: set[str]) -> str | None:
     """A function the node names as a call it makes (`os.path.realpath`) that the symbol calls as often as
     before, one of those calls now under more conditions and none under fewer (``full_path =
     os.path.realpath(p)`` now the ``else`` of a new ``if self.follow_symlink:``): what the node says happens
     now happens only sometimes. A condition on the object called alone (``if chardet is not None:`` around
-    ``chardet.detect(body)``, a fallback beside it) asks whether the call can be made, and is not counted."""
-    for name in sorted(said.names):
+    ``chardet.detect(body)``, a fallback beside it) asks whether the call can be made, and is not counted; nor
+    is the symbol calling itself (``own``: its recursion, now behind a type check, is how it does what it does)."""
+    for name in sorted(said.names - own):
         then, now = sorted(_call_depths(old, name)), sorted(_call_depths(new, name))
         if then and len(then) == len(now) and all(b >= a for a, b in zip(then, now)) and then != now:
             return name
