@@ -303,6 +303,22 @@ def test_content_edited_from_a_shown_node_keeps_one_related_list(autology, root,
     assert path.read_text(encoding="utf-8").count("## Related") == 2
 
 
+def test_content_given_with_the_files_own_heading_keeps_one_heading(autology, root, capture):
+    """A node's file body starts with the ``# Title`` line the format writes: content taken from the file
+    whole (heading and all) and given to update or capture is stored without it, so the file holds the
+    heading once. Another heading first, or the old title after a rename, is content."""
+    node_id = capture("Indent with tabs", "First text.")
+    path = root / ".autology" / "nodes" / "concepts" / f"{node_id}.md"
+    body = path.read_text(encoding="utf-8").split("\n---\n", 1)[1]  # "\n# Indent with tabs\n\nFirst text.\n"
+    autology.update(node_id, content=body.replace("First text.", "Second text."))
+    assert autology.store.get(node_id).content == "Second text."
+    assert path.read_text(encoding="utf-8").count("# Indent with tabs") == 1
+    autology.update(node_id, title="Indent with spaces", content="# Indent with tabs\n\nThird text.")
+    assert autology.store.get(node_id).content == "# Indent with tabs\n\nThird text."
+    again = capture("Wrap at 100", "# Wrap at 100\n\nLines wrap at 100 characters.")
+    assert autology.store.get(again).content == "Lines wrap at 100 characters."
+
+
 def test_update_of_a_missing_node(autology, root):
     missing = new_id()
     with pytest.raises(NotFoundError, match=f"Node not found: {missing}"):

@@ -347,6 +347,15 @@ def _body_content(body: str, title: str, relation_targets: set[str]) -> str:
     return "\n".join(line.rstrip() for line in _without_generated_related(lines, relation_targets)).strip("\n")
 
 
+def without_title_heading(content: str, title: str) -> str:
+    """``content`` without a first line ``# <title>``: the file format writes that heading itself, and reading
+    takes one away, so content taken from a node's file (heading and all) is stored once, not twice."""
+    first, _, rest = content.lstrip("\n").partition("\n")
+    if first.startswith("# ") and " ".join(first[2:].split()) == " ".join(title.split()):
+        return rest.strip("\n")
+    return content
+
+
 def without_generated_related(content: str, relation_targets: set[str]) -> str:
     """``content`` without a trailing ``## Related`` list the file format generates (as ``autology
     show`` prints it): content edited from a shown node keeps one list, not two."""

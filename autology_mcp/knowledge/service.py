@@ -43,7 +43,7 @@ from autology_mcp.knowledge.models import (
     validate_title,
     validate_type,
 )
-from autology_mcp.knowledge.markdown import without_generated_related
+from autology_mcp.knowledge.markdown import without_generated_related, without_title_heading
 from autology_mcp.knowledge.references import reference_path
 from autology_mcp.knowledge.search import Similarity, search_nodes
 from autology_mcp.knowledge.store import NodeStore
@@ -253,7 +253,7 @@ class Autology:
     ) -> CaptureResult:
         """Create a node; classify its type when none is given."""
         given_title, title = title, validate_title(title)
-        content = validate_content(content)
+        content = without_title_heading(validate_content(content), title)  # the file writes the heading itself
         tag_list = validate_tags(tags)
         refs = validate_references(references)
         session_id = validate_session(session)
@@ -403,8 +403,9 @@ class Autology:
 
         def apply(node: KnowledgeNode) -> KnowledgeNode:
             wanted = dict(changes)
-            if "content" in wanted:  # edited from `autology show`: the generated Related list is not content
-                wanted["content"] = without_generated_related(wanted["content"], {r.target for r in node.relations})
+            if "content" in wanted:  # edited from `autology show` or the file: the heading and Related list are not content
+                wanted["content"] = without_title_heading(without_generated_related(
+                    wanted["content"], {r.target for r in node.relations}), wanted.get("title", node.title))
             changed.clear()
             # a field given replaces what a person wrote there against a write rule (knowledge/rules.py)
             changed.extend(key for key, value in wanted.items() if getattr(node, key) != value or key in node.as_written)
