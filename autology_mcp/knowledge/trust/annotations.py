@@ -13,11 +13,9 @@ from __future__ import annotations
 import ast
 from functools import lru_cache
 
-from autology_mcp.knowledge.trust.code_compare import find_symbol
+from autology_mcp.knowledge.trust.code_compare import BUILTIN_GENERICS, find_symbol
 
-# typing's spellings of the builtins, and the wrappers that say nothing of the type itself
-_ALIASES = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple", "Type": "type",
-            "Text": "str", "DefaultDict": "defaultdict", "Deque": "deque"}
+# the wrappers that say nothing of the type itself
 _WRAPPERS = frozenset({"typing", "t", "typing_extensions", "Optional", "Union", "Annotated", "Final", "ClassVar"})
 
 
@@ -35,7 +33,7 @@ def _names(annotation: ast.AST | None) -> frozenset[str]:
             found.add(n.id)
         elif isinstance(n, ast.Attribute):
             found.add(n.attr)
-    return frozenset(_ALIASES.get(f, f) for f in found) - _WRAPPERS
+    return frozenset(BUILTIN_GENERICS.get(f, f) for f in found) - _WRAPPERS
 
 
 def annotated(symbol: ast.AST) -> dict[tuple[str, str], frozenset[str]]:

@@ -116,7 +116,7 @@ def parse_python(text: str) -> ast.Module | None:
 
 
 # typing's names for builtins and collections (``t.List``, ``typing.Dict``): the builtin's
-_BUILTIN_GENERICS = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple",
+BUILTIN_GENERICS = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple",
                      "Type": "type", "Text": "str", "DefaultDict": "defaultdict", "Deque": "deque"}
 _TYPING_MODULES = frozenset({"typing", "typing_extensions", "collections.abc"})
 
@@ -214,14 +214,14 @@ class _TypingAside(ast.NodeTransformer):
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         name = self.names.get(node.id)
-        if name is not None and name != node.id or name in _BUILTIN_GENERICS:
-            return ast.copy_location(ast.Name(id=_BUILTIN_GENERICS.get(name, name), ctx=node.ctx), node)
+        if name is not None and name != node.id or name in BUILTIN_GENERICS:
+            return ast.copy_location(ast.Name(id=BUILTIN_GENERICS.get(name, name), ctx=node.ctx), node)
         return node
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         name = self.typing_name(node)
         if name is not None:
-            return ast.copy_location(ast.Name(id=_BUILTIN_GENERICS.get(name, name), ctx=node.ctx), node)
+            return ast.copy_location(ast.Name(id=BUILTIN_GENERICS.get(name, name), ctx=node.ctx), node)
         return self.generic_visit(node)
 
 

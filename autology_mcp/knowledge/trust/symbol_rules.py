@@ -604,15 +604,24 @@ def _call_depths(tree: ast.AST, name: str) -> list[int]:
         for field, value in ast.iter_fields(node):
             for child in value if isinstance(value, list) else [value]:
                 if isinstance(child, ast.AST):
-                    elif_ = isinstance(node, ast.If) and field == "orelse" and len(value) == 1 and isinstance(child, ast.If)
-                    guarded = (isinstance(node, (ast.If, ast.IfExp, ast.While)) and field in ("body", "orelse")
-                               and not elif_)
-                    test = node.test if guarded else node.values[0] if isinstance(node, ast.BoolOp) and \
-                        child is not node.values[0] else None
+                    test = _guard(node, field, value, child)
                     visit(child, tests + (test,) if test is not None else tests)
 
     visit(tree, ())
     return found
+
+
+def _guard(node: ast.AST, field: str, value, child: ast.AST) -> ast.AST | None:
+    """The condition under which ``child`` (of ``node``'s ``field``, whose value is ``value``) runs beyond
+    ``node`` itself: an ``if``'s, a conditional expression's or a ``while``'s test for its branches (but an
+    ``elif``: a chain is one condition), an ``and``/``or``'s first operand for the later ones. None when it
+    runs whenever ``node`` does."""
+    if isinstance(node, (ast.If, ast.IfExp, ast.While)) and field in ("body", "orelse"):
+        elif_ = isinstance(node, ast.If) and field == "orelse" and len(value) == 1 and isinstance(child, ast.If)
+        return None if elif_ else node.test
+    if isinstance(node, ast.BoolOp) and child is not node.values[0]:
+        return node.values[0]
+    return None
 
 
 def _guards(tree: ast.AST, want: str) -> int | None:
@@ -637,10 +646,7 @@ def _guards(tree: ast.AST, want: str) -> int | None:
             for child in value if isinstance(value, list) else [value]:
                 if not isinstance(child, ast.AST):
                     continue
-                elif_ = isinstance(node, ast.If) and name == "orelse" and len(value) == 1 and isinstance(child, ast.If)
-                guarded = (isinstance(node, (ast.If, ast.IfExp, ast.While)) and name in ("body", "orelse") and not elif_) or \
-                    (isinstance(node, ast.BoolOp) and child is not node.values[0])
-                inner = visit(child, depth + guarded) or inner
+                inner = visit(child, depth + (_guard(node, name, value, child) is not None)) or inner
         if not inner:
             best = depth if best is None else min(best, depth)
         return True
