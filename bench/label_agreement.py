@@ -63,10 +63,12 @@ def main(argv: list[str] | None = None) -> int:
     runs = dict(r.split("=", 1) for r in args.run)
     print(f"{'replay':<12} {'cells':>5}  second labeller against the first: precision recall agreement kappa"
           "  (on the cells both wrote)")
+    pooled: list[tuple[bool, bool]] = []
     for path in sorted(SECOND.glob("*.json")):
         repo = path.stem
         first, second, written = grids(repo)
         keys = sorted(first)
+        pooled += [(first[k], second[k]) for k in keys]
         g = score([(first[k], second[k]) for k in keys])
         w = score([(first[k], second[k]) for k in keys if k in written])
         print(f"{repo:<12} {g['cells']:>5}  {g['precision']:.3f} {g['recall']:.3f} {g['agreement']:.3f} {g['kappa']:.3f}"
@@ -78,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
                 s = score([(grid[k], flagged[k]) for k in keys])
                 print(f"{'':<12} {'':>5}  the run against the {name} labeller: precision {s['precision']:.3f} "
                       f"recall {s['recall']:.3f} (TP {s['tp']} FP {s['fp']} FN {s['fn']} TN {s['tn']})")
+    a = score(pooled)
+    print(f"{'all':<12} {a['cells']:>5}  {a['precision']:.3f} {a['recall']:.3f} {a['agreement']:.3f} {a['kappa']:.3f}")
     return 0
 
 
