@@ -11,9 +11,8 @@ annotation that names nothing the node gives is not."""
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
 
-from autology_mcp.knowledge.trust.code_compare import BUILTIN_GENERICS, find_symbol
+from autology_mcp.knowledge.trust.code_compare import BUILTIN_GENERICS, find_symbol, parse_as_written
 
 # the wrappers that say nothing of the type itself
 _WRAPPERS = frozenset({"typing", "t", "typing_extensions", "Optional", "Union", "Annotated", "Final", "ClassVar"})
@@ -52,20 +51,10 @@ def annotated(symbol: ast.AST) -> dict[tuple[str, str], frozenset[str]]:
     return out
 
 
-@lru_cache(maxsize=64)
-def _parsed(text: str) -> ast.Module | None:
-    """The syntax tree as written, annotations kept (one file's text is read for every node that references
-    it); not changed by its readers."""
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
 def retyped(old_text: str, new_text: str, symbol: str, names: set[str]) -> str | None:
     """Why the symbol's annotations changed what the node says, or None: the first annotation (of the
     same function and slot before and after) that gained or lost a name of ``names``."""
-    old_tree, new_tree = _parsed(old_text), _parsed(new_text)
+    old_tree, new_tree = parse_as_written(old_text), parse_as_written(new_text)
     old = find_symbol(old_tree, symbol) if old_tree is not None else None
     new = find_symbol(new_tree, symbol) if new_tree is not None else None
     if old is None or new is None:

@@ -115,6 +115,18 @@ def parse_python(text: str) -> ast.Module | None:
     return _memo("ast", text, parse)
 
 
+def parse_as_written(text: str) -> ast.Module | None:
+    """The syntax tree with its annotations kept (not to be changed by its readers), or None when the text
+    does not parse."""
+    def parse(t: str) -> ast.Module | None:
+        try:
+            return ast.parse(t)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+
+    return _memo("ast as written", text, parse)
+
+
 # typing's names for builtins and collections (``t.List``, ``typing.Dict``): the builtin's
 BUILTIN_GENERICS = {"List": "list", "Dict": "dict", "Set": "set", "FrozenSet": "frozenset", "Tuple": "tuple",
                      "Type": "type", "Text": "str", "DefaultDict": "defaultdict", "Deque": "deque"}

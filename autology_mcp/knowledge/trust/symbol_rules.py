@@ -262,7 +262,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return f"{_shown(denied)}, which the node says it has not, {'is' if len(denied) == 1 else 'are'} in it now"
     if values:
         return f"{_stated(values)} gone from it"
-    guarded = _newly_guarded(old, new, said) or _call_newly_guarded(old, new, said, set(symbol.split(".")))
+    own = set(symbol.split("."))
+    guarded = _newly_guarded(old, new, said) or _call_newly_guarded(old, new, said, own)
     if guarded:
         return f"{_shown([guarded])} is now under a condition"
     # statements split out into a function it calls, or reading a folded parameter the new way: the same code;
@@ -275,7 +276,6 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     if values:  # a bound the node states, changed in one statement while another still holds the number
         return f"{_stated(values)} gone from a statement of it"
     came = [u for u in came if plain(u) not in {plain(v) for v in inlined}]
-    own = set(symbol.split("."))
     protocol = _methods_named(old, new, said)
     if protocol:
         return protocol
@@ -311,7 +311,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     local = bound_names(old) - _parameter_names(old) - said.names - now_used
     # a class the node names, now built as a subclass of it that the module defines (`StreamingResponse(...)` now
     # `_StreamingResponse(...)`, a `class _StreamingResponse(StreamingResponse)`), is still what the code makes
-    subclassed = {b for u in came for i in u.identifiers() for b in _bases(tree).get(i, ())}
+    bases = _bases(tree)
+    subclassed = {b for u in came for i in u.identifiers() for b in bases.get(i, ())}
     used = sorted(differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit
                   - said.words_kept(gone, came) - local - subclassed)
     if used:
