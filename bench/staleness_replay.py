@@ -37,7 +37,8 @@ replay for issue 38 and joined the tuning side once their flags had been read) a
 marshmallow``, the held-out one: a fresh replay of marshmallow-code/marshmallow whose labels were committed before
 any rule ran on it; run it once per rule change you report, not while tuning). structlog (``--repo structlog``, a
 fresh replay of hynek/structlog whose labels were committed before any rule ran on it) is prepared as the held-out
-replay for the stop after marshmallow's.
+replay for the stop after marshmallow's. uvicorn (``--repo uvicorn``, a fresh replay of encode/uvicorn whose labels were
+committed before any rule ran on it) is prepared as the held-out replay for the stop after structlog's.
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -59,7 +60,7 @@ from pathlib import Path
 DATA = Path(__file__).parent / "data" / "staleness_replay"
 PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
-         "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog")
+         "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich")
@@ -355,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repo", choices=(*REPOS, "tuning", "all"), default="all",
                    help="tuning: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja, attrs, "
                         "starlette and rich (each was read after a run, so they tune now); marshmallow is the held-out one; "
-                        "structlog is prepared for the stop after marshmallow's (left out of all)")
+                        "structlog is prepared for the stop after marshmallow's and uvicorn for the stop after structlog's "
+                        "(both left out of all)")
     p.add_argument("--json", type=Path, help="write every cell, finding and scenario here")
     p.add_argument("--workdir", type=Path, help="keep the replayed clones here (default: a temp dir, removed)")
     p.add_argument("--every-cell", action="store_true", help="list each false or missed cell, not runs of steps")
