@@ -166,11 +166,12 @@ def _typing_imports(tree: ast.Module) -> tuple[set[str], dict[str, str]]:
     return modules, names
 
 
-def _dotted(node: ast.AST) -> str | None:
+def dotted(node: ast.AST) -> str | None:
+    """A name or an attribute chain as written (``self.console.line``); None for anything else."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
+        inner = dotted(node.value)
         return f"{inner}.{node.attr}" if inner else None
     return None
 
@@ -185,7 +186,7 @@ class _TypingAside(ast.NodeTransformer):
         """typing's name for ``node`` when it refers to one (``t.Optional``, ``cabc.Mapping``, ``cast``)."""
         if isinstance(node, ast.Name):
             return self.names.get(node.id)
-        if isinstance(node, ast.Attribute) and _dotted(node.value) in self.modules:
+        if isinstance(node, ast.Attribute) and dotted(node.value) in self.modules:
             return node.attr
         return None
 
@@ -692,22 +693,22 @@ def parameters(node: ast.AST) -> list[tuple[str, str, str | None]]:
     return out
 
 
-def parameters_kept(old: ast.AST, new: ast.AST, folded=frozenset()) -> str | None:
+def parameters_kept(old: ast.AST, new: ast.AST, folded=frozenset(), private=frozenset()) -> str | None:
     """None when every parameter of ``old`` is in ``new`` as it was (kind, place among the positional
-    ones, default), those in ``folded`` (:func:`folded_parameters`) aside. Otherwise what changed. A new
-    parameter is not a change of the old ones (a required one breaks callers, not what the node says
-    about the others: a click command gains one for every new option)."""
+    ones, default), those in ``folded`` (:func:`folded_parameters`) and in ``private`` aside. Otherwise
+    what changed. A new parameter is not a change of the old ones (a required one breaks callers, not
+    what the node says about the others: a click command gains one for every new option)."""
     before, after = parameters(old), parameters(new)
     now = {name: (kind, default) for kind, name, default in after}
     for kind, name, default in before:
-        if name not in now and name in folded:
+        if name in private or name not in now and name in folded:
             continue
         if name not in now:
             return f"parameter `{name}` removed"
         if now[name] != (kind, default):
             return f"parameter `{name}` changed"
-    old_positional = [n for k, n, _ in before if k.startswith("positional")]
-    new_positional = [n for k, n, _ in after if k.startswith("positional")]
+    old_positional = [n for k, n, _ in before if k.startswith("positional") and n not in private]
+    new_positional = [n for k, n, _ in after if k.startswith("positional") and n not in private]
     if new_positional[:len(old_positional)] != old_positional:
         return "parameters reordered"
     return None
@@ -765,21 +766,38 @@ def call_guards(function: ast.AST, name: str) -> set[str]:
     return set.intersection(*found) if found else set()
 
 
-def read_through(node: ast.AST, folded: dict[str, str]) -> ast.AST:
+def read_through(node: ast.AST, folded: dict[str, str], aliases: dict[str, ast.AST] | None = None) -> ast.AST:
     """A copy of ``node`` reading each folded parameter through the parameter that carries it now
-    (``preview`` as ``mode.preview``): compared with the new code, a statement that only reads it
-    the new way is the same statement."""
-    if not folded:
+    (``preview`` as ``mode.preview``), and each parameter in ``aliases`` as its default
+    (:func:`aliased_defaults`: ``_cell_len(text)`` as ``cached_cell_len(text)``): compared with the new
+    code, a statement that only reads it the new way is the same statement."""
+    if not folded and not aliases:
         return node
+    aliases = aliases or {}
 
     class Through(ast.NodeTransformer):
         def visit_Name(self, n: ast.Name) -> ast.AST:
             if n.id in folded and isinstance(n.ctx, ast.Load):
                 return ast.copy_location(ast.Attribute(value=ast.Name(id=folded[n.id], ctx=ast.Load()), attr=n.id,
                                                        ctx=ast.Load()), n)
+            if n.id in aliases and isinstance(n.ctx, ast.Load):
+                return ast.copy_location(copy.deepcopy(aliases[n.id]), n)
             return n
 
     return Through().visit(copy.deepcopy(node))
+
+
+def aliased_defaults(old: ast.AST, new: ast.AST, names: set[str]) -> dict[str, ast.AST]:
+    """Those of ``names``, parameters of ``old`` gone from ``new``, whose default is a name (``_cell_len=
+    cached_cell_len``, a function bound as a default so that a call reads a local): in the body they were that
+    name. Parameter -> its default."""
+    if not isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {}
+    a = old.args
+    positional = a.posonlyargs + a.args
+    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    now = {name for _, name, _ in parameters(new)}
+    return {p.arg: d for p, d in pairs if p.arg in names and p.arg not in now and isinstance(d, (ast.Name, ast.Attribute))}
 
 
 def body_units(node: ast.AST) -> list[Unit]:

@@ -7,8 +7,9 @@ bound") is about what the code lacks (:func:`describes_defect`). The title, not 
 context or alternatives say what some option cannot do, and that is not what the node is about. A fix of either often
 adds a check, a call or a method and takes away nothing the node names, so the rules that look for what
 the node names see nothing. For such a node, the referenced ``#symbol`` (or the whole Python file, for a
-file reference) now calling a function or a method that it did not call, or testing a condition that it
-did not test, while it still calls and tests everything it did, is a flag (:func:`fix_added`): what the
+file reference) now calling a function or a method that it did not call, testing a condition that it
+did not test, or passing a keyword argument it did not pass (an option handed on to the function that does
+the work), while it still calls, tests and passes everything it did, is a flag (:func:`fix_added`): what the
 node says may no longer hold. Formatting, comments, docstrings, typing, imports, string values and a
 linter's equivalent rewrites (:mod:`.equivalents`) add no call and no condition; a rewrite that drops a
 call or a condition for another (a helper replaced by a loop, a Python 2 idiom by its modern form) is
@@ -20,8 +21,10 @@ import ast
 import re
 
 from autology_mcp.knowledge.trust.code_compare import (
+    Unit,
     bound_names,
     changed_units,
+    dotted,
     dump,
     extracted,
     find_symbol,
@@ -44,33 +47,63 @@ def describes_defect(said: Said) -> bool:
     return _LIMIT.search(_QUOTED.sub(" ", _TICKS.sub(" ", title))) is not None
 
 
-def fix_added(old: ast.AST, new_text: str, symbol: str, said: Said) -> str | None:
+def fix_added(old: ast.AST, new_text: str, symbol: str, said: Said, helpers: tuple[str, ...] = ()) -> str | None:
     """Why the code of ``symbol`` (``""``: the whole module) may fix what a node that describes a defect
     says (:func:`describes_defect` is the caller's): it calls functions or methods it did not call and
     still calls all it did, or it tests conditions it did not test (its own variables aside) and still
-    tests all it did. Statements moved into a function it now calls in their place add nothing
-    (:func:`extracted`). None when not so."""
+    tests all it did, or it passes keyword arguments it did not pass and still passes all it did.
+    Statements moved into a function it now calls in their place add nothing (:func:`extracted`). The
+    functions of the module named in ``helpers`` (those it now hands its work to) count as its code for
+    what it calls and tests: ``cell_len`` that now calls a new ``_cell_len`` which tests for a joiner. None
+    when not so."""
     tree = parse_python(new_text)
     new = (find_symbol(tree, symbol) if symbol else tree) if tree is not None else None
     if new is None:
         return None
+    handed_to = [h for name in helpers if (h := find_symbol(tree, name)) is not None]
     translated = not about_translation(said.text)
     old, new = canonical(old, translated), canonical(new, translated)
     if dump(old, False) == dump(new, False):
         return None
+    # before the changed statements: one that only gained keyword arguments is not a changed statement
+    passed_then, passed_now = _passed(old), _passed(new)
+    read_then = _read(old)
+    handed = sorted(p for p in passed_now.keys() - passed_then.keys() if passed_now[p] - read_then)
+    if handed and not passed_then.keys() - passed_now.keys():
+        shown = ", ".join(f"`{k}` to `{f}`" for f, k in handed[:3])
+        return f"it now passes {shown}, which may fix what the node describes"
     gone, came = extracted(*changed_units(old, new), tree)
     if not gone and not came:
         return None
-    calls_then, calls_now = _called(old), _called(new)
+    handed_to = [canonical(h, translated) for h in handed_to]
+    calls_then, calls_now = _called(old), _called(new).union(*map(_called, handed_to))
     if calls_now - calls_then and not calls_then - calls_now:
         gained = sorted(method_names(new) - method_names(old))  # a class's new methods, named first
         calls = gained or sorted(calls_now - calls_then)
         shown = ", ".join(f"`{c}`" for c in calls[:3]) + (f" and {len(calls) - 3} more" if len(calls) > 3 else "")
         return f"{'it gained ' + shown if gained else 'it now calls ' + shown}, which may fix what the node describes"
     own = bound_names(old) | bound_names(new)
-    tests_then, tests_now = _tested(old, own), _tested(new, own)
+    own = own.union(*map(bound_names, handed_to))
+    tests_then, tests_now = _tested(old, own), _tested(new, own).union(*(_tested(h, own) for h in handed_to))
     if tests_now - tests_then and not tests_then - tests_now:
         return "it tests a new condition, which may fix what the node describes"
+    return None
+
+
+def span_fix_added(gone: list[Unit], came: list[Unit]) -> str | None:
+    """:func:`fix_added` for a line span of a node that describes a defect, whose statements ``gone`` were
+    rewritten as ``came`` in a way that keeps every name and value the node gives (the caller's
+    :func:`.symbol_rules.span_rewrite`): they call functions or methods they did not call and still call all
+    they did (``Segment.apply_style(render(...))`` now applied to each line of
+    ``Segment.split_lines_terminator(render(...))``). None when not so."""
+    def called(units: list[Unit]) -> set[str]:
+        return {c for u in units if u.node is not None for c in _called(u.node)}
+
+    then, now = called(gone), called(came)
+    if now - then and not then - now:
+        calls = sorted(now - then)
+        shown = ", ".join(f"`{c}`" for c in calls[:3]) + (f" and {len(calls) - 3} more" if len(calls) > 3 else "")
+        return f"it now calls {shown}, which may fix what the node describes"
     return None
 
 
@@ -78,6 +111,26 @@ def _called(node: ast.AST) -> set[str]:
     """The names of the functions and methods the code calls (``f(x)``, ``obj.m(x)``: ``f``, ``m``)."""
     return {n.func.id if isinstance(n.func, ast.Name) else n.func.attr for n in ast.walk(node)
             if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))}
+
+
+def _passed(node: ast.AST) -> dict[tuple[str, str], set[str]]:
+    """The keyword arguments the code passes, each with the function or method it passes it to, and the
+    names its value reads (``Pretty(obj, max_depth=max_depth)``: ``("Pretty", "max_depth") -> {"max_depth"}``).
+    One whose value reads a name the code did not read before is an option handed on (a parameter gained,
+    ``self.locals_max_depth``); a constant (``strict=True``) is a call tuned, not an option handed on."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)):
+            for k in n.keywords:
+                if k.arg:
+                    out.setdefault((n.func.id if isinstance(n.func, ast.Name) else n.func.attr, k.arg), set()).update(
+                        _read(k.value))
+    return out
+
+
+def _read(node: ast.AST) -> set[str]:
+    """The names and attribute chains the code reads (``self.locals_max_depth``, ``max_depth``)."""
+    return {d for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute)) and (d := dotted(n))}
 
 
 _NAME = re.compile(r"Name\(id='([A-Za-z_][A-Za-z0-9_]*)'")

@@ -322,15 +322,17 @@ class Said:
         spans = _TICKS.findall(self.text) + ["".join(m) for m in _QUOTED.findall(self.text)]
         return {w for span in spans for w in re.findall(r"[A-Za-z_]\w*", span)}
 
-    def quotes(self, strings) -> bool:
-        """Whether the node's text quotes one of these string values (a version, a message). A value of one
+    def quotes(self, strings, held: bool = False) -> bool:
+        """Whether the node's text quotes one of these string values (a version, a message). ``held``: the
+        strings are those a changed statement holds, not values that changed themselves; then a value of one
         lower-case word (``"status"``) is quoted only as code or between quotes: "with that status" in prose is
-        a word of the prose, not the string ("an ETag" is the header's name)."""
+        a word of the prose, not the string ("an ETag" is the header's name). A value that changed ("yellow"
+        gone from a style the node calls "yellow and bold") is what the prose says, even as a plain word."""
         for value in strings:
             value = value.strip()
             if len(value) < 2:
                 continue
-            if re.fullmatch(r"[a-z]+", value):
+            if held and re.fullmatch(r"[a-z]+", value):
                 if value in self.coded_words:
                     return True
             elif re.search(rf"(?<![\w]){re.escape(value)}(?![\w])", self.text):

@@ -12,6 +12,7 @@ from collections import Counter
 from autology_mcp.knowledge.trust.annotations import retyped
 from autology_mcp.knowledge.trust.code_compare import (
     Unit,
+    aliased_defaults,
     body_units,
     bound_names,
     built_strings,
@@ -21,6 +22,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     changed_units,
     code_words,
     constants_used,
+    dotted,
     dump,
     extracted,
     find_symbol,
@@ -44,7 +46,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     units_changed,
     without_docstrings,
 )
-from autology_mcp.knowledge.trust.defects import describes_defect, fix_added
+from autology_mcp.knowledge.trust.defects import describes_defect, fix_added, span_fix_added
 from autology_mcp.knowledge.trust.denials import now_held
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
@@ -102,6 +104,8 @@ def judge_span(h: History, ref: str, path: str, later: Later, before: str, now: 
             region = _moved_span(region[0], old, new, path, said)
             if region is None:
                 return None
+        elif describes_defect(said) and span_fix_added(*region) is not None:  # a fix of the defect it describes
+            return None
         return region[1][0].start, max(u.end for u in region[1])
 
     if step(before, now, span) is not None:  # what the node saw against now: the commits between only name a change
@@ -243,7 +247,10 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return "a string value the node quotes changed" if quoted else None
     old_parameters = _parameter_names(old)  # a parameter now read from another (`mode.preview`) the node does not name
     folded = {p: q for p, q in folded_parameters(old, new).items() if not said.names_parameter(p, old_parameters)}
-    broke = parameters_kept(old, new, set(folded))
+    # a private parameter (``_cell_len=_cell_len``, a global bound for speed) the node does not name is the
+    # code's own business, not the interface the node describes: removing or changing it says nothing
+    private = {p for p in old_parameters if p.startswith("_") and not said.names_parameter(p, old_parameters)}
+    broke = parameters_kept(old, new, set(folded), private)
     if broke:
         return broke
     qualified = _qualifying_parameter(old, new, said)
@@ -270,7 +277,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # and the reverse, the statements of a helper of the module it called and calls no more, now
     # its own (a check moved from ``gen_salt`` into the function that called it): the same statements, and what
     # they use it used before
-    gone, came = extracted(*changed_units(read_through(old, folded), new), tree)
+    gone, came = extracted(*changed_units(read_through(old, folded, aliased_defaults(old, new, private)), new), tree)
     inlined = [v for f in delegated(new, old, tree, parse_python(old_text)) for v in body_units(f)]
     values = said.values_lost(literals(gone + inlined), literals(came)) if said.states_values else []
     if values:  # a bound the node states, changed in one statement while another still holds the number
@@ -280,8 +287,11 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     if protocol:
         return protocol
     # a statement the symbol held before and holds after, wherever it is (a loop's header repeated for a second
-    # pass), uses nothing new; nor does a helper it defined inside and now calls from the module
-    held_then, held_now = {plain(u) for u in body_units(old)}, {plain(u) for u in body_units(new)}
+    # pass), uses nothing new; nor does a helper it defined inside and now calls from the module, nor a statement
+    # now in a function of the module it calls in their place (``if _is_single_cell_widths(text): return len(text)``
+    # moved into a new ``_cell_len``)
+    into_helpers = {plain(u) for f in helpers for u in body_units(f)}
+    held_then, held_now = {plain(u) for u in body_units(old)}, {plain(u) for u in body_units(new)} | into_helpers
     moved_out = [lines_of(n) for n in ast.walk(old) if n is not old and isinstance(n, _DEFS)
                  and n.name in {h.name for h in helpers}]
     uses_before = {i for u in gone if plain(u) not in held_now and not any(a <= u.start <= b for a, b in moved_out)
@@ -327,20 +337,23 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     strings_then, strings_now = ({s for u in units for s in u.strings} - explicit for units in (gone, came))
     names_kept = strings_then & strings_now & said.names
     names_kept |= strings_then & {v for u in handed for v in u.strings}
-    if not same and said.quotes((strings_then | strings_now) - names_kept - recased(strings_then, strings_now)):
+    if not same and said.quotes((strings_then | strings_now) - names_kept - recased(strings_then, strings_now), held=True):
         return "a statement with a string value the node quotes changed"
     values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
     named = sorted(v for v in values if said.gives_value(v))
     if named:
         return f"a value the node gives changed ({_shown(named)})"
     total = len([u for u in body_units(old) if not is_doc(u)])  # a docstring is documentation, not a statement
-    # a statement moved into a new `if` (a fallback put beside it) is not rewritten; into a new loop it is
+    # a statement moved into a new `if` (a fallback put beside it) is not rewritten; into a new loop it is; nor is
+    # one moved into a function it now calls, when it handed its work over (it holds no more statements than
+    # before: not old statements wrapped in new code that calls them)
     moved = Counter(plain(u) for u in came) if _loops(came) <= _loops(gone) else Counter()
+    handed_over = len([u for u in body_units(new) if not is_doc(u)]) <= total
     rewritten = 0
     for u in gone:
         if moved[plain(u)] > 0:
             moved[plain(u)] -= 1
-        else:
+        elif not handed_over or plain(u) not in into_helpers:
             rewritten += 1
     share = rewritten / total if total else 0.0  # an option passed through is not a rewrite
     if share > REWRITTEN and not same:  # not the same code restructured
@@ -369,11 +382,16 @@ def _snippets_dropped(old_code: str, new_code: str, said: Said) -> list[str]:
     """The code snippets the node gives that the symbol holds fewer times than before, and still holds
     (gone altogether is :func:`_lost`'s): ``denom.append(Pow(b, -ex))`` now ``denom.append(Pow(b, -ex,
     evaluate=False))`` while another statement still holds ``Pow(b, -ex)``. Where the node's code was,
-    other code is now, even when it only gained a keyword argument."""
+    other code is now, even when it only gained a keyword argument. A snippet is counted where it starts a
+    name: ``len(text)`` is not in ``_cell_len(text)``."""
     if not said.snippets:
         return []
     then, now = squeezed(old_code), squeezed(new_code)
-    return [s for s in said.snippets if then.count(squeezed(s)) > now.count(squeezed(s)) > 0]
+
+    def count(code: str, snippet: str) -> int:
+        return len(re.findall(r"(?<!\w)" + re.escape(squeezed(snippet)), code))
+
+    return [s for s in said.snippets if count(then, s) > count(now, s) > 0]
 
 
 def _parameter_names(node: ast.AST | None) -> set[str]:
@@ -592,16 +610,39 @@ def _call_newly_guarded(old: ast.AST, new: ast.AST, said: Said, own: set[str]) -
 
 def _call_depths(tree: ast.AST, name: str) -> list[int]:
     """For each call of ``name`` (``name(...)``, ``x.name(...)``) in ``tree``, the conditions around it, counted
-    as :func:`_guards` counts them, but for those on the object called alone."""
+    as :func:`_guards` counts them, each operand of an ``and`` as one (``if not alt and is_terminal`` that gains
+    ``and last_height`` puts the call under one more), but for those on the object called alone (``if chardet
+    is not None:`` around ``chardet.detect(...)``; ``if self.console.is_terminal:`` around
+    ``self.console.line()`` is on what the object is, and counts)."""
     found: list[int] = []
 
-    def names(node: ast.AST) -> set[str]:
-        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    def chains(node: ast.AST) -> set[str]:
+        """The names and attribute chains the code reads, each whole (``self.console.is_terminal``)."""
+        out: set[str] = set()
+
+        def walk(n: ast.AST) -> None:
+            if isinstance(n, (ast.Name, ast.Attribute)) and dotted(n):
+                out.add(dotted(n))
+                return
+            for child in ast.iter_child_nodes(n):
+                walk(child)
+
+        walk(node)
+        return out
+
+    def on_object(test: ast.AST, called: str) -> bool:
+        read = chains(test)
+        return bool(read) and all(called == r or called.startswith(r + ".") for r in read)
+
+    def conjuncts(test: ast.AST) -> list[ast.AST]:
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return [c for v in test.values for c in conjuncts(v)]
+        return [test]
 
     def visit(node: ast.AST, tests: tuple[ast.AST, ...]) -> None:
         if isinstance(node, ast.Call) and (getattr(node.func, "id", None) == name or getattr(node.func, "attr", None) == name):
-            called = names(node.func)
-            found.append(sum(1 for t in tests if not names(t) <= called or not names(t)))
+            called = dotted(node.func.value) if isinstance(node.func, ast.Attribute) else dotted(node.func)
+            found.append(sum(1 for t in tests for c in conjuncts(t) if not on_object(c, called or "")))
         for field, value in ast.iter_fields(node):
             for child in value if isinstance(value, list) else [value]:
                 if isinstance(child, ast.AST):
@@ -694,10 +735,13 @@ def _segment(text: str, node: ast.AST) -> str:
 
 def _judged(old: ast.AST, before: str, now: str, symbol: str, path: str, said: Said) -> str | None:
     """:func:`symbol_change`, and for a node that describes a defect, a change that may fix it
-    (:func:`.defects.fix_added`)."""
+    (:func:`.defects.fix_added`), with the functions of the module it now hands its work to (:func:`delegated`)."""
     why = symbol_change(old, before, now, symbol, path, said)
     if why is None and describes_defect(said):
-        why = fix_added(old, now, symbol, said)
+        tree = parse_python(now)
+        new = find_symbol(tree, symbol) if tree is not None else None
+        helpers = tuple(h.name for h in delegated(old, new, parse_python(before), tree)) if new is not None else ()
+        why = fix_added(old, now, symbol, said, helpers)
     return why
 
 
