@@ -11,6 +11,7 @@ from test_staleness import commit, edit, one_file_repo, only
 from test_staleness_sympy import capture
 
 from autology_mcp.knowledge.trust.mentions import Said, mentions
+from autology_mcp.knowledge.trust.symbol_rules import same_text
 
 WIDTH = '''def cached_width(text):
     return sum(map(char_width, text))
@@ -242,3 +243,58 @@ def test_statements_moved_into_a_helper_and_wrapped_in_new_code_are_rewritten(tm
     commit(root, "keep existing escapes")
     finding = only(root, node)
     assert finding.stale is True and "rewritten" in finding.why
+
+
+IMPORTS = '''import math
+
+from pkg import validate, utils
+from pkg.base import FieldABC
+from pkg.validate import Validator
+
+__all__ = [
+    "Field",
+    "Nested",
+    "List",
+]
+'''
+
+
+def test_a_span_s_neighbour_that_changed_too_is_not_the_span_s(tmp_path: Path) -> None:
+    """An import block the node references gains a name from a module it allows, and the ``__all__`` list right
+    after it gains ``"Tuple"`` in the same commit: the span is the imports, not the list, whose strings the node
+    quotes in its own words ("`Nested`"). A module the node names taken out of the block is a flag."""
+    root = one_file_repo(tmp_path / "i", "pkg/fields.py", IMPORTS, "fields")
+    node = capture(root, ["pkg/fields.py#L3-5"], "fields.py imports from `validate`, `utils` and `base`, never from "
+                   "`schema`: a field that needs schemas (`Nested`) checks against the base class.",
+                   "fields.py never imports schema.py", type="convention")
+    commit(root, "record")
+    edit(root, "from pkg.validate import Validator\n", "from pkg.validate import Validator, Length\n", path="pkg/fields.py")
+    edit(root, '    "List",\n', '    "List",\n    "Tuple",\n', path="pkg/fields.py")
+    commit(root, "Tuple")
+    assert only(root, node).stale is False
+    edit(root, "from pkg import validate, utils\n", "from pkg import validate\n", path="pkg/fields.py")
+    commit(root, "no utils")
+    assert only(root, node).stale is True
+
+
+MESSAGE = '''def check(inner):
+    if not isinstance(inner, FieldABC):
+        raise ValueError("The elements must be of type FieldABC")
+    return inner
+'''
+
+
+def test_a_message_that_gains_a_final_stop_says_the_same(tmp_path: Path) -> None:
+    """The message the node quotes gains a final period: the same text. Reworded, it is a flag."""
+    root = one_file_repo(tmp_path / "m", "pkg/check.py", MESSAGE, "check")
+    node = capture(root, ["pkg/check.py#check"], "`check` raises `ValueError` with 'The elements must be of type "
+                   "FieldABC' for anything else.", "check refuses non-fields", type="component")
+    commit(root, "record")
+    edit(root, 'type FieldABC")', 'type FieldABC.")', path="pkg/check.py")
+    commit(root, "a period")
+    assert only(root, node).stale is False
+    edit(root, 'The elements must be of type FieldABC.', 'Elements must be fields.', path="pkg/check.py")
+    commit(root, "reworded")
+    assert only(root, node).stale is True
+    # a colon at the end leads to what is printed after it ("Failed to connect:", exc): not the same message
+    assert same_text("Failed to connect.") == same_text("failed to connect") != same_text("Failed to connect:")

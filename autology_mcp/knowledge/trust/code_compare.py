@@ -452,8 +452,10 @@ def rewritten_share(before: str, after: str, path: str) -> float:
 
 def span_region(before: str, after: str, span: tuple[int, int], path: str) -> tuple[list[Unit], list[Unit]] | None:
     """The units of ``before`` in lines ``span``, and the units of ``after`` that took their place: those
-    between the nearest units kept before the span and after it (by their code, their place aside).
-    None when the span holds no unit (comments, blank lines)."""
+    between the nearest units kept before the span and after it (by their code, their place aside). A
+    unit next to the span that changed too is a bound when it is the same statement by what it defines
+    (:func:`_defined`: ``__all__ = [...]`` gaining a name right after an import block that gained one):
+    it is not the span's. None when the span holds no unit (comments, blank lines)."""
     a, b = span
     old, new = units(before, path), units(after, path)
     inside = [i for i, u in enumerate(old) if u.start <= b and a <= u.end]
@@ -467,7 +469,29 @@ def span_region(before: str, after: str, span: tuple[int, int], path: str) -> tu
             matched.update((i1 + k, j1 + k) for k in range(i2 - i1))
     start = max((j for i, j in matched.items() if i < lo), default=-1) + 1
     end = min((j for i, j in matched.items() if i > hi), default=len(new)) - 1
+    # the same statement, changed, right before or after the span: a nearer bound
+    then_before, then_after = _defined(old[lo - 1]) if lo > 0 else None, _defined(old[hi + 1]) if hi + 1 < len(old) else None
+    for j in range(start, end + 1):
+        key = _defined(new[j])
+        if key is not None and key == then_before and j < end:
+            start = j + 1
+        elif key is not None and key == then_after and j >= start:
+            end = j - 1
+            break
     return old[lo:hi + 1], new[start:end + 1]
+
+
+def _defined(unit: Unit) -> tuple[str, ...] | None:
+    """What a top-level-like statement defines, by name: a ``def`` or a ``class`` by its name, an assignment by
+    its targets; None for anything else."""
+    node = unit.node
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return ("def", node.name)
+    if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+        return ("=", *(t.id for t in node.targets))
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return ("=", node.target.id)
+    return None
 
 
 _NAME_ID = re.compile(r"Name\(id='([A-Za-z_][A-Za-z0-9_]*)'")

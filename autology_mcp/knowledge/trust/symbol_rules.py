@@ -239,8 +239,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         if values:
             return f"{_stated(values)} gone from it"
         differ = changed_strings(strings_of(old), strings_of(new))
-        lower = Counter(v.lower() for v in differ)  # one taken away, one added in other letter case: recased
-        differ = {v for v in differ if lower[v.lower()] < 2}
+        # one taken away, one added in other letter case or with another final stop: the same text
+        lower = Counter(same_text(v) for v in differ)
+        differ = {v for v in differ if lower[same_text(v)] < 2}
         built_then, built_now = built_strings(old), built_strings(new)
         built = (built_then - built_now) + (built_now - built_then)
         quoted = said.quotes(differ) or any(said.quotes_built(p) for p in built)
@@ -363,10 +364,19 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
 
 def recased(then: set[str], now: set[str]) -> set[str]:
     """The strings of ``then`` and ``now`` that the other side holds in other letter case only (``"etag"`` now
-    ``"ETag"``, a header's name in its canonical case): the node that writes "ETag" does not quote a new
-    string; the same text is there."""
-    lower_then, lower_now = Counter(v.lower() for v in then - now), Counter(v.lower() for v in now - then)
-    return {v for v in then - now if lower_now[v.lower()]} | {v for v in now - then if lower_then[v.lower()]}
+    ``"ETag"``, a header's name in its canonical case) or with another final stop (:func:`same_text`): the
+    node that writes "ETag" does not quote a new string; the same text is there."""
+    lower_then, lower_now = Counter(same_text(v) for v in then - now), Counter(same_text(v) for v in now - then)
+    return {v for v in then - now if lower_now[same_text(v)]} | {v for v in now - then if lower_then[same_text(v)]}
+
+
+def same_text(value: str) -> str:
+    """A string value as a message reads: letter case aside, and a full stop or an exclamation mark at its end
+    aside when letters remain ("must be a subclass of FieldABC" now "... FieldABC."). Not a colon: "Failed to
+    connect:" now leads to a reason printed after it."""
+    folded = value.strip().lower()
+    bare = folded.rstrip(".!").rstrip()
+    return bare if re.search(r"[a-z]", bare) else folded
 
 
 def _methods_gained(old: ast.AST, new: ast.AST, said: Said) -> list[tuple[int, int]]:
