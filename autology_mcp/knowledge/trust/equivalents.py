@@ -47,8 +47,20 @@ def about_translation(text: str) -> bool:
 
 def canonical(node: ast.AST, translated: bool = True) -> ast.AST:
     """A copy of ``node`` with the equivalent rewrites of this module read one way; ``translated``:
-    a string marked for translation reads as the string."""
-    out = _Canonical(translated).visit(copy.deepcopy(node))
+    a string marked for translation reads as the string. Read again until nothing moves (at most three
+    times): one rewrite can bring another within reach (``z = g(x); return z`` made ``return g(x)`` puts a
+    ``if x is None: x = {}`` among the first statements the default rule reads)."""
+    out = _once(copy.deepcopy(node), translated)
+    for _ in range(2):
+        again = _once(copy.deepcopy(out), translated)
+        if ast.dump(again) == ast.dump(out):
+            break
+        out = again
+    return out
+
+
+def _once(node: ast.AST, translated: bool) -> ast.AST:
+    out = _Canonical(translated).visit(node)
     for n in ast.walk(out):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _default_back(n)
