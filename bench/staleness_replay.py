@@ -37,7 +37,8 @@ written as a fresh held-out replay for issue 38 and joined the tuning side once 
 structlog (``--repo structlog``, the held-out one: a fresh replay of hynek/structlog whose labels were committed
 before any rule ran on it; run it once per rule change you report, not while tuning). uvicorn (``--repo uvicorn``, a
 fresh replay of encode/uvicorn whose labels were committed before any rule ran on it) is prepared as the held-out
-replay for the stop after structlog's.
+replay for the stop after structlog's. tenacity (``--repo tenacity``, a fresh replay of jd/tenacity whose labels were
+committed before any rule ran on it) is prepared as the held-out replay for the stop after uvicorn's.
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -59,7 +60,7 @@ from pathlib import Path
 DATA = Path(__file__).parent / "data" / "staleness_replay"
 PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
-         "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn")
+         "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow")
@@ -355,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repo", choices=(*REPOS, "tuning", "all"), default="all",
                    help="tuning: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja, attrs, "
                         "starlette, rich and marshmallow (each was read after a run, so they tune now); structlog is the "
-                        "held-out one; uvicorn is prepared for the stop after structlog's (left out of all)")
+                        "held-out one; uvicorn is prepared for the stop after structlog's and tenacity for the stop after "
+                        "uvicorn's (both left out of all)")
     p.add_argument("--json", type=Path, help="write every cell, finding and scenario here")
     p.add_argument("--workdir", type=Path, help="keep the replayed clones here (default: a temp dir, removed)")
     p.add_argument("--every-cell", action="store_true", help="list each false or missed cell, not runs of steps")
