@@ -1,7 +1,9 @@
-"""Staleness (issue 38): the readings that came from the rich replay's errors, once it joined the tuning side, each
-with real git and files on both sides (a flag, and no flag). A private parameter bound to a function for speed; a
-statement moved into the function the symbol now calls; a condition that gains a clause; a style value gone
-from a span whose node names it in prose; a defect fixed by an option handed on or by a new call in a span."""
+"""Staleness (issue 38): the readings that came from the errors of the rich, marshmallow and structlog replays, once
+each joined the tuning side, each with real git and files on both sides (a flag, and no flag). A private parameter
+bound to a function for speed; a statement moved into the function the symbol now calls; a condition that gains a
+clause; a style value gone from a span whose node names it in prose; a defect fixed by an option handed on or by a
+new call in a span; a span's changed neighbour; a message that gains a full stop; a signature that gains
+``*args``."""
 
 from __future__ import annotations
 
@@ -298,3 +300,34 @@ def test_a_message_that_gains_a_final_stop_says_the_same(tmp_path: Path) -> None
     assert only(root, node).stale is True
     # a colon at the end leads to what is printed after it ("Failed to connect:", exc): not the same message
     assert same_text("Failed to connect.") == same_text("failed to connect") != same_text("Failed to connect:")
+
+
+LOGGER = '''class Logger(Protocol):
+    def debug(self, event: str, **kw: Any) -> Any:
+        """Log at debug."""
+
+    def info(self, event: str, **kw: Any) -> Any:
+        """Log at info."""
+'''
+
+
+def test_a_signature_the_node_writes_that_now_takes_positional_arguments_is_a_flag(tmp_path: Path) -> None:
+    """The node says the log methods each take `(event: str, **kw: Any)`: a parameter list with no name, the
+    signature of every method it agreed with (a protocol's methods, whose only statement is a docstring). A
+    method added beside them and an optional keyword added are information; ``*args`` gained, positional
+    arguments the node's signature does not take, is a flag."""
+    root = one_file_repo(tmp_path / "p", "pkg/types.py", LOGGER, "protocol")
+    node = capture(root, ["pkg/types.py#Logger"], "The log methods `debug` and `info` each take `(event: str, **kw: "
+                   "Any)` and log *event* with the keyword arguments.", "The Logger protocol", type="component")
+    commit(root, "record")
+    edit(root, '        """Log at info."""\n', '        """Log at info."""\n\n    def flush(self) -> None:\n'
+         '        """Write out."""\n', path="pkg/types.py")
+    edit(root, "def debug(self, event: str, **kw: Any)", "def debug(self, event: str, *, stack: bool = False, **kw: Any)",
+         path="pkg/types.py")
+    commit(root, "flush, and a stack option")
+    assert only(root, node).stale is False
+    edit(root, "def info(self, event: str, **kw: Any)", "def info(self, event: str, *args: Any, **kw: Any)",
+         path="pkg/types.py")
+    commit(root, "format the event with args")
+    finding = only(root, node)
+    assert finding.stale is True and "(event: str, **kw: Any)" in finding.why

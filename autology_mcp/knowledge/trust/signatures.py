@@ -3,11 +3,14 @@ code as the node quotes it that a ``def`` of the referenced code had. What it sa
 lists (its name, its place among the others, how a caller may pass it: positional-only, by position or
 keyword, keyword-only, ``*args``/``**kwargs``; its annotation and default when it gives them) may no
 longer hold when no ``def`` of that name agrees with it any more. A parameter the node does not list (an
-optional one added) says nothing: the callers the node describes still call it the same way."""
+optional one added) says nothing: the callers the node describes still call it the same way; a ``*args``
+or ``**kwargs`` gained does (the function now takes calls of another shape). A parameter list written
+without a name, ``(event: str, **kw: Any)``, is the signature of each function it agreed with."""
 
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 
 _Param = tuple[str, str, str | None, str | None]  # name, kind, annotation, default (None: not given)
@@ -24,10 +27,26 @@ def signatures_lost(before_code: str, now_code: str, written: list[str]) -> list
         return []
     lost = []
     for text, (name, params) in wanted.items():
-        if any(_agrees(params, d) for d in before.get(name, ())) and now.get(name) \
-                and not any(_agrees(params, d) for d in now[name]):
-            lost.append(text)
+        # a parameter list written without a name, "`debug`, `info` ... each take `(event: str, **kw: Any)`", is
+        # the signature of every function of the code it agreed with
+        names = [name] if name else sorted(n for n, ds in before.items() if any(_agrees(params, d) for d in ds))
+        for each in names:
+            then = [d for d in before.get(each, ()) if _agrees(params, d)]
+            if then and now.get(each) and not any(_agrees(params, d) and not _variadic_gained(params, then, d)
+                                                  for d in now[each]):
+                lost.append(text)
+                break
     return lost
+
+
+def _variadic_gained(written: list[_Param], then: list[list[_Param]], now: list[_Param]) -> bool:
+    """Whether ``now`` takes a ``*args`` or a ``**kwargs`` that neither the written signature nor the ``def``s
+    it agreed with had: ``meth(self, event, **kw)`` now ``meth(self, event, *args, **kw)`` takes positional
+    arguments the node's signature says it does not (an optional named parameter added is only an option)."""
+    def kinds(params: list[_Param]) -> set[str]:
+        return {kind for _, kind, _, _ in params if kind in ("*args", "**kwargs")}
+
+    return bool(kinds(now) - kinds(written) - set().union(*map(kinds, then)))
 
 
 def signature_kept(before_code: str, now_code: str, written: str) -> bool:
@@ -45,28 +64,56 @@ def signature_kept(before_code: str, now_code: str, written: str) -> bool:
 
 def _written(text: str) -> tuple[str, list[_Param]] | None:
     """``name(params)`` as the node writes it, read as a ``def`` (None when it is not one, or lists no
-    parameter: ``retry()`` names a function, it does not state its parameters)."""
+    parameter: ``retry()`` names a function, it does not state its parameters). A parameter list alone,
+    ``(event: str, **kw: Any)``, is read with the name ``""``: the functions it agreed with are its own."""
+    text = text.strip()
+    named = not text.startswith("(")
     try:
-        tree = ast.parse(f"def {text.strip()}: pass")
+        tree = ast.parse(f"def {text if named else '_' + text}: pass")
     except (SyntaxError, ValueError):
         return None
     fn = tree.body[0] if len(tree.body) == 1 else None
     if not isinstance(fn, ast.FunctionDef):
         return None
     params = _params(fn.args)
-    return (fn.name, params) if params else None
+    return (fn.name if named else "", params) if params else None
 
 
 def _defs(code: str) -> dict[str, list[list[_Param]]] | None:
     try:
         tree = ast.parse(textwrap.dedent(code))
     except (SyntaxError, ValueError):
-        return None
+        return _headers(code)
     found: dict[str, list[list[_Param]]] = {}
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             found.setdefault(fn.name, []).append(_params(fn.args))
     return found
+
+
+_DEF = re.compile(r"(?<![\w.])def\s+\w+\s*\(")
+
+
+def _headers(code: str) -> dict[str, list[list[_Param]]] | None:
+    """The ``def`` headers of code that does not parse as a whole (a protocol's methods whose only statement,
+    a docstring, was blanked), each read alone: from ``def`` to the colon after its closing parenthesis."""
+    found: dict[str, list[list[_Param]]] = {}
+    for m in _DEF.finditer(code):
+        depth, end = 0, None
+        for i in range(m.end() - 1, len(code)):
+            depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(code[i], 0)
+            if depth == 0 and code[i] == ":":
+                end = i
+                break
+        if end is None:
+            continue
+        try:
+            fn = ast.parse(code[m.start():end + 1] + " ...").body[0]
+        except (SyntaxError, ValueError, IndexError):
+            continue
+        if isinstance(fn, ast.FunctionDef):
+            found.setdefault(fn.name, []).append(_params(fn.args))
+    return found or None
 
 
 def _params(args: ast.arguments) -> list[_Param]:
