@@ -240,8 +240,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
             return f"{_stated(values)} gone from it"
         differ = changed_strings(strings_of(old), strings_of(new))
         # one taken away, one added in other letter case or with another final stop: the same text
-        lower = Counter(same_text(v) for v in differ)
-        differ = {v for v in differ if lower[same_text(v)] < 2}
+        texts = Counter(same_text(v) for v in differ)
+        differ = {v for v in differ if texts[same_text(v)] < 2}
         built_then, built_now = built_strings(old), built_strings(new)
         built = (built_then - built_now) + (built_now - built_then)
         quoted = said.quotes(differ) or any(said.quotes_built(p) for p in built)
@@ -366,8 +366,8 @@ def recased(then: set[str], now: set[str]) -> set[str]:
     """The strings of ``then`` and ``now`` that the other side holds in other letter case only (``"etag"`` now
     ``"ETag"``, a header's name in its canonical case) or with another final stop (:func:`same_text`): the
     node that writes "ETag" does not quote a new string; the same text is there."""
-    lower_then, lower_now = Counter(same_text(v) for v in then - now), Counter(same_text(v) for v in now - then)
-    return {v for v in then - now if lower_now[same_text(v)]} | {v for v in now - then if lower_then[same_text(v)]}
+    texts_then, texts_now = Counter(same_text(v) for v in then - now), Counter(same_text(v) for v in now - then)
+    return {v for v in then - now if texts_now[same_text(v)]} | {v for v in now - then if texts_then[same_text(v)]}
 
 
 def same_text(value: str) -> str:
