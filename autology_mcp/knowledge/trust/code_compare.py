@@ -176,6 +176,12 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
+def names_read(node: ast.AST) -> set[str]:
+    """The names and attribute chains the code reads, and each chain's own prefixes (``self.console.is_terminal``,
+    ``self.console``, ``self``)."""
+    return {d for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute)) and (d := dotted(n))}
+
+
 class _TypingAside(ast.NodeTransformer):
     """:func:`without_typing`'s walk."""
 

@@ -24,14 +24,15 @@ from autology_mcp.knowledge.trust.code_compare import (
     Unit,
     bound_names,
     changed_units,
-    dotted,
     dump,
     extracted,
     find_symbol,
     method_names,
+    names_read,
     parse_python,
 )
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
+from autology_mcp.knowledge.trust.findings import _shown
 from autology_mcp.knowledge.trust.mentions import _QUOTED, _TICKS, Said
 
 _LIMIT = re.compile(r"\b(?:cannot|can't|can\u2019t|no way|unable)\b", re.IGNORECASE)
@@ -67,7 +68,7 @@ def fix_added(old: ast.AST, new_text: str, symbol: str, said: Said, helpers: tup
         return None
     # before the changed statements: one that only gained keyword arguments is not a changed statement
     passed_then, passed_now = _passed(old), _passed(new)
-    read_then = _read(old)
+    read_then = names_read(old)
     handed = sorted(p for p in passed_now.keys() - passed_then.keys() if passed_now[p] - read_then)
     if handed and not passed_then.keys() - passed_now.keys():
         shown = ", ".join(f"`{k}` to `{f}`" for f, k in handed[:3])
@@ -79,8 +80,7 @@ def fix_added(old: ast.AST, new_text: str, symbol: str, said: Said, helpers: tup
     calls_then, calls_now = _called(old), _called(new).union(*map(_called, handed_to))
     if calls_now - calls_then and not calls_then - calls_now:
         gained = sorted(method_names(new) - method_names(old))  # a class's new methods, named first
-        calls = gained or sorted(calls_now - calls_then)
-        shown = ", ".join(f"`{c}`" for c in calls[:3]) + (f" and {len(calls) - 3} more" if len(calls) > 3 else "")
+        shown = _shown(gained or sorted(calls_now - calls_then))
         return f"{'it gained ' + shown if gained else 'it now calls ' + shown}, which may fix what the node describes"
     own = bound_names(old) | bound_names(new)
     own = own.union(*map(bound_names, handed_to))
@@ -101,16 +101,21 @@ def span_fix_added(gone: list[Unit], came: list[Unit]) -> str | None:
 
     then, now = called(gone), called(came)
     if now - then and not then - now:
-        calls = sorted(now - then)
-        shown = ", ".join(f"`{c}`" for c in calls[:3]) + (f" and {len(calls) - 3} more" if len(calls) > 3 else "")
-        return f"it now calls {shown}, which may fix what the node describes"
+        return f"it now calls {_shown(sorted(now - then))}, which may fix what the node describes"
     return None
 
 
 def _called(node: ast.AST) -> set[str]:
     """The names of the functions and methods the code calls (``f(x)``, ``obj.m(x)``: ``f``, ``m``)."""
-    return {n.func.id if isinstance(n.func, ast.Name) else n.func.attr for n in ast.walk(node)
-            if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))}
+    return {name for n in ast.walk(node) if (name := _callee(n))}
+
+
+def _callee(node: ast.AST) -> str | None:
+    """``f`` of a call ``f(x)``, ``m`` of ``obj.m(x)``; None for anything else."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return None
 
 
 def _passed(node: ast.AST) -> dict[tuple[str, str], set[str]]:
@@ -120,17 +125,11 @@ def _passed(node: ast.AST) -> dict[tuple[str, str], set[str]]:
     ``self.locals_max_depth``); a constant (``strict=True``) is a call tuned, not an option handed on."""
     out: dict[tuple[str, str], set[str]] = {}
     for n in ast.walk(node):
-        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)):
-            for k in n.keywords:
-                if k.arg:
-                    out.setdefault((n.func.id if isinstance(n.func, ast.Name) else n.func.attr, k.arg), set()).update(
-                        _read(k.value))
+        callee = _callee(n)
+        for k in n.keywords if callee else ():
+            if k.arg:
+                out.setdefault((callee, k.arg), set()).update(names_read(k.value))
     return out
-
-
-def _read(node: ast.AST) -> set[str]:
-    """The names and attribute chains the code reads (``self.locals_max_depth``, ``max_depth``)."""
-    return {d for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute)) and (d := dotted(n))}
 
 
 _NAME = re.compile(r"Name\(id='([A-Za-z_][A-Za-z0-9_]*)'")

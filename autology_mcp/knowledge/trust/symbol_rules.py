@@ -35,6 +35,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     literals,
     method_names,
     moved_units,
+    names_read,
     parameters,
     parameters_kept,
     parse_python,
@@ -291,7 +292,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # pass), uses nothing new; nor does a helper it defined inside and now calls from the module, nor a statement
     # now in a function of the module it calls in their place (``if _is_single_cell_widths(text): return len(text)``
     # moved into a new ``_cell_len``)
-    into_helpers = {plain(u) for f in helpers for u in body_units(f)}
+    handed = [u for f in helpers for u in body_units(f)]
+    into_helpers = {plain(u) for u in handed}
     held_then, held_now = {plain(u) for u in body_units(old)}, {plain(u) for u in body_units(new)} | into_helpers
     moved_out = [lines_of(n) for n in ast.walk(old) if n is not old and isinstance(n, _DEFS)
                  and n.name in {h.name for h in helpers}]
@@ -308,7 +310,6 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # and the reverse of a helper inlined: a function or constant of the module that a function of the module
     # it now calls in their place uses (``_determine_setters()`` returning the ``_setattr`` the symbol chose
     # itself) is used still, and so is a string it holds
-    handed = [u for f in helpers for u in body_units(f)]
     uses_before -= {i for u in handed for i in u.identifiers()} & _module_names(tree)
     # a name used by the statements before and not after, or after and not before, counted both ways
     differ = ({i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}) & \
@@ -626,22 +627,8 @@ def _call_depths(tree: ast.AST, name: str) -> list[int]:
     ``self.console.line()`` is on what the object is, and counts)."""
     found: list[int] = []
 
-    def chains(node: ast.AST) -> set[str]:
-        """The names and attribute chains the code reads, each whole (``self.console.is_terminal``)."""
-        out: set[str] = set()
-
-        def walk(n: ast.AST) -> None:
-            if isinstance(n, (ast.Name, ast.Attribute)) and dotted(n):
-                out.add(dotted(n))
-                return
-            for child in ast.iter_child_nodes(n):
-                walk(child)
-
-        walk(node)
-        return out
-
     def on_object(test: ast.AST, called: str) -> bool:
-        read = chains(test)
+        read = names_read(test)
         return bool(read) and all(called == r or called.startswith(r + ".") for r in read)
 
     def conjuncts(test: ast.AST) -> list[ast.AST]:
