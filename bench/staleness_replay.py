@@ -39,7 +39,9 @@ committed before any rule ran on it, though the reports of its two labellers, wh
 each commit made stale, were read; run it once per rule change you report, not while tuning). tenacity (``--repo tenacity``, a fresh replay of jd/tenacity whose labels were
 committed before any rule ran on it) is prepared as the held-out replay for the stop after uvicorn's, and
 itsdangerous (``--repo itsdangerous``, a fresh replay of pallets/itsdangerous whose labels were committed before any
-rule ran on it) as the held-out replay for the stop after tenacity's.
+rule ran on it) as the held-out replay for the stop after tenacity's, and yarl (``--repo yarl``, a fresh replay of
+aio-libs/yarl whose labels were committed before any rule ran on it) as the held-out replay for the stop after
+itsdangerous's.
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -61,7 +63,8 @@ from pathlib import Path
 DATA = Path(__file__).parent / "data" / "staleness_replay"
 PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
-         "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous")
+         "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous",
+         "yarl")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog")
@@ -357,8 +360,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repo", choices=(*REPOS, "tuning", "all"), default="all",
                    help="tuning: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja, attrs, "
                         "starlette, rich, marshmallow and structlog (each was read after a run, so they tune now); uvicorn "
-                        "is the held-out one; tenacity is prepared for the stop after uvicorn's and itsdangerous for the "
-                        "stop after tenacity's (both left out of all)")
+                        "is the held-out one; tenacity is prepared for the stop after uvicorn's, itsdangerous for the "
+                        "stop after tenacity's and yarl for the stop after itsdangerous's (all three left out of all)")
     p.add_argument("--json", type=Path, help="write every cell, finding and scenario here")
     p.add_argument("--workdir", type=Path, help="keep the replayed clones here (default: a temp dir, removed)")
     p.add_argument("--every-cell", action="store_true", help="list each false or missed cell, not runs of steps")
