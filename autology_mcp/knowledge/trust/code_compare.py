@@ -678,9 +678,11 @@ def follow_items(before: list[str], after: list[str], span: tuple[int, int]) -> 
 # ------------------------------------------------------------------------------ symbols
 
 
-def find_symbol(tree: ast.AST, symbol: str) -> ast.AST | None:
+def find_symbol(tree: ast.AST, symbol: str, stubs: bool = False) -> ast.AST | None:
     """A function or class (``name`` or ``Class.method``) of a parsed module. A name defined more than
-    once in one scope (a property's getter and setter, overloads) is all of them, as one module."""
+    once in one scope (a property's getter and setter) is all of them, as one module; its ``@overload``
+    stubs are left out when it has a body of its own (what only a type checker reads: their removal
+    changes nothing), unless ``stubs`` (a node that speaks of overloads is about them)."""
     scopes: list[tuple[str, ast.AST]] = [("", tree)]
     while scopes:
         prefix, scope = scopes.pop()
@@ -692,11 +694,36 @@ def find_symbol(tree: ast.AST, symbol: str) -> ast.AST | None:
                     found.append(node)
                 elif isinstance(node, ast.ClassDef):
                     scopes.append((name + ".", node))
+        found = found if stubs else [n for n in found if not _overload(n)] or found
         if len(found) == 1:
             return found[0]
         if found:
             return ast.Module(body=found, type_ignores=[])
     return None
+
+
+def _overload(node: ast.AST) -> bool:
+    """A ``@overload`` (``@typing.overload``, ``@t.overload``) stub."""
+    return any((d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", None)) == "overload"
+               for d in getattr(node, "decorator_list", ()))
+
+
+def declared_attributes(text: str) -> set[int]:
+    """The lines of the bare annotations in a class body (``sleep: Callable[[float], Awaitable]``, no value)
+    that declare an attribute a method of the class sets (``self.sleep = sleep``): what only a type checker
+    reads. Not a bare annotation no method sets: in a dataclass, a ``NamedTuple`` or a model it is a field."""
+    tree = parse_python(text)
+    found: set[int] = set()
+    for cls in ast.walk(tree) if tree is not None else ():
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        set_here = {t.attr for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    for n in ast.walk(f) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+        found.update(s.lineno for s in cls.body if isinstance(s, ast.AnnAssign) and s.value is None
+                     and isinstance(s.target, ast.Name) and s.target.id in set_here)
+    return found
 
 
 def lines_of(node: ast.AST) -> tuple[int, int]:

@@ -58,7 +58,7 @@ def fix_added(old: ast.AST, new_text: str, symbol: str, said: Said, helpers: tup
     what it calls and tests: ``cell_len`` that now calls a new ``_cell_len`` which tests for a joiner. None
     when not so."""
     tree = parse_python(new_text)
-    new = (find_symbol(tree, symbol) if symbol else tree) if tree is not None else None
+    new = (find_symbol(tree, symbol, said.about_overloads) if symbol else tree) if tree is not None else None
     if new is None:
         return None
     handed_to = [h for name in helpers if (h := find_symbol(tree, name)) is not None]

@@ -22,7 +22,8 @@ versions of a symbol are compared, so that they are not read as changes to what 
   no other way: the same values, in the same order, from the same code.
 
 :func:`canonical` returns a copy with these read the first way, and with the fixes a linter makes on its
-own read one way too (:mod:`.autofixes`); the tree given is not changed.
+own read one way too (:mod:`.autofixes`), and, when asked, the checks a type checker asks for read away
+(:mod:`.narrowing`); the tree given is not changed.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import copy
 import re
 
 from autology_mcp.knowledge.trust.autofixes import read_fixed
+from autology_mcp.knowledge.trust.narrowing import read_unnarrowed
 
 _TRANSLATORS = frozenset({"_", "gettext", "gettext_lazy", "ugettext", "ugettext_lazy", "N_", "gettext_noop"})
 _TRANSLATION = re.compile(r"gettext|\bi18n\b|\bl10n\b|translat|locali[sz]", re.IGNORECASE)
@@ -45,26 +47,30 @@ def about_translation(text: str) -> bool:
     return _TRANSLATION.search(text) is not None
 
 
-def canonical(node: ast.AST, translated: bool = True) -> ast.AST:
+def canonical(node: ast.AST, translated: bool = True, unnarrowed: bool = False) -> ast.AST:
     """A copy of ``node`` with the equivalent rewrites of this module read one way; ``translated``:
-    a string marked for translation reads as the string. Read again until nothing moves (at most three
+    a string marked for translation reads as the string; ``unnarrowed``: the checks a type checker asks
+    for read away (:mod:`.narrowing`). Read again until nothing moves (at most three
     times): one rewrite can bring another within reach (``z = g(x); return z`` made ``return g(x)`` puts a
     ``if x is None: x = {}`` among the first statements the default rule reads)."""
-    out = _once(copy.deepcopy(node), translated)
+    out = _once(copy.deepcopy(node), translated, unnarrowed)
     for _ in range(2):
-        again = _once(copy.deepcopy(out), translated)
+        again = _once(copy.deepcopy(out), translated, unnarrowed)
         if ast.dump(again) == ast.dump(out):
             break
         out = again
     return out
 
 
-def _once(node: ast.AST, translated: bool) -> ast.AST:
+def _once(node: ast.AST, translated: bool, unnarrowed: bool = False) -> ast.AST:
     out = _Canonical(translated).visit(node)
     for n in ast.walk(out):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _default_back(n)
             _yielded(n)
+    if unnarrowed:
+        for n in [n for n in ast.walk(out) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+            read_unnarrowed(n)
     return read_fixed(out)  # after: ``y = x or {}; return y`` is read as a default moved first
 
 

@@ -22,13 +22,17 @@ from collections.abc import Callable
 Git = Callable[..., str | None]
 
 _BARE_FILE = re.compile(r"`([\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7})`")
+_PROSE_FILE = re.compile(r"(?<![\w./-])([\w-]+\.(?:py|pyi|pyx|js|jsx|ts|tsx|mjs|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift))"
+                         r"(?![\w/-]|\.\w)")
 _DEFINES = r"(def|class|func|fn|type|struct|interface|enum|trait|const|var|let|function|module)"  # POSIX ERE: no (?:
 
 
 def named_files(text: str, folder: str) -> set[str]:
-    """The paths under ``folder`` of the bare file names ``text`` gives in backticks."""
+    """The paths under ``folder`` of the bare file names ``text`` gives in backticks, or in prose when a
+    source file's (``_asyncio.py (AsyncRetrying)``)."""
     folder = folder.rstrip("/")
-    return {f"{folder}/{m.group(1)}" if folder else m.group(1) for m in _BARE_FILE.finditer(text)}
+    names = {m.group(1) for m in _BARE_FILE.finditer(text)} | {m.group(1) for m in _PROSE_FILE.finditer(text)}
+    return {f"{folder}/{name}" if folder else name for name in names}
 
 
 def defined(git: Git, names: list[str], path: str, *also: str) -> set[str]:

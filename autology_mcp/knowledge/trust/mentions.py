@@ -74,6 +74,22 @@ def mentions(text: str) -> tuple[set[str], set[str]]:
     return names, paths
 
 
+_DOTTED_PATH = re.compile(r"(?<![\w./-])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w/(-])")
+
+
+def dotted_paths(text: str) -> set[str]:
+    """The dotted paths a node's text gives, in backticks or prose, and each of their heads of two parts or
+    more (``uvicorn.subprocess.get_subprocess``: also ``uvicorn.subprocess``), web addresses aside; not a
+    file name (``setup.py``) nor a call (``app.run()``)."""
+    found: set[str] = set()
+    for match in _DOTTED_PATH.finditer(_URL.sub(" ", text)):
+        parts = match.group(0).split(".")
+        if parts[-1].lower() in _NOT_NAMES:
+            parts = parts[:-1]
+        found.update(".".join(parts[:n]) for n in range(2, len(parts) + 1))
+    return found
+
+
 def called(text: str) -> set[str]:
     """The names prose gives as calls (``retry()``, ``executor.map(fn)``): names, but too plain
     (``map``, ``parse``) to say alone that a file still holds what the node describes."""
@@ -126,6 +142,11 @@ class Said:
     paths: set[str]
     text: str
     kind: str = ""  # the node's type (``issue``: :func:`.defects.describes_defect`)
+
+    @cached_property
+    def about_overloads(self) -> bool:
+        """Whether the text speaks of ``@overload`` signatures: then their stubs are part of the symbol."""
+        return "overload" in self.text.lower()
 
     @cached_property
     def words(self) -> set[str]:

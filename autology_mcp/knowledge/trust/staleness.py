@@ -35,7 +35,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   put a branch's older state after a newer one). A change only in string values the node does not
   quote (a version string, a message) is not one, unless it takes away a string the node quotes or a
   number it states, or changes a string of which the node gives a piece as code (``[a-z0-9.-]``, a
-  regular expression's character class: :meth:`Said.gives_from`). A change of its code is judged as a symbol's (:func:`span_rewrite`): stale when a
+  regular expression's character class: :meth:`Said.gives_from`). A change of its code is judged as a symbol's
+  (:func:`span_rewrite`; a bare annotation in a class that declares an attribute its methods set, ``sleep:
+  Callable[...]`` beside ``self.sleep = sleep``, is not code): stale when a
   function or class defined in it, or a name or snippet the node gives, is gone from the lines that
   took its place, a string it quotes or a
   number it states is gone, the changed statements differ in a name or word the node gives, in a
@@ -48,10 +50,13 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   statements or more, before and after (``session.trust_env = False`` added to code that sets up
   ``session`` line after line is not a new use of "session"), or the changed statements use it as
   often before as after, as a name or a part of one (:meth:`Said.words_kept`).
-- ``path#symbol`` (Python; a property's getter and setter together): stale when it is gone; when an
+- ``path#symbol`` (Python; a property's getter and setter together, its ``@overload`` stubs aside unless the node
+  speaks of overloads): stale when it is gone; when an
   existing parameter is removed, renamed, reordered or its default changed, or a parameter is gained
   whose name holds one the node names between underscores (``force_kw_only`` beside the ``kw_only`` of
-  "define(kw_only=True) makes every attribute keyword-only"); when a name or a code
+  "define(kw_only=True) makes every attribute keyword-only"); when a decorator whose name the node gives,
+  as a name or a word of its text, is taken away or added ("`do_groupby()` is an environmentfilter", and
+  ``@environmentfilter`` is now ``@pass_environment``); when a name or a code
   snippet the node gives, that the symbol held, is gone from it (its docstrings aside: a name only
   their prose gave, "resolves to True", is not the code's); when a string it quotes or a number
   it states is gone from it, or from the statements that changed (a bound raised in one statement
@@ -84,7 +89,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   dicts aside; docstrings are not statements, and a statement put under a new
   ``if`` is not rewritten); when a code snippet the node gives is now under more conditions
   (``return [content]`` now ``return [content] if content else []``; an ``if``/``elif`` chain is one
-  condition, so a case put in front of it is not one more); when a function of the file
+  condition, so a case put in front of it is not one more; a test replaced by others,
+  ``isinstance(exc, BaseException)`` now ``exc_type is not None and exc is not None``, is not one more); when a function of the file
   that the node names called the symbol and calls it no more (:func:`_caller_dropped`: "``send()``
   calls it for every request", and ``send()`` now calls a new method), or calls it without a test the
   node names that was around every call ("calls it when ``Preview.x`` is on", the ``if`` taken away);
@@ -130,7 +136,10 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   x``; and the safe fixes ruff makes on its own, :mod:`.autofixes`: ``class A(object)``, ``super(A, self)``,
   ``IOError``, ``open(p, "r")``, ``dict()``, ``set([a])``, ``list(x for x in y)``, ``sorted(list(x))``,
   ``str("")``, ``k in d.keys()``, ``not a == b``, an import's names reordered, an ``if`` or a ``with``
-  holding only another, a variable returned right after it is set, ``raise Error()``). In other languages the name must still be there.
+  holding only another, a variable returned right after it is set, ``raise Error()``), and the checks a
+  type checker asks for, unless the node speaks of None (:mod:`.narrowing`: ``if x is None: raise ...``,
+  ``assert x is not None``, ``"<unknown>" if fn is None else name(fn)`` read as ``name(fn)``, a local
+  bound once to an attribute chain read as the chain). In other languages the name must still be there.
 - ``path`` (a file) or a folder: stale when a name, path, identifier or code snippet the node's
   text gives (:func:`mentions`, in backticks, one character or more (`q`, `*`), shaped like one, called ``retry()``, dotted
   ``app.retry``), or a call it writes in prose with its arguments (``self.get_connection(request.url,
@@ -138,7 +147,7 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   it now (comments aside; a code snippet is code in backticks, a clause too: ``except OSError: pass``);
   for a folder, when a code snippet the node gives that a file under it held at the base is in none of
   them now (:func:`held_snippets`), when a file under it that the node names (by its path, or
-  by its bare name, ``main.py``: :mod:`folder_files`) and the folder held is deleted or renamed;
+  by its bare name, ``main.py`` in backticks or a source file's name in prose: :mod:`folder_files`) and the folder held is deleted or renamed;
   or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
   block is kept) and no name it gives plainly is still in it.
 - Any file reference: stale when something the node states literally, which the referenced code held
@@ -168,7 +177,11 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   or class of another module to which the referenced code passes it by keyword
   (:func:`parameters_deprecated`, :func:`_elsewhere`; what was deprecated there when the node was
   written is kept in the fingerprint, ``elsewhere``); when the file is gone; when
-  it moved ("moved to new/path.py (commit)", and what changed there); for a Python file that a node
+  it moved ("moved to new/path.py (commit)", and what changed there); when a module of the project the
+  node names by its dotted path (``uvicorn.subprocess.get_subprocess``, "imports it from
+  uvicorn.logging"), which the referenced code (a file, or the files under a folder) held, is no module
+  now and the code no longer names it (:mod:`.modules`: renamed ``uvicorn/_subprocess.py`` while
+  ``get_subprocess`` lives on; not a module made a package, nor a dotted logger name); for a Python file that a node
   describing a defect or a limitation references, when the module now calls or tests something it did
   not and still calls and tests all it did (:mod:`.defects`).
 
@@ -186,7 +199,8 @@ Where it lives: this module is the rule's entry (:func:`check` for one node, :fu
 nodes, and the judgement of one file or folder reference); :mod:`.git_history` reads git
 (:class:`History`); :mod:`.mentions` what the node's text names and states (:func:`mentions`,
 :class:`Said`); :mod:`.findings` a finding and how a flag names its commit; :mod:`.signatures` a signature
-the node writes; :mod:`.deprecations` what is deprecated in another module or under a folder;
+the node writes; :mod:`.deprecations` what is deprecated in another module or under a folder; :mod:`.modules` a module
+the node names by its path, gone;
 :mod:`.symbol_rules` judges a ``#symbol`` and a ``#L`` span; :mod:`.defects` a node that describes a defect
 and the change that may fix it; :mod:`.fingerprints` records the code a node saw.
 """
@@ -218,6 +232,7 @@ from autology_mcp.knowledge.trust.fingerprints import node_bases, recorded_code,
 from autology_mcp.knowledge.trust.folder_files import defined, grep_names, held_snippets, named_files
 from autology_mcp.knowledge.trust.git_history import Commit, History, history
 from autology_mcp.knowledge.trust.mentions import Said, holds, mentions
+from autology_mcp.knowledge.trust.modules import holds_path, in_code, modules_gone
 from autology_mcp.knowledge.trust.symbol_rules import REWRITTEN, _holder, _lost, judge_span, judge_symbol
 
 
@@ -271,7 +286,7 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
     if moved is None and before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
                                               and h._git("ls-tree", "-d", base, "--", path)):
         return _judge_folder(h, base, ref, path, said.names, said.paths | named_files(said.text, path), later, explain,
-                             held_then, deprecated_then, said.snippets)
+                             held_then, deprecated_then, said.snippets, said.text)
     if before is None:  # the file came after the node: nothing it said about it can have moved on
         return Finding(ref, False, None, later.text(explain))
     where = moved[0] if moved else path
@@ -297,6 +312,10 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
             return deprecated_elsewhere(h, base, ref, where, newly_there[0], explain, later)
     if now == before:  # (formatting alone is told apart below, where it matters: a parse costs)
         return Finding(ref, False, None, later.text(explain))
+    modules = modules_gone(h._git, lambda f: (h.root / f).is_file(), said.text, in_code(before), in_code(now))
+    if modules:  # a module the node names by its path, renamed or removed (:mod:`.modules`)
+        when = first_without(h, later, lambda t: holds_path(t, modules[0]))
+        return Finding(ref, True, _modules_gone(modules, where, when), later.text(explain))
     said_here = any(holds(before, n) for n in said.names) or bool(said.snippets) or bool(said.calls)
     before_code, now_code = (code_words(before, path), code_words(now, path)) if said_here else (before, now)
     held = {n for n in said.names if holds(before_code, n)} if said_here else set()
@@ -326,7 +345,7 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
             return judge_span(h, ref, where, later, before, now, span, f"lines {span[0]}-{span[1]}", said, explain)
         if path.endswith(".py"):
             old_tree = parse_python(before)
-            old = find_symbol(old_tree, anchor) if old_tree is not None else None
+            old = find_symbol(old_tree, anchor, said.about_overloads) if old_tree is not None else None
             if old is not None:
                 return judge_symbol(h, ref, where, later, before, old, now, anchor, said, explain)
         last = anchor.split(".")[-1]
@@ -367,6 +386,13 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
     return Finding(ref, False, None, later.text(True) or ("uncommitted edits" if not later.commits else None))
 
 
+def _modules_gone(modules: list[str], where: str, when: str | None = None) -> str:
+    one = len(modules) == 1
+    return (f"{_shown(modules)} {'is' if one else 'are'} gone: no module of the project has "
+            f"{'that path' if one else 'those paths'} now, and {where} no longer names {'it' if one else 'them'}"
+            + (f" ({when})" if when else ""))
+
+
 def _values_lost(before: str, now: str, path: str, said: Said) -> list[str]:
     """What the node states literally (:meth:`Said.values_lost`) that the file held and holds no more;
     the file now is scanned only when it held one."""
@@ -381,7 +407,7 @@ def _values_lost(before: str, now: str, path: str, said: Said) -> list[str]:
 
 def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
                   later: Later, explain: bool, held_then: list[str] | None = None,
-                  deprecated_then: list[str] | None = None, snippets: list[str] = ()) -> Finding:
+                  deprecated_then: list[str] | None = None, snippets: list[str] = (), text: str = "") -> Finding:
     """A folder: gone, the mentioned paths under it (bare file names too: :func:`named_files`) that existed
     at the base, or when the fingerprint was taken, and are gone now (deleted or renamed), then the code
     snippets the node gives that a file under it held at the base and none holds now
@@ -395,6 +421,11 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
         if (p == path or p.startswith(path + "/")) and not (h.root / p).exists() \
                 and (p in (held_then or ()) or h._git("cat-file", "-e", f"{base}:./{p}") is not None):
             return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
+    if text and h.changed_since(base, path):  # a module the node names by its path, renamed or removed
+        modules = modules_gone(h._git, lambda f: (h.root / f).is_file(), text,
+                               lambda ms: grep_names(h._git, ms, base, path), lambda ms: grep_names(h._git, ms, None, path))
+        if modules:
+            return Finding(ref, True, _modules_gone(modules, f"{path}/"), later.text(explain))
     if snippets and (h.changed_since(base, path) or set(held_then or ()) & set(snippets)):
         held = held_snippets(h._git, lambda q: h.content(base, q), snippets, base, path) | \
             (set(held_then or ()) & set(snippets))  # (or when the fingerprint was taken: a relate committed later)

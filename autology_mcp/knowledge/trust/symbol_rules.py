@@ -22,6 +22,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     changed_units,
     code_words,
     constants_used,
+    declared_attributes,
     dotted,
     dump,
     extracted,
@@ -53,6 +54,7 @@ from autology_mcp.knowledge.trust.equivalents import about_translation, canonica
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.git_history import History
 from autology_mcp.knowledge.trust.mentions import Said, holds, term
+from autology_mcp.knowledge.trust.narrowing import about_none
 from autology_mcp.knowledge.trust.protocols import operations
 from autology_mcp.knowledge.trust.renames import renamed
 from autology_mcp.knowledge.trust.signatures import signature_kept, signatures_lost
@@ -148,7 +150,12 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     quotes or a number it states gone; a changed statement that uses a name or a word of the node's text
     the others do not, or whose string values the node quotes; a value the node gives as code gone.
     A rewrite that touches none of it (a generator into ``if``s, a filter added before a loop) is
-    information."""
+    information. A bare annotation in a class that declares an attribute its methods set (``sleep:
+    Callable[...]`` beside ``self.sleep = sleep``) is for the type checker alone, and not a statement of it."""
+    if path.endswith(".py"):
+        declared_then, declared_now = declared_attributes(old_text), declared_attributes(new_text)
+        gone_units = [u for u in gone_units if u.start not in declared_then or not isinstance(u.node, ast.AnnAssign)]
+        came_units = [u for u in came_units if u.start not in declared_now or not isinstance(u.node, ast.AnnAssign)]
     lost = _lost(code_words(_unit_lines(old_text, gone_units), path), code_words(_unit_lines(new_text, came_units), path),
                  said)
     lost += sorted(_defines(gone_units) - _defines(came_units))  # a function or class of the span renamed or gone
@@ -218,7 +225,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     quotes; more than half of its statements rewritten. Formatting, comments, an added parameter, and
     statements changed that touch nothing the node says (or only gained keyword arguments) are not."""
     tree = parse_python(new_text)
-    new = find_symbol(tree, symbol) if tree is not None else None
+    new = find_symbol(tree, symbol, said.about_overloads) if tree is not None else None
     if new is None:
         return "gone"
     retype = retyped(old_text, new_text, symbol, said.names)  # `-> str` now `-> URL`, of a node that says "a `str`"
@@ -227,7 +234,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     if dump(old, False) == dump(new, False):
         return None
     translated = not about_translation(said.text)  # a linter's equivalent rewrites read one way (trust/equivalents.py)
-    old, new = canonical(old, translated), canonical(new, translated)
+    unnarrowed = not about_none(said.text)  # a type checker's None checks read away (trust/narrowing.py)
+    old, new = canonical(old, translated, unnarrowed), canonical(new, translated, unnarrowed)
     if dump(old, False) == dump(new, False):
         return None
     mapping = renamed(old, new, parse_python(old_text), tree)  # the same code, a name renamed throughout
@@ -258,6 +266,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     qualified = _qualifying_parameter(old, new, said)
     if qualified:
         return qualified
+    decorated = _decorators_named(old, new, said)
+    if decorated:
+        return decorated
     old_code, new_code = code_words(_segment(old_text, old), path), code_words(_segment(new_text, new), path)
     # what the code holds, its docstrings aside: a name only its prose gave ("resolves to True") is not the code's;
     # what it handed to a function or class of the module it now calls in its place is still its code
@@ -360,6 +371,30 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     share = rewritten / total if total else 0.0  # an option passed through is not a rewrite
     if share > REWRITTEN and not same:  # not the same code restructured
         return f"{round(100 * share)}% of its statements rewritten"
+    return None
+
+
+def _decorators_named(old: ast.AST, new: ast.AST, said: Said) -> str | None:
+    """A decorator of the symbol (of its function, class or methods; ``@jinja2.environmentfilter`` by its last part)
+    taken away or added whose name the node gives, as a name or a word of its text: "`do_groupby()` is an
+    environmentfilter", and ``@environmentfilter`` is now ``@pass_environment``; "a dataclass" and ``@dataclass``."""
+    def names(tree: ast.AST) -> set[str]:
+        found = set()
+        for n in ast.walk(tree):
+            for d in getattr(n, "decorator_list", ()):
+                d = d.func if isinstance(d, ast.Call) else d
+                name = d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", None)
+                if name:
+                    found.add(name)
+        return found
+
+    then, now = names(old), names(new)
+    gone = sorted(n for n in then - now if n in said.names or n in said.words)
+    if gone:
+        return f"the decorator {_shown(['@' + n for n in gone])} is gone"
+    came = sorted(n for n in now - then if n in said.names or n in said.words)
+    if came:
+        return f"it is now decorated {_shown(['@' + n for n in came])}"
     return None
 
 
@@ -611,21 +646,25 @@ def _call_newly_guarded(old: ast.AST, new: ast.AST, said: Said, own: set[str]) -
     os.path.realpath(p)`` now the ``else`` of a new ``if self.follow_symlink:``): what the node says happens
     now happens only sometimes. A condition on the object called alone (``if chardet is not None:`` around
     ``chardet.detect(body)``, a fallback beside it) asks whether the call can be made, and is not counted; nor
-    is the symbol calling itself (``own``: its recursion, now behind a type check, is how it does what it does)."""
+    is the symbol calling itself (``own``: its recursion, now behind a type check, is how it does what it does).
+    The conditions it was under must all still be there: a test replaced by others (``isinstance(exc, BaseException)``
+    now ``exc_type is not None and exc is not None``) is the same call asked another way, not one more condition."""
     for name in sorted(said.names - own):
-        then, now = sorted(_call_depths(old, name)), sorted(_call_depths(new, name))
-        if then and len(then) == len(now) and all(b >= a for a, b in zip(then, now)) and then != now:
+        old_calls, new_calls = _call_depths(old, name), _call_depths(new, name)
+        then, now = sorted(d for d, _ in old_calls), sorted(d for d, _ in new_calls)
+        if then and len(then) == len(now) and all(b >= a for a, b in zip(then, now)) and then != now \
+                and set().union(*(t for _, t in old_calls)) <= set().union(*(t for _, t in new_calls)):
             return name
     return None
 
 
-def _call_depths(tree: ast.AST, name: str) -> list[int]:
+def _call_depths(tree: ast.AST, name: str) -> list[tuple[int, frozenset[str]]]:
     """For each call of ``name`` (``name(...)``, ``x.name(...)``) in ``tree``, the conditions around it, counted
     as :func:`_guards` counts them, each operand of an ``and`` as one (``if not alt and is_terminal`` that gains
     ``and last_height`` puts the call under one more), but for those on the object called alone (``if chardet
     is not None:`` around ``chardet.detect(...)``; ``if self.console.is_terminal:`` around
-    ``self.console.line()`` is on what the object is, and counts)."""
-    found: list[int] = []
+    ``self.console.line()`` is on what the object is, and counts); with the counted conditions, as code."""
+    found: list[tuple[int, frozenset[str]]] = []
 
     def on_object(test: ast.AST, called: str) -> bool:
         read = names_read(test)
@@ -639,7 +678,8 @@ def _call_depths(tree: ast.AST, name: str) -> list[int]:
     def visit(node: ast.AST, tests: tuple[ast.AST, ...]) -> None:
         if isinstance(node, ast.Call) and (getattr(node.func, "id", None) == name or getattr(node.func, "attr", None) == name):
             called = dotted(node.func.value) if isinstance(node.func, ast.Attribute) else dotted(node.func)
-            found.append(sum(1 for t in tests for c in conjuncts(t) if not on_object(c, called or "")))
+            counted = [c for t in tests for c in conjuncts(t) if not on_object(c, called or "")]
+            found.append((len(counted), frozenset(ast.unparse(c) for c in counted)))
         for field, value in ast.iter_fields(node):
             for child in value if isinstance(value, list) else [value]:
                 if isinstance(child, ast.AST):
@@ -736,7 +776,7 @@ def _judged(old: ast.AST, before: str, now: str, symbol: str, path: str, said: S
     why = symbol_change(old, before, now, symbol, path, said)
     if why is None and describes_defect(said):
         tree = parse_python(now)
-        new = find_symbol(tree, symbol) if tree is not None else None
+        new = find_symbol(tree, symbol, said.about_overloads) if tree is not None else None
         helpers = tuple(h.name for h in delegated(old, new, parse_python(before), tree)) if new is not None else ()
         why = fix_added(old, now, symbol, said, helpers)
     return why

@@ -1,0 +1,56 @@
+"""The project's own modules a node names by their dotted path (issue 38): "children are created
+through `uvicorn.subprocess.get_subprocess`", "the constant it imports from uvicorn.logging". The
+name at the end may live on (``get_subprocess`` in ``uvicorn/_subprocess.py``) while the path the node
+gives to it is gone: the module was renamed or removed, and the code it describes imports from
+elsewhere. That is a name the node gives gone, as a function's is.
+
+A dotted path counts as a module of the project when a file of the repository was that module
+(``uvicorn/subprocess.py``, ``uvicorn/subprocess/__init__.py``, the same under ``src/``) at some
+commit of the history; it is gone when the code the node saw held the path, the code now does not,
+and no file of the work tree is that module any more.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from autology_mcp.knowledge.trust.mentions import dotted_paths
+
+Git = Callable[..., "str | None"]
+
+
+def module_files(module: str) -> list[str]:
+    """The files that would be ``module`` (``a.b``): ``a/b.py``, ``a/b/__init__.py``, and both under ``src/``."""
+    stem = module.replace(".", "/")
+    return [f"{root}{stem}{end}" for root in ("", "src/") for end in (".py", "/__init__.py")]
+
+
+def holds_path(code: str, module: str) -> bool:
+    """Whether ``code`` writes the dotted path ``module`` whole (``from a.b import c``, ``a.b.c``), not as
+    the tail of a longer one (``x.a.b``) or the head of a longer word (``a.bc``)."""
+    return module in code and re.search(rf"(?<![\w.]){re.escape(module)}(?!\w)", code) is not None
+
+
+def modules_gone(git: Git, exists: Callable[[str], bool], text: str, held_then: Callable[[list[str]], set[str]],
+                 held_now: Callable[[list[str]], set[str]]) -> list[str]:
+    """The dotted paths ``text`` gives that the code the node saw held (``held_then`` of the candidates) and
+    the code now does not (``held_now``), that some commit of HEAD's history had as a module of the project
+    and the work tree has no more (``exists``: a path of the work tree is a file). A path whose longer form
+    is gone too is not repeated."""
+    candidates = sorted(dotted_paths(text))
+    then = held_then(candidates) if candidates else set()
+    lost = sorted(then - held_now(sorted(then)), key=lambda m: (-m.count("."), m)) if then else []
+    gone: list[str] = []
+    for module in lost:
+        files = module_files(module)
+        if any(g.startswith(module + ".") for g in gone) or any(exists(f) for f in files):
+            continue
+        if git("log", "-1", "--format=%H", "HEAD", "--", *files):
+            gone.append(module)
+    return sorted(gone)
+
+
+def in_code(code: str) -> Callable[[list[str]], set[str]]:
+    """Which of the dotted paths one piece of code holds (:func:`holds_path`)."""
+    return lambda modules: {m for m in modules if holds_path(code, m)}

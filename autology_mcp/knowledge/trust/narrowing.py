@@ -1,0 +1,162 @@
+"""The checks a type checker asks for (issue 38), read away before two versions of a function are compared.
+Turning on mypy adds them by the dozen ("can't really happen, but we must please mypy"), and none changes what a
+node says of the code when the value is there:
+
+- ``if x is None: raise RuntimeError(...)`` (a test of a name or an attribute chain, ``or``-ed tests too, and a
+  body that only raises) and ``assert x is not None``: the value is taken to be there, as it was before;
+- ``if x is None: v = "<unknown>" else: v = f(x)`` (or the test the other way, ``is not None``, with the
+  branches swapped) and ``v = "<unknown>" if x is None else f(x)``: ``v = f(x)``, the fallback a constant; such
+  a ``v`` read once afterwards is read as its value there (``f"Starting call to '{fn_name}'"`` is the
+  ``f"Starting call to '{get_callback_name(fn)}'"`` it was);
+- a local bound once to a name or an attribute chain (``fut = retry_state.outcome``) and never bound again is
+  that chain wherever it is read (``fut.failed`` is ``retry_state.outcome.failed``).
+
+A node that speaks of ``None`` is about such a check, so for it they stay (:func:`about_none`).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import re
+
+_NONE = re.compile(r"\bNone\b")
+
+
+def about_none(text: str) -> bool:
+    """Whether a node's text speaks of ``None``: then a check for it is a change of what it says."""
+    return _NONE.search(text) is not None
+
+
+def read_unnarrowed(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    """``function`` with the checks of this module read away, in place."""
+    _statements(function.body)
+    _read_aliases(function)
+
+
+def _chain(node: ast.AST) -> bool:
+    """A name or an attribute chain of names (``retry_state.fn``)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _none_test(test: ast.AST, op: type) -> bool:
+    """``x is None`` (``op`` ``ast.Is``) or ``x is not None`` (``ast.IsNot``) of a name or an attribute chain;
+    for ``is None``, also several joined by ``or`` (for ``is not None``, by ``and``)."""
+    joined = ast.Or if op is ast.Is else ast.And
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, joined):
+        return all(_none_test(v, op) for v in test.values)
+    return (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], op)
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+            and _chain(test.left))
+
+
+def _guard(statement: ast.stmt) -> bool:
+    """``if x is None: raise ...`` with no ``else``, or ``assert x is not None``."""
+    if isinstance(statement, ast.Assert):
+        return statement.msg is None and _none_test(statement.test, ast.IsNot)
+    return (isinstance(statement, ast.If) and not statement.orelse and _none_test(statement.test, ast.Is)
+            and all(isinstance(s, ast.Raise) for s in statement.body))
+
+
+def _assigned(body: list[ast.stmt]) -> tuple[str, ast.expr] | None:
+    """The name and value of a body that is one ``name = value``."""
+    if len(body) == 1 and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 \
+            and isinstance(body[0].targets[0], ast.Name):
+        return body[0].targets[0].id, body[0].value
+    return None
+
+
+def _defaulted(statement: ast.stmt) -> ast.Assign | None:
+    """``v = E`` for a statement that sets ``v`` to ``E`` when a value is there and to a constant when it is
+    None: the ``if``/``else`` form or the conditional expression's."""
+    if isinstance(statement, ast.If) and statement.orelse:
+        first, second = _assigned(statement.body), _assigned(statement.orelse)
+        if first and second and first[0] == second[0]:
+            for op, fallback, value in ((ast.Is, first[1], second[1]), (ast.IsNot, second[1], first[1])):
+                if _none_test(statement.test, op) and isinstance(fallback, ast.Constant):
+                    return ast.copy_location(ast.Assign([ast.Name(first[0], ast.Store())], value), statement)
+    if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.IfExp):
+        test, body, orelse = statement.value.test, statement.value.body, statement.value.orelse
+        for op, fallback, value in ((ast.Is, body, orelse), (ast.IsNot, orelse, body)):
+            if _none_test(test, op) and isinstance(fallback, ast.Constant):
+                return ast.copy_location(ast.Assign(statement.targets, value), statement)
+    return None
+
+
+def _statements(body: list[ast.stmt]) -> None:
+    """A body (and the bodies inside it, functions aside) with the guards taken out and the defaults read as
+    their value; a value so read that the statements after it read once is put in its place."""
+    kept: list[ast.stmt] = []
+    defaulted: list[int] = []
+    for statement in body:
+        if _guard(statement):
+            continue
+        plain = _defaulted(statement)
+        if plain is not None:
+            defaulted.append(len(kept))
+            statement = plain
+        kept.append(statement)
+    for at in reversed(defaulted):
+        assign = kept[at]
+        name = assign.targets[0].id if isinstance(assign.targets[0], ast.Name) else None
+        rest = kept[at + 1:]
+        loads = [n for s in rest for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == name]
+        if name and len(loads) == 1 and isinstance(loads[0].ctx, ast.Load):
+            _replace(rest, loads[0], copy.deepcopy(assign.value))
+            del kept[at]
+    body[:] = kept or body
+    for statement in body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(statement, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                _statements(inner)
+        for handler in getattr(statement, "handlers", ()):
+            _statements(handler.body)
+
+
+def _replace(statements: list[ast.stmt], old: ast.Name, new: ast.expr) -> None:
+    for statement in statements:
+        for parent in ast.walk(statement):
+            for field, value in ast.iter_fields(parent):
+                if value is old:
+                    setattr(parent, field, new)
+                elif isinstance(value, list):
+                    for i, item in enumerate(value):
+                        if item is old:
+                            value[i] = new
+
+
+def _read_aliases(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    """Each local bound once, at the function's own level, to a name or an attribute chain and never bound
+    again (nor deleted, nor a parameter, nor ``global``/``nonlocal``), read as that chain."""
+    own = [n for n in ast.walk(function) if n is not function]
+    bound: dict[str, int] = {}
+    for n in own:
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            bound[n.id] = bound.get(n.id, 0) + 1
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            for name in n.names:
+                bound[name] = 2
+    parameters = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs,
+                                  *filter(None, (function.args.vararg, function.args.kwarg)))}
+    aliases = {}
+    for statement in function.body:
+        found = _assigned([statement])
+        if found and bound.get(found[0]) == 1 and found[0] not in parameters and _chain(found[1]) \
+                and not (isinstance(found[1], ast.Name) and found[1].id == found[0]):
+            aliases[found[0]] = (statement, found[1])
+    if not aliases:
+        return
+    function.body[:] = [s for s in function.body if not any(s is a for a, _ in aliases.values())] or function.body
+    for parent in ast.walk(function):
+        for field, value in ast.iter_fields(parent):
+            if isinstance(value, ast.Name) and isinstance(value.ctx, ast.Load) and value.id in aliases:
+                setattr(parent, field, copy.deepcopy(aliases[value.id][1]))
+            elif isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load) and item.id in aliases:
+                        value[i] = copy.deepcopy(aliases[item.id][1])
