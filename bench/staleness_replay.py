@@ -37,7 +37,9 @@ marshmallow, structlog, uvicorn and tenacity were each written as a fresh held-o
 tuning side once their flags had been read) and itsdangerous (``--repo itsdangerous``, the held-out one: a fresh
 replay of pallets/itsdangerous whose labels were committed before any rule ran on it; run it once per rule change you
 report, not while tuning). yarl (``--repo yarl``, a fresh replay of aio-libs/yarl whose labels were committed before
-any rule ran on it) is prepared as the held-out replay for the stop after itsdangerous's.
+any rule ran on it) is prepared as the held-out replay for the stop after itsdangerous's; gunicorn (``--repo
+gunicorn``, a fresh replay of benoitc/gunicorn whose labels were committed before any rule ran on it) is prepared for
+the stop after yarl's.
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -60,7 +62,7 @@ DATA = Path(__file__).parent / "data" / "staleness_replay"
 PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
          "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous",
-         "yarl")
+         "yarl", "gunicorn")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity")
@@ -357,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="tuning: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja, attrs, "
                         "starlette, rich, marshmallow, structlog, uvicorn and tenacity (each was read after a run, so they "
                         "tune now); itsdangerous is the held-out one; yarl is prepared for the stop after itsdangerous's "
-                        "(left out of all)")
+                        "and gunicorn for the stop after yarl's (both left out of all)")
     p.add_argument("--json", type=Path, help="write every cell, finding and scenario here")
     p.add_argument("--workdir", type=Path, help="keep the replayed clones here (default: a temp dir, removed)")
     p.add_argument("--every-cell", action="store_true", help="list each false or missed cell, not runs of steps")
