@@ -9,7 +9,8 @@ node says of the code when the value is there:
   a ``v`` read once afterwards is read as its value there (``f"Starting call to '{fn_name}'"`` is the
   ``f"Starting call to '{get_callback_name(fn)}'"`` it was);
 - a local bound once to a name or an attribute chain (``fut = retry_state.outcome``) and never bound again is
-  that chain wherever it is read (``fut.failed`` is ``retry_state.outcome.failed``).
+  that chain wherever it is read (``fut.failed`` is ``retry_state.outcome.failed``), unless the function hands
+  work to a new helper (:func:`aliases_read`).
 
 A node that speaks of ``None`` is about such a check, so for it they stay (:func:`about_none`).
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 import ast
 import copy
 import re
+from collections.abc import Callable
 
 _NONE = re.compile(r"\bNone\b")
 
@@ -29,9 +31,19 @@ def about_none(text: str) -> bool:
 
 
 def read_unnarrowed(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-    """``function`` with the checks of this module read away, in place."""
+    """``function`` with the checks of this module read away, in place (the aliases aside: :func:`aliases_read`)."""
     _statements(function.body)
-    _read_aliases(function)
+
+
+def aliases_read(node: ast.AST) -> ast.AST:
+    """A copy of ``node`` with each function's locals bound once to an attribute chain read as the chain: to tell
+    whether two versions are the same code, and to compare them when the symbol hands none of its work to a new
+    helper (a helper extracted from it takes the local as a parameter, and must find the statements it took as they
+    were written)."""
+    out = copy.deepcopy(node)
+    for n in [n for n in ast.walk(out) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        _read_aliases(n)
+    return out
 
 
 def _chain(node: ast.AST) -> bool:
@@ -104,7 +116,7 @@ def _statements(body: list[ast.stmt]) -> None:
         rest = kept[at + 1:]
         loads = [n for s in rest for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == name]
         if name and len(loads) == 1 and isinstance(loads[0].ctx, ast.Load):
-            _replace(rest, loads[0], copy.deepcopy(assign.value))
+            _replace(rest, lambda n, load=loads[0], value=assign.value: value if n is load else None)
             del kept[at]
     body[:] = kept or body
     for statement in body:
@@ -118,16 +130,17 @@ def _statements(body: list[ast.stmt]) -> None:
             _statements(handler.body)
 
 
-def _replace(statements: list[ast.stmt], old: ast.Name, new: ast.expr) -> None:
+def _replace(statements: list[ast.AST], instead: Callable[[ast.AST], ast.AST | None]) -> None:
+    """Each node under ``statements`` for which ``instead`` gives a node put in its place (a fresh copy each time)."""
     for statement in statements:
         for parent in ast.walk(statement):
             for field, value in ast.iter_fields(parent):
-                if value is old:
-                    setattr(parent, field, new)
+                if isinstance(value, ast.AST) and (other := instead(value)) is not None:
+                    setattr(parent, field, copy.deepcopy(other))
                 elif isinstance(value, list):
                     for i, item in enumerate(value):
-                        if item is old:
-                            value[i] = new
+                        if isinstance(item, ast.AST) and (other := instead(item)) is not None:
+                            value[i] = copy.deepcopy(other)
 
 
 def _read_aliases(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -152,11 +165,5 @@ def _read_aliases(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
     if not aliases:
         return
     function.body[:] = [s for s in function.body if not any(s is a for a, _ in aliases.values())] or function.body
-    for parent in ast.walk(function):
-        for field, value in ast.iter_fields(parent):
-            if isinstance(value, ast.Name) and isinstance(value.ctx, ast.Load) and value.id in aliases:
-                setattr(parent, field, copy.deepcopy(aliases[value.id][1]))
-            elif isinstance(value, list):
-                for i, item in enumerate(value):
-                    if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load) and item.id in aliases:
-                        value[i] = copy.deepcopy(aliases[item.id][1])
+    _replace([function], lambda n: aliases[n.id][1] if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+             and n.id in aliases else None)

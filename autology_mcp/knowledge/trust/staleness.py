@@ -43,9 +43,11 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   number it states is gone, the changed statements differ in a name or word the node gives, in a
   string value it quotes, or lost a number (``2 ** attempt`` now ``3 ** attempt``) or a value the node
   gives as code; a rewrite that touches none of it (a generator into ``if``s) is information; the
-  span's statements found again elsewhere in the function that held them, the same code with its
-  variables perhaps renamed (a block moved up a split method), are followed there
-  (:func:`_moved_span`). A word
+  span's statements found again elsewhere in the function that held them (also when that function is now
+  defined once per Python version under an ``if``), the same code with its
+  variables perhaps renamed (a block moved up a split method), are followed there, and so are they in a function
+  it now calls, rewritten there in a way that touches nothing the node says (``host = idna.encode(...)`` now
+  ``return idna.encode(...)`` in a new ``_idna_encode(host)``) (:func:`_moved_span`). A word
   of the node's text (not a name it gives) counts unless the code uses it throughout, in three
   statements or more, before and after (``session.trust_env = False`` added to code that sets up
   ``session`` line after line is not a new use of "session"), or the changed statements use it as
@@ -60,7 +62,10 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   snippet the node gives, that the symbol held, is gone from it (its docstrings aside: a name only
   their prose gave, "resolves to True", is not the code's); when a string it quotes or a number
   it states is gone from it, or from the statements that changed (a bound raised in one statement
-  while another still holds the number); when its changed statements differ in the names they use by
+  while another still holds the number; what a function of the module it now calls in their place holds is
+  still its code: the ``'ascii'`` of ``idna.decode(raw.encode('ascii'))`` moved into a cached helper, and the
+  default of a parameter it gained, ``requote=True``, is the new option's, not a value the node gives
+  changed); when its changed statements differ in the names they use by
   one the node gives (or a word of its title, of any length, compared folded: ``SHA-1`` as ``sha1``,
   ``If-Range`` as ``IfRange``, :meth:`Said.title_terms`; or a word of its text of five letters or more,
   unless it is a parameter the

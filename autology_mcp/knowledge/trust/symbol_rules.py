@@ -45,6 +45,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     span_region,
     strings_of,
     symbol_units,
+    units,
     units_changed,
     without_docstrings,
 )
@@ -54,7 +55,7 @@ from autology_mcp.knowledge.trust.equivalents import about_translation, canonica
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.git_history import History
 from autology_mcp.knowledge.trust.mentions import Said, holds, term
-from autology_mcp.knowledge.trust.narrowing import about_none
+from autology_mcp.knowledge.trust.narrowing import about_none, aliases_read
 from autology_mcp.knowledge.trust.protocols import operations
 from autology_mcp.knowledge.trust.renames import renamed
 from autology_mcp.knowledge.trust.signatures import signature_kept, signatures_lost
@@ -130,16 +131,33 @@ def judge_span(h: History, ref: str, path: str, later: Later, before: str, now: 
 
 
 def _moved_span(gone: list[Unit], old: str, new: str, path: str, said: Said) -> tuple[list[Unit], list[Unit]] | None:
-    """The span's statements found again elsewhere in the function that held them (:func:`moved_units`:
-    the same code, its variables perhaps renamed), and keeping what the node says there
-    (:func:`span_rewrite`): a block moved up when a method was split. None when not so."""
+    """The span's statements found again elsewhere in the function that held them, or in a function it now calls
+    (:func:`moved_units`: the same code, its variables perhaps renamed), and keeping what the node says there
+    (:func:`span_rewrite`): a block moved up when a method was split, or into a helper (``_idna_encode(host)``
+    holding the lines of ``_encode_host``). None when not so."""
     holder = _holder(old, gone[0].start) if path.endswith(".py") else None
     if holder is None:
         return None
+    handed = _called_by(new, holder.split(".")[-1]) - _called_by(old, holder.split(".")[-1])
     for window in moved_units(new, gone, path):
-        if _holder(new, window[0].start) == holder and span_rewrite(gone, window, old, new, path, said) is None:
+        there = _holder(new, window[0].start)
+        if (there == holder or there is not None and there.split(".")[-1] in handed) \
+                and span_rewrite(gone, window, old, new, path, said) is None:
             return gone, window
+    tree = parse_python(new) if handed else None
+    for helper in (f for f in (ast.walk(tree) if tree is not None else ()) if isinstance(f, _DEFS[:2]) and f.name in handed):
+        body = [u for u in units(new, path) if helper.body[0].lineno <= u.start <= (helper.end_lineno or u.start)]
+        if body and span_rewrite(gone, body, old, new, path, said) is None:  # the lines, rewritten in the helper
+            return gone, body
     return None
+
+
+def _called_by(text: str, name: str) -> set[str]:
+    """The names the functions called ``name`` in ``text`` call (``_idna_encode`` of ``_encode_host``)."""
+    tree = parse_python(text)
+    return {c.func.id if isinstance(c.func, ast.Name) else c.func.attr
+            for f in (ast.walk(tree) if tree is not None else ()) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and f.name == name for c in ast.walk(f) if isinstance(c, ast.Call) and isinstance(c.func, (ast.Name, ast.Attribute))}
 
 
 def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, new_text: str, path: str,
@@ -238,12 +256,21 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     old, new = canonical(old, translated, unnarrowed), canonical(new, translated, unnarrowed)
     if dump(old, False) == dump(new, False):
         return None
+    if unnarrowed and dump(aliases_read(old), False) == dump(aliases_read(new), False):  # `fut.failed` for `x.outcome.failed`
+        return None
     mapping = renamed(old, new, parse_python(old_text), tree)  # the same code, a name renamed throughout
     if mapping is not None and not any(n in said.names or term(n) in said.title_terms for pair in mapping.items()
                                        for n in pair):
         return None
+    # what it handed to a function or class of the module it now calls in its place is still its code: the values
+    # of a helper it extracted (``idna.decode(raw.encode('ascii'))`` now in a cached ``_idna_decode(raw)``) are held
+    helpers = delegated(old, new, parse_python(old_text), tree)
+    if unnarrowed and not helpers:  # a local bound once to an attribute chain, read as the chain (trust/narrowing.py);
+        old, new = aliases_read(old), aliases_read(new)  # not beside a helper, whose statements match as written
     values = said.values_lost(literals(symbol_units(old) + constants_used(parse_python(old_text), old)),
-                              literals(symbol_units(new) + constants_used(tree, new))) if said.states_values else []
+                              literals(symbol_units(new) + constants_used(tree, new) + [
+                                  u for h in helpers for u in symbol_units(h) + constants_used(tree, h)])) \
+        if said.states_values else []
     if dump(old, True) == dump(new, True):  # string values only
         if values:
             return f"{_stated(values)} gone from it"
@@ -271,8 +298,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return decorated
     old_code, new_code = code_words(_segment(old_text, old), path), code_words(_segment(new_text, new), path)
     # what the code holds, its docstrings aside: a name only its prose gave ("resolves to True") is not the code's;
-    # what it handed to a function or class of the module it now calls in its place is still its code
-    helpers = delegated(old, new, parse_python(old_text), tree)
+    # what it handed to a function or class of the module it now calls in its place is still its code (helpers)
     lost = _lost(code_words(without_docstrings(old_text, old), path),
                  "\n".join(code_words(without_docstrings(new_text, n), path) for n in [new, *helpers]), said)
     if lost:
@@ -292,7 +318,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # they use it used before
     gone, came = extracted(*changed_units(read_through(old, folded, aliased_defaults(old, new, private)), new), tree)
     inlined = [v for f in delegated(new, old, tree, parse_python(old_text)) for v in body_units(f)]
-    values = said.values_lost(literals(gone + inlined), literals(came)) if said.states_values else []
+    values = said.values_lost(literals(gone + inlined), literals(came + [u for f in helpers for u in body_units(f)])) \
+        if said.states_values else []
     if values:  # a bound the node states, changed in one statement while another still holds the number
         return f"{_stated(values)} gone from a statement of it"
     came = [u for u in came if plain(u) not in {plain(v) for v in inlined}]
@@ -352,7 +379,11 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     names_kept |= strings_then & {v for u in handed for v in u.strings}
     if not same and said.quotes((strings_then | strings_now) - names_kept - recased(strings_then, strings_now), held=True):
         return "a statement with a string value the node quotes changed"
-    values = {v for u in gone for v in u.constants()} ^ {v for u in came for v in u.constants()}
+    # the default of a parameter it gained, in the header, is the new option's (``requote=True`` added last), as the
+    # parameter is; the same value in a statement of its body still counts
+    defaults = _gained_defaults(old, new)
+    values = {v for u in gone for v in u.constants()} ^ {
+        v for u in came for v in u.constants() - (defaults if isinstance(u.node, _DEFS[:2]) else set())}
     named = sorted(v for v in values if said.gives_value(v))
     if named:
         return f"a value the node gives changed ({_shown(named)})"
@@ -448,6 +479,22 @@ def _parameter_names(node: ast.AST | None) -> set[str]:
     return {name for _, name, _ in parameters(node)} if node is not None else set()
 
 
+def _gained_defaults(old: ast.AST, new: ast.AST) -> set[str]:
+    """The constant defaults (``True``, ``0``) of the parameters the function (a class's ``__init__``) gained."""
+    if isinstance(new, ast.ClassDef):
+        new = next((n for n in new.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"),
+                   None)
+    if not isinstance(new, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return set()
+    a = new.args
+    positional = [*a.posonlyargs, *a.args]
+    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults)) + \
+        [(arg, d) for arg, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+    gained = _parameter_names(new) - _parameter_names(old)
+    return {repr(d.value) for arg, d in pairs if arg.arg in gained and isinstance(d, ast.Constant)
+            and not isinstance(d.value, (str, bytes))}
+
+
 def _bases(tree: ast.AST | None) -> dict[str, set[str]]:
     """The module's classes and the names of their bases (``class _S(responses.StreamingResponse)``:
     ``StreamingResponse``)."""
@@ -486,18 +533,23 @@ def _qualifying_parameter(old: ast.AST, new: ast.AST, said: Said) -> str | None:
 
 
 def _holding(text: str, line: int) -> tuple[str, ast.AST] | None:
-    """The innermost function holding a line, with its qualified name (``Client.__init__``)."""
+    """The innermost function holding a line, with its qualified name (``Client.__init__``); a function defined
+    under an ``if``, ``try`` or ``with`` of its module or class (one per Python version) is named as if it were not."""
     tree = parse_python(text)
     found = None
-    scopes: list[tuple[str, ast.AST]] = [("", tree)] if tree is not None else []
+    scopes: list[tuple[str, list[ast.AST]]] = [("", tree.body)] if tree is not None else []
     while scopes:
-        prefix, scope = scopes.pop()
-        for n in getattr(scope, "body", []):
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
-                    n.lineno <= line <= (n.end_lineno or n.lineno):
+        prefix, body = scopes.pop()
+        for n in body:
+            if not n.lineno <= line <= (n.end_lineno or n.lineno):
+                continue
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 if not isinstance(n, ast.ClassDef):
                     found = (prefix + n.name, n)
-                scopes.append((f"{prefix}{n.name}.", n))
+                scopes.append((f"{prefix}{n.name}.", n.body))
+            elif isinstance(n, (ast.If, ast.Try, ast.With)):
+                scopes += [(prefix, b) for b in (n.body, getattr(n, "orelse", []), getattr(n, "finalbody", []),
+                                                 *(h.body for h in getattr(n, "handlers", [])))]
     return found
 
 
