@@ -704,8 +704,24 @@ def find_symbol(tree: ast.AST, symbol: str, stubs: bool = False) -> ast.AST | No
 
 def _overload(node: ast.AST) -> bool:
     """A ``@overload`` (``@typing.overload``, ``@t.overload``) stub."""
-    return any((d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", None)) == "overload"
-               for d in getattr(node, "decorator_list", ()))
+    return "overload" in decorator_names(node)
+
+
+def decorator_names(node: ast.AST) -> set[str]:
+    """The names of a definition's decorators by their last part (``@jinja2.environmentfilter``:
+    ``environmentfilter``; ``@lru_cache(256)``: ``lru_cache``)."""
+    found = set()
+    for d in getattr(node, "decorator_list", ()):
+        name = dotted(d.func if isinstance(d, ast.Call) else d)
+        if name:
+            found.add(name.rsplit(".", 1)[-1])
+    return found
+
+
+def self_attributes(node: ast.AST) -> set[str]:
+    """The attributes the code sets on ``self`` (``self.sleep = sleep``, ``self.count += 1``)."""
+    return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+            and isinstance(n.value, ast.Name) and n.value.id == "self"}
 
 
 def declared_attributes(text: str) -> set[int]:
@@ -717,10 +733,7 @@ def declared_attributes(text: str) -> set[int]:
     for cls in ast.walk(tree) if tree is not None else ():
         if not isinstance(cls, ast.ClassDef):
             continue
-        set_here = {t.attr for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                    for n in ast.walk(f) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
-                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+        set_here = set().union(*(self_attributes(f) for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))))
         found.update(s.lineno for s in cls.body if isinstance(s, ast.AnnAssign) and s.value is None
                      and isinstance(s.target, ast.Name) and s.target.id in set_here)
     return found

@@ -22,6 +22,8 @@ import copy
 import re
 from collections.abc import Callable
 
+from autology_mcp.knowledge.trust.code_compare import dotted
+
 _NONE = re.compile(r"\bNone\b")
 
 
@@ -46,13 +48,6 @@ def aliases_read(node: ast.AST) -> ast.AST:
     return out
 
 
-def _chain(node: ast.AST) -> bool:
-    """A name or an attribute chain of names (``retry_state.fn``)."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
-
-
 def _none_test(test: ast.AST, op: type) -> bool:
     """``x is None`` (``op`` ``ast.Is``) or ``x is not None`` (``ast.IsNot``) of a name or an attribute chain;
     for ``is None``, also several joined by ``or`` (for ``is not None``, by ``and``)."""
@@ -61,7 +56,7 @@ def _none_test(test: ast.AST, op: type) -> bool:
         return all(_none_test(v, op) for v in test.values)
     return (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], op)
             and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
-            and _chain(test.left))
+            and dotted(test.left) is not None)
 
 
 def _guard(statement: ast.stmt) -> bool:
@@ -159,7 +154,7 @@ def _read_aliases(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
     aliases = {}
     for statement in function.body:
         found = _assigned([statement])
-        if found and bound.get(found[0]) == 1 and found[0] not in parameters and _chain(found[1]) \
+        if found and bound.get(found[0]) == 1 and found[0] not in parameters and dotted(found[1]) is not None \
                 and not (isinstance(found[1], ast.Name) and found[1].id == found[0]):
             aliases[found[0]] = (statement, found[1])
     if not aliases:

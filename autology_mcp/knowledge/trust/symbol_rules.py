@@ -23,6 +23,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     code_words,
     constants_used,
     declared_attributes,
+    decorator_names,
     dotted,
     dump,
     extracted,
@@ -42,6 +43,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     parse_python,
     plain,
     read_through,
+    self_attributes,
     span_region,
     strings_of,
     symbol_units,
@@ -49,7 +51,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     units_changed,
     without_docstrings,
 )
-from autology_mcp.knowledge.trust.defects import describes_defect, fix_added, span_fix_added
+from autology_mcp.knowledge.trust.defects import _called, describes_defect, fix_added, span_fix_added
 from autology_mcp.knowledge.trust.denials import now_held
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
@@ -145,7 +147,7 @@ def _moved_span(gone: list[Unit], old: str, new: str, path: str, said: Said) -> 
                 and span_rewrite(gone, window, old, new, path, said) is None:
             return gone, window
     tree = parse_python(new) if handed else None
-    for helper in (f for f in (ast.walk(tree) if tree is not None else ()) if isinstance(f, _DEFS[:2]) and f.name in handed):
+    for helper in (f for f in (ast.walk(tree) if tree is not None else ()) if isinstance(f, _FUNCTIONS) and f.name in handed):
         body = [u for u in units(new, path) if helper.body[0].lineno <= u.start <= (helper.end_lineno or u.start)]
         if body and span_rewrite(gone, body, old, new, path, said) is None:  # the lines, rewritten in the helper
             return gone, body
@@ -155,9 +157,8 @@ def _moved_span(gone: list[Unit], old: str, new: str, path: str, said: Said) -> 
 def _called_by(text: str, name: str) -> set[str]:
     """The names the functions called ``name`` in ``text`` call (``_idna_encode`` of ``_encode_host``)."""
     tree = parse_python(text)
-    return {c.func.id if isinstance(c.func, ast.Name) else c.func.attr
-            for f in (ast.walk(tree) if tree is not None else ()) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and f.name == name for c in ast.walk(f) if isinstance(c, ast.Call) and isinstance(c.func, (ast.Name, ast.Attribute))}
+    return set().union(*(_called(f) for f in (ast.walk(tree) if tree is not None else ())
+                         if isinstance(f, _FUNCTIONS) and f.name == name))
 
 
 def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, new_text: str, path: str,
@@ -231,7 +232,8 @@ def delegated(old: ast.AST, new: ast.AST, old_tree: ast.AST | None, tree: ast.AS
     return [now[name] for name in sorted(called(new) & now.keys()) if name not in (called(old) & then.keys())]
 
 
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEFS = (*_FUNCTIONS, ast.ClassDef)
 
 
 def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path: str, said: Said) -> str | None:
@@ -383,7 +385,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # parameter is; the same value in a statement of its body still counts
     defaults = _gained_defaults(old, new)
     values = {v for u in gone for v in u.constants()} ^ {
-        v for u in came for v in u.constants() - (defaults if isinstance(u.node, _DEFS[:2]) else set())}
+        v for u in came for v in u.constants() - (defaults if isinstance(u.node, _FUNCTIONS) else set())}
     named = sorted(v for v in values if said.gives_value(v))
     if named:
         return f"a value the node gives changed ({_shown(named)})"
@@ -409,17 +411,7 @@ def _decorators_named(old: ast.AST, new: ast.AST, said: Said) -> str | None:
     """A decorator of the symbol (of its function, class or methods; ``@jinja2.environmentfilter`` by its last part)
     taken away or added whose name the node gives, as a name or a word of its text: "`do_groupby()` is an
     environmentfilter", and ``@environmentfilter`` is now ``@pass_environment``; "a dataclass" and ``@dataclass``."""
-    def names(tree: ast.AST) -> set[str]:
-        found = set()
-        for n in ast.walk(tree):
-            for d in getattr(n, "decorator_list", ()):
-                d = d.func if isinstance(d, ast.Call) else d
-                name = d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", None)
-                if name:
-                    found.add(name)
-        return found
-
-    then, now = names(old), names(new)
+    then, now = (set().union(*map(decorator_names, ast.walk(tree))) for tree in (old, new))
     gone = sorted(n for n in then - now if n in said.names or n in said.words)
     if gone:
         return f"the decorator {_shown(['@' + n for n in gone])} is gone"
@@ -471,20 +463,23 @@ def _snippets_dropped(old_code: str, new_code: str, said: Said) -> list[str]:
     return [s for s in said.snippets if count(then, s) > count(now, s) > 0]
 
 
+def _function(node: ast.AST | None) -> ast.AST | None:
+    """A function itself; a class's ``__init__`` (None when it has none)."""
+    if isinstance(node, ast.ClassDef):
+        return next((n for n in node.body if isinstance(n, _FUNCTIONS) and n.name == "__init__"), None)
+    return node
+
+
 def _parameter_names(node: ast.AST | None) -> set[str]:
     """A function's parameter names; a class's ``__init__``'s."""
-    if isinstance(node, ast.ClassDef):
-        node = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"),
-                    None)
+    node = _function(node)
     return {name for _, name, _ in parameters(node)} if node is not None else set()
 
 
 def _gained_defaults(old: ast.AST, new: ast.AST) -> set[str]:
     """The constant defaults (``True``, ``0``) of the parameters the function (a class's ``__init__``) gained."""
-    if isinstance(new, ast.ClassDef):
-        new = next((n for n in new.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "__init__"),
-                   None)
-    if not isinstance(new, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    new = _function(new)
+    if not isinstance(new, _FUNCTIONS):
         return set()
     a = new.args
     positional = [*a.posonlyargs, *a.args]
@@ -670,10 +665,7 @@ def _members(node: ast.ClassDef) -> set[str]:
     for s in node.body:
         if isinstance(s, (ast.Assign, ast.AnnAssign)):
             found |= {t.id for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name)}
-    for n in ast.walk(node):
-        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) \
-                and n.value.id == "self":
-            found.add(n.attr)
+    found |= self_attributes(node)
     return found
 
 
