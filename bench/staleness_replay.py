@@ -38,6 +38,8 @@ held-out replay for issue 38 and joined the tuning side once their flags had bee
 gunicorn``, the held-out one: a fresh replay of benoitc/gunicorn whose labels were committed before any rule ran on
 it; run it once per rule change you report, not while tuning). loguru (``--repo loguru``) is the fresh held-out
 replay prepared for the stop after gunicorn's: Delgan/loguru, its labels committed before any rule ran on it.
+httpie (``--repo httpie``) is the fresh held-out replay prepared for the stop after loguru's: httpie/cli, its labels
+committed before any rule ran on it.
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -60,7 +62,7 @@ DATA = Path(__file__).parent / "data" / "staleness_replay"
 PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
          "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous",
-         "yarl", "gunicorn", "loguru")
+         "yarl", "gunicorn", "loguru", "httpie")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl")
