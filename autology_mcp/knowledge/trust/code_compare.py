@@ -176,6 +176,26 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
+_VERSION_NAME = re.compile(r"version", re.IGNORECASE)
+
+
+def is_version_assignment(node: ast.AST | None) -> bool:
+    """``version_info = (19, 7, 1)``, ``__version__ = "1.2"``, ``VERSION = (1, 2, 0, "final")``: a release number,
+    which every release bumps. Its numbers are a version, as a version string is, not values of the code."""
+    if isinstance(node, ast.Assign):
+        targets, value = node.targets, node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets, value = [node.target], node.value
+    else:
+        return False
+    names = [dotted(t) for t in targets]
+    if not names or any(n is None or not _VERSION_NAME.search(n.rsplit(".", 1)[-1]) for n in names):
+        return False
+    items = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+    return all(isinstance(e, ast.Constant) and isinstance(e.value, (int, str)) and not isinstance(e.value, bool)
+               for e in items)
+
+
 def names_read(node: ast.AST) -> set[str]:
     """The names and attribute chains the code reads, and each chain's own prefixes (``self.console.is_terminal``,
     ``self.console``, ``self``)."""

@@ -13,6 +13,10 @@ node says of the code when the value is there:
   work to a new helper (:func:`aliases_read`).
 
 A node that speaks of ``None`` is about such a check, so for it they stay (:func:`about_none`).
+
+The other way round, a value tested for its truth that is now tested against None (``sent and str(sent) or '-'``
+now ``sent is not None and ...``), or back, changes what happens to zero and empty values: for a node that speaks
+of them (:func:`about_falsy`) that is a change of what it says (:func:`none_told_apart`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,64 @@ _NONE = re.compile(r"\bNone\b")
 def about_none(text: str) -> bool:
     """Whether a node's text speaks of ``None``: then a check for it is a change of what it says."""
     return _NONE.search(text) is not None
+
+
+_FALSY = re.compile(r"\b(?:zero|empty|falsy|falsey)\b|(?<![\w.])0(?![\w.])", re.IGNORECASE)
+
+
+def about_falsy(text: str) -> bool:
+    """Whether a node's text speaks of a false value that is not None: zero, an empty one ("a zero-length response
+    logs '-', not 0"). A test of a value's truth made a test against None (or the other way) changes what happens to
+    it, whatever else stays."""
+    return _FALSY.search(text) is not None
+
+
+def none_told_apart(old: list[ast.AST], new: list[ast.AST]) -> str | None:
+    """A value ``old`` tested for its truth that ``new`` tests against None, or the other way
+    (``getattr(resp, 'sent', None) and str(resp.sent) or '-'`` now ``getattr(resp, 'sent', None) is not None and
+    ...``): zero and empty values now go the other way. None when no test changed so."""
+    bare_then, none_then = _truth_tests(old)
+    bare_now, none_now = _truth_tests(new)
+    told = (bare_then & none_now) - none_then
+    merged = (none_then & bare_now) - bare_then
+    if told:
+        return f"a test of `{_short(min(told))}` now tells None from other false values (zero, empty)"
+    if merged:
+        return f"a test of `{_short(min(merged))}` no longer tells None from other false values (zero, empty)"
+    return None
+
+
+def _short(source: str) -> str:
+    return source if len(source) <= 60 else source[:57] + "..."
+
+
+def _truth_tests(nodes: list[ast.AST]) -> tuple[set[str], set[str]]:
+    """The values ``nodes`` test for their truth (``if x``, ``x and y``, ``not x``), and those they test against
+    None (``x is None``, ``x is not None``), each as its source."""
+    bare, against_none = set(), set()
+
+    def test(e: ast.AST) -> None:
+        if isinstance(e, ast.BoolOp):
+            for v in e.values:
+                test(v)
+        elif isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            test(e.operand)
+        elif (isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], (ast.Is, ast.IsNot))
+              and isinstance(e.comparators[0], ast.Constant) and e.comparators[0].value is None):
+            against_none.add(ast.unparse(e.left))
+        elif not isinstance(e, (ast.Compare, ast.Constant)):
+            bare.add(ast.unparse(e))
+
+    for root in nodes:
+        for n in ast.walk(root):
+            if isinstance(n, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+                test(n.test)
+            elif isinstance(n, ast.BoolOp):
+                test(n)
+            elif isinstance(n, ast.comprehension):
+                for cond in n.ifs:
+                    test(cond)
+    return bare, against_none
 
 
 def read_unnarrowed(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:

@@ -41,8 +41,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   function or class defined in it, or a name or snippet the node gives, is gone from the lines that
   took its place, a string it quotes or a
   number it states is gone, the changed statements differ in a name or word the node gives, in a
-  string value it quotes, or lost a number (``2 ** attempt`` now ``3 ** attempt``) or a value the node
-  gives as code; a rewrite that touches none of it (a generator into ``if``s) is information; the
+  string value it quotes, or lost a number (``2 ** attempt`` now ``3 ** attempt``; not the numbers of a release
+  number, ``version_info = (19, 7, 1)`` bumped, which is a version as a version string is, unless the node
+  states them) or a value the node gives as code; a rewrite that touches none of it (a generator into ``if``s) is information; the
   span's statements found again elsewhere in the function that held them (also when that function is now
   defined once per Python version under an ``if``), the same code with its
   variables perhaps renamed (a block moved up a split method), are followed there, and so are they in a function
@@ -100,7 +101,10 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   calls it for every request", and ``send()`` now calls a new method), or calls it without a test the
   node names that was around every call ("calls it when ``Preview.x`` is on", the ``if`` taken away);
   when a name the node says it has not (``denials``: "a ``match`` statement is not among them"; a
-  negation inside a message the node quotes is not the node's) is in it now; or when a class gained or lost
+  negation inside a message the node quotes is not the node's) is in it now; when the node speaks of a
+  false value that is not None (zero, empty: "a zero-length response logs '-', not 0") and a value the
+  symbol (or a span's changed statements) tested for its truth is now tested against None, or the other
+  way (``getattr(resp, 'sent', None) and ...`` now ``... is not None and ...``: :func:`.narrowing.none_told_apart`); or when a class gained or lost
   a method whose name, underscores aside, is a word
   of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of; not a
   member it held in another form, ``self.frame`` made a ``frame`` property, nor one beside a member of

@@ -32,6 +32,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     follow,
     follow_items,
     is_doc,
+    is_version_assignment,
     kwargs_keys,
     lines_of,
     literals,
@@ -57,7 +58,7 @@ from autology_mcp.knowledge.trust.equivalents import about_translation, canonica
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.git_history import History
 from autology_mcp.knowledge.trust.mentions import Said, holds, term
-from autology_mcp.knowledge.trust.narrowing import about_none, aliases_read
+from autology_mcp.knowledge.trust.narrowing import about_falsy, about_none, aliases_read, none_told_apart
 from autology_mcp.knowledge.trust.protocols import operations
 from autology_mcp.knowledge.trust.renames import renamed
 from autology_mcp.knowledge.trust.signatures import signature_kept, signatures_lost
@@ -197,7 +198,14 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     before, after = Counter(s for u in gone for s in u.strings), Counter(s for u in came for s in u.strings)
     if said.quotes(changed_strings(before, after)):
         return "a string value the node quotes changed"
-    values = {v for u in gone for v in u.constants()} - {v for u in came for v in u.constants()}
+    if about_falsy(said.text):
+        told = none_told_apart([u.node for u in gone if u.node], [u.node for u in came if u.node])
+        if told:
+            return told
+    # a release number bumped (``version_info = (19, 7, 1)`` now ``(19, 8, 0)``) is a version, as a version string
+    # is: a number the node states is judged above
+    values = {v for u in gone if not is_version_assignment(u.node) for v in u.constants()} - \
+        {v for u in came if not is_version_assignment(u.node) for v in u.constants()}
     values = {v for v in values if v not in ("None", "True", "False", "Ellipsis") or said.gives_value(v)}
     if values:  # a number the changed statements held is gone (`2 ** attempt` now `3 ** attempt`), or a value the node gives
         return f"{_shown(sorted(values))} gone from it"
@@ -260,6 +268,10 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return None
     if unnarrowed and dump(aliases_read(old), False) == dump(aliases_read(new), False):  # `fut.failed` for `x.outcome.failed`
         return None
+    if about_falsy(said.text):  # "a zero-length response logs '-'", and `sent and ...` is now `sent is not None and ...`
+        told = none_told_apart([old], [new])
+        if told:
+            return told
     mapping = renamed(old, new, parse_python(old_text), tree)  # the same code, a name renamed throughout
     if mapping is not None and not any(n in said.names or term(n) in said.title_terms for pair in mapping.items()
                                        for n in pair):
