@@ -37,12 +37,13 @@ def named_files(text: str, folder: str) -> set[str]:
 
 def defined(git: Git, names: list[str], path: str, *also: str) -> set[str]:
     """Which of ``names`` a file under ``path`` (the work tree) defines: ``def name``, ``class name``,
-    ``func (r *T) name``, ``type name``, ``const name``, or ``name =`` at a line's start; a name
-    only used there (an import, a call) was not moved there."""
+    ``func (r *T) name``, ``type name``, ``const name``, or ``name =`` at a line's start, not indented (a
+    module's variable; ``kwargs = {}`` in a function is a local of its own); a name only used there (an
+    import, a call) was not moved there."""
     found: set[str] = set()
     for start in range(0, len(names), 100):
         chunk = "|".join(re.escape(n) for n in names[start:start + 100])
-        pattern = rf"(^|[^A-Za-z0-9_]){_DEFINES}[[:space:]]+(\([^)]*\)[[:space:]]*)?({chunk})([^A-Za-z0-9_]|$)|^[[:space:]]*({chunk})[[:space:]]*:?=[^=]"
+        pattern = rf"(^|[^A-Za-z0-9_]){_DEFINES}[[:space:]]+(\([^)]*\)[[:space:]]*)?({chunk})([^A-Za-z0-9_]|$)|^({chunk})[[:space:]]*:?=[^=]"
         out = git("grep", "-I", "-h", "-o", "-E", "-e", pattern, "--", path, ":(exclude).autology", *also) or ""
         found.update(w for line in out.splitlines() for w in re.findall(r"[A-Za-z0-9_]+", line))
     return found & set(names)

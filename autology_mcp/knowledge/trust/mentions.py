@@ -158,6 +158,17 @@ class Said:
         qualifiers = Counter(m.group(1) for m in _QUALIFIER.finditer(self.text))
         return {w for w in found if qualifiers[w] < found[w]}
 
+    def messages_of(self, name: str) -> list[str]:
+        """The messages the node writes ``name`` called with, by their longest literal part: ``Invalid compression
+        format`` of "raises ValueError("Invalid compression format: '...'")". Empty when it writes no such call."""
+        found = []
+        for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\(\s*(?:'([^'\n]+)|\"([^\"\n]+))", self.text):
+            parts = re.split(r"\.\.\.|\u2026|%[sdr]|\{[^}]*\}", m.group(1) or m.group(2))
+            longest = max((p.strip(" :;,.'\"") for p in parts), key=len)
+            if len(longest) >= 4:
+                found.append(longest)
+        return found
+
     def gives_value(self, value: str) -> bool:
         """Whether the node gives this value (``None``, ``False``, ``5000``) as code: in backticks, after
         "return(s)" or "=" ("returns None"), not as a word of prose ("None of these", "Alternatives: None.")."""

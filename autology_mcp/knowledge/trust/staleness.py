@@ -119,8 +119,10 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   it did (:mod:`.defects`: the fix that adds a check, a call or a method, taking away nothing). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
   touch nothing the node says are information, and so are a method the class gained that the node does
-  not name (what it uses is its own, but for a word of the title: ``from_header`` gained by the
-  ``IfRange`` of "a weak ETag is kept", which now tests ``weak``, is a flag), a word of the node's text that is only a variable of the
+  not name (what it uses and the values it holds are its own, but for a word of the title: ``from_header``
+  gained by the ``IfRange`` of "a weak ETag is kept", which now tests ``weak``, is a flag), an exception or
+  a function the node writes called with a message (``ValueError("Invalid compression format: '...'")``)
+  that the changed statements call only with other messages (another ``raise``, made a ``TypeError``), a word of the node's text that is only a variable of the
   function's own, renamed (``innermost`` now ``res``), a keyword the function read from its
   ``**kwargs`` by name made a parameter of its own (``attrs.pop("cls")`` into ``cls=None``: a name the
   node gives, the callers' same keyword), a parameter removed and read as another's attribute of the
@@ -158,7 +160,11 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   them now (:func:`held_snippets`), when a file under it that the node names (by its path, or
   by its bare name, ``main.py`` in backticks or a source file's name in prose: :mod:`folder_files`) and the folder held is deleted or renamed;
   or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
-  block is kept) and no name it gives plainly is still in it.
+  block is kept) and no name it gives plainly is still in it, or when the node gives every line of a
+  small file in backticks ("MANIFEST.in has two lines: `include LICENSE` and ...") and the file gained a
+  line (:func:`lines_added`). A name the node gives that is gone from a file and that another file of
+  the same folder and kind now defines (``def``, ``class``, or a module's variable at a line's start, not
+  a function's indented local) moved there, a package split, and is not gone.
 - Any file reference: stale when something the node states literally, which the referenced code held
   at the base, is gone from it (:meth:`Said.values_lost`; the code: the ``#symbol`` with the module
   and class constants it uses, the ``#L`` span's statements when only their strings changed, or the
@@ -216,6 +222,7 @@ and the change that may fix it; :mod:`.fingerprints` records the code a node saw
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from autology_mcp.knowledge.models import KnowledgeNode
@@ -373,6 +380,12 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
                               first in said.names else first not in _lost(before_code, code_words(t, path), said))
         verb = "is" if len(gone) == 1 else "are"
         return Finding(ref, True, f"{_shown(gone)} {verb} gone from {where} ({when})", later.text(explain))
+    if not anchor:  # a small file whose every line the node gives (`include LICENSE`), and it gained lines
+        added = lines_added(before, now, said)
+        if added:
+            when = first_without(h, later, lambda t: not lines_added(before, t, said))
+            return Finding(ref, True, f"{where} gained {_shown(added[:3])}: the node gives every line it had ({when})",
+                           later.text(explain))
     if not anchor or not path.endswith(".py"):  # a file, or a name in another language: the file's values
         values = _values_lost(before, now, path, said)
         if values:
@@ -393,6 +406,26 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
     if not explain:
         return Finding(ref, False, None, None)
     return Finding(ref, False, None, later.text(True) or ("uncommitted edits" if not later.commits else None))
+
+
+WHOLE_FILE_LINES = 12  # a file the node can give line by line
+
+
+def lines_added(before: str, now: str, said: Said) -> list[str]:
+    """The lines ``now`` holds that ``before`` did not, when the node gives every line of ``before`` in backticks
+    (comments and blank lines aside; at most :data:`WHOLE_FILE_LINES`): "MANIFEST.in has two lines: `include
+    LICENSE` and `recursive-include tests *.py *.txt`", and it gains ``include loguru/py.typed``. A node that
+    gives a file whole describes all of it, so what is added is not described. Empty otherwise."""
+    def lines(text: str) -> list[str]:
+        return [" ".join(line.split()) for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+    then = lines(before)
+    if not then or len(then) > WHOLE_FILE_LINES:
+        return []
+    given = {" ".join(t.split()) for t in re.findall(r"`([^`\n]+)`", said.text)}
+    if not all(line in given for line in then):
+        return []
+    return [line for line in lines(now) if line not in then]
 
 
 def _modules_gone(modules: list[str], where: str, when: str | None = None) -> str:

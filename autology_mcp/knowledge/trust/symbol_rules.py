@@ -192,7 +192,8 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     differ = {i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}
     added = _added_parameters(old_text, new_text, gone_units[0].start, came_units[0].start) if gone_units and came_units \
         else set()
-    used = sorted(differ & said.used_now(gone_units, came_units, added) - said.words_kept(gone, came))
+    used = differ & said.used_now(gone_units, came_units, added) - said.words_kept(gone, came)
+    used = sorted(used - _called_with_other_messages(used, gone, came, said))
     if used:
         return f"the use of {_shown(used)} changed"
     before, after = Counter(s for u in gone for s in u.strings), Counter(s for u in came for s in u.strings)
@@ -210,6 +211,35 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     if values:  # a number the changed statements held is gone (`2 ** attempt` now `3 ** attempt`), or a value the node gives
         return f"{_shown(sorted(values))} gone from it"
     return None
+
+
+def _called_with_other_messages(names: set[str], gone: list[Unit], came: list[Unit], said: Said) -> set[str]:
+    """Of the ``names`` the node writes called with a message ("raises ValueError("Invalid compression format:
+    '...'")"), those the changed statements use only in calls with another message (``raise ValueError("Cannot
+    infer compression for objects of type: '%s'" % ...)`` made a ``TypeError``): another raise than the one the
+    node speaks of, not a change of it."""
+    out = set()
+    for name in names:
+        messages = said.messages_of(name)
+        if not messages:
+            continue
+        uses = calls = 0
+        other = True
+        for u in (*gone, *came):
+            if u.node is None:
+                continue
+            for n in ast.walk(u.node):
+                if isinstance(n, ast.Name) and n.id == name or isinstance(n, ast.Attribute) and n.attr == name:
+                    uses += 1
+                if isinstance(n, ast.Call) and (dotted(n.func) or "").rsplit(".", 1)[-1] == name:
+                    calls += 1
+                    texts = [c.value for c in ast.walk(n.args[0]) if isinstance(c, ast.Constant)
+                             and isinstance(c.value, str)] if n.args else []
+                    if not texts or any(m.lower() in " ".join(texts).lower() for m in messages):
+                        other = False
+        if uses and uses == calls and other:
+            out.add(name)
+    return out
 
 
 def _defines(found: list[Unit]) -> set[str]:
@@ -377,8 +407,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # `_StreamingResponse(...)`, a `class _StreamingResponse(StreamingResponse)`), is still what the code makes
     bases = _bases(tree)
     subclassed = {b for u in came for i in u.identifiers() for b in bases.get(i, ())}
-    used = sorted(differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit
-                  - said.words_kept(gone, came) - local - subclassed)
+    used = (differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit
+            - said.words_kept(gone, came) - local - subclassed)
+    used = sorted(used - _called_with_other_messages(used, gone, came, said))
     if used:
         return f"the use of {_shown(used)} changed"
     now_code = "\n".join(code_words(without_docstrings(new_text, n), path) for n in [new, *helpers])
@@ -396,8 +427,11 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # the default of a parameter it gained, in the header, is the new option's (``requote=True`` added last), as the
     # parameter is; the same value in a statement of its body still counts
     defaults = _gained_defaults(old, new)
+    # and the values of a method the class gained that the node does not name are that method's (``strict=True`` in
+    # a new ``verify()`` beside the ``feed(text, *, strict=True)`` the node gives)
     values = {v for u in gone for v in u.constants()} ^ {
-        v for u in came for v in u.constants() - (defaults if isinstance(u.node, _FUNCTIONS) else set())}
+        v for u in came if not any(a <= u.start <= b for a, b in beside)
+        for v in u.constants() - (defaults if isinstance(u.node, _FUNCTIONS) else set())}
     named = sorted(v for v in values if said.gives_value(v))
     if named:
         return f"a value the node gives changed ({_shown(named)})"
