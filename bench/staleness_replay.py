@@ -31,15 +31,12 @@ needs no entry after that (its judgement carries).
     python bench/staleness_replay.py --checkout /work/main --repo flask --json /tmp/flask.json
 
 Repositories: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja, attrs,
-starlette, rich, marshmallow, structlog, uvicorn, tenacity, itsdangerous and yarl (``--repo tuning``: all twenty-one
-have been read while the rule was worked on; pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja,
-attrs, starlette, rich, marshmallow, structlog, uvicorn, tenacity, itsdangerous and yarl were each written as a fresh
-held-out replay for issue 38 and joined the tuning side once their flags had been read) and gunicorn (``--repo
-gunicorn``, the held-out one: a fresh replay of benoitc/gunicorn whose labels were committed before any rule ran on
-it; run it once per rule change you report, not while tuning). loguru (``--repo loguru``) is the fresh held-out
-replay prepared for the stop after gunicorn's: Delgan/loguru, its labels committed before any rule ran on it.
-httpie (``--repo httpie``) is the fresh held-out replay prepared for the stop after loguru's: httpie/cli, its labels
-committed before any rule ran on it.
+starlette, rich, marshmallow, structlog, uvicorn, tenacity, itsdangerous, yarl, gunicorn and loguru (``--repo
+tuning``: all twenty-three have been read while the rule was worked on; all but flask and requests were each written
+as a fresh held-out replay for issue 38 and joined the tuning side once their flags had been read) and httpie
+(``--repo httpie``, the held-out one: a fresh replay of httpie/cli whose labels were committed before any rule ran on
+it; run it once per rule change you report, not while tuning). humanize (``--repo humanize``) is the fresh held-out
+replay prepared for the stop after httpie's: python-humanize/humanize, its labels committed before any rule ran on it.
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -62,10 +59,11 @@ DATA = Path(__file__).parent / "data" / "staleness_replay"
 PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
          "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous",
-         "yarl", "gunicorn", "loguru", "httpie")
+         "yarl", "gunicorn", "loguru", "httpie", "humanize")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
-          "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl")
+          "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl",
+          "gunicorn", "loguru")
 TAG = "replay-tag"
 
 
@@ -357,8 +355,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the autology checkout whose CLI is measured (default: this one)")
     p.add_argument("--repo", choices=(*REPOS, "tuning", "all"), default="all",
                    help="tuning: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja, attrs, "
-                        "starlette, rich, marshmallow, structlog, uvicorn, tenacity, itsdangerous and yarl (each was read "
-                        "after a run, so they tune now); gunicorn is the held-out one")
+                        "starlette, rich, marshmallow, structlog, uvicorn, tenacity, itsdangerous, yarl, gunicorn and loguru (each was read "
+                        "after a run, so they tune now); httpie is the held-out one")
     p.add_argument("--json", type=Path, help="write every cell, finding and scenario here")
     p.add_argument("--workdir", type=Path, help="keep the replayed clones here (default: a temp dir, removed)")
     p.add_argument("--every-cell", action="store_true", help="list each false or missed cell, not runs of steps")
