@@ -76,8 +76,7 @@ def _truth_tests(nodes: list[ast.AST]) -> tuple[set[str], set[str]]:
                 test(v)
         elif isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
             test(e.operand)
-        elif (isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], (ast.Is, ast.IsNot))
-              and isinstance(e.comparators[0], ast.Constant) and e.comparators[0].value is None):
+        elif _compared_to_none(e, (ast.Is, ast.IsNot)):
             against_none.add(ast.unparse(e.left))
         elif not isinstance(e, (ast.Compare, ast.Constant)):
             bare.add(ast.unparse(e))
@@ -116,9 +115,13 @@ def _none_test(test: ast.AST, op: type) -> bool:
     joined = ast.Or if op is ast.Is else ast.And
     if isinstance(test, ast.BoolOp) and isinstance(test.op, joined):
         return all(_none_test(v, op) for v in test.values)
+    return _compared_to_none(test, op) and dotted(test.left) is not None
+
+
+def _compared_to_none(test: ast.AST, op: type | tuple[type, ...]) -> bool:
+    """``x is None`` or ``x is not None`` (as ``op`` allows), whatever ``x`` is."""
     return (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], op)
-            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
-            and dotted(test.left) is not None)
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None)
 
 
 def _guard(statement: ast.stmt) -> bool:
