@@ -37,6 +37,8 @@ as a fresh held-out replay for issue 38 and joined the tuning side once their fl
 (``--repo httpie``, the held-out one: a fresh replay of httpie/cli whose labels were committed before any rule ran on
 it; run it once per rule change you report, not while tuning). humanize (``--repo humanize``) is the fresh held-out
 replay prepared for the stop after httpie's: python-humanize/humanize, its labels committed before any rule ran on it.
+quart (``--repo quart``) is the fresh held-out replay prepared for the stop after humanize's: pallets/quart, its labels
+committed before any rule ran on it.
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -59,7 +61,7 @@ DATA = Path(__file__).parent / "data" / "staleness_replay"
 PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
          "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous",
-         "yarl", "gunicorn", "loguru", "httpie", "humanize")
+         "yarl", "gunicorn", "loguru", "httpie", "humanize", "quart")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl",
