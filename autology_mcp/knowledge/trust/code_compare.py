@@ -293,8 +293,49 @@ def _python_units(text: str) -> list[Unit] | None:
     if tree is None:
         return None
     out: list[Unit] = []
-    _walk(tree.body, "body", 0, out)
+    _walk(tree.body, "body", 0, out, composed_strings(tree))
     return out
+
+
+def composed_strings(tree: ast.AST) -> dict[ast.AST, str]:
+    """The module's string constants built from others, each statement with the string it gives:
+    ``JSON_ACCEPT = f'{JSON_CONTENT_TYPE}, */*'`` after ``JSON_CONTENT_TYPE = 'application/json'`` gives
+    'application/json, */*', which a node quotes as the value; an f-string, ``.format`` or ``%`` of such names
+    (no conversion but ``str``, no format spec), or a ``+`` of them and literals."""
+    known: dict[str, str] = {}
+    out: dict[ast.AST, str] = {}
+    for stmt in getattr(tree, "body", []):
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else \
+            stmt.target if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else None
+        if not isinstance(target, ast.Name):
+            continue
+        value = _string_value(stmt.value, known)
+        if value is None:
+            known.pop(target.id, None)
+            continue
+        known[target.id] = value
+        if not (isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)):
+            out[stmt] = " ".join(value.split())
+    return out
+
+
+def _string_value(node: ast.AST, known: dict[str, str]) -> str | None:
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        return known.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _string_value(node.left, known), _string_value(node.right, known)
+        return left + right if left is not None and right is not None else None
+    built = formatted(node)
+    if built is None:
+        return None
+    pieces, fields = built
+    values = [known.get(v.id) if isinstance(v, ast.Name) and c in (-1, ord("s")) and not spec else None
+              for v, c, spec in fields]
+    if any(v is None for v in values):
+        return None
+    return "".join(p + v for p, v in zip(pieces, values)) + pieces[-1]
 
 
 def _children(node: ast.AST) -> list[tuple[str, list[ast.AST]]]:
@@ -302,7 +343,10 @@ def _children(node: ast.AST) -> list[tuple[str, list[ast.AST]]]:
             if isinstance(value := getattr(node, name, None), list) and value and isinstance(value[0], ast.AST)]
 
 
-def _walk(statements: list[ast.AST], field: str, depth: int, out: list[Unit]) -> None:
+def _walk(statements: list[ast.AST], field: str, depth: int, out: list[Unit],
+          composed: dict[ast.AST, str] | None = None) -> None:
+    """Each statement as a unit, and those of its blocks after it; ``composed``: the strings some of them give
+    (:func:`composed_strings`), counted among their string values."""
     for node in statements:
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) if hasattr(node, "lineno") \
             else getattr(getattr(node, "pattern", None), "lineno", 0)
@@ -311,8 +355,10 @@ def _walk(statements: list[ast.AST], field: str, depth: int, out: list[Unit]) ->
         end = (first_child - 1) if first_child is not None and blocks else (getattr(node, "end_lineno", None) or start)
         strings: list[str] = []
         prefix = f"{depth}:{field}:"
-        out.append(Unit(prefix + dump(node, False, True, strings), prefix + dump(node, True, True),
-                        start, max(start, end), tuple(strings), node))
+        text = prefix + dump(node, False, True, strings)
+        if composed and node in composed:
+            strings.append(composed[node])
+        out.append(Unit(text, prefix + dump(node, True, True), start, max(start, end), tuple(strings), node))
         for name, block in blocks:
             _walk(block, name, depth + 1, out)
 
@@ -504,7 +550,39 @@ def span_region(before: str, after: str, span: tuple[int, int], path: str) -> tu
         elif key is not None and key == then_after and j >= start:
             end = j - 1
             break
+    # statements added right after (or before) the span, no deeper than its own, are not the span's: a new
+    # ``add_argument(...)`` appended after the option the node describes (reworded, or not); only added ones
+    if all(u.node is not None for u in old[lo:hi + 1]) and end >= start:
+        depth = min(_depth(u) for u in old[lo:hi + 1])
+        images = set(matched.values())  # the span's own statements, kept: never cut off
+        if min((i for i in matched if i > hi), default=len(old)) == hi + 1:  # nothing of the old code between
+            last = matched[hi] if hi in matched else _counterpart(old[hi], new, start, end, last=True)
+            if last is not None and all(_depth(new[j]) <= depth and j not in images for j in range(last + 1, end + 1)):
+                end = min(end, last)
+        if max((i for i in matched if i < lo), default=-1) == lo - 1:
+            first = matched[lo] if lo in matched else _counterpart(old[lo], new, start, end, last=False)
+            if first is not None and all(_depth(new[j]) <= depth and j not in images for j in range(start, first)):
+                start = max(start, first)
     return old[lo:hi + 1], new[start:end + 1]
+
+
+SAME_STATEMENT = 0.6  # how alike a changed statement and its new form are (difflib's ratio of their code)
+
+
+def _depth(unit: Unit) -> int:
+    return int(unit.text.split(":", 1)[0])
+
+
+def _counterpart(unit: Unit, new: list[Unit], start: int, end: int, last: bool) -> int | None:
+    """The index in ``new[start:end + 1]`` of the statement most like ``unit`` (the span's last statement when
+    ``last``, else its first), changed: where the span's new code ends (or starts). None when none is alike
+    enough (:data:`SAME_STATEMENT`): the whole gap is then the span's."""
+    if end < start:
+        return None
+    scores = [(difflib.SequenceMatcher(None, plain(unit), plain(new[j]), autojunk=False).ratio(), j)
+              for j in range(start, end + 1)]
+    best, at = max(scores, key=lambda s: (s[0], -s[1] if last else s[1]))
+    return at if best >= SAME_STATEMENT else None
 
 
 def _defined(unit: Unit) -> tuple[str, ...] | None:
@@ -1042,7 +1120,7 @@ def constants_used(tree: ast.AST, node: ast.AST) -> list[Unit]:
             if any(isinstance(t, ast.Name) and t.id in used for t in targets):
                 found.append(stmt)
     out: list[Unit] = []
-    _walk(found, "body", 0, out)
+    _walk(found, "body", 0, out, composed_strings(tree))
     return out
 
 
@@ -1087,6 +1165,15 @@ class Literals:
         bare = part.translate(_QUOTE_MARKS)
         return any(bare in s for s in self._unquoted) if bare != part or self._quoted else False
 
+    def holds_whole(self, part: str) -> bool:
+        """Whether one of its strings is ``part`` itself, not a longer string holding it (quotation marks and a
+        final stop aside: a message that gains a period says the same)."""
+        return part in self.strings or part.translate(_QUOTE_MARKS).rstrip(_STOPS) in self._whole
+
+    @cached_property
+    def _whole(self) -> frozenset[str]:
+        return frozenset(s.rstrip(_STOPS) for s in self._unquoted)
+
     @cached_property
     def _quoted(self) -> bool:
         return any(q in s for s in self.strings for q in "'\"`")
@@ -1097,6 +1184,7 @@ class Literals:
 
 
 _QUOTE_MARKS = str.maketrans("", "", "'\"`")
+_STOPS = ".!?:;, "
 
 
 def literals(found: list[Unit]) -> Literals:
@@ -1125,9 +1213,10 @@ def literals(found: list[Unit]) -> Literals:
 def file_literals(text: str, path: str) -> Literals:
     """What :func:`literals` finds in a whole file, read in one pass (kept per text: one file is read for
     every node that references it). Python by its strings and comments scanned as :func:`code_words`
-    does, not parsed: adjacent strings joined (as Python joins them), a triple-quoted string that opens
-    its line taken for a docstring, comments left out, and the numbers of the rest; other languages by
-    their lines."""
+    does: adjacent strings joined (as Python joins them), a triple-quoted string that opens its line
+    taken for a docstring, comments left out, and the numbers of the rest; with the strings the
+    module's constants built from others give (:func:`composed_strings`, from the parse the judgement of
+    the file has mostly made already). Other languages by their lines."""
     if not path.endswith(".py"):
         return _memo("literals", text, lambda t: literals(_line_units(t)))
     return _memo("literals:py", text, _python_literals)
@@ -1158,6 +1247,8 @@ def _python_literals(text: str) -> Literals:
     if joined:
         strings.append(" ".join("".join(joined).split()))
     code.append(text[end:])
+    tree = parse_python(text)
+    strings += composed_strings(tree).values() if tree is not None else ()  # a constant built from others
     for s in strings:
         numbers |= numbers_in(s)
     numbers |= {n.replace("_", "") for n in _CODE_NUMBER.findall(" ".join(code))}

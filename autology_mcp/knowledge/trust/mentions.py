@@ -39,6 +39,8 @@ _PATHISH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
 _QUOTED = re.compile(r"""(?<![\w'"])(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|\u201c([^\u201d\n]{1,200})\u201d"""
                      r"""|\u2018([^\u2019\n]{1,200})\u2019)(?![\w])""")
 # where a quoted message leaves the code's text out: an ellipsis, a placeholder (%s, %r, {}, {name!r})
+# a header as a node writes it, ``Content-Type: application/json``: its name, then its value
+_HEADER = re.compile(r"([A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*): (\S.*)")
 _ELIDED = re.compile(r"\.\.\.|\u2026|%[-#0-9.]*[sdrifx]|\{[^{}]*\}")
 # a number the node states: 5000, 3.0, 1.21.1, "< 4"; not of a word (utf8), an issue (#123), a date or a range
 _STATED = re.compile(r"(?<![\w.\-/#,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)*)(?![\w/]|-\d|\.\d|,\d)")  # 64-bit: 64; 10,000
@@ -291,7 +293,9 @@ class Said:
                 found.append(span)
         out = {}
         for quote in found:
-            parts = tuple(p for p in (" ".join(p.split()) for p in _ELIDED.split(quote)) if len(p) >= 2)
+            header = _HEADER.fullmatch(quote)  # `Accept: application/json, */*`: the code holds the name and the value apart
+            pieces = [header.group(1), header.group(2)] if header else [quote]
+            parts = tuple(p for piece in pieces for p in (" ".join(p.split()) for p in _ELIDED.split(piece)) if len(p) >= 2)
             if parts:
                 out[quote] = parts
         return out
@@ -323,8 +327,11 @@ class Said:
         """The strings the node quotes and the numbers it states that ``before`` held as literals (every
         literal part of a quote) and ``after`` does not: what the node says literally that the code no
         longer holds (a message changed from http:// to https://, a bound from < 4 to < 5)."""
+        # a value held whole that is now only part of a longer one is not held: 'application/json, */*' now
+        # 'application/json, */*;q=0.5'
         lost = [f"'{quote}'" for quote, parts in self.literals.items()
-                if all(before.holds_string(p) for p in parts) and not all(after.holds_string(p) for p in parts)]
+                if all(before.holds_string(p) for p in parts) and not all(
+                    after.holds_string(p) and (after.holds_whole(p) or not before.holds_whole(p)) for p in parts)]
         lost += list(dict.fromkeys(token for atom, token in self.numbers.items()
                                    if atom in before.numbers and atom not in after.numbers))
         return lost

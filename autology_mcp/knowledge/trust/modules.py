@@ -12,6 +12,7 @@ and no file of the work tree is that module any more.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 
@@ -54,3 +55,55 @@ def modules_gone(git: Git, exists: Callable[[str], bool], text: str, held_then: 
 def in_code(code: str) -> Callable[[list[str]], set[str]]:
     """Which of the dotted paths one piece of code holds (:func:`holds_path`)."""
     return lambda modules: {m for m in modules if holds_path(code, m)}
+
+
+_IMPORT = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)")
+
+
+def imports_gone(text: str, under: str, read_then: Callable[[str], "str | None"],
+                 read_now: Callable[[str], "str | None"]) -> list[str]:
+    """The imports ``text`` writes (``from httpie.plugins import plugin_manager``) from a module of the project
+    at or under the path ``under`` (a file, or a folder) whose module bound the name then and binds it no more:
+    the registry moved to ``httpie/plugins/registry.py``, and that import no longer works. A module that now
+    forwards every name it is asked for (a module ``__getattr__``) still binds it."""
+    out = []
+    for match in _IMPORT.finditer(text):
+        module = match.group(1)
+        for file in module_files(module):
+            if not (file == under or file.startswith(under.rstrip("/") + "/")):
+                continue
+            then, now = read_then(file), read_now(file)
+            if then is None:
+                continue
+            bound_then, bound_now = _bound(then), _bound(now) if now is not None else set()
+            for name in (n.strip() for n in match.group(2).split(",")):
+                if name in bound_then and name not in bound_now and not {"__getattr__", "*"} & bound_now:
+                    out.append(f"from {module} import {name}")
+            break
+    return list(dict.fromkeys(out))
+
+
+def _bound(code: str) -> set[str]:
+    """The names a module binds at its top level (in its ``if`` and ``try`` blocks too): its functions,
+    classes, variables and imports (``*`` for a star import, which may bind any)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    found: set[str] = set()
+    todo = list(tree.body)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(stmt.name)
+            continue
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            found.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+            continue
+        for name, value in ast.iter_fields(stmt):
+            if name in ("body", "orelse", "finalbody", "handlers") and isinstance(value, list):
+                todo += [v for v in value if isinstance(v, ast.stmt)] + \
+                    [s for h in value if isinstance(h, ast.ExceptHandler) for s in h.body]
+        found.update(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                     and not isinstance(stmt, (ast.If, ast.Try)))
+    return found

@@ -37,7 +37,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   number it states, or changes a string of which the node gives a piece as code (``[a-z0-9.-]``, a
   regular expression's character class: :meth:`Said.gives_from`). A change of its code is judged as a symbol's
   (:func:`span_rewrite`; a bare annotation in a class that declares an attribute its methods set, ``sleep:
-  Callable[...]`` beside ``self.sleep = sleep``, is not code): stale when a
+  Callable[...]`` beside ``self.sleep = sleep``, is not code; statements added right after or before the span,
+  beside its own and no deeper, are not its code: a new ``add_argument(...)`` after the option the node
+  describes, :func:`.code_compare.span_region`): stale when a
   function or class defined in it, or a name or snippet the node gives, is gone from the lines that
   took its place, a string it quotes or a
   number it states is gone, the changed statements differ in a name or word the node gives, in a
@@ -104,7 +106,10 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   negation inside a message the node quotes is not the node's) is in it now; when the node speaks of a
   false value that is not None (zero, empty: "a zero-length response logs '-', not 0") and a value the
   symbol (or a span's changed statements) tested for its truth is now tested against None, or the other
-  way (``getattr(resp, 'sent', None) and ...`` now ``... is not None and ...``: :func:`.narrowing.none_told_apart`); or when a class gained or lost
+  way (``getattr(resp, 'sent', None) and ...`` now ``... is not None and ...``: :func:`.narrowing.none_told_apart`); when its
+  code is the same and a string the node quotes or a number it states, held by a module constant it uses,
+  is gone from that constant (``JSON_ACCEPT`` given a weight, under a node that gives the ``Accept`` header
+  ``make_default_headers`` sends); or when a class gained or lost
   a method whose name, underscores aside, is a word
   of the node's text (``__reduce__`` added to a class the node says "reduce" loses an argument of; not a
   member it held in another form, ``self.frame`` made a ``frame`` property, nor one beside a member of
@@ -151,7 +156,11 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   type checker asks for, unless the node speaks of None (:mod:`.narrowing`: ``if x is None: raise ...``,
   ``assert x is not None``, ``"<unknown>" if fn is None else name(fn)`` read as ``name(fn)``, a local
   bound once to an attribute chain read as the chain). In other languages the name must still be there.
-- ``path`` (a file) or a folder: stale when a name, path, identifier or code snippet the node's
+- ``path`` (a file) or a folder: stale when an import the node writes (``from pkg.plugins import
+  plugin_manager``), of a module that is the file or is under the folder, names what the module bound at
+  the base and binds no more (no module ``__getattr__`` or star import now: :func:`.modules.imports_gone`;
+  the registry moved to ``registry.py``, where the folder still holds the name); when a name, path,
+  identifier or code snippet the node's
   text gives (:func:`mentions`, in backticks, one character or more (`q`, `*`), shaped like one, called ``retry()``, dotted
   ``app.retry``), or a call it writes in prose with its arguments (``self.get_connection(request.url,
   proxies)``, held as a call, not a ``def``), which the referenced code held at the base, is gone from
@@ -176,7 +185,11 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   number it states (``< 4``, ``1.21.1``, "at most 5 retries", "64-bit", "10,000"; a version
   also by its parts, as ``minor >= 21`` checks it, not a fraction, 0.4 is no 4; not 0, 1 or 2 alone,
   a date, an issue or ``2/3``) counts when the code held it as a literal (a constant, or written in
-  one of its strings). What the node quotes that the
+  one of its strings). A string constant built from others holds the string it gives
+  (``JSON_ACCEPT = f'{JSON_CONTENT_TYPE}, */*'``: 'application/json, */*', :func:`.code_compare.composed_strings`);
+  a header the node writes as ``Accept: application/json`` counts by its name and its value; a value the
+  code held whole and now holds only inside a longer string is gone ('application/json, */*' now
+  'application/json, */*;q=0.5'; a final stop added aside). What the node quotes that the
   code never held (prose in quotes) says nothing. Also stale when a name the node mentions (or the
   ``#symbol``) is newly deprecated (``@deprecated``, a deprecation warning in it or naming it, any call
   whose message says it "is deprecated" (``print("Warning: --flag is deprecated; ...")``),
@@ -248,7 +261,7 @@ from autology_mcp.knowledge.trust.fingerprints import node_bases, recorded_code,
 from autology_mcp.knowledge.trust.folder_files import defined, grep_names, held_snippets, named_files
 from autology_mcp.knowledge.trust.git_history import Commit, History, history
 from autology_mcp.knowledge.trust.mentions import Said, holds, mentions
-from autology_mcp.knowledge.trust.modules import holds_path, in_code, modules_gone
+from autology_mcp.knowledge.trust.modules import holds_path, imports_gone, in_code, modules_gone
 from autology_mcp.knowledge.trust.symbol_rules import REWRITTEN, _holder, _lost, judge_span, judge_symbol
 
 
@@ -332,6 +345,11 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
     if modules:  # a module the node names by its path, renamed or removed (:mod:`.modules`)
         when = first_without(h, later, lambda t: holds_path(t, modules[0]))
         return Finding(ref, True, _modules_gone(modules, where, when), later.text(explain))
+    if path.endswith(".py"):  # an import the node writes from this module, of a name it binds no more
+        broken = imports_gone(said.text, path, lambda f: before, lambda f: now)
+        if broken:
+            when = first_without(h, later, lambda t: not imports_gone(said.text, path, lambda f: before, lambda f: t))
+            return Finding(ref, True, _imports_gone(broken, when), later.text(explain))
     said_here = any(holds(before, n) for n in said.names) or bool(said.snippets) or bool(said.calls)
     before_code, now_code = (code_words(before, path), code_words(now, path)) if said_here else (before, now)
     held = {n for n in said.names if holds(before_code, n)} if said_here else set()
@@ -435,6 +453,12 @@ def _modules_gone(modules: list[str], where: str, when: str | None = None) -> st
             + (f" ({when})" if when else ""))
 
 
+def _imports_gone(imports: list[str], when: str | None = None) -> str:
+    one = len(imports) == 1
+    return (f"{_shown(imports)} no longer {'works' if one else 'work'}: the module no longer binds "
+            f"{'that name' if one else 'those names'}" + (f" ({when})" if when else ""))
+
+
 def _values_lost(before: str, now: str, path: str, said: Said) -> list[str]:
     """What the node states literally (:meth:`Said.values_lost`) that the file held and holds no more;
     the file now is scanned only when it held one."""
@@ -468,6 +492,9 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
                                lambda ms: grep_names(h._git, ms, base, path), lambda ms: grep_names(h._git, ms, None, path))
         if modules:
             return Finding(ref, True, _modules_gone(modules, f"{path}/"), later.text(explain))
+        broken = imports_gone(text, path, lambda f: h.content(base, f), h.worktree)
+        if broken:
+            return Finding(ref, True, _imports_gone(broken), later.text(explain))
     if snippets and (h.changed_since(base, path) or set(held_then or ()) & set(snippets)):
         held = held_snippets(h._git, lambda q: h.content(base, q), snippets, base, path) | \
             (set(held_then or ()) & set(snippets))  # (or when the fingerprint was taken: a relate committed later)

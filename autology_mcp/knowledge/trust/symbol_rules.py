@@ -289,8 +289,10 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     retype = retyped(old_text, new_text, symbol, said.names)  # `-> str` now `-> URL`, of a node that says "a `str`"
     if retype:
         return retype
-    if dump(old, False) == dump(new, False):
-        return None
+    if dump(old, False) == dump(new, False):  # its code kept: the constants it uses may not be
+        values = said.values_lost(literals(symbol_units(old) + constants_used(parse_python(old_text), old)),
+                                  literals(symbol_units(new) + constants_used(tree, new))) if said.states_values else []
+        return f"{_stated(values)} gone from a constant it uses" if values else None
     translated = not about_translation(said.text)  # a linter's equivalent rewrites read one way (trust/equivalents.py)
     unnarrowed = not about_none(said.text)  # a type checker's None checks read away (trust/narrowing.py)
     old, new = canonical(old, translated, unnarrowed), canonical(new, translated, unnarrowed)
