@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from test_staleness import commit, edit, one_file_repo, only
 from test_staleness_sympy import capture
 
+from autology_mcp.knowledge.service import Autology
 from autology_mcp.knowledge.trust.code_compare import composed_strings
 
 OPTIONS = '''parser = make_parser()
@@ -137,6 +138,28 @@ def test_an_import_the_node_writes_that_the_module_no_longer_satisfies(tmp_path:
     finding = only(root, node)
     assert finding.stale is True
     assert "from pkg.plugins import plugin_manager" in finding.why
+
+
+def test_an_import_that_stopped_working_stays_a_flag_through_a_relate(tmp_path: Path) -> None:
+    """The fingerprint records the imports that worked when the node was written: a relate committed after the move
+    moves the node's base past it, and the flag stays."""
+    root = _plugins_repo(tmp_path / "k")
+    node = capture(root, ["pkg/plugins/"], PLUGINS, "The plugin package", type="component")
+    other = capture(root, ["pkg/plugins/base.py"], "`AuthPlugin` sets `auth_type`.", "Auth plugins", type="convention")
+    commit(root, "record")
+    (root / "pkg/plugins/registry.py").write_text("from pkg.plugins.manager import PluginManager\n\n"
+                                                  "plugin_manager = PluginManager()\n")
+    (root / "pkg/plugins/__init__.py").write_text("from pkg.plugins.base import AuthPlugin\n")
+    commit(root, "registry of its own")
+    flagged = only(root, node).why
+    service = Autology.open(root)
+    try:
+        service.relate(node, other, "relates_to")
+    finally:
+        service.close()
+    commit(root, "relate")
+    assert only(root, node).stale is True
+    assert only(root, node).why == flagged
 
 
 def test_an_import_the_module_still_satisfies_by_a_re_export(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from autology_mcp.knowledge.trust.deprecations import _elsewhere, folder_depreca
 from autology_mcp.knowledge.trust.folder_files import held_snippets, named_files
 from autology_mcp.knowledge.trust.git_history import GIT_TIMEOUT, History, history, read
 from autology_mcp.knowledge.trust.mentions import Said, holds, mentions
+from autology_mcp.knowledge.trust.modules import imports_bound
 
 
 FINGERPRINT = FINGERPRINT_KEY  # the frontmatter key
@@ -66,6 +67,9 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
         kept += sorted(held_snippets(git, reader, Said(set(), set(), f"{title}\n{content}").snippets, rev, folder))[:10]
         if kept:
             seen.setdefault("names", {})[folder] = kept
+        works = sorted(imports_bound(f"{title}\n{content}", folder, reader))[:10]  # the imports it writes that work
+        if works:
+            seen.setdefault("imports", {})[folder] = works
         # what of them a file under it marked deprecated already ([] says none): a later deprecation is a flag
         seen.setdefault("deprecated", {})[folder] = sorted(folder_deprecated(history(Path(root)), rev, folder,
                                                                               set(kept)))[:20]

@@ -60,27 +60,31 @@ def in_code(code: str) -> Callable[[list[str]], set[str]]:
 _IMPORT = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)")
 
 
-def imports_gone(text: str, under: str, read_then: Callable[[str], "str | None"],
-                 read_now: Callable[[str], "str | None"]) -> list[str]:
+def imports_bound(text: str, under: str, read: Callable[[str], "str | None"]) -> set[str]:
     """The imports ``text`` writes (``from httpie.plugins import plugin_manager``) from a module of the project
-    at or under the path ``under`` (a file, or a folder) whose module bound the name then and binds it no more:
-    the registry moved to ``httpie/plugins/registry.py``, and that import no longer works. A module that now
-    forwards every name it is asked for (a module ``__getattr__``) still binds it."""
-    out = []
+    that is the file ``under`` or lies under that folder, which work in the code ``read`` gives (path -> text):
+    the module binds the name, or forwards any name it is asked for (a module ``__getattr__``, a star import)."""
+    out = set()
     for match in _IMPORT.finditer(text):
         module = match.group(1)
         for file in module_files(module):
             if not (file == under or file.startswith(under.rstrip("/") + "/")):
                 continue
-            then, now = read_then(file), read_now(file)
-            if then is None:
-                continue
-            bound_then, bound_now = _bound(then), _bound(now) if now is not None else set()
-            for name in (n.strip() for n in match.group(2).split(",")):
-                if name in bound_then and name not in bound_now and not {"__getattr__", "*"} & bound_now:
-                    out.append(f"from {module} import {name}")
+            code = read(file)
+            bound = _bound(code) if code is not None else set()
+            out.update(f"from {module} import {name}" for name in (n.strip() for n in match.group(2).split(","))
+                       if name in bound or {"__getattr__", "*"} & bound)
             break
-    return list(dict.fromkeys(out))
+    return out
+
+
+def imports_gone(text: str, under: str, read_then: Callable[[str], "str | None"],
+                 read_now: Callable[[str], "str | None"], then: list[str] | None = None) -> list[str]:
+    """The imports :func:`imports_bound` finds working in the code then (or ``then``, those a fingerprint
+    recorded) and not in the code now: the registry moved to ``httpie/plugins/registry.py``, and the node's
+    import of it from the package no longer works."""
+    worked = set(then) if then is not None else imports_bound(text, under, read_then)
+    return sorted(worked - imports_bound(text, under, read_now)) if worked else []
 
 
 def _bound(code: str) -> set[str]:

@@ -278,17 +278,17 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
     names, paths = mentions(text)
     seen, held, said = recorded_code(node), recorded_names(node), Said(names, paths, text, str(node.type))
     values, elsewhere = recorded_names(node, "values"), recorded_names(node, "elsewhere")
-    marked = recorded_names(node, "deprecated")
+    marked, imports = recorded_names(node, "deprecated"), recorded_names(node, "imports")
     return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)),
                    values_then=values.get(reference_path(ref)), elsewhere_then=elsewhere.get(reference_path(ref)),
-                   deprecated_then=marked.get(reference_path(ref)))
+                   deprecated_then=marked.get(reference_path(ref)), imports_then=imports.get(reference_path(ref)))
             for ref in refs]
 
 
 def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, recorded: str | None = None,
            moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None,
            values_then: list[str] | None = None, elsewhere_then: list[str] | None = None,
-           deprecated_then: list[str] | None = None) -> Finding:
+           deprecated_then: list[str] | None = None, imports_then: list[str] | None = None) -> Finding:
     path = reference_path(ref)
     anchor = ref.split("#", 1)[1].strip() if "#" in ref else ""
     later = Later(h, base, path)
@@ -315,7 +315,7 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
     if moved is None and before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
                                               and h._git("ls-tree", "-d", base, "--", path)):
         return _judge_folder(h, base, ref, path, said.names, said.paths | named_files(said.text, path), later, explain,
-                             held_then, deprecated_then, said.snippets, said.text)
+                             held_then, deprecated_then, said.snippets, said.text, imports_then)
     if before is None:  # the file came after the node: nothing it said about it can have moved on
         return Finding(ref, False, None, later.text(explain))
     where = moved[0] if moved else path
@@ -473,7 +473,8 @@ def _values_lost(before: str, now: str, path: str, said: Said) -> list[str]:
 
 def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
                   later: Later, explain: bool, held_then: list[str] | None = None,
-                  deprecated_then: list[str] | None = None, snippets: list[str] = (), text: str = "") -> Finding:
+                  deprecated_then: list[str] | None = None, snippets: list[str] = (), text: str = "",
+                  imports_then: list[str] | None = None) -> Finding:
     """A folder: gone, the mentioned paths under it (bare file names too: :func:`named_files`) that existed
     at the base, or when the fingerprint was taken, and are gone now (deleted or renamed), then the code
     snippets the node gives that a file under it held at the base and none holds now
@@ -487,12 +488,14 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
         if (p == path or p.startswith(path + "/")) and not (h.root / p).exists() \
                 and (p in (held_then or ()) or h._git("cat-file", "-e", f"{base}:./{p}") is not None):
             return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
-    if text and h.changed_since(base, path):  # a module the node names by its path, renamed or removed
+    changed = bool(text) and h.changed_since(base, path)
+    if changed:  # a module the node names by its path, renamed or removed
         modules = modules_gone(h._git, lambda f: (h.root / f).is_file(), text,
                                lambda ms: grep_names(h._git, ms, base, path), lambda ms: grep_names(h._git, ms, None, path))
         if modules:
             return Finding(ref, True, _modules_gone(modules, f"{path}/"), later.text(explain))
-        broken = imports_gone(text, path, lambda f: h.content(base, f), h.worktree)
+    if changed or imports_then:  # an import it writes that worked then (or when the fingerprint was taken)
+        broken = imports_gone(text, path, lambda f: h.content(base, f), h.worktree, imports_then)
         if broken:
             return Finding(ref, True, _imports_gone(broken), later.text(explain))
     if snippets and (h.changed_since(base, path) or set(held_then or ()) & set(snippets)):
