@@ -16,6 +16,7 @@ import ast
 import re
 from collections.abc import Callable
 
+from autology_mcp.knowledge.trust.code_compare import parse_as_written
 from autology_mcp.knowledge.trust.mentions import dotted_paths
 
 Git = Callable[..., "str | None"]
@@ -90,9 +91,8 @@ def imports_gone(text: str, under: str, read_then: Callable[[str], "str | None"]
 def _bound(code: str) -> set[str]:
     """The names a module binds at its top level (in its ``if`` and ``try`` blocks too): its functions,
     classes, variables and imports (``*`` for a star import, which may bind any)."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parse_as_written(code)  # (kept per text: the same file is read then, now and at each commit between)
+    if tree is None:
         return set()
     found: set[str] = set()
     todo = list(tree.body)

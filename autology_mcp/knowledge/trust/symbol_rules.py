@@ -290,8 +290,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     if retype:
         return retype
     if dump(old, False) == dump(new, False):  # its code kept: the constants it uses may not be
-        values = said.values_lost(literals(symbol_units(old) + constants_used(parse_python(old_text), old)),
-                                  literals(symbol_units(new) + constants_used(tree, new))) if said.states_values else []
+        values = _values_gone(old, old_text, new, tree, said)
         return f"{_stated(values)} gone from a constant it uses" if values else None
     translated = not about_translation(said.text)  # a linter's equivalent rewrites read one way (trust/equivalents.py)
     unnarrowed = not about_none(said.text)  # a type checker's None checks read away (trust/narrowing.py)
@@ -313,10 +312,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     helpers = delegated(old, new, parse_python(old_text), tree)
     if unnarrowed and not helpers:  # a local bound once to an attribute chain, read as the chain (trust/narrowing.py);
         old, new = aliases_read(old), aliases_read(new)  # not beside a helper, whose statements match as written
-    values = said.values_lost(literals(symbol_units(old) + constants_used(parse_python(old_text), old)),
-                              literals(symbol_units(new) + constants_used(tree, new) + [
-                                  u for h in helpers for u in symbol_units(h) + constants_used(tree, h)])) \
-        if said.states_values else []
+    values = _values_gone(old, old_text, new, tree, said, helpers)
     if dump(old, True) == dump(new, True):  # string values only
         if values:
             return f"{_stated(values)} gone from it"
@@ -453,6 +449,17 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     if share > REWRITTEN and not same:  # not the same code restructured
         return f"{round(100 * share)}% of its statements rewritten"
     return None
+
+
+def _values_gone(old: ast.AST, old_text: str, new: ast.AST, tree: ast.AST, said: Said,
+                 helpers: list[ast.AST] | tuple = ()) -> list[str]:
+    """What the node states (:meth:`Said.values_lost`) that the symbol and the module constants it uses held
+    and hold no more, the functions it now hands its work to (``helpers``) counted as its code."""
+    if not said.states_values:
+        return []
+    return said.values_lost(literals(symbol_units(old) + constants_used(parse_python(old_text), old)),
+                            literals(symbol_units(new) + constants_used(tree, new) + [
+                                u for h in helpers for u in symbol_units(h) + constants_used(tree, h)]))
 
 
 def _decorators_named(old: ast.AST, new: ast.AST, said: Said) -> str | None:
