@@ -406,7 +406,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     bases = _bases(tree)
     subclassed = {b for u in came for i in u.identifiers() for b in bases.get(i, ())}
     used = (differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit
-            - said.words_kept(gone, came) - local - subclassed)
+            - said.words_kept(gone, came) - local - subclassed - _forwarding_dropped(old, new, gone, came, said))
     used = sorted(used - _called_with_other_messages(used, gone, came, said))
     if used:
         return f"the use of {_shown(used)} changed"
@@ -523,6 +523,55 @@ def _function(node: ast.AST | None) -> ast.AST | None:
     if isinstance(node, ast.ClassDef):
         return next((n for n in node.body if isinstance(n, _FUNCTIONS) and n.name == "__init__"), None)
     return node
+
+
+def _forwarding_dropped(old: ast.AST, new: ast.AST, gone: list[Unit], came: list[Unit], said: Said) -> set[str]:
+    """The parameters a call of the changed statements stopped passing on under their own name
+    (``naturaldelta(delta, months, minimum_unit, when=when)`` now ``naturaldelta(delta, months, minimum_unit)``,
+    the callee having dropped its ``when``), while the symbol still takes them and still reads them itself
+    (``now = when or _now()``): what the parameter is to the symbol is kept; where it was handed on to is the
+    callee's business, unless the node writes that call with it (``naturaldelta(delta, when=when)``)."""
+    out = set()
+    for name in _parameter_names(old) & _parameter_names(new):
+        handed_then, handed_now = _handed_on(gone, name), _handed_on(came, name)
+        if len(handed_then) <= len(handed_now) or _reads(gone, name) != _reads(came, name):
+            continue
+        if not any(_reads([u], name) for u in body_units(new)):
+            continue
+        callees = {c.rsplit(".", 1)[-1] for c in set(handed_then) - set(handed_now) if c}
+        if not any(re.search(rf"\b{re.escape(c)}\([^)]*\b{re.escape(name)}\b", said.text) for c in callees):
+            out.add(name)
+    return out
+
+
+def _own_parts(unit: Unit) -> list[ast.AST]:
+    """The nodes of a statement, the blocks it heads (an ``if``'s body) aside."""
+    if unit.node is None:
+        return []
+    todo, found = [unit.node], []
+    while todo:
+        n = todo.pop()
+        found.append(n)
+        for field_name, value in ast.iter_fields(n):
+            if n is unit.node and field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                continue
+            todo += [value] if isinstance(value, ast.AST) else [c for c in value if isinstance(c, ast.AST)] \
+                if isinstance(value, list) else []
+    return found
+
+
+def _handed_on(units: list[Unit], name: str) -> list[str]:
+    """The callees of the calls in ``units`` that pass ``name`` on as ``name=name``, one per such argument."""
+    return [dotted(call.func) or "" for u in units for call in _own_parts(u) if isinstance(call, ast.Call)
+            for k in call.keywords if k.arg == name and isinstance(k.value, ast.Name) and k.value.id == name]
+
+
+def _reads(units: list[Unit], name: str) -> int:
+    """How often ``units`` read ``name`` other than to pass it on as ``name=name``."""
+    passed = {id(k.value) for u in units for call in _own_parts(u) if isinstance(call, ast.Call)
+              for k in call.keywords if k.arg == name and isinstance(k.value, ast.Name) and k.value.id == name}
+    return sum(1 for u in units for n in _own_parts(u)
+               if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in passed)
 
 
 def _parameter_names(node: ast.AST | None) -> set[str]:
