@@ -48,14 +48,19 @@ def _dropped_when(root: Path) -> None:
     commit(root, "naturaldelta: when removed")
 
 
+def _recorded(tmp_path: Path, code: str, text: str) -> tuple[Path, str]:
+    """A repository holding ``code`` with a node of ``text`` on naturaltime, then the change of :func:`_dropped_when`."""
+    root = one_file_repo(tmp_path / "t", "pkg/time.py", code, "time")
+    node = capture(root, ["pkg/time.py#naturaltime"], text, "naturaltime: naturaldelta with a tense", type="component")
+    commit(root, "record")
+    _dropped_when(root)
+    return root, node
+
+
 def test_a_parameter_no_longer_passed_on_keeps_its_use(tmp_path: Path) -> None:
     """naturaltime still takes `when` and still reads it as its point of reference: no flag. When it stops reading it
     (the reference is always now), the flag comes."""
-    root = one_file_repo(tmp_path / "t", "pkg/time.py", TIME, "time")
-    node = capture(root, ["pkg/time.py#naturaltime"], NATURALTIME, "naturaltime: naturaldelta with a tense",
-                   type="component")
-    commit(root, "record")
-    _dropped_when(root)
+    root, node = _recorded(tmp_path, TIME, NATURALTIME)
     assert only(root, node).stale is False
     edit(root, "    now = when or _now()\n", "    now = _now()\n", path="pkg/time.py")
     commit(root, "when ignored")
@@ -65,21 +70,13 @@ def test_a_parameter_no_longer_passed_on_keeps_its_use(tmp_path: Path) -> None:
 def test_a_parameter_the_node_shows_passed_on_is_a_flag_when_it_no_longer_is(tmp_path: Path) -> None:
     """A node that writes the call with the parameter (`naturaldelta(delta, when=when)`) says where it goes: the call
     losing it is a flag."""
-    root = one_file_repo(tmp_path / "t", "pkg/time.py", TIME, "time")
     text = NATURALTIME + " The delta is `naturaldelta(delta, months, minimum_unit, when=when)`."
-    node = capture(root, ["pkg/time.py#naturaltime"], text, "naturaltime: naturaldelta with a tense", type="component")
-    commit(root, "record")
-    _dropped_when(root)
+    root, node = _recorded(tmp_path, TIME, text)
     assert only(root, node).stale is True
 
 
 def test_a_parameter_no_longer_read_at_all_is_a_flag(tmp_path: Path) -> None:
     """When the call was the only place the symbol read `when`, dropping it leaves a parameter that does nothing: a
     flag."""
-    text = TIME.replace("    now = when or _now()\n", "    now = _now()\n")
-    root = one_file_repo(tmp_path / "t", "pkg/time.py", text, "time")
-    node = capture(root, ["pkg/time.py#naturaltime"], NATURALTIME, "naturaltime: naturaldelta with a tense",
-                   type="component")
-    commit(root, "record")
-    _dropped_when(root)
+    root, node = _recorded(tmp_path, TIME.replace("    now = when or _now()\n", "    now = _now()\n"), NATURALTIME)
     assert only(root, node).stale is True
