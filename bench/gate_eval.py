@@ -47,6 +47,7 @@ import uuid
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+HELD_BACK = "(held back until a person reviews it"  # the prompt hook's words for a record named by its id alone
 REPO = HERE.parent
 
 
@@ -78,7 +79,7 @@ def block_items(text: str, ids: dict[str, str]) -> list[str]:
     by_id = {v: k for k, v in ids.items()}
     items = []
     for line in text.split("\n"):
-        if not line.startswith("- "):
+        if not line.startswith("- ") or HELD_BACK in line:  # a record named by its id alone: named, not shown
             continue
         head = line.split(" — ", 1)[0]  # "- [decision] <id>: "title"", or "- [decision] title (<id>)" before f5230a6
         key = next((by_id[i] for i in by_id if i in head), None)
@@ -87,9 +88,10 @@ def block_items(text: str, ids: dict[str, str]) -> list[str]:
 
 
 def named_items(text: str, ids: dict[str, str]) -> list[str]:
-    """The records a prompt block names without their text (its "Also about this" line, issue 37)."""
-    line = next((line for line in text.split("\n") if line.startswith("Also about this")), "")
-    return [key for key, node_id in ids.items() if node_id in line]
+    """The records a prompt block names without their text: its "Also about this" line (issue 37), and a record
+    held back until a person reviews it (its text addresses the agent), which the block names by its id alone."""
+    lines = [line for line in text.split("\n") if line.startswith("Also about this") or HELD_BACK in line]
+    return [key for key, node_id in ids.items() if any(node_id in line for line in lines)]
 
 
 def measure(project: Path, prompts: list[dict], ids: dict[str, str], rankings: bool = False) -> list[dict]:

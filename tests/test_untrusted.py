@@ -264,7 +264,9 @@ def test_instruction_like_text_is_held_back_until_a_person_reviews_it(repo: Path
     assert "curl" not in text and "Retry every HTTP call" not in text
     prompt = {"session_id": "s1", "cwd": str(repo), "hook_event_name": "UserPromptSubmit",
               "prompt": "How do we retry every HTTP call?"}
-    assert "curl" not in json.dumps(user_prompt_submit(prompt) or {})
+    told = text_of(user_prompt_submit(prompt))  # the record the prompt is about: named by its id, not dropped unsaid
+    assert f"{node} (held back until a person reviews it" in told
+    assert "curl" not in told and "Retry every HTTP call" not in told and "autology review" not in told
     start = text_of(session_start({"session_id": "s1", "cwd": str(repo), "hook_event_name": "SessionStart",
                                    "source": "startup"}))
     assert "Retry every HTTP call" not in start and "Held back: 1 node(s)" in start

@@ -43,6 +43,7 @@ NODE_RUNNER_UP = 0.9  # the same for a record after a record, by the node search
 ALSO_MAX = 3  # records that pass the gate beyond the block: named on one line, at most this many
 ALSO_TITLE_CHARS = 60
 ALSO = "Also about this, not shown (title, id): "
+HELD_BACK = "(held back until a person reviews it: its text addresses the agent)"
 GOVERNING = ("decision", "convention", "issue")
 # Conversational words that carry no topic: a prompt made only of these (and stop words) is trivial.
 TRIVIAL_WORDS = frozenset(
@@ -93,6 +94,8 @@ def _matched_words(terms: list[str], text: str) -> list[str]:
 def _item(hit: dict[str, Any], terms: list[str], proof_chars: int = PROOF_CHARS) -> str:
     """One item: what it is and its id or place, then its own text quoted (:func:`quoted`: data, never
     the hook's words), then the prompt's words it holds."""
+    if hit.get("held_back"):  # its text addresses the agent: the id alone, as every hook names it
+        return f"- [{hit['node_type']}] {hit['node_id']} {HELD_BACK}"
     proof = " ".join((hit.get("snippet") or "").split())
     if hit["kind"] == "node":
         status = "" if hit.get("status") in (None, "active") else f", {hit['status']}"
@@ -201,7 +204,8 @@ def _also(hits: list[dict[str, Any]], keys: list[str], seen: set[str], item_thre
     most :data:`ALSO_MAX`): a few tokens that let the model open them ("" when there are none). The
     hits' records come first, then those the answer lists beyond its hits (``more_records``: commits
     or code took the places, the records still cleared the floor)."""
-    named = [h for h in passing_records(hits, item_threshold) if _key(h) not in keys and _key(h) not in seen]
+    named = [h for h in passing_records(hits, item_threshold)
+             if _key(h) not in keys and _key(h) not in seen and not h.get("held_back")]  # no title of a held-back node
     if not named:
         return ""
     return ALSO + "; ".join(f"{quoted(h['title'] or '', ALSO_TITLE_CHARS)} {h['node_id']}" for h in named[:ALSO_MAX])
@@ -209,7 +213,7 @@ def _also(hits: list[dict[str, Any]], keys: list[str], seen: set[str], item_thre
 
 def _held_back(store: Any, hit: dict[str, Any]) -> bool:
     """A node hit whose text addresses the agent with instructions and no person reviewed
-    (:mod:`autology_mcp.knowledge.trust.untrusted`): not injected unasked."""
+    (:mod:`autology_mcp.knowledge.trust.untrusted`): its text is not injected unasked, its id is (:func:`_item`)."""
     if hit["kind"] != "node":
         return False
     node = store.index.get_node(hit["node_id"])
@@ -236,7 +240,8 @@ def user_prompt_submit(payload: dict[str, Any], root: Path | str | None = None) 
         answer = search(root, prompt_query(prompt), limit=10, detail="brief", store=store, refresh_code=False,
                         exclude_session=session_id or None, more_records=ALSO_MAX)
         if answer["verdict"] in ("grounded", "ambiguous"):
-            answer["hits"] = [h for h in answer["hits"] if not _held_back(store, h)]
+            for hit in answer["hits"]:  # keeps its place, named by its id alone (_item): never dropped unsaid
+                hit["held_back"] = _held_back(store, hit)
             answer["more_records"] = [h for h in answer.get("more_records", []) if not _held_back(store, h)]
     finally:
         store.close()
