@@ -11,6 +11,7 @@ from collections import Counter
 
 from autology_mcp.knowledge.trust.annotations import retyped
 from autology_mcp.knowledge.trust.code_compare import (
+    _BLOCKS,
     Unit,
     aliased_defaults,
     body_units,
@@ -546,30 +547,34 @@ def _forwarding_dropped(old: ast.AST, new: ast.AST, gone: list[Unit], came: list
 
 def _own_parts(unit: Unit) -> list[ast.AST]:
     """The nodes of a statement, the blocks it heads (an ``if``'s body) aside."""
-    if unit.node is None:
-        return []
-    todo, found = [unit.node], []
+    todo, found = ([unit.node] if unit.node is not None else []), []
     while todo:
         n = todo.pop()
         found.append(n)
         for field_name, value in ast.iter_fields(n):
-            if n is unit.node and field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            if n is unit.node and field_name in _BLOCKS:
                 continue
-            todo += [value] if isinstance(value, ast.AST) else [c for c in value if isinstance(c, ast.AST)] \
-                if isinstance(value, list) else []
+            if isinstance(value, ast.AST):
+                todo.append(value)
+            elif isinstance(value, list):
+                todo += [c for c in value if isinstance(c, ast.AST)]
     return found
+
+
+def _passed_on(units: list[Unit], name: str) -> list[tuple[ast.Call, ast.keyword]]:
+    """The calls in ``units`` that pass ``name`` on under its own name (``name=name``), each with that argument."""
+    return [(call, k) for u in units for call in _own_parts(u) if isinstance(call, ast.Call)
+            for k in call.keywords if k.arg == name and isinstance(k.value, ast.Name) and k.value.id == name]
 
 
 def _handed_on(units: list[Unit], name: str) -> list[str]:
     """The callees of the calls in ``units`` that pass ``name`` on as ``name=name``, one per such argument."""
-    return [dotted(call.func) or "" for u in units for call in _own_parts(u) if isinstance(call, ast.Call)
-            for k in call.keywords if k.arg == name and isinstance(k.value, ast.Name) and k.value.id == name]
+    return [dotted(call.func) or "" for call, _ in _passed_on(units, name)]
 
 
 def _reads(units: list[Unit], name: str) -> int:
     """How often ``units`` read ``name`` other than to pass it on as ``name=name``."""
-    passed = {id(k.value) for u in units for call in _own_parts(u) if isinstance(call, ast.Call)
-              for k in call.keywords if k.arg == name and isinstance(k.value, ast.Name) and k.value.id == name}
+    passed = {id(k.value) for _, k in _passed_on(units, name)}
     return sum(1 for u in units for n in _own_parts(u)
                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in passed)
 
