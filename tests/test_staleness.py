@@ -98,6 +98,16 @@ def only(root: Path, node_id: str):
     return found[0]
 
 
+def relate_and_commit(root: Path, node_id: str, other_id: str) -> None:
+    """``node_id`` relates to ``other_id``, committed: a change of the node's file that is not a change of what it says."""
+    service = Autology.open(root)
+    try:
+        service.relate(node_id, other_id, "relates_to")
+    finally:
+        service.close()
+    commit(root, "relate")
+
+
 def edit(root: Path, old: str, new: str, path: str = "src/retry.py") -> None:
     file = root / path
     text = file.read_text()
@@ -920,12 +930,7 @@ def test_a_folder_reference_keeps_its_flag_through_a_committed_relate(repo: Path
     edit(repo, "backoff(attempt))", "delay(attempt))")
     commit(repo, "Rename backoff")
     assert only(repo, node).why == "`backoff` is gone from src/"
-    service = Autology.open(repo)
-    try:
-        service.relate(node, other, "relates_to")
-    finally:
-        service.close()
-    commit(repo, "relate")
+    relate_and_commit(repo, node, other)
     assert only(repo, node).why == "`backoff` is gone from src/"
 
 

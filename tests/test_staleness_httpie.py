@@ -11,10 +11,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from test_staleness import commit, edit, one_file_repo, only
+from test_staleness import commit, edit, one_file_repo, only, relate_and_commit
 from test_staleness_sympy import capture
 
-from autology_mcp.knowledge.service import Autology
 from autology_mcp.knowledge.trust.code_compare import composed_strings
 
 OPTIONS = '''parser = make_parser()
@@ -152,12 +151,7 @@ def test_an_import_that_stopped_working_stays_a_flag_through_a_relate(tmp_path: 
     (root / "pkg/plugins/__init__.py").write_text("from pkg.plugins.base import AuthPlugin\n")
     commit(root, "registry of its own")
     flagged = only(root, node).why
-    service = Autology.open(root)
-    try:
-        service.relate(node, other, "relates_to")
-    finally:
-        service.close()
-    commit(root, "relate")
+    relate_and_commit(root, node, other)
     assert only(root, node).stale is True
     assert only(root, node).why == flagged
 
