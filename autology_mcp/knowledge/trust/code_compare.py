@@ -60,16 +60,21 @@ class Unit:
 
     def constants(self) -> set[str]:
         """The values other than strings it holds (``None``, ``True``, numbers); a bare ``return`` returns None."""
-        if self.node is None:
-            return set()
         found = set()
-        todo = [self.node]
-        while todo:
-            n = todo.pop()
+        for n in self.parts():
             if isinstance(n, ast.Constant) and not isinstance(n.value, (str, bytes)):
                 found.add(repr(n.value))
             elif isinstance(n, ast.Return) and n.value is None:
                 found.add("None")
+        return found
+
+    def parts(self) -> list[ast.AST]:
+        """The nodes of the statement, the blocks it heads (an ``if``'s body) aside; none outside Python."""
+        found: list[ast.AST] = []
+        todo = [self.node] if self.node is not None else []
+        while todo:
+            n = todo.pop()
+            found.append(n)
             todo += [c for name, c in ast.iter_fields(n) if isinstance(c, ast.AST) and not (n is self.node and name in _BLOCKS)]
             todo += [c for name, v in ast.iter_fields(n) if isinstance(v, list) and not (n is self.node and name in _BLOCKS)
                      for c in v if isinstance(c, ast.AST)]

@@ -11,7 +11,6 @@ from collections import Counter
 
 from autology_mcp.knowledge.trust.annotations import retyped
 from autology_mcp.knowledge.trust.code_compare import (
-    _BLOCKS,
     Unit,
     aliased_defaults,
     body_units,
@@ -537,7 +536,7 @@ def _forwarding_dropped(old: ast.AST, new: ast.AST, gone: list[Unit], came: list
         handed_then, handed_now = _handed_on(gone, name), _handed_on(came, name)
         if len(handed_then) <= len(handed_now) or _reads(gone, name) != _reads(came, name):
             continue
-        if not any(_reads([u], name) for u in body_units(new)):
+        if not _reads(body_units(new), name):
             continue
         callees = {c.rsplit(".", 1)[-1] for c in set(handed_then) - set(handed_now) if c}
         if not any(re.search(rf"\b{re.escape(c)}\([^)]*\b{re.escape(name)}\b", said.text) for c in callees):
@@ -545,25 +544,9 @@ def _forwarding_dropped(old: ast.AST, new: ast.AST, gone: list[Unit], came: list
     return out
 
 
-def _own_parts(unit: Unit) -> list[ast.AST]:
-    """The nodes of a statement, the blocks it heads (an ``if``'s body) aside."""
-    todo, found = ([unit.node] if unit.node is not None else []), []
-    while todo:
-        n = todo.pop()
-        found.append(n)
-        for field_name, value in ast.iter_fields(n):
-            if n is unit.node and field_name in _BLOCKS:
-                continue
-            if isinstance(value, ast.AST):
-                todo.append(value)
-            elif isinstance(value, list):
-                todo += [c for c in value if isinstance(c, ast.AST)]
-    return found
-
-
 def _passed_on(units: list[Unit], name: str) -> list[tuple[ast.Call, ast.keyword]]:
     """The calls in ``units`` that pass ``name`` on under its own name (``name=name``), each with that argument."""
-    return [(call, k) for u in units for call in _own_parts(u) if isinstance(call, ast.Call)
+    return [(call, k) for u in units for call in u.parts() if isinstance(call, ast.Call)
             for k in call.keywords if k.arg == name and isinstance(k.value, ast.Name) and k.value.id == name]
 
 
@@ -575,7 +558,7 @@ def _handed_on(units: list[Unit], name: str) -> list[str]:
 def _reads(units: list[Unit], name: str) -> int:
     """How often ``units`` read ``name`` other than to pass it on as ``name=name``."""
     passed = {id(k.value) for _, k in _passed_on(units, name)}
-    return sum(1 for u in units for n in _own_parts(u)
+    return sum(1 for u in units for n in u.parts()
                if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in passed)
 
 
