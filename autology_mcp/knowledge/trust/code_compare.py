@@ -571,6 +571,31 @@ def span_region(before: str, after: str, span: tuple[int, int], path: str) -> tu
     return old[lo:hi + 1], new[start:end + 1]
 
 
+def definitions_added(before: list[Unit], after: list[Unit]) -> set[str] | None:
+    """The names ``after`` defines that ``before`` does not, when that is all that changed: every unit of
+    ``before`` kept as it was and in its order, and each added unit a definition (:func:`_defined`: a
+    ``def``, a ``class``, an assignment to names) as deep as theirs (two signals added between the four a
+    span holds). None when anything else changed, or nothing was added."""
+    if not before or any(u.node is None for u in (*before, *after)):
+        return None
+    depth = {_depth(u) for u in before}
+    codes, at = [plain(u) for u in after], 0
+    for code in map(plain, before):  # ``before`` in its order within ``after``
+        if code not in codes[at:]:
+            return None
+        at = codes.index(code, at) + 1
+    old = Counter(plain(u) for u in before)
+    added = []
+    for u in after:
+        if old[plain(u)]:
+            old[plain(u)] -= 1
+        else:
+            added.append(u)
+    if not added or any(_defined(u) is None or _depth(u) not in depth for u in added):
+        return None
+    return {name for u in added for name in _defined(u)[1:]}
+
+
 SAME_STATEMENT = 0.6  # how alike a changed statement and its new form are (difflib's ratio of their code)
 
 
@@ -660,6 +685,8 @@ def extracted(gone: list[Unit], came: list[Unit], new_tree: ast.AST | None) -> t
             if not isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             body = [u for u in body_units(helper) if not is_doc(u)]
+            if _hands_back(body, call.node):  # ``return kwargs`` to ``kwargs = helper(kwargs, app)``: the value handed back
+                body = body[:-1]
             if not body or len(body) > len(gone):
                 continue
             want = _renamed_key(body)
@@ -673,6 +700,16 @@ def extracted(gone: list[Unit], came: list[Unit], new_tree: ast.AST | None) -> t
                 continue
             break
     return gone, came
+
+
+def _hands_back(body: list[Unit], statement: ast.AST) -> bool:
+    """Whether the helper's ``body`` ends by returning the variable that ``statement`` assigns its call to
+    (``return kwargs`` and ``kwargs = _dump_arg_defaults(kwargs, app)``): the statements before it worked on
+    that variable where they were, and now do so in the helper."""
+    last = body[-1].node if body else None
+    return (isinstance(last, ast.Return) and isinstance(last.value, ast.Name) and isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == last.value.id)
 
 
 def _passed_as(statement: ast.AST, name: str, helper: ast.AST, run: list[Unit], body: list[Unit]) -> bool:

@@ -3,7 +3,7 @@
 A node can state an absence: "A `match` statement is not among them", "`retry` is never called
 here". Such a sentence holds as long as the code lacks the name; when the referenced code gains it
 (``elif n.type == syms.match_stmt:``), what the node says no longer holds. A denied name is one in
-backticks, a single identifier of three letters or more, with a negation ("not", "never", "no",
+backticks, a single identifier of three letters or more (or its bare call, `dump()`), with a negation ("not", "never", "no",
 "n't", "nor", "neither") within four words of it in the same sentence, outside a quoted message (in
 "refuses it with an `AssertionError` ("doesn't support Union types")" the negation is the message's,
 not the node's: the node says the code has the name); ``None``, ``True`` and
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_TICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]{2,})`")
+_TICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]{2,})(?:\(\))?`")  # `dump` or `dump()`
 _NEGATION = re.compile(r"^(?:not|never|no|nor|neither|\w+n't)$", re.IGNORECASE)
 _WORD = re.compile(r"[\w']+")
 _QUOTED = re.compile(r'"[^"\n]*"|\u201c[^\u201d\n]*\u201d')

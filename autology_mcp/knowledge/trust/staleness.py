@@ -249,6 +249,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     rewritten_share,
 )
 from autology_mcp.knowledge.trust.defects import describes_defect, fix_added
+from autology_mcp.knowledge.trust.denials import now_held
 from autology_mcp.knowledge.trust.deprecations import (
     NOT_TESTS,
     _elsewhere,
@@ -403,6 +404,13 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
         if added:
             when = first_without(h, later, lambda t: not lines_added(before, t, said))
             return Finding(ref, True, f"{where} gained {_shown(added[:3])}: the node gives every line it had ({when})",
+                           later.text(explain))
+    if not anchor:  # a file the node says has no `dump()`, and it has one now
+        denied = now_held(said.text, before_code, now_code)
+        if denied:
+            when = first_without(h, later, lambda t: not now_held(said.text, before_code, code_words(t, path)))
+            verb = "is" if len(denied) == 1 else "are"
+            return Finding(ref, True, f"{_shown(denied)}, which the node says it has not, {verb} in {where} now ({when})",
                            later.text(explain))
     if not anchor or not path.endswith(".py"):  # a file, or a name in another language: the file's values
         values = _values_lost(before, now, path, said)

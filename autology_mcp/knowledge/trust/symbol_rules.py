@@ -24,6 +24,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     constants_used,
     declared_attributes,
     decorator_names,
+    definitions_added,
     dotted,
     dump,
     extracted,
@@ -107,6 +108,8 @@ def judge_span(h: History, ref: str, path: str, later: Later, before: str, now: 
         region = span_region(old, new, where, path)
         if region is None or not region[1]:
             return None
+        if _others_added(*region, said):
+            return region[1][0].start, max(u.end for u in region[1])
         if span_rewrite(*region, old, new, path, said) is not None:
             region = _moved_span(region[0], old, new, path, said)
             if region is None:
@@ -131,6 +134,21 @@ def judge_span(h: History, ref: str, path: str, later: Later, before: str, now: 
     else:
         when = "since the node was written" if later.gap else "uncommitted"
     return Finding(ref, True, f"{what} of {path} changed ({when})", later.text(explain))
+
+
+# words by which a node counts what a span holds, or says it holds all there is
+_COUNTED = re.compile(r"\b(?:only|single|sole|exactly|two|three|four|five|six|seven|eight|nine|ten)\b", re.IGNORECASE)
+
+
+def _others_added(before: list[Unit], after: list[Unit], said: Said) -> bool:
+    """Only new definitions put among the span's statements (:func:`definitions_added`), of names the node
+    does not mention, and the node neither counts what the span holds nor says it is all there is: two
+    signals added between the four a node describes leave what it says of those four true."""
+    names = definitions_added(before, after)
+    if not names:
+        return False
+    mentioned = {w.lower() for w in said.names | said.words}
+    return not any(name.lower() in mentioned for name in names) and not _COUNTED.search(said.text)
 
 
 def _moved_span(gone: list[Unit], old: str, new: str, path: str, said: Said) -> tuple[list[Unit], list[Unit]] | None:
