@@ -8,6 +8,7 @@ unified search, the context bundle and the prompt hook; ``autology history`` on 
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import uuid
 from pathlib import Path
@@ -257,6 +258,36 @@ def test_a_bot_commit_does_not_outrank_a_persons_explanation(repo: Path) -> None
     hits = index_of(repo).search("httpcore connection pool", 3)
     assert hits[0].subject == "Switch the connection pool to httpcore"
     assert next(h for h in hits if h.bot).score < hits[0].score
+
+
+def test_of_two_commits_that_say_as_much_the_recent_one_comes_first(repo: Path) -> None:
+    """Recency orders commits the words cannot tell apart; it does not lift a recent commit that says
+    less over an old one that holds the whole question, and the messages' own scores (what the history
+    prior reads) are not weighted by it."""
+    commit(repo, "Retry the upload when the gateway times out", {"src/retry.py": "TRIES = 3\n"},
+           date="2021-03-01T10:00:00+00:00")
+    commit(repo, "Retry the upload when the gateway times out", {"src/retry.py": "TRIES = 5\n"},
+           date="2024-05-01T10:00:00+00:00")
+    commit(repo, "Log the gateway name", {"src/log.py": "NAME = 1\n"}, date="2024-05-02T10:00:00+00:00")
+    for i in range(12):  # the question's words held by few commits, as in a real history; the last is HEAD
+        commit(repo, f"Tidy imports {i}", {"src/x.py": f"# {i}\n"}, date=f"2024-05-03T10:{i:02d}:00+00:00")
+    index = index_of(repo)
+    hits, by_message = index.ranked("why retry the upload when the gateway times out?", 5)
+    subjects = [h.subject for h in hits]
+    old, new = sorted((h for h in hits if h.subject.startswith("Retry")), key=lambda h: h.date)
+    assert hits[0].sha == new.sha and new.score > old.score
+    assert old.said == new.said and {h.said for h in by_message if h.subject.startswith("Retry")} == {old.said}
+    # the recent commit that shares one word ranks under the old one that holds them all
+    assert subjects.index("Log the gateway name") > [h.sha for h in hits].index(old.sha)
+
+
+def test_recency_keeps_all_of_a_score_at_head_and_never_less_than_its_floor() -> None:
+    from autology_mcp.history.index import RECENCY_DAYS, RECENCY_WEIGHT, recency
+
+    day = 86_400
+    assert recency(0) == 1.0 and recency(-30 * day) == 1.0  # dated after HEAD (a rebase keeps author dates)
+    assert recency(RECENCY_DAYS * day) == pytest.approx(1 - RECENCY_WEIGHT + RECENCY_WEIGHT / math.e)
+    assert 1 - RECENCY_WEIGHT <= recency(20 * 365 * day) < recency(365 * day) < recency(day) < 1.0
 
 
 def test_a_word_most_commits_hold_is_not_matched_but_the_rare_ones_are(repo: Path) -> None:

@@ -17,7 +17,8 @@ loses nothing, the next search builds it again from git.
   The message's score, 0 to 1: ``BM25 / ((k1 + 1) · Σ IDF · subject weight)`` over the columns
   weighted :data:`COLUMN_WEIGHTS`; the changed words' likewise over their own table; a commit's score
   combines both (:func:`combined`), times :data:`~autology_mcp.history.text.BOT_WEIGHT` for a bot's
-  commit; ties by newest first.
+  commit, times its recency (:func:`recency`: the older than HEAD, the less, down to 1 -
+  :data:`RECENCY_WEIGHT`); ties by newest first.
 - Writers take a lock file; readers never wait for them (WAL).
 """
 
@@ -49,6 +50,11 @@ BM25_K1 = 1.2
 COMMON_SHARE = 0.2  # a query word held by more than this share of the commits is not matched (the 2 rarest always are)
 HOOK_COMMON_SHARE = 0.05  # the same for a hook's search, which must answer within the hooks' budget
 BATCH = 2000
+# A commit's score times 1 - RECENCY_WEIGHT + RECENCY_WEIGHT x exp(-its age / RECENCY_DAYS), its age the days
+# between its author date and HEAD's: the commit that explains what is being worked on is more often a recent
+# one (bench/history_eval.py, tuning part; the message scores the history prior reads are not weighted).
+RECENCY_WEIGHT = 0.6
+RECENCY_DAYS = 60.0
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -272,7 +278,7 @@ class HistoryIndex:
         """The commits best matching ``query`` (credits and pull-request numbers out), best first: the
         message's score plus :data:`CHANGES_WEIGHT` times the changed words' (each 0 to 1), over 1 +
         :data:`CHANGES_WEIGHT` (:func:`combined`), times :data:`~autology_mcp.history.text.BOT_WEIGHT`
-        for a bot's; a word more than ``common_share`` (:data:`COMMON_SHARE`) of the commits hold is not
+        for a bot's, times its :func:`recency`; a word more than ``common_share`` (:data:`COMMON_SHARE`) of the commits hold is not
         matched. A hit names the words of its changed lines the query matched (``changed``; the first
         :data:`NAMED` hits). ``changes=False``: the messages alone (a hook's search: the changed words'
         table costs it about 15 ms on a 50,000-commit history). Second, the ``limit`` best by their
@@ -296,17 +302,24 @@ class HistoryIndex:
         found = {rowid: (_hit(tuple(row)), epoch) for *row, epoch, rowid in self.conn.execute(
             f"SELECT {_COLUMNS}, epoch, rowid FROM commits WHERE rowid IN ({marks})", wanted)}
         weight = {r: text.BOT_WEIGHT if hit.bot else 1.0 for r, (hit, _) in found.items()}
+        now = self._head_epoch() or max(epoch for _, epoch in found.values())
+        recent = {r: weight[r] * recency(now - epoch) for r, (_, epoch) in found.items()}
 
-        def best(value: dict[int, float]) -> list[tuple[int, float]]:  # (rowid, score), ties newest first
-            ranked = sorted(((r, round(value[r] * weight[r], 4)) for r in found if r in value),
+        def best(value: dict[int, float], by: dict[int, float]) -> list[tuple[int, float]]:  # ties newest first
+            ranked = sorted(((r, round(value[r] * by[r], 4)) for r in found if r in value),
                             key=lambda rs: (-rs[1], -found[rs[0]][1], found[rs[0]][0].sha))
             return ranked[:limit]
 
-        top = best(score)
+        top = best(score, recent)
         names = self._changed_names(match, [r for r, _ in top[:NAMED] if r in changed])
         hits = [replace(found[r][0], score=value, said=round(said.get(r, 0.0) * weight[r], 4), changed=names.get(r, ()))
                 for r, value in top]
-        return hits, [replace(found[r][0], score=value, said=value) for r, value in best(said)]
+        return hits, [replace(found[r][0], score=value, said=value) for r, value in best(said, weight)]
+
+    def _head_epoch(self) -> int | None:
+        """The author date, in seconds, of the head the index is in step with (None before a sync)."""
+        row = self.conn.execute("SELECT epoch FROM commits WHERE sha = ?", (self.head(),)).fetchone()
+        return row[0] if row else None
 
     def _matches(self, table: str, quoted: list[str], total_key: str, common_share: float, depth: int,
                  weights: tuple[float, ...]) -> tuple[dict[int, float], str]:
@@ -370,6 +383,13 @@ class HistoryIndex:
             ("files : " + phrase,),
         ).fetchall()
         return next((hit for hit in map(_hit, rows) if path in hit.files), None)
+
+
+def recency(seconds: float) -> float:
+    """What a commit ``seconds`` older than HEAD keeps of its score: 1 at HEAD's date, about 0.62 two
+    months older, 0.4 (1 - :data:`RECENCY_WEIGHT`) for the oldest; a commit dated after HEAD (a rebase
+    keeps author dates) counts as HEAD's age."""
+    return 1.0 - RECENCY_WEIGHT + RECENCY_WEIGHT * math.exp(-max(seconds, 0.0) / (RECENCY_DAYS * 86_400))
 
 
 def combined(said: float, changed: float) -> float:
