@@ -674,7 +674,8 @@ def extracted(gone: list[Unit], came: list[Unit], new_tree: ast.AST | None) -> t
     """``gone`` and ``came`` (a symbol's changed statements) without the statements moved into a function
     that the symbol now calls in their place: a run of ``gone`` that is that function's body (the same
     code, its variables perhaps renamed consistently: ``node`` passed as ``parent``, at the same
-    places relative to one another), and the statement that calls it. The same code, split out."""
+    places relative to one another; a last ``return kwargs`` to a call assigned to ``kwargs`` aside:
+    :func:`_hands_back`), and the statement that calls it. The same code, split out."""
     if new_tree is None or not gone or not came:
         return gone, came
     for call in list(came):

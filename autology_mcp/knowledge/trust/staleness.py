@@ -39,7 +39,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   (:func:`span_rewrite`; a bare annotation in a class that declares an attribute its methods set, ``sleep:
   Callable[...]`` beside ``self.sleep = sleep``, is not code; statements added right after or before the span,
   beside its own and no deeper, are not its code: a new ``add_argument(...)`` after the option the node
-  describes, :func:`.code_compare.span_region`): stale when a
+  describes, :func:`.code_compare.span_region`; new definitions put among its statements, of names the node
+  does not mention, when the node neither counts what the span holds nor says it is all there is: two
+  signals added between the four it describes, :func:`.symbol_rules._others_added`): stale when a
   function or class defined in it, or a name or snippet the node gives, is gone from the lines that
   took its place, a string it quotes or a
   number it states is gone, the changed statements differ in a name or word the node gives, in a
@@ -171,7 +173,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
   block is kept) and no name it gives plainly is still in it, or when the node gives every line of a
   small file in backticks ("MANIFEST.in has two lines: `include LICENSE` and ...") and the file gained a
-  line (:func:`lines_added`). A name the node gives that is gone from a file and that another file of
+  line (:func:`lines_added`), or when a name the node says the file has not ("there is no `dump()`": :mod:`.denials`)
+  is in it now. A name the node gives that is gone from a file and that another file of
   the same folder and kind now defines (``def``, ``class``, or a module's variable at a line's start, not
   a function's indented local) moved there, a package split, and is not gone.
 - Any file reference: stale when something the node states literally, which the referenced code held
