@@ -579,19 +579,13 @@ def definitions_added(before: list[Unit], after: list[Unit]) -> set[str] | None:
     if not before or any(u.node is None for u in (*before, *after)):
         return None
     depth = {_depth(u) for u in before}
-    codes, at = [plain(u) for u in after], 0
-    for code in map(plain, before):  # ``before`` in its order within ``after``
-        if code not in codes[at:]:
-            return None
-        at = codes.index(code, at) + 1
-    old = Counter(plain(u) for u in before)
-    added = []
-    for u in after:
-        if old[plain(u)]:
-            old[plain(u)] -= 1
+    kept, at, added = [plain(u) for u in before], 0, []
+    for u in after:  # ``before`` met again in its order; whatever comes between is added
+        if at < len(kept) and plain(u) == kept[at]:
+            at += 1
         else:
             added.append(u)
-    if not added or any(_defined(u) is None or _depth(u) not in depth for u in added):
+    if at < len(kept) or not added or any(_defined(u) is None or _depth(u) not in depth for u in added):
         return None
     return {name for u in added for name in _defined(u)[1:]}
 
