@@ -36,7 +36,8 @@ quart and more_itertools (``--repo tuning``: all twenty-seven have been read whi
 flask and requests were each written as a fresh held-out replay for issue 38 and joined the tuning side once their
 flags had been read), and doc2dash (``--repo doc2dash``, the held-out one: a fresh replay of hynek/doc2dash whose
 labels, and a second labelling of them, were committed before any rule ran on it; run it once per rule change you
-report, not while tuning).
+report, not while tuning), and multidict (``--repo multidict``: a fresh held-out replay of aio-libs/multidict
+prepared for the stop after doc2dash's, its labels committed before any rule ran on it; ``--repo all`` leaves it out).
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -59,7 +60,7 @@ DATA = Path(__file__).parent / "data" / "staleness_replay"
 PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
          "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous",
-         "yarl", "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash")
+         "yarl", "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash", "multidict")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl",
