@@ -36,8 +36,9 @@ quart and more_itertools (``--repo tuning``: all twenty-seven have been read whi
 flask and requests were each written as a fresh held-out replay for issue 38 and joined the tuning side once their
 flags had been read), and doc2dash (``--repo doc2dash``, the held-out one: a fresh replay of hynek/doc2dash whose
 labels, and a second labelling of them, were committed before any rule ran on it; run it once per rule change you
-report, not while tuning), and tablib (``--repo tablib``: a fresh held-out replay of jazzband/tablib prepared for
-the stop after doc2dash's, its labels committed before any rule ran on it; ``--repo all`` leaves it out).
+report, not while tuning), and tablib and multidict (``--repo tablib``, ``--repo multidict``: fresh held-out replays of
+jazzband/tablib and aio-libs/multidict, written for this stop beside doc2dash, run blind once at its final rule; their
+labels committed before any rule ran on them; ``--repo all`` leaves them out).
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -60,7 +61,8 @@ DATA = Path(__file__).parent / "data" / "staleness_replay"
 PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
          "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous",
-         "yarl", "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash", "tablib")
+         "yarl", "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash", "tablib",
+         "multidict")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl",
