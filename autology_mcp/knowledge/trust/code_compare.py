@@ -68,6 +68,20 @@ class Unit:
                 found.add("None")
         return found
 
+    def values_given(self) -> set[str]:
+        """:meth:`constants`, but for a ``None`` the statement only tests a name against by identity (``key is not
+        None``, ``key = key if key is not None else ...``): that asks whether a value was given, it gives none."""
+        found = self.constants()
+        if "None" in found:
+            parts = self.parts()
+            nones = [n for n in parts if isinstance(n, ast.Constant) and n.value is None]
+            tested = [c for n in parts if isinstance(n, ast.Compare) and all(isinstance(o, (ast.Is, ast.IsNot)) for o in n.ops)
+                      for c in [n.left, *n.comparators] if isinstance(c, ast.Constant) and c.value is None]
+            returned = any(isinstance(n, ast.Return) and n.value is None for n in parts)
+            if nones and len(tested) == len(nones) and not returned:
+                found.discard("None")
+        return found
+
     def parts(self) -> list[ast.AST]:
         """The nodes of the statement, the blocks it heads (an ``if``'s body) aside; none outside Python."""
         found: list[ast.AST] = []
@@ -1437,6 +1451,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 _REPLACEMENT_BEFORE = re.compile(r"(?:\buse|\busing|\bin\s+favou?r\s+of|\breplaced\s+(?:by|with)|\brenamed\s+(?:to|as)"
                                  r"|\bmoved\s+to|\bswitch\s+to|\bprefer|\bcall|\bavailable\s+(?:in|from|as))"
                                  r"\s+(?:the\s+|an?\s+)?[`'\"]?\S*$", re.IGNORECASE)
+_REMOVAL = re.compile(r"\b(?:remov\w*|no\s+longer|going\s+away|obsolete|dropped)\b", re.IGNORECASE)
 _REPLACEMENT_AFTER = re.compile(r"^\S*?[`'\"]?\s+instead\b(?!\s+of)", re.IGNORECASE)
 
 
@@ -1446,14 +1461,18 @@ def named_deprecated(message: str, names: set[str]) -> set[str]:
     deprecated. Use 'Command' instead.", "'protected_args' is deprecated. 'args' will contain the rest.",
     "'parser.split' is deprecated, it will only be available in 'shell'": only the first is). A sentence that
     quotes names says by its quotes what is deprecated: its other words are prose ("The 'HTTP_STATUS_CODES'
-    data is deprecated" deprecates no ``data``)."""
+    data is deprecated" deprecates no ``data``). A message that never says "deprecat" says it by the sentence
+    that speaks of removal: "zip_equal will be removed in a future version of more-itertools. Use the builtin
+    zip function with strict=True instead." deprecates ``zip_equal``, not ``zip``; and a word joined to the next
+    by a hyphen is part of a longer name (``more`` in "more-itertools", the package)."""
     sentences = _SENTENCE_END.split(message)
-    saying = [s for s in sentences if "deprecat" in s.lower()] or sentences
+    saying = [s for s in sentences if "deprecat" in s.lower()] or \
+        [s for s in sentences if _REMOVAL.search(s)] or sentences
     found = set()
     for sentence in saying:
         quoted = [m.span(1) for m in _QUOTED_NAME.finditer(sentence)]
         for n in names:
-            for m in re.finditer(rf"(?<![\w]){re.escape(n)}(?![\w])", sentence):
+            for m in re.finditer(rf"(?<![\w]){re.escape(n)}(?![\w]|-[A-Za-z])", sentence):
                 if quoted and not any(a <= m.start() and m.end() <= b for a, b in quoted):
                     continue
                 if not _REPLACEMENT_BEFORE.search(sentence[:m.start()]) and \

@@ -7,7 +7,9 @@ backticks, a single identifier of three letters or more (or its bare call, `dump
 "n't", "nor", "neither") within four words of it in the same sentence, outside a quoted message (in
 "refuses it with an `AssertionError` ("doesn't support Union types")" the negation is the message's,
 not the node's: the node says the code has the name); ``None``, ``True`` and
-``False`` are values, not names. The code holds it when an identifier of it (comments aside) has it
+``False`` are values, not names. A name given alone in parentheses after the words that deny it, as the
+code's word for what they describe ("There is no context-aware variant (pgettext)"), is denied too; not a
+call's argument (``Exit(code)``), nor a word in parentheses the negation only follows. The code holds it when an identifier of it (comments aside) has it
 as a whole word or as a part between underscores (``match_stmt`` holds ``match``): a name is
 often spelled inside a longer one.
 """
@@ -18,6 +20,7 @@ import re
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _TICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]{2,})(?:\(\))?`")  # `dump` or `dump()`
+_ASIDE = re.compile(r"(?:^|(?<=\s))\(([A-Za-z_][A-Za-z0-9_]{2,})\)")  # "a variant (pgettext)", not "Exit(code)"
 _NEGATION = re.compile(r"^(?:not|never|no|nor|neither|\w+n't)$", re.IGNORECASE)
 _WORD = re.compile(r"[\w']+")
 _QUOTED = re.compile(r'"[^"\n]*"|\u201c[^\u201d\n]*\u201d')
@@ -26,7 +29,7 @@ NEAR = 4  # words between the name and the negation, at most
 
 
 def denied(text: str) -> set[str]:
-    """The names the text says, in backticks beside a negation, the code does not have."""
+    """The names the text says, in backticks beside a negation or in an aside after one, the code does not have."""
     out: set[str] = set()
     for sentence in _SENTENCE.split(text):
         own = _QUOTED.sub(lambda q: " " * len(q.group(0)), sentence)  # the node's words, not a message's
@@ -37,6 +40,10 @@ def denied(text: str) -> set[str]:
             before = _WORD.findall(own[:m.start()])[-(NEAR + 1):]
             after = _WORD.findall(own[m.end():])[:NEAR + 1]
             if any(_NEGATION.match(w) for w in before + after):
+                out.add(name)
+        for m in _ASIDE.finditer(own):
+            name = m.group(1)
+            if name not in _VALUES and any(_NEGATION.match(w) for w in _WORD.findall(own[:m.start()])[-(NEAR + 1):]):
                 out.add(name)
     return out
 

@@ -4,8 +4,9 @@ lists (its name, its place among the others, how a caller may pass it: positiona
 keyword, keyword-only, ``*args``/``**kwargs``; its annotation and default when it gives them) may no
 longer hold when no ``def`` of that name agrees with it any more. A parameter the node does not list (an
 optional one added) says nothing: the callers the node describes still call it the same way; a ``*args``
-or ``**kwargs`` gained does (the function now takes calls of another shape). A parameter list written
-without a name, ``(event: str, **kw: Any)``, is the signature of each function it agreed with."""
+or ``**kwargs`` gained does (the function now takes calls of another shape), and so does a parameter now
+required when the node listed every one the function required (the calls it describes now fail). A
+parameter list written without a name, ``(event: str, **kw: Any)``, is the signature of each function it agreed with."""
 
 from __future__ import annotations
 
@@ -32,11 +33,36 @@ def signatures_lost(before_code: str, now_code: str, written: list[str]) -> list
         names = [name] if name else sorted(n for n, ds in before.items() if any(_agrees(params, d) for d in ds))
         for each in names:
             then = [d for d in before.get(each, ()) if _agrees(params, d)]
-            if then and now.get(each) and not any(_agrees(params, d) and not _variadic_gained(params, then, d)
-                                                  for d in now[each]):
+            if then and now.get(each) and not any(_still_agrees(params, then, d) for d in now[each]):
                 lost.append(text)
                 break
     return lost
+
+
+def _still_agrees(written: list[_Param], then: list[list[_Param]], now: list[_Param]) -> bool:
+    """Whether a ``def`` of now agrees with the written signature as one of ``then`` did: the parameters the
+    node lists (:func:`_agrees`), and no call of the shape it describes is refused (:func:`_variadic_gained`,
+    :func:`_required_gained`)."""
+    return _agrees(written, now) and not _variadic_gained(written, then, now) \
+        and not _required_gained(written, then, now)
+
+
+def _required_gained(written: list[_Param], then: list[list[_Param]], now: list[_Param]) -> bool:
+    """Whether ``now`` requires a parameter (no default; ``self`` and ``cls`` aside) that neither the written
+    signature nor a ``def`` it agreed with required: ``zip_equal(*iterables)`` now ``zip_equal(__iter1, __iter2,
+    __iter3, *iterables)`` refuses the calls with fewer iterables the node's signature allows (an optional
+    parameter added is only an option). Only when the node listed every parameter those ``def``s required: a
+    signature written without some (``normalize(node, parens_after)`` of ``normalize(node, parens_after, *,
+    preview)``) gives the call in part, and a keyword now required beside them (``*, mode, features``) says
+    nothing of that part."""
+    def required(params: list[_Param]) -> set[str]:
+        return {name for name, kind, _, default in params
+                if kind not in ("*args", "**kwargs") and default is None and name not in ("self", "cls")}
+
+    listed = {name for name, _, _, _ in written}
+    if any(required(d) - listed for d in then):
+        return False
+    return bool(required(now) - listed - set().union(*map(required, then)))
 
 
 def _variadic_gained(written: list[_Param], then: list[list[_Param]], now: list[_Param]) -> bool:
@@ -58,8 +84,9 @@ def signature_kept(before_code: str, now_code: str, written: str) -> bool:
         return False
     before, now = _defs(before_code), _defs(now_code)
     name, params = sig
-    return before is not None and now is not None and any(_agrees(params, d) for d in before.get(name, ())) \
-        and any(_agrees(params, d) for d in now.get(name, ()))
+    then = [d for d in (before or {}).get(name, ()) if _agrees(params, d)]
+    return before is not None and now is not None and bool(then) \
+        and any(_still_agrees(params, then, d) for d in now.get(name, ()))
 
 
 def _written(text: str) -> tuple[str, list[_Param]] | None:

@@ -198,8 +198,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   whose message says it "is deprecated" (``print("Warning: --flag is deprecated; ...")``),
   "deprecated" in its docstring unless each sentence saying it first names a parameter; a module
   ``__getattr__`` that warns when asked for an old name; a deprecation mark in other languages; a
-  warning's message counts for what its sentence saying "deprecat" names, not for what to use
-  instead, and when that sentence quotes names, for those alone: "The 'HTTP_STATUS_CODES' data is
+  warning's message counts for what its sentence saying "deprecat" names (one that never says so: its
+  sentence saying "will be removed"), not for what to use instead nor for a hyphenated package name
+  ("more-itertools"), and when that sentence quotes names, for those alone: "The 'HTTP_STATUS_CODES' data is
   deprecated" deprecates no ``data``), in the file, in a file under a referenced folder, or, for a name it imports from another
   module of the project, there; when a parameter the node names (as a name,
   or in a list of the function's parameters) is newly deprecated: a warning raised only when it is

@@ -444,10 +444,11 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # parameter is; the same value in a statement of its body still counts
     defaults = _gained_defaults(old, new)
     # and the values of a method the class gained that the node does not name are that method's (``strict=True`` in
-    # a new ``verify()`` beside the ``feed(text, *, strict=True)`` the node gives)
-    values = {v for u in gone for v in u.constants()} ^ {
+    # a new ``verify()`` beside the ``feed(text, *, strict=True)`` the node gives); a ``None`` a statement only tests a
+    # name against (``key is not None``) gives no value (:meth:`.Unit.values_given`)
+    values = {v for u in gone for v in u.values_given()} ^ {
         v for u in came if not any(a <= u.start <= b for a, b in beside)
-        for v in u.constants() - (defaults if isinstance(u.node, _FUNCTIONS) else set())}
+        for v in u.values_given() - (defaults if isinstance(u.node, _FUNCTIONS) else set())}
     named = sorted(v for v in values if said.gives_value(v))
     if named:
         return f"a value the node gives changed ({_shown(named)})"
