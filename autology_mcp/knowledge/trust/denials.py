@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from autology_mcp.knowledge.trust.findings import _shown
+
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _TICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]{2,})(?:\(\))?`")  # `dump` or `dump()`
 _ASIDE = re.compile(r"(?:^|(?<=\s))\(([A-Za-z_][A-Za-z0-9_]{2,})\)")  # "a variant (pgettext)", not "Exit(code)"
@@ -59,3 +61,8 @@ def holds_part(code: str, name: str) -> bool:
 def now_held(text: str, before_code: str, now_code: str) -> list[str]:
     """The names ``text`` denies that ``before_code`` did not hold and ``now_code`` does."""
     return sorted(n for n in denied(text) if not holds_part(before_code, n) and holds_part(now_code, n))
+
+
+def now_there(names: list[str], where: str) -> str:
+    """The flag's words for names the node says the code has not, found in ``where`` ("it", a path) now."""
+    return f"{_shown(names)}, which the node says it has not, {'is' if len(names) == 1 else 'are'} in {where} now"

@@ -253,7 +253,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     rewritten_share,
 )
 from autology_mcp.knowledge.trust.defects import describes_defect, fix_added
-from autology_mcp.knowledge.trust.denials import now_held
+from autology_mcp.knowledge.trust.denials import now_held, now_there
 from autology_mcp.knowledge.trust.deprecations import (
     NOT_TESTS,
     _elsewhere,
@@ -413,9 +413,7 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
         denied = now_held(said.text, before_code, now_code)
         if denied:
             when = first_without(h, later, lambda t: not now_held(said.text, before_code, code_words(t, path)))
-            verb = "is" if len(denied) == 1 else "are"
-            return Finding(ref, True, f"{_shown(denied)}, which the node says it has not, {verb} in {where} now ({when})",
-                           later.text(explain))
+            return Finding(ref, True, f"{now_there(denied, where)} ({when})", later.text(explain))
     if not anchor or not path.endswith(".py"):  # a file, or a name in another language: the file's values
         values = _values_lost(before, now, path, said)
         if values:

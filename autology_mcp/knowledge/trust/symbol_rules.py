@@ -54,7 +54,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     without_docstrings,
 )
 from autology_mcp.knowledge.trust.defects import _called, describes_defect, fix_added, span_fix_added
-from autology_mcp.knowledge.trust.denials import now_held
+from autology_mcp.knowledge.trust.denials import now_held, now_there
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.git_history import History
@@ -365,7 +365,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
     denied = now_held(said.text, old_code, new_code)  # "a `match` statement is not among them", and now it is
     if denied:
-        return f"{_shown(denied)}, which the node says it has not, {'is' if len(denied) == 1 else 'are'} in it now"
+        return now_there(denied, "it")
     if values:
         return f"{_stated(values)} gone from it"
     own = set(symbol.split("."))
