@@ -78,7 +78,7 @@ class Unit:
             tested = [c for n in parts if isinstance(n, ast.Compare) and all(isinstance(o, (ast.Is, ast.IsNot)) for o in n.ops)
                       for c in [n.left, *n.comparators] if isinstance(c, ast.Constant) and c.value is None]
             returned = any(isinstance(n, ast.Return) and n.value is None for n in parts)
-            if nones and len(tested) == len(nones) and not returned:
+            if len(tested) == len(nones) and not returned:  # (a bare ``return``'s None is no Constant)
                 found.discard("None")
         return found
 

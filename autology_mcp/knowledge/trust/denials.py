@@ -9,9 +9,9 @@ backticks, a single identifier of three letters or more (or its bare call, `dump
 not the node's: the node says the code has the name); ``None``, ``True`` and
 ``False`` are values, not names. A name given alone in parentheses after the words that deny it, as the
 code's word for what they describe ("There is no context-aware variant (pgettext)"), is denied too; not a
-call's argument (``Exit(code)``), nor a word in parentheses the negation only follows. The code holds it when an identifier of it (comments aside) has it
-as a whole word or as a part between underscores (``match_stmt`` holds ``match``): a name is
-often spelled inside a longer one.
+call's argument (``Exit(code)``), nor a word in parentheses the negation only follows. The code holds it
+when an identifier of it (comments aside) has it as a whole word or as a part between underscores
+(``match_stmt`` holds ``match``): a name is often spelled inside a longer one.
 """
 
 from __future__ import annotations
