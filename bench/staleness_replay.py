@@ -32,13 +32,11 @@ needs no entry after that (its judgement carries).
 
 Repositories: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja, attrs,
 starlette, rich, marshmallow, structlog, uvicorn, tenacity, itsdangerous, yarl, gunicorn, loguru, httpie, humanize,
-quart and more_itertools (``--repo tuning``: all twenty-seven have been read while the rule was worked on; all but
-flask and requests were each written as a fresh held-out replay for issue 38 and joined the tuning side once their
-flags had been read), and doc2dash (``--repo doc2dash``, the held-out one: a fresh replay of hynek/doc2dash whose
-labels, and a second labelling of them, were committed before any rule ran on it; run it once per rule change you
-report, not while tuning), and tablib and multidict (``--repo tablib``, ``--repo multidict``: fresh held-out replays of
-jazzband/tablib and aio-libs/multidict, written for this stop beside doc2dash, run blind once at its final rule; their
-labels committed before any rule ran on them; ``--repo all`` leaves them out).
+quart, more_itertools, doc2dash and multidict (``--repo tuning``: all twenty-nine have been read while the rule was
+worked on; all but flask and requests were each written as a fresh held-out replay for issue 38 and joined the tuning
+side once their flags had been read), and tablib (``--repo tablib``, the held-out one: a fresh replay of
+jazzband/tablib whose labels, and a second labelling of them, were committed before any rule ran on it; run blind
+once at stop 59's rule, its figures only; run it once per rule change you report, not while tuning).
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -66,7 +64,8 @@ REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl",
-          "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools")
+          "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash",
+          "multidict")
 TAG = "replay-tag"
 
 
