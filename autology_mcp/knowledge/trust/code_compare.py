@@ -99,6 +99,17 @@ class Unit:
         return _IDENTS.findall(self.text)
 
 
+_QUOTED_VALUE = re.compile(r'"((?:[^"\\\n])*)"|\'((?:[^\'\\\n])*)\'')
+
+
+def held_strings(unit: Unit) -> tuple[str, ...]:
+    """The string values a unit holds: a Python statement's, or those a line of another language quotes (``"click",``
+    in a TOML list; ``dependencies = ["attrs>=21.3", "click>8"]``)."""
+    if unit.node is not None or unit.strings:
+        return unit.strings
+    return tuple(a or b for a, b in _QUOTED_VALUE.findall(unit.text))
+
+
 _cache: OrderedDict[tuple[str, str], list[Unit] | None] = OrderedDict()
 
 
@@ -924,13 +935,43 @@ def parameters_kept(old: ast.AST, new: ast.AST, folded=frozenset(), private=froz
             continue
         if name not in now:
             return f"parameter `{name}` removed"
-        if now[name] != (kind, default):
+        if now[name] != (kind, default) and not (now[name][0] == kind and sentinel_renamed(old, new, name) is not None):
             return f"parameter `{name}` changed"
     old_positional = [n for k, n, _ in before if k.startswith("positional") and n not in private]
     new_positional = [n for k, n, _ in after if k.startswith("positional") and n not in private]
     if new_positional[:len(old_positional)] != old_positional:
         return "parameters reordered"
     return None
+
+
+def sentinel_renamed(old: ast.AST, new: ast.AST, parameter: str) -> tuple[str, str] | None:
+    """The old and new name when ``parameter``'s default is a sentinel renamed: a module's name both before and after (``default=
+    _marker`` now ``default=sentinel``), that the function tests the parameter against by identity only (``default
+    is not _marker`` now ``default is not sentinel``), each time the other is tested: what the default is matters
+    only as "no value was given", which both say. None when not so."""
+    def default_and_tests(function: ast.AST) -> tuple[str, int] | None:
+        a = function.args
+        positional = a.posonlyargs + a.args
+        pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+        default = next((d for p, d in pairs if p.arg == parameter), None)
+        if not isinstance(default, ast.Name):
+            return None
+        tests = uses = 0
+        for n in ast.walk(function):
+            if isinstance(n, ast.Name) and n.id == default.id and n is not default:
+                uses += 1
+            if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], (ast.Is, ast.IsNot)):
+                sides = {(type(x).__name__, getattr(x, "id", None)) for x in (n.left, n.comparators[0])}
+                if sides == {("Name", parameter), ("Name", default.id)}:
+                    tests += 1
+        return (default.id, tests) if tests and tests == uses else None
+
+    if not all(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) for f in (old, new)):
+        return None
+    then, now = default_and_tests(old), default_and_tests(new)
+    if then is None or now is None or then[0] == now[0] or then[1] != now[1]:
+        return None
+    return then[0], now[0]
 
 
 def folded_parameters(old: ast.AST, new: ast.AST) -> dict[str, str]:

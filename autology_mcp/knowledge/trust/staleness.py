@@ -52,7 +52,11 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   defined once per Python version under an ``if``), the same code with its
   variables perhaps renamed (a block moved up a split method), are followed there, and so are they in a function
   it now calls, rewritten there in a way that touches nothing the node says (``host = idna.encode(...)`` now
-  ``return idna.encode(...)`` in a new ``_idna_encode(host)``) (:func:`_moved_span`). A word
+  ``return idna.encode(...)`` in a new ``_idna_encode(host)``) (:func:`_moved_span`). A line of another
+  language is judged by the strings it quotes too (``"click"`` now ``"click>8"`` in a TOML list, under a node
+  that says `click` is required without a version). A name the node says the code has not (:mod:`.denials`)
+  that the function holding the span now has, in the span or below it, is a flag ("there is no
+  `DashDocSetPlayURL`", and the key is written two lines after the span: :func:`.symbol_rules.holder_denied`). A word
   of the node's text (not a name it gives) counts unless the code uses it throughout, in three
   statements or more, before and after (``session.trust_env = False`` added to code that sets up
   ``session`` line after line is not a new use of "session"), or the changed statements use it as
@@ -125,7 +129,11 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   calls a function it did not call, or tests a condition it did not test, and still calls and tests all
   it did (:mod:`.defects`: the fix that adds a check, a call or a method, taking away nothing). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
-  touch nothing the node says are information, and so are a method the class gained that the node does
+  touch nothing the node says are information, and so are typing's renames: a sentinel default renamed and
+  tested by identity as before (``default=_marker`` now ``default: ... = sentinel``), a base given type arguments
+  (``CIMultiDict(MultiDict)`` now ``CIMultiDict(MultiDict[_V])``), a base the class no longer lists and inherits
+  through a base the module defines (``MultiDictProxy(_Base, MultiMapping)`` now ``MultiDictProxy(_Base[_V])``,
+  ``_Base`` now a ``MultiMapping``); and so are a method the class gained that the node does
   not name (what it uses and the values it holds are its own, but for a word of the title: ``from_header``
   gained by the ``IfRange`` of "a weak ETag is kept", which now tests ``weak``, is a flag), an exception or
   a function the node writes called with a message (``ValueError("Invalid compression format: '...'")``)
@@ -267,7 +275,7 @@ from autology_mcp.knowledge.trust.folder_files import defined, grep_names, held_
 from autology_mcp.knowledge.trust.git_history import Commit, History, history
 from autology_mcp.knowledge.trust.mentions import Said, holds, mentions
 from autology_mcp.knowledge.trust.modules import holds_path, imports_gone, in_code, modules_gone
-from autology_mcp.knowledge.trust.symbol_rules import REWRITTEN, _holder, _lost, judge_span, judge_symbol
+from autology_mcp.knowledge.trust.symbol_rules import REWRITTEN, _holder, _lost, holder_denied, judge_span, judge_symbol
 
 
 def check(h: History, node: KnowledgeNode, base: str | None, references: list[str] | None = None,
@@ -381,6 +389,11 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
         match = LINES.match(anchor)
         if match:
             span = (int(match.group(1)), int(match.group(2) or match.group(1)))
+            gained = holder_denied(before, now, span[0], path, said)
+            if gained:
+                when = first_without(h, later, lambda t: holder_denied(before, t, span[0], path, said) is None)
+                return Finding(ref, True, f"{now_there(gained[1], f'`{gained[0]}` of {where}')} ({when})",
+                               later.text(explain))
             return judge_span(h, ref, where, later, before, now, span, f"lines {span[0]}-{span[1]}", said, explain)
         if path.endswith(".py"):
             old_tree = parse_python(before)

@@ -32,6 +32,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     folded_parameters,
     follow,
     follow_items,
+    held_strings,
     is_doc,
     is_version_assignment,
     kwargs_keys,
@@ -46,6 +47,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     plain,
     read_through,
     self_attributes,
+    sentinel_renamed,
     span_region,
     strings_of,
     symbol_units,
@@ -136,6 +138,19 @@ def judge_span(h: History, ref: str, path: str, later: Later, before: str, now: 
     return Finding(ref, True, f"{what} of {path} changed ({when})", later.text(explain))
 
 
+def holder_denied(before: str, now: str, line: int, path: str, said: Said) -> tuple[str, list[str]] | None:
+    """The function holding a span's first line, and the names the node says its code has not (:mod:`.denials`,
+    "there is no `DashDocSetPlayURL`") that the function gained, the span itself perhaps unchanged: the key written
+    two lines below it. None when it gained none, or outside Python."""
+    held = _holding(before, line) if path.endswith(".py") else None
+    tree = parse_python(now) if held is not None else None
+    new = find_symbol(tree, held[0]) if tree is not None else None
+    if held is None or new is None:
+        return None
+    names = now_held(said.text, code_words(_segment(before, held[1]), path), code_words(_segment(now, new), path))
+    return (held[0], names) if names else None
+
+
 # words by which a node counts what a span holds, or says it holds all there is
 _COUNTED = re.compile(r"\b(?:only|single|sole|exactly|two|three|four|five|six|seven|eight|nine|ten)\b", re.IGNORECASE)
 
@@ -214,7 +229,7 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     used = sorted(used - _called_with_other_messages(used, gone, came, said))
     if used:
         return f"the use of {_shown(used)} changed"
-    before, after = Counter(s for u in gone for s in u.strings), Counter(s for u in came for s in u.strings)
+    before, after = Counter(s for u in gone for s in held_strings(u)), Counter(s for u in came for s in held_strings(u))
     if said.quotes(changed_strings(before, after)):
         return "a string value the node quotes changed"
     if about_falsy(said.text):
@@ -361,6 +376,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # what it handed to a function or class of the module it now calls in its place is still its code (helpers)
     lost = _lost(code_words(without_docstrings(old_text, old), path),
                  "\n".join(code_words(without_docstrings(new_text, n), path) for n in [new, *helpers]), said)
+    lost = [n for n in lost if not _class_keeps(new, tree, n)]
     if lost:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
     denied = now_held(said.text, old_code, new_code)  # "a `match` statement is not among them", and now it is
@@ -423,8 +439,10 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # `_StreamingResponse(...)`, a `class _StreamingResponse(StreamingResponse)`), is still what the code makes
     bases = _bases(tree)
     subclassed = {b for u in came for i in u.identifiers() for b in bases.get(i, ())}
+    # a sentinel default renamed (``_marker`` now ``sentinel``) and tested as before is the same "no value given"
+    sentinels = {n for _, p, _ in parameters(old) for n in (sentinel_renamed(old, new, p) or ())}
     used = (differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit
-            - said.words_kept(gone, came) - local - subclassed - _forwarding_dropped(old, new, gone, came, said))
+            - said.words_kept(gone, came) - local - subclassed - sentinels - _forwarding_dropped(old, new, gone, came, said))
     used = sorted(used - _called_with_other_messages(used, gone, came, said))
     if used:
         return f"the use of {_shown(used)} changed"
@@ -606,8 +624,35 @@ def _bases(tree: ast.AST | None) -> dict[str, set[str]]:
     ``StreamingResponse``)."""
     if tree is None:
         return {}
-    return {c.name: {b.id if isinstance(b, ast.Name) else b.attr for b in c.bases if isinstance(b, (ast.Name, ast.Attribute))}
+    return {c.name: {b.id if isinstance(b, ast.Name) else b.attr for b in map(_unsubscripted, c.bases)
+                     if isinstance(b, (ast.Name, ast.Attribute))}
             for c in getattr(tree, "body", []) if isinstance(c, ast.ClassDef)}
+
+
+def _unsubscripted(base: ast.AST) -> ast.AST:
+    """A base class given type arguments (``MultiDict[_V]``, ``Generic[T]``) as the class itself."""
+    return base.value if isinstance(base, ast.Subscript) else base
+
+
+def _class_keeps(new: ast.AST, tree: ast.AST | None, gone: str) -> bool:
+    """Whether a class still has what the node gives and its code no longer spells so: its header with a base
+    now given type arguments (`CIMultiDict(MultiDict)`, now ``class CIMultiDict(MultiDict[_V])``), or a base it
+    no longer lists and inherits through one the module defines (`MultiMapping`, of ``MultiDictProxy(_Base,
+    MultiMapping)`` now ``MultiDictProxy(_Base[_V])`` with ``class _Base(MultiMapping[_V])``): typing, not a change."""
+    if not isinstance(new, ast.ClassDef):
+        return False
+    names = [dotted(_unsubscripted(b)) or "" for b in new.bases]
+    if squeezed(gone) == squeezed(f"{new.name}({','.join(names)})"):
+        return True
+    bases = _bases(tree)
+    seen: set[str] = set()
+    todo = [n.rsplit(".", 1)[-1] for n in names]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += bases.get(name, ())
+    return gone in seen - {n.rsplit(".", 1)[-1] for n in names}
 
 
 def _module_names(tree: ast.AST | None) -> set[str]:
