@@ -104,3 +104,4 @@ def test_a_key_the_node_does_not_deny_added_below_the_span_is_no_flag(tmp_path: 
          path="kit/docsets.py")
     commit(root, "index page")
     assert only(root, node).stale is False
+

@@ -80,3 +80,37 @@ def test_a_parameter_no_longer_read_at_all_is_a_flag(tmp_path: Path) -> None:
     flag."""
     root, node = _recorded(tmp_path, TIME.replace("    now = when or _now()\n", "    now = _now()\n"), NATURALTIME)
     assert only(root, node).stale is True
+
+
+VERSIONED = '''try:
+    import importlib.metadata as importlib_metadata
+except ImportError:
+    import importlib_metadata
+
+__version__ = importlib_metadata.version(__name__)
+
+if sys.version_info >= (3, 7):
+    def __getattr__(name):
+        if name == "VERSION":
+            return __version__
+        raise AttributeError(name)
+else:
+    VERSION = __version__
+'''
+
+FROM_METADATA = ("`__version__` is read with `importlib_metadata.version(__name__)`: `importlib.metadata` on Python "
+                 "3.8+, the `importlib_metadata` backport before that.")
+
+
+def test_a_version_test_dropped_with_an_old_python_takes_no_number_the_node_states(tmp_path: Path) -> None:
+    """A whole file's numbers leave out a test of the interpreter's
+    version: the shim for 3.6 removed takes away the 3 of ``(3, 7)``, which is no part of "3.8+"."""
+    root = one_file_repo(tmp_path / "r", "kit/__init__.py", "import sys\n\n" + VERSIONED, "kit")
+    node = capture(root, ["kit/__init__.py"], FROM_METADATA, "version from metadata", type="convention")
+    commit(root, "record")
+    edit(root, VERSIONED[VERSIONED.index("if sys.version_info"):], "", path="kit/__init__.py")
+    commit(root, "drop 3.6")
+    assert only(root, node).stale is False
+    edit(root, "__version__ = importlib_metadata.version(__name__)", '__version__ = "3.9.1"', path="kit/__init__.py")
+    commit(root, "a literal version")
+    assert only(root, node).stale is True

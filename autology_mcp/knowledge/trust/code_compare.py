@@ -1343,10 +1343,14 @@ def _python_literals(text: str) -> Literals:
     strings += composed_strings(tree).values() if tree is not None else ()  # a constant built from others
     for s in strings:
         numbers |= numbers_in(s)
-    numbers |= {n.replace("_", "") for n in _CODE_NUMBER.findall(" ".join(code))}
+    # a test of the interpreter's version is no value of the code: "on Python 3.8+" still holds when a shim's
+    # ``if sys.version_info >= (3, 7):`` goes with the support of 3.6
+    numbers |= {n.replace("_", "") for n in _CODE_NUMBER.findall(_VERSION_TEST.sub(" ", " ".join(code)))}
     return Literals(tuple(strings), frozenset(numbers), True)
 
 
+_VERSION_TEST = re.compile(r"\bversion_info\b(?:\s*\[[^\]\n]*\])?\s*(?:[<>]=?|[=!]=)\s*\(\s*\d+(?:\s*,\s*\d+)*\s*,?\s*\)"
+                           r"|\(\s*\d+(?:\s*,\s*\d+)*\s*,?\s*\)\s*(?:[<>]=?|[=!]=)\s*(?:\w+\.)?version_info\b")
 _CODE_NUMBER = re.compile(r"(?<![\w.])\d[\d_]*(?:\.\d[\d_]*)*(?![\w]|\.\d)")  # 1_000_000 is 1000000
 
 

@@ -196,7 +196,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   number it states (``< 4``, ``1.21.1``, "at most 5 retries", "64-bit", "10,000"; a version
   also by its parts, as ``minor >= 21`` checks it, not a fraction, 0.4 is no 4; not 0, 1 or 2 alone,
   a date, an issue or ``2/3``) counts when the code held it as a literal (a constant, or written in
-  one of its strings). A string constant built from others holds the string it gives
+  one of its strings; in a whole Python file, not in a test of the interpreter's version: "on Python 3.8+"
+  still holds when a shim's ``if sys.version_info >= (3, 7):`` goes with the support of 3.6). A string constant built from others holds the string it gives
   (``JSON_ACCEPT = f'{JSON_CONTENT_TYPE}, */*'``: 'application/json, */*', :func:`.code_compare.composed_strings`);
   a header the node writes as ``Accept: application/json`` counts by its name and its value; a value the
   code held whole and now holds only inside a longer string is gone ('application/json, */*' now
