@@ -54,7 +54,10 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   it now calls, rewritten there in a way that touches nothing the node says (``host = idna.encode(...)`` now
   ``return idna.encode(...)`` in a new ``_idna_encode(host)``) (:func:`_moved_span`). A line of another
   language is judged by the strings it quotes too (``"click"`` now ``"click>8"`` in a TOML list, under a node
-  that says `click` is required without a version). A name the node says the code has not (:mod:`.denials`)
+  that says `click` is required without a version); in a packaging file (``setup.py``, ``setup.cfg``,
+  ``pyproject.toml``, a requirements file), a package the node names that the span required and requires no more
+  is a flag (``"watchgod>=0.6"`` now ``"watchfiles>=0.13"`` under "watchgod comes with [standard]":
+  :mod:`.requirements`). A name the node says the code has not (:mod:`.denials`)
   that the function holding the span now has, in the span or below it, is a flag ("there is no
   `DashDocSetPlayURL`", and the key is written two lines after the span: :func:`.symbol_rules.holder_denied`). A word
   of the node's text (not a name it gives) counts unless the code uses it throughout, in three

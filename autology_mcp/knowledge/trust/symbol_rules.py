@@ -64,6 +64,8 @@ from autology_mcp.knowledge.trust.mentions import Said, holds, term
 from autology_mcp.knowledge.trust.narrowing import about_falsy, about_none, aliases_read, none_told_apart
 from autology_mcp.knowledge.trust.protocols import operations
 from autology_mcp.knowledge.trust.renames import renamed
+from autology_mcp.knowledge.trust.requirements import dropped as requirements_dropped
+from autology_mcp.knowledge.trust.requirements import is_packaging
 from autology_mcp.knowledge.trust.signatures import signature_kept, signatures_lost
 
 
@@ -104,8 +106,9 @@ def judge_span(h: History, ref: str, path: str, later: Later, before: str, now: 
             return change.span
         if change.span is not None and change.strings:  # string values only
             if said.quotes(change.strings) or said.gives_from(change.strings) or (said.states_values and said.values_lost(
-                    literals(list(change.before)), literals(list(change.after)))):
-                return None  # a string the node quotes or gives a piece of as code, or a number it states, gone
+                    literals(list(change.before)), literals(list(change.after)))) or \
+                    (is_packaging(path) and requirements_dropped(change.before, change.after, said.text)):
+                return None  # a string the node quotes or gives a piece of as code, a number it states, a package it names, gone
             return change.span
         region = span_region(old, new, where, path)
         if region is None or not region[1]:
@@ -212,6 +215,7 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     lost = _lost(code_words(_unit_lines(old_text, gone_units), path), code_words(_unit_lines(new_text, came_units), path),
                  said)
     lost += sorted(_defines(gone_units) - _defines(came_units))  # a function or class of the span renamed or gone
+    lost += requirements_dropped(gone_units, came_units, said.text) if is_packaging(path) else []
     if lost:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
     if said.states_values:
