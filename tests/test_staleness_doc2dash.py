@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autology_mcp.knowledge.trust.code_compare import Unit, held_strings
 from test_staleness import commit, edit, one_file_repo, only
 from test_staleness_sympy import capture
 
@@ -105,3 +106,9 @@ def test_a_key_the_node_does_not_deny_added_below_the_span_is_no_flag(tmp_path: 
     commit(root, "index page")
     assert only(root, node).stale is False
 
+
+
+def test_a_line_of_another_language_holds_its_quoted_values_not_its_apostrophes() -> None:
+    line = Unit("""It's the user's "x y" list: 'click>8', ok""", "", 1, 1)
+    assert held_strings(line) == ("x y", "click>8")
+    assert held_strings(Unit('dependencies = ["attrs>=21.3", "click>8"]', "", 1, 1)) == ("attrs>=21.3", "click>8")

@@ -99,7 +99,7 @@ class Unit:
         return _IDENTS.findall(self.text)
 
 
-_QUOTED_VALUE = re.compile(r'"((?:[^"\\\n])*)"|\'((?:[^\'\\\n])*)\'')
+_QUOTED_VALUE = re.compile(r'"((?:[^"\\\n])*)"|(?<!\w)\'((?:[^\'\\\n])*)\'(?!\w)')  # not an apostrophe: "user's"
 
 
 def held_strings(unit: Unit) -> tuple[str, ...]:
