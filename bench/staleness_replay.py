@@ -38,7 +38,9 @@ side once their flags had been read), and tablib (``--repo tablib``, the held-ou
 jazzband/tablib whose labels, and a second labelling of them, were committed before any rule ran on it; run blind
 once at stop 59's rule, its figures only; run it once per rule change you report, not while tuning); and tomlkit and
 filelock (``--repo tomlkit``, ``--repo filelock``: fresh replays of python-poetry/tomlkit and tox-dev/filelock whose
-labels were committed before any rule ran on them, prepared as the held-out replays for the stop after tablib's).
+labels were committed before any rule ran on them, prepared as the held-out replays for the stop after tablib's); and
+environs (``--repo environs``: a fresh replay of sloria/environs whose labels were committed before any rule ran on it,
+prepared as the held-out replay for the stop after tomlkit's and filelock's).
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -62,7 +64,7 @@ PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
          "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous",
          "yarl", "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash", "tablib",
-         "multidict", "tomlkit", "filelock")
+         "multidict", "tomlkit", "filelock", "environs")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl",
