@@ -32,15 +32,13 @@ needs no entry after that (its judgement carries).
 
 Repositories: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja, attrs,
 starlette, rich, marshmallow, structlog, uvicorn, tenacity, itsdangerous, yarl, gunicorn, loguru, httpie, humanize,
-quart, more_itertools, doc2dash and multidict (``--repo tuning``: all twenty-nine have been read while the rule was
-worked on; all but flask and requests were each written as a fresh held-out replay for issue 38 and joined the tuning
-side once their flags had been read), and tablib (``--repo tablib``, the held-out one: a fresh replay of
-jazzband/tablib whose labels, and a second labelling of them, were committed before any rule ran on it; run blind
-once at stop 59's rule, its figures only; run it once per rule change you report, not while tuning); and tomlkit and
-filelock (``--repo tomlkit``, ``--repo filelock``: fresh replays of python-poetry/tomlkit and tox-dev/filelock whose
-labels were committed before any rule ran on them, prepared as the held-out replays for the stop after tablib's); and
-markupsafe (``--repo markupsafe``: a fresh replay of pallets/markupsafe whose labels were committed before any rule ran
-on it, prepared as the held-out replay for the stop after tomlkit's and filelock's).
+quart, more_itertools, doc2dash, multidict, tablib, tomlkit and filelock (``--repo tuning``: all thirty-two have been
+read while the rule was worked on; all but flask and requests were each written as a fresh held-out replay for issue
+38 and joined the tuning side once their flags had been read; tablib, tomlkit and filelock were run blind at stop 60's
+final rule, then read), and markupsafe (``--repo markupsafe``, the held-out one: a fresh replay of pallets/markupsafe
+whose labels, and a second labelling of them, were committed before any rule ran on it; run it once per rule change
+you report, not while tuning) and environs (``--repo environs``: a fresh replay of sloria/environs whose labels were
+committed before any rule ran on it, prepared for the stop after markupsafe's; ``--repo all`` leaves it out).
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -64,12 +62,12 @@ PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
          "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous",
          "yarl", "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash", "tablib",
-         "multidict", "tomlkit", "filelock", "markupsafe")
+         "multidict", "tomlkit", "filelock", "markupsafe", "environs")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl",
           "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash",
-          "multidict")
+          "multidict", "tablib", "tomlkit", "filelock")
 TAG = "replay-tag"
 
 
