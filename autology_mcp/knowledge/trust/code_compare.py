@@ -890,6 +890,17 @@ def _largest(defined: list[tuple[ast.AST, bool]]) -> ast.AST:
     return max((n for n, _ in defined), key=lambda n: sum(1 for _ in ast.walk(n)))
 
 
+def imported_from(tree: ast.AST | None) -> dict[str, tuple[str, ...]]:
+    """The names a module imports from another (``from openpyxl.styles import Font``: ``Font`` -> ``("openpyxl",
+    "styles")``; under an ``as``, the name it is bound to), at its top level or under an ``if`` or ``try`` there."""
+    found: dict[str, tuple[str, ...]] = {}
+    for node, _ in _definitions(getattr(tree, "body", [])):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                found[alias.asname or alias.name] = tuple(node.module.split("."))
+    return found
+
+
 def _overload(node: ast.AST) -> bool:
     """A ``@overload`` (``@typing.overload``, ``@t.overload``) stub."""
     return "overload" in decorator_names(node)
