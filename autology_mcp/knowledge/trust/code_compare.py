@@ -842,24 +842,63 @@ def find_symbol(tree: ast.AST, symbol: str, stubs: bool = False) -> ast.AST | No
     """A function or class (``name`` or ``Class.method``) of a parsed module. A name defined more than
     once in one scope (a property's getter and setter) is all of them, as one module; its ``@overload``
     stubs are left out when it has a body of its own (what only a type checker reads: their removal
-    changes nothing), unless ``stubs`` (a node that speaks of overloads is about them)."""
+    changes nothing), unless ``stubs`` (a node that speaks of overloads is about them). A definition under an
+    ``if``, ``try`` or ``with`` of its module or class is found as if it were not; of a name defined in several
+    such branches (a class per platform: ``if sys.platform == "win32":`` a stub, ``else:`` the class), the
+    largest is the one (:func:`_largest`)."""
     scopes: list[tuple[str, ast.AST]] = [("", tree)]
     while scopes:
         prefix, scope = scopes.pop()
-        found = []
-        for node in getattr(scope, "body", []):
+        found, classes = [], {}
+        for node, branched in _definitions(getattr(scope, "body", [])):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 name = prefix + node.name
                 if name == symbol or node.name == symbol:
-                    found.append(node)
+                    found.append((node, branched))
                 elif isinstance(node, ast.ClassDef):
-                    scopes.append((name + ".", node))
+                    classes.setdefault(name, []).append((node, branched))
+        scopes += [(name + ".", _largest(defined)) for name, defined in classes.items()]
+        if any(branched for _, branched in found):
+            found = [_largest(found)]
+        else:
+            found = [n for n, _ in found]
         found = found if stubs else [n for n in found if not _overload(n)] or found
         if len(found) == 1:
             return found[0]
         if found:
             return ast.Module(body=found, type_ignores=[])
     return None
+
+
+def _definitions(body: list[ast.AST], branched: bool = False) -> list[tuple[ast.AST, bool]]:
+    """The statements of a block, those of its ``if``, ``try`` and ``with`` blocks in their place (each branch),
+    each with whether it came from such a block."""
+    out: list[tuple[ast.AST, bool]] = []
+    for node in body:
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            blocks = [node.body, getattr(node, "orelse", []), getattr(node, "finalbody", []),
+                      *(h.body for h in getattr(node, "handlers", []))]
+            out += [d for block in blocks for d in _definitions(block, True)]
+        else:
+            out.append((node, branched))
+    return out
+
+
+def _largest(defined: list[tuple[ast.AST, bool]]) -> ast.AST:
+    """Of one name's definitions, the one with the most code: when one is defined in its module's body and the
+    others under conditions, or each under one, a stub for another platform is the smaller."""
+    return max((n for n, _ in defined), key=lambda n: sum(1 for _ in ast.walk(n)))
+
+
+def imported_from(tree: ast.AST | None) -> dict[str, tuple[str, ...]]:
+    """The names a module imports from another (``from openpyxl.styles import Font``: ``Font`` -> ``("openpyxl",
+    "styles")``; under an ``as``, the name it is bound to), at its top level or under an ``if`` or ``try`` there."""
+    found: dict[str, tuple[str, ...]] = {}
+    for node, _ in _definitions(getattr(tree, "body", [])):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                found[alias.asname or alias.name] = tuple(node.module.split("."))
+    return found
 
 
 def _overload(node: ast.AST) -> bool:

@@ -64,7 +64,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   statements or more, before and after (``session.trust_env = False`` added to code that sets up
   ``session`` line after line is not a new use of "session"), or the changed statements use it as
   often before as after, as a name or a part of one (:meth:`Said.words_kept`).
-- ``path#symbol`` (Python; a property's getter and setter together, its ``@overload`` stubs aside unless the node
+- ``path#symbol`` (Python; found under an ``if``, ``try`` or ``with`` of its module or class as well, the largest
+  definition of a name defined in several branches, a class per platform beside a stub; a property's getter and
+  setter together, its ``@overload`` stubs aside unless the node
   speaks of overloads): stale when it is gone; when an
   existing parameter is removed, renamed, reordered or its default changed, or a parameter is gained
   whose name holds one the node names between underscores (``force_kw_only`` beside the ``kw_only`` of
@@ -132,7 +134,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   calls a function it did not call, or tests a condition it did not test, and still calls and tests all
   it did (:mod:`.defects`: the fix that adds a check, a call or a method, taking away nothing). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
-  touch nothing the node says are information, and so are typing's renames: a sentinel default renamed and
+  touch nothing the node says are information, and so is a name now imported from the module the code wrote it
+  with (``Font(bold=True)`` after ``from openpyxl.styles import Font``, for ``openpyxl.styles.Font(bold=True)``),
+  and so are typing's renames: a sentinel default renamed and
   tested by identity as before (``default=_marker`` now ``default: ... = sentinel``), a base given type arguments
   (``CIMultiDict(MultiDict)`` now ``CIMultiDict(MultiDict[_V])``), a base the class no longer lists and inherits
   through a base the module defines (``MultiDictProxy(_Base, MultiMapping)`` now ``MultiDictProxy(_Base[_V])``,

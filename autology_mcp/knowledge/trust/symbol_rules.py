@@ -33,6 +33,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     follow,
     follow_items,
     held_strings,
+    imported_from,
     is_doc,
     is_version_assignment,
     kwargs_keys,
@@ -429,9 +430,12 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # it now calls in their place uses (``_determine_setters()`` returning the ``_setattr`` the symbol chose
     # itself) is used still, and so is a string it holds
     uses_before -= {i for u in handed for i in u.identifiers()} & _module_names(tree)
-    # a name used by the statements before and not after, or after and not before, counted both ways
-    differ = ({i for u in gone for i in u.identifiers()} ^ {i for u in came for i in u.identifiers()}) & \
-        (uses_before ^ uses_after)
+    # a name used by the statements before and not after, or after and not before, counted both ways; a name
+    # imported from a module is used with that module's (``Font(bold=True)`` after ``from openpyxl.styles import
+    # Font``, for ``openpyxl.styles.Font(bold=True)``)
+    then_from, now_from = imported_from(parse_python(old_text)), imported_from(tree)
+    differ = ({i for u in gone for i in _qualified(u, then_from)} ^ {i for u in came for i in _qualified(u, now_from)}) \
+        & (uses_before ^ uses_after)
     gained = _parameter_names(new) - _parameter_names(old)
     explicit = kwargs_keys(old) & gained  # a keyword it took from its **kwargs by name, now a parameter of its own
     signature = said.signature(symbol.split(".")[-1], old_parameters)
@@ -631,6 +635,12 @@ def _bases(tree: ast.AST | None) -> dict[str, set[str]]:
     return {c.name: {b.id if isinstance(b, ast.Name) else b.attr for b in map(_unsubscripted, c.bases)
                      if isinstance(b, (ast.Name, ast.Attribute))}
             for c in getattr(tree, "body", []) if isinstance(c, ast.ClassDef)}
+
+
+def _qualified(unit: Unit, imported: dict[str, tuple[str, ...]]) -> list[str]:
+    """The names a unit uses, with the parts of the module each name it uses was imported from."""
+    names = unit.identifiers()
+    return names + [part for name in names for part in imported.get(name, ())]
 
 
 def _unsubscripted(base: ast.AST) -> ast.AST:
