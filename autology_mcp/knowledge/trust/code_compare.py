@@ -988,13 +988,7 @@ def sentinel_renamed(old: ast.AST, new: ast.AST, parameter: str) -> tuple[str, s
     _marker`` now ``default=sentinel``), that the function tests the parameter against by identity only (``default
     is not _marker`` now ``default is not sentinel``), each time the other is tested: what the default is matters
     only as "no value was given", which both say. None when not so."""
-    def default_and_tests(function: ast.AST) -> tuple[str, int] | None:
-        a = function.args
-        positional = a.posonlyargs + a.args
-        pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
-        default = next((d for p, d in pairs if p.arg == parameter), None)
-        if not isinstance(default, ast.Name):
-            return None
+    def tests_of(function: ast.AST, default: ast.Name) -> int | None:
         tests = uses = 0
         for n in ast.walk(function):
             if isinstance(n, ast.Name) and n.id == default.id and n is not default:
@@ -1003,14 +997,25 @@ def sentinel_renamed(old: ast.AST, new: ast.AST, parameter: str) -> tuple[str, s
                 sides = {(type(x).__name__, getattr(x, "id", None)) for x in (n.left, n.comparators[0])}
                 if sides == {("Name", parameter), ("Name", default.id)}:
                     tests += 1
-        return (default.id, tests) if tests and tests == uses else None
+        return tests if tests and tests == uses else None
 
     if not all(isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) for f in (old, new)):
         return None
-    then, now = default_and_tests(old), default_and_tests(new)
-    if then is None or now is None or then[0] == now[0] or then[1] != now[1]:
+    then, now = defaults(old).get(parameter), defaults(new).get(parameter)
+    if not isinstance(then, ast.Name) or not isinstance(now, ast.Name) or then.id == now.id:
+        return None  # (before any walk of the functions: most defaults are no renamed name)
+    tested = tests_of(old, then)
+    if tested is None or tests_of(new, now) != tested:
         return None
-    return then[0], now[0]
+    return then.id, now.id
+
+
+def defaults(function: ast.AST) -> dict[str, ast.AST]:
+    """A function's parameters that have a default, each with its default's expression."""
+    a = function.args
+    positional = a.posonlyargs + a.args
+    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    return {p.arg: d for p, d in pairs if d is not None}
 
 
 def folded_parameters(old: ast.AST, new: ast.AST) -> dict[str, str]:
@@ -1092,11 +1097,8 @@ def aliased_defaults(old: ast.AST, new: ast.AST, names: set[str]) -> dict[str, a
     name. Parameter -> its default."""
     if not isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return {}
-    a = old.args
-    positional = a.posonlyargs + a.args
-    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
     now = {name for _, name, _ in parameters(new)}
-    return {p.arg: d for p, d in pairs if p.arg in names and p.arg not in now and isinstance(d, (ast.Name, ast.Attribute))}
+    return {p: d for p, d in defaults(old).items() if p in names and p not in now and isinstance(d, (ast.Name, ast.Attribute))}
 
 
 def body_units(node: ast.AST) -> list[Unit]:
