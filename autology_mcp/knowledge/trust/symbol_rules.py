@@ -57,6 +57,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     without_docstrings,
 )
 from autology_mcp.knowledge.trust.defects import _called, describes_defect, fix_added, span_fix_added
+from autology_mcp.knowledge.trust.denials import denied as names_denied
 from autology_mcp.knowledge.trust.denials import now_held, now_there
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
@@ -145,8 +146,8 @@ def judge_span(h: History, ref: str, path: str, later: Later, before: str, now: 
 def holder_denied(before: str, now: str, line: int, path: str, said: Said) -> tuple[str, list[str]] | None:
     """The function holding a span's first line, and the names the node says its code has not (:mod:`.denials`,
     "there is no `DashDocSetPlayURL`") that the function gained, the span itself perhaps unchanged: the key written
-    two lines below it. None when it gained none, or outside Python."""
-    held = _holding(before, line) if path.endswith(".py") else None
+    two lines below it. None when it gained none, or outside Python. Most nodes deny nothing: they cost no parse."""
+    held = _holding(before, line) if path.endswith(".py") and names_denied(said.text) else None
     tree = parse_python(now) if held is not None else None
     new = find_symbol(tree, held[0]) if tree is not None else None
     if held is None or new is None:
