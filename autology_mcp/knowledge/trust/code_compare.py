@@ -850,7 +850,7 @@ def find_symbol(tree: ast.AST, symbol: str, stubs: bool = False) -> ast.AST | No
     while scopes:
         prefix, scope = scopes.pop()
         found, classes = [], {}
-        for node, branched in _definitions(getattr(scope, "body", [])):
+        for node, branched in branch_statements(getattr(scope, "body", [])):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 name = prefix + node.name
                 if name == symbol or node.name == symbol:
@@ -870,7 +870,7 @@ def find_symbol(tree: ast.AST, symbol: str, stubs: bool = False) -> ast.AST | No
     return None
 
 
-def _definitions(body: list[ast.AST], branched: bool = False) -> list[tuple[ast.AST, bool]]:
+def branch_statements(body: list[ast.AST], branched: bool = False) -> list[tuple[ast.AST, bool]]:
     """The statements of a block, those of its ``if``, ``try`` and ``with`` blocks in their place (each branch),
     each with whether it came from such a block."""
     out: list[tuple[ast.AST, bool]] = []
@@ -878,7 +878,7 @@ def _definitions(body: list[ast.AST], branched: bool = False) -> list[tuple[ast.
         if isinstance(node, (ast.If, ast.Try, ast.With)):
             blocks = [node.body, getattr(node, "orelse", []), getattr(node, "finalbody", []),
                       *(h.body for h in getattr(node, "handlers", []))]
-            out += [d for block in blocks for d in _definitions(block, True)]
+            out += [d for block in blocks for d in branch_statements(block, True)]
         else:
             out.append((node, branched))
     return out
@@ -894,7 +894,7 @@ def imported_from(tree: ast.AST | None) -> dict[str, tuple[str, ...]]:
     """The names a module imports from another (``from openpyxl.styles import Font``: ``Font`` -> ``("openpyxl",
     "styles")``; under an ``as``, the name it is bound to), at its top level or under an ``if`` or ``try`` there."""
     found: dict[str, tuple[str, ...]] = {}
-    for node, _ in _definitions(getattr(tree, "body", [])):
+    for node, _ in branch_statements(getattr(tree, "body", [])):
         if isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
                 found[alias.asname or alias.name] = tuple(node.module.split("."))

@@ -15,6 +15,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     aliased_defaults,
     body_units,
     bound_names,
+    branch_statements,
     built_strings,
     call_guards,
     calls_name,
@@ -706,16 +707,12 @@ def _holding(text: str, line: int) -> tuple[str, ast.AST] | None:
     scopes: list[tuple[str, list[ast.AST]]] = [("", tree.body)] if tree is not None else []
     while scopes:
         prefix, body = scopes.pop()
-        for n in body:
-            if not n.lineno <= line <= (n.end_lineno or n.lineno):
-                continue
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        for n, _ in branch_statements(body):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                    and n.lineno <= line <= (n.end_lineno or n.lineno):
                 if not isinstance(n, ast.ClassDef):
                     found = (prefix + n.name, n)
                 scopes.append((f"{prefix}{n.name}.", n.body))
-            elif isinstance(n, (ast.If, ast.Try, ast.With)):
-                scopes += [(prefix, b) for b in (n.body, getattr(n, "orelse", []), getattr(n, "finalbody", []),
-                                                 *(h.body for h in getattr(n, "handlers", [])))]
     return found
 
 
