@@ -37,10 +37,10 @@ read while the rule was worked on; all but flask and requests were each written 
 38 and joined the tuning side once their flags had been read; tablib, tomlkit and filelock were run blind at stop 60's
 final rule, then read), and markupsafe (``--repo markupsafe``, the held-out one: a fresh replay of pallets/markupsafe
 whose labels, and a second labelling of them, were committed before any rule ran on it; run it once per rule change
-you report, not while tuning) and environs (``--repo environs``: a fresh replay of sloria/environs whose labels were
-committed before any rule ran on it, prepared for the stop after markupsafe's; ``--repo all`` leaves it out) and pluggy
-(``--repo pluggy``: a fresh replay of pytest-dev/pluggy whose labels were committed before any rule ran on it, the
-fresh held-out replay prepared for the stop after environs's; ``--repo all`` leaves it out).
+you report, not while tuning), environs (``--repo environs``: a fresh replay of sloria/environs whose labels were
+committed before any rule ran on it, prepared for the stop after markupsafe's; ``--repo all`` leaves it out), and pluggy
+and httpcore (``--repo pluggy``, ``--repo httpcore``: fresh replays of pytest-dev/pluggy and encode/httpcore whose labels
+were committed before any rule ran on them, prepared for the stop after environs's; ``--repo all`` leaves them out).
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -64,7 +64,7 @@ PYTHON = "/work/main/.venv/bin/python"
 REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
          "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous",
          "yarl", "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash", "tablib",
-         "multidict", "tomlkit", "filelock", "markupsafe", "environs", "pluggy")
+         "multidict", "tomlkit", "filelock", "markupsafe", "environs", "pluggy", "httpcore")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl",
