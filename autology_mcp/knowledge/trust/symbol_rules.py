@@ -369,6 +369,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # a private parameter (``_cell_len=_cell_len``, a global bound for speed) the node does not name is the
     # code's own business, not the interface the node describes: removing or changing it says nothing
     private = {p for p in old_parameters if p.startswith("_") and not said.names_parameter(p, old_parameters)}
+    if isinstance(new, ast.Module) and not isinstance(old, ast.Module):  # one definition, now one per condition
+        return f"it is now defined {len(new.body)} times, under conditions (a version or a platform each)"
     broke = parameters_kept(old, new, set(folded), private)
     if broke:
         return broke
