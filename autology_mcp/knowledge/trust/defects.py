@@ -138,9 +138,25 @@ _NAME = re.compile(r"Name\(id='([A-Za-z_][A-Za-z0-9_]*)'")
 def _tested(node: ast.AST, own: set[str]) -> set[str]:
     """The conditions the code tests (an ``if``'s, a ``while``'s, a conditional expression's, an
     ``assert``'s), each as its code with the variables of its own as one placeholder: a local renamed
-    in a test tests nothing new."""
+    in a test tests nothing new. The clauses of an ``and``/``or`` are each a condition, so a test widened
+    by a clause (``" " in key_s`` now ``" " in key_s or "\\t" in key_s``) tests all it did and one more."""
     found = set()
     for n in ast.walk(node):
         if isinstance(n, (ast.If, ast.While, ast.IfExp, ast.Assert)):
-            found.add(_NAME.sub(lambda m: "Name(id='_'" if m.group(1) in own else m.group(0), dump(n.test, False)))
+            for clause in _clauses(n.test):
+                code = _NAME.sub(lambda m: "Name(id='_'" if m.group(1) in own else m.group(0), dump(clause, False))
+                found.add(code + repr(_blank_strings(clause)))
     return found
+
+
+def _blank_strings(node: ast.AST) -> list[str]:
+    """The strings of only whitespace a condition tests (``" "``, ``"\\t"``), which :func:`dump` writes alike."""
+    return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and n.value and not n.value.strip()]
+
+
+def _clauses(test: ast.expr) -> list[ast.expr]:
+    """The clauses of a condition: those of each operand of an ``and``/``or``, else the condition itself."""
+    if isinstance(test, ast.BoolOp):
+        return [c for v in test.values for c in _clauses(v)]
+    return [test]
