@@ -141,3 +141,30 @@ def test_a_function_now_defined_per_python_version_is_a_change_of_it(tmp_path: P
     commit(root, "a variant for 3.6")
     finding = only(root, node)
     assert finding.stale is True and "defined 2 times" in finding.why
+
+
+LOCK = '''class Lock:
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self.release()
+'''
+
+NOT_A_DECORATOR = ("`Lock` is a context manager: `with lock:` acquires and releases. `Lock` is not a "
+                   "`contextlib.ContextDecorator`, so a lock cannot decorate a function.")
+
+
+def test_a_dotted_name_the_node_denies_is_denied_by_its_last_part(tmp_path: Path) -> None:
+    root = one_file_repo(tmp_path / "r", "lock/api.py", LOCK, "lock")
+    node = capture(root, ["lock/api.py#Lock"], NOT_A_DECORATOR, "with, not a decorator", type="pattern")
+    commit(root, "record")
+    (root / "lock/api.py").write_text("import abc\n\n\n" + LOCK.replace("class Lock:", "class Lock(abc.ABC):"))
+    commit(root, "an abstract base")
+    assert only(root, node).stale is False  # another base: not what the node denies
+    (root / "lock/api.py").write_text("import abc\nimport contextlib\n\n\n" + LOCK.replace(
+        "class Lock:", "class Lock(contextlib.ContextDecorator, abc.ABC):"))
+    commit(root, "a lock decorates a function")
+    finding = only(root, node)
+    assert finding.stale is True and "`ContextDecorator`, which the node says it has not" in finding.why

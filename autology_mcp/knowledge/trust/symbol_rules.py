@@ -59,6 +59,7 @@ from autology_mcp.knowledge.trust.code_compare import (
 )
 from autology_mcp.knowledge.trust.defects import _called, describes_defect, fix_added, span_fix_added
 from autology_mcp.knowledge.trust.denials import denied as names_denied
+from autology_mcp.knowledge.trust.settings import set_otherwise
 from autology_mcp.knowledge.trust.denials import now_held, now_there
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
@@ -391,6 +392,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     denied = now_held(said.text, old_code, new_code)  # "a `match` statement is not among them", and now it is
     if denied:
         return now_there(denied, "it")
+    otherwise = set_otherwise(said.text, old, new)  # "`ensure_ascii` is True", and it passes ensure_ascii=False
+    if otherwise:
+        return otherwise[0]
     if values:
         return f"{_stated(values)} gone from it"
     own = set(symbol.split("."))
