@@ -95,3 +95,30 @@ def test_a_caller_that_hands_the_function_to_a_wrapper_still_calls_it(tmp_path: 
     sha = git(root, "rev-parse", "--short=9", "HEAD").strip()
     finding = only(root, node)
     assert finding.stale is True and "`_parse_value` no longer calls `_parse_array`" in finding.why and sha in finding.why
+
+
+SPLIT = '''def split_before(iterable, pred):
+    buf = []
+    for item in iterable:
+        if pred(item) and buf:
+            yield buf
+            buf = []
+        buf.append(item)
+    yield buf
+'''
+
+EMPTY = ("`split_before(iterable, pred)` ends with an unconditional `yield buf`, so an empty iterable gives `[[]]`, "
+         "one empty list.")
+
+
+def test_a_clause_of_a_test_now_tested_alone_as_well_is_a_new_test(tmp_path: Path) -> None:
+    """The clauses of an and/or count, and so does how often a condition is tested: ``if buf:`` added after a
+    loop that tests ``pred(item) and buf`` is a test added (more_itertools' M02)."""
+    root = one_file_repo(tmp_path / "r", "it/more.py", SPLIT, "split")
+    node = capture(root, ["it/more.py#split_before"], EMPTY, "split_before on an empty iterable yields one empty list")
+    commit(root, "record")
+    edit(root, "        buf.append(item)\n    yield buf\n", "        buf.append(item)\n    if buf:\n        yield buf\n",
+         path="it/more.py")
+    commit(root, "nothing for an empty iterable")
+    finding = only(root, node)
+    assert finding.stale is True and "tests a new condition" in finding.why
