@@ -97,3 +97,74 @@ def test_a_name_now_imported_from_the_module_it_was_written_with_is_the_same_nam
     edit(root, "from openpyxl.styles import Font\n", "from xlsxwriter.format import Font\n", path="fmt/xlsx.py")
     commit(root, "another library")
     assert only(root, node).stale is True
+
+
+ENCODE = '''class URL:
+    @classmethod
+    def _encode_host(cls, host):
+        if host.isascii():
+            return host
+        return host.encode("idna").decode("ascii")
+'''
+
+PER_VERSION = '''import sys
+
+
+class URL:
+    if sys.version_info >= (3, 7):
+
+        @classmethod
+        def _encode_host(cls, host):
+            if host.isascii():
+                return host
+            return host.encode("idna").decode("ascii")
+
+    else:
+
+        @classmethod
+        def _encode_host(cls, host):
+            if all(ord(c) < 128 for c in host):
+                return host
+            return host.encode("idna").decode("ascii")
+'''
+
+
+def test_a_function_now_defined_per_python_version_is_a_change_of_it(tmp_path: Path) -> None:
+    """(From yarl's replay.) Two real definitions under a version test are both the symbol, unlike a platform's
+    stub: the node describes the one there was, and the code now holds another for some versions."""
+    root = one_file_repo(tmp_path / "r", "url.py", ENCODE, "url")
+    node = capture(root, ["url.py#URL._encode_host"], "`URL._encode_host(host)` returns an ASCII host as it is, "
+                   "tested with `host.isascii()`, which Python 3.6 lacks: there it raises AttributeError.", "ascii",
+                   type="issue")
+    commit(root, "record")
+    (root / "url.py").write_text(PER_VERSION)
+    commit(root, "a variant for 3.6")
+    finding = only(root, node)
+    assert finding.stale is True and "defined 2 times" in finding.why
+
+
+LOCK = '''class Lock:
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self.release()
+'''
+
+NOT_A_DECORATOR = ("`Lock` is a context manager: `with lock:` acquires and releases. `Lock` is not a "
+                   "`contextlib.ContextDecorator`, so a lock cannot decorate a function.")
+
+
+def test_a_dotted_name_the_node_denies_is_denied_by_its_last_part(tmp_path: Path) -> None:
+    root = one_file_repo(tmp_path / "r", "lock/api.py", LOCK, "lock")
+    node = capture(root, ["lock/api.py#Lock"], NOT_A_DECORATOR, "with, not a decorator", type="pattern")
+    commit(root, "record")
+    (root / "lock/api.py").write_text("import abc\n\n\n" + LOCK.replace("class Lock:", "class Lock(abc.ABC):"))
+    commit(root, "an abstract base")
+    assert only(root, node).stale is False  # another base: not what the node denies
+    (root / "lock/api.py").write_text("import abc\nimport contextlib\n\n\n" + LOCK.replace(
+        "class Lock:", "class Lock(contextlib.ContextDecorator, abc.ABC):"))
+    commit(root, "a lock decorates a function")
+    finding = only(root, node)
+    assert finding.stale is True and "`ContextDecorator`, which the node says it has not" in finding.why

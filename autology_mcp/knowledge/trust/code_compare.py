@@ -844,8 +844,9 @@ def find_symbol(tree: ast.AST, symbol: str, stubs: bool = False) -> ast.AST | No
     stubs are left out when it has a body of its own (what only a type checker reads: their removal
     changes nothing), unless ``stubs`` (a node that speaks of overloads is about them). A definition under an
     ``if``, ``try`` or ``with`` of its module or class is found as if it were not; of a name defined in several
-    such branches (a class per platform: ``if sys.platform == "win32":`` a stub, ``else:`` the class), the
-    largest is the one (:func:`_largest`)."""
+    such branches, a stub for another platform is left out (``if sys.platform == "win32":`` a class whose
+    methods only raise ``NotImplementedError``, ``else:`` the class: :func:`_stub`), and the others are all of it
+    (a function defined per Python version: both versions)."""
     scopes: list[tuple[str, ast.AST]] = [("", tree)]
     while scopes:
         prefix, scope = scopes.pop()
@@ -857,11 +858,8 @@ def find_symbol(tree: ast.AST, symbol: str, stubs: bool = False) -> ast.AST | No
                     found.append((node, branched))
                 elif isinstance(node, ast.ClassDef):
                     classes.setdefault(name, []).append((node, branched))
-        scopes += [(name + ".", _largest(defined)) for name, defined in classes.items()]
-        if any(branched for _, branched in found):
-            found = [_largest(found)]
-        else:
-            found = [n for n, _ in found]
+        scopes += [(name + ".", c) for name, defined in classes.items() for c in _real(defined)]
+        found = _real(found)
         found = found if stubs else [n for n in found if not _overload(n)] or found
         if len(found) == 1:
             return found[0]
@@ -884,10 +882,25 @@ def branch_statements(body: list[ast.AST], branched: bool = False) -> list[tuple
     return out
 
 
-def _largest(defined: list[tuple[ast.AST, bool]]) -> ast.AST:
-    """Of one name's definitions, the one with the most code: when one is defined in its module's body and the
-    others under conditions, or each under one, a stub for another platform is the smaller."""
-    return max((n for n, _ in defined), key=lambda n: sum(1 for _ in ast.walk(n)))
+def _real(defined: list[tuple[ast.AST, bool]]) -> list[ast.AST]:
+    """One name's definitions, those made under a condition that are stubs (:func:`_stub`) left out when another
+    is not one."""
+    real = [n for n, branched in defined if not (branched and _stub(n))]
+    return real or [n for n, _ in defined]
+
+
+def _stub(node: ast.AST) -> bool:
+    """A definition that does nothing of its own: its statements (and its methods') are docstrings, ``pass``,
+    ``...`` or ``raise NotImplementedError``."""
+    body = [s for s in getattr(node, "body", []) if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    for s in body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(node, ast.ClassDef):
+            if not _stub(s):
+                return False
+        elif not (isinstance(s, ast.Pass) or isinstance(s, ast.Raise) and "NotImplementedError" in (dotted(
+                s.exc.func if isinstance(s.exc, ast.Call) else s.exc) or "")):
+            return False
+    return True
 
 
 def imported_from(tree: ast.AST | None) -> dict[str, tuple[str, ...]]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 
 from autology_mcp.knowledge.trust.code_compare import (
     Unit,
@@ -84,7 +85,7 @@ def fix_added(old: ast.AST, new_text: str, symbol: str, said: Said, helpers: tup
         return f"{'it gained ' + shown if gained else 'it now calls ' + shown}, which may fix what the node describes"
     own = bound_names(old) | bound_names(new)
     own = own.union(*map(bound_names, handed_to))
-    tests_then, tests_now = _tested(old, own), _tested(new, own).union(*(_tested(h, own) for h in handed_to))
+    tests_then, tests_now = _tested(old, own), sum((_tested(h, own) for h in handed_to), _tested(new, own))
     if tests_now - tests_then and not tests_then - tests_now:
         return "it tests a new condition, which may fix what the node describes"
     return None
@@ -135,12 +136,30 @@ def _passed(node: ast.AST) -> dict[tuple[str, str], set[str]]:
 _NAME = re.compile(r"Name\(id='([A-Za-z_][A-Za-z0-9_]*)'")
 
 
-def _tested(node: ast.AST, own: set[str]) -> set[str]:
+def _tested(node: ast.AST, own: set[str]) -> Counter[str]:
     """The conditions the code tests (an ``if``'s, a ``while``'s, a conditional expression's, an
-    ``assert``'s), each as its code with the variables of its own as one placeholder: a local renamed
-    in a test tests nothing new."""
-    found = set()
+    ``assert``'s), each as its code with the variables of its own as one placeholder (a local renamed
+    in a test tests nothing new), counted: a condition tested once more is a test added (``if buf: yield
+    buf`` after a loop that tests ``pred(item) and buf``). The clauses of an ``and``/``or`` are conditions
+    too, so a test widened by a clause (``" " in key_s`` now ``" " in key_s or "\\t" in key_s``) tests all
+    it did and more."""
+    found: Counter[str] = Counter()
     for n in ast.walk(node):
         if isinstance(n, (ast.If, ast.While, ast.IfExp, ast.Assert)):
-            found.add(_NAME.sub(lambda m: "Name(id='_'" if m.group(1) in own else m.group(0), dump(n.test, False)))
+            for clause in [n.test, *(_clauses(n.test) if isinstance(n.test, ast.BoolOp) else ())]:
+                code = _NAME.sub(lambda m: "Name(id='_'" if m.group(1) in own else m.group(0), dump(clause, False))
+                found[code + repr(_blank_strings(clause))] += 1
     return found
+
+
+def _blank_strings(node: ast.AST) -> list[str]:
+    """The strings of only whitespace a condition tests (``" "``, ``"\\t"``), which :func:`dump` writes alike."""
+    return [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and n.value and not n.value.strip()]
+
+
+def _clauses(test: ast.expr) -> list[ast.expr]:
+    """The clauses of a condition: those of each operand of an ``and``/``or``, else the condition itself."""
+    if isinstance(test, ast.BoolOp):
+        return [c for v in test.values for c in _clauses(v)]
+    return [test]

@@ -3,7 +3,8 @@
 A node can state an absence: "A `match` statement is not among them", "`retry` is never called
 here". Such a sentence holds as long as the code lacks the name; when the referenced code gains it
 (``elif n.type == syms.match_stmt:``), what the node says no longer holds. A denied name is one in
-backticks, a single identifier of three letters or more (or its bare call, `dump()`), with a negation ("not", "never", "no",
+backticks, a single identifier of three letters or more (or its bare call, `dump()`; of a dotted name, its last
+part: "not a `contextlib.ContextDecorator`" denies ``ContextDecorator``), with a negation ("not", "never", "no",
 "n't", "nor", "neither") within four words of it in the same sentence, outside a quoted message (in
 "refuses it with an `AssertionError` ("doesn't support Union types")" the negation is the message's,
 not the node's: the node says the code has the name); ``None``, ``True`` and
@@ -21,7 +22,8 @@ import re
 from autology_mcp.knowledge.trust.findings import _shown
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_TICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]{2,})(?:\(\))?`")  # `dump` or `dump()`
+# `dump`, `dump()`, or a dotted name whose last part is denied (`contextlib.ContextDecorator`)
+_TICKED = re.compile(r"`(?:[A-Za-z_][A-Za-z0-9_]*\.)*([A-Za-z_][A-Za-z0-9_]{2,})(?:\(\))?`")
 _ASIDE = re.compile(r"(?:^|(?<=\s))\(([A-Za-z_][A-Za-z0-9_]{2,})\)")  # "a variant (pgettext)", not "Exit(code)"
 _NEGATION = re.compile(r"^(?:not|never|no|nor|neither|\w+n't)$", re.IGNORECASE)
 _WORD = re.compile(r"[\w']+")

@@ -269,6 +269,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     rewritten_share,
 )
 from autology_mcp.knowledge.trust.defects import describes_defect, fix_added
+from autology_mcp.knowledge.trust.settings import set_otherwise
 from autology_mcp.knowledge.trust.denials import now_held, now_there
 from autology_mcp.knowledge.trust.deprecations import (
     NOT_TESTS,
@@ -435,6 +436,11 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
         if denied:
             when = first_without(h, later, lambda t: not now_held(said.text, before_code, code_words(t, path)))
             return Finding(ref, True, f"{now_there(denied, where)} ({when})", later.text(explain))
+    if not anchor and path.endswith(".py"):  # a file the node says sets `ensure_ascii` to True, and it sets it to False
+        otherwise = set_otherwise(said.text, parse_python(before), parse_python(now))
+        if otherwise:
+            when = first_without(h, later, lambda t: not set_otherwise(said.text, parse_python(before), parse_python(t)))
+            return Finding(ref, True, f"{otherwise[0]} in {where} now ({when})", later.text(explain))
     if not anchor or not path.endswith(".py"):  # a file, or a name in another language: the file's values
         values = _values_lost(before, now, path, said)
         if values:

@@ -59,6 +59,7 @@ from autology_mcp.knowledge.trust.code_compare import (
 )
 from autology_mcp.knowledge.trust.defects import _called, describes_defect, fix_added, span_fix_added
 from autology_mcp.knowledge.trust.denials import denied as names_denied
+from autology_mcp.knowledge.trust.settings import set_otherwise
 from autology_mcp.knowledge.trust.denials import now_held, now_there
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
@@ -369,6 +370,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # a private parameter (``_cell_len=_cell_len``, a global bound for speed) the node does not name is the
     # code's own business, not the interface the node describes: removing or changing it says nothing
     private = {p for p in old_parameters if p.startswith("_") and not said.names_parameter(p, old_parameters)}
+    if isinstance(new, ast.Module) and not isinstance(old, ast.Module):  # one definition, now one per condition
+        return f"it is now defined {len(new.body)} times, under conditions (a version or a platform each)"
     broke = parameters_kept(old, new, set(folded), private)
     if broke:
         return broke
@@ -389,6 +392,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     denied = now_held(said.text, old_code, new_code)  # "a `match` statement is not among them", and now it is
     if denied:
         return now_there(denied, "it")
+    otherwise = set_otherwise(said.text, old, new)  # "`ensure_ascii` is True", and it passes ensure_ascii=False
+    if otherwise:
+        return otherwise[0]
     if values:
         return f"{_stated(values)} gone from it"
     own = set(symbol.split("."))
@@ -987,11 +993,40 @@ def _judged(old: ast.AST, before: str, now: str, symbol: str, path: str, said: S
     (:func:`.defects.fix_added`), with the functions of the module it now hands its work to (:func:`delegated`)."""
     why = symbol_change(old, before, now, symbol, path, said)
     if why is None and describes_defect(said):
-        tree = parse_python(now)
-        new = find_symbol(tree, symbol, said.about_overloads) if tree is not None else None
-        helpers = tuple(h.name for h in delegated(old, new, parse_python(before), tree)) if new is not None else ()
-        why = fix_added(old, now, symbol, said, helpers)
+        why = _fix(old, before, now, symbol, said)
     return why
+
+
+def _fix(old: ast.AST, before: str, now: str, symbol: str, said: Said) -> str | None:
+    """:func:`.defects.fix_added` of ``symbol`` from ``before`` (where it was ``old``) to ``now``."""
+    tree = parse_python(now)
+    new = find_symbol(tree, symbol, said.about_overloads) if tree is not None else None
+    helpers = tuple(h.name for h in delegated(old, new, parse_python(before), tree)) if new is not None else ()
+    return fix_added(old, now, symbol, said, helpers)
+
+
+def _fixed_on_the_way(h: History, later: Later, old: ast.AST, before: str, now: str, symbol: str,
+                      said: Said) -> tuple[str, str] | None:
+    """For a node that describes a defect, a fix added by one later commit to the version before it, when
+    the code was first rewritten in a way that keeps what the node says (a loop made one call that scans the
+    same characters) and fixed after (a test widened by a clause): compared with the node's own code, the
+    rewrite took calls and tests away, so :func:`.defects.fix_added` of the whole range sees none. The
+    reason and the commit; None when no step adds a fix."""
+    then, then_text = old, before
+    for commit in later.commits[:WALK_MAX]:
+        text = h.content(commit.sha, commit.path)
+        if text is None:
+            return None
+        why = _fix(then, then_text, text, symbol, said)
+        if why:
+            return why, commit.label()
+        tree = parse_python(text)
+        then = find_symbol(tree, symbol, said.about_overloads) if tree is not None else None
+        if then is None:
+            return None
+        then_text = text
+    why = _fix(then, then_text, now, symbol, said) if then_text != now else None
+    return (why, "uncommitted") if why else None
 
 
 def judge_symbol(h: History, ref: str, path: str, later: Later, before: str, old: ast.AST, now: str,
@@ -1005,6 +1040,10 @@ def judge_symbol(h: History, ref: str, path: str, later: Later, before: str, old
     if inherited:
         when = first_without(h, later, lambda t: _inherited_named(before, t, symbol, said) is None)
         return Finding(ref, True, f"`{symbol}` of {path} changed: {inherited} ({when})", later.text(explain))
+    if why is None and describes_defect(said) and dump(old, True) != dump(_symbol_in(now, symbol) or old, True):
+        fixed = _fixed_on_the_way(h, later, old, before, now, symbol, said)
+        if fixed:
+            return Finding(ref, True, f"`{symbol}` of {path} changed: {fixed[0]} ({fixed[1]})", later.text(explain))
     if why is None:
         info = later.text(explain)
         if explain and dump(old, True) != dump(_symbol_in(now, symbol) or old, True):
@@ -1061,7 +1100,7 @@ def _caller_dropped(before: str, now: str, symbol: str, said: Said) -> str | Non
         found = _symbol_in(now, owner + caller if qualified else caller)
         if found is None:
             continue
-        if not _calls(found, name):
+        if not _calls(found, name) and not _hands_on(found, name):
             return f"`{caller}` no longer calls `{name}`"
         untested = sorted(call_guards(then, name) & said.names - call_guards(found, name))
         if untested:
@@ -1072,6 +1111,13 @@ def _caller_dropped(before: str, now: str, symbol: str, said: Said) -> str | Non
 def _calls(node: ast.AST, name: str) -> bool:
     """Whether the code calls ``name`` (``name(...)``, ``x.name(...)``)."""
     return any(calls_name(n, name) for n in ast.walk(node))
+
+
+def _hands_on(node: ast.AST, name: str) -> bool:
+    """Whether the code passes the function ``name`` to a call, to be called there (``self._parse_nested(
+    self._parse_array)``, a depth limit wrapped around the call it made)."""
+    return any(isinstance(a, ast.Name) and a.id == name or isinstance(a, ast.Attribute) and a.attr == name
+               for n in ast.walk(node) if isinstance(n, ast.Call) for a in [*n.args, *(k.value for k in n.keywords)])
 
 
 def _symbol_in(text: str, symbol: str) -> ast.AST | None:
