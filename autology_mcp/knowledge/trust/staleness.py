@@ -64,8 +64,10 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   statements or more, before and after (``session.trust_env = False`` added to code that sets up
   ``session`` line after line is not a new use of "session"), or the changed statements use it as
   often before as after, as a name or a part of one (:meth:`Said.words_kept`).
-- ``path#symbol`` (Python; found under an ``if``, ``try`` or ``with`` of its module or class as well, the largest
-  definition of a name defined in several branches, a class per platform beside a stub; a property's getter and
+- ``path#symbol`` (Python; found under an ``if``, ``try`` or ``with`` of its module or class as well: of a name
+  defined in several branches, every definition but a stub for another platform (a function per Python version is
+  both; a class per platform beside a stub is the class), and one definition now one per condition is a flag; a
+  property's getter and
   setter together, its ``@overload`` stubs aside unless the node
   speaks of overloads): stale when it is gone; when an
   existing parameter is removed, renamed, reordered or its default changed, or a parameter is gained
@@ -269,7 +271,6 @@ from autology_mcp.knowledge.trust.code_compare import (
     rewritten_share,
 )
 from autology_mcp.knowledge.trust.defects import describes_defect, fix_added
-from autology_mcp.knowledge.trust.settings import set_otherwise
 from autology_mcp.knowledge.trust.denials import now_held, now_there
 from autology_mcp.knowledge.trust.deprecations import (
     NOT_TESTS,
@@ -284,6 +285,7 @@ from autology_mcp.knowledge.trust.folder_files import defined, grep_names, held_
 from autology_mcp.knowledge.trust.git_history import Commit, History, history
 from autology_mcp.knowledge.trust.mentions import Said, holds, mentions
 from autology_mcp.knowledge.trust.modules import holds_path, imports_gone, in_code, modules_gone
+from autology_mcp.knowledge.trust.settings import set_otherwise
 from autology_mcp.knowledge.trust.symbol_rules import REWRITTEN, _holder, _lost, holder_denied, judge_span, judge_symbol
 
 

@@ -59,7 +59,6 @@ from autology_mcp.knowledge.trust.code_compare import (
 )
 from autology_mcp.knowledge.trust.defects import _called, describes_defect, fix_added, span_fix_added
 from autology_mcp.knowledge.trust.denials import denied as names_denied
-from autology_mcp.knowledge.trust.settings import set_otherwise
 from autology_mcp.knowledge.trust.denials import now_held, now_there
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
@@ -70,6 +69,7 @@ from autology_mcp.knowledge.trust.protocols import operations
 from autology_mcp.knowledge.trust.renames import renamed
 from autology_mcp.knowledge.trust.requirements import dropped as requirements_dropped
 from autology_mcp.knowledge.trust.requirements import is_packaging
+from autology_mcp.knowledge.trust.settings import set_otherwise
 from autology_mcp.knowledge.trust.signatures import signature_kept, signatures_lost
 
 
@@ -1025,7 +1025,8 @@ def _fixed_on_the_way(h: History, later: Later, old: ast.AST, before: str, now: 
         if then is None:
             return None
         then_text = text
-    why = _fix(then, then_text, now, symbol, said) if then_text != now else None
+    # uncommitted edits after the last commit walked (with none walked, _judged compared these two already)
+    why = _fix(then, then_text, now, symbol, said) if then is not old and then_text != now else None
     return (why, "uncommitted") if why else None
 
 
@@ -1040,13 +1041,14 @@ def judge_symbol(h: History, ref: str, path: str, later: Later, before: str, old
     if inherited:
         when = first_without(h, later, lambda t: _inherited_named(before, t, symbol, said) is None)
         return Finding(ref, True, f"`{symbol}` of {path} changed: {inherited} ({when})", later.text(explain))
-    if why is None and describes_defect(said) and dump(old, True) != dump(_symbol_in(now, symbol) or old, True):
-        fixed = _fixed_on_the_way(h, later, old, before, now, symbol, said)
+    if why is None:
+        defect = describes_defect(said)
+        changed = (defect or explain) and dump(old, True) != dump(_symbol_in(now, symbol) or old, True)
+        fixed = _fixed_on_the_way(h, later, old, before, now, symbol, said) if defect and changed else None
         if fixed:
             return Finding(ref, True, f"`{symbol}` of {path} changed: {fixed[0]} ({fixed[1]})", later.text(explain))
-    if why is None:
         info = later.text(explain)
-        if explain and dump(old, True) != dump(_symbol_in(now, symbol) or old, True):
+        if explain and changed:
             info = f"`{symbol}` changed but keeps its parameters and the names the node gives" + (f"; {info}" if info else "")
         return Finding(ref, False, None, info)
     if why == "gone":
