@@ -60,12 +60,14 @@ from autology_mcp.knowledge.trust.code_compare import (
 from autology_mcp.knowledge.trust.defects import _called, describes_defect, fix_added, span_fix_added
 from autology_mcp.knowledge.trust.denials import denied as names_denied
 from autology_mcp.knowledge.trust.denials import now_held, now_there
-from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
+from autology_mcp.knowledge.trust.equivalents import about_slots, about_translation, canonical
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.git_history import History
 from autology_mcp.knowledge.trust.mentions import Said, holds, term
 from autology_mcp.knowledge.trust.narrowing import about_falsy, about_none, aliases_read, none_told_apart
+from autology_mcp.knowledge.trust.package_imports import read_relative
 from autology_mcp.knowledge.trust.protocols import operations
+from autology_mcp.knowledge.trust.python2 import read_as_python3
 from autology_mcp.knowledge.trust.renames import renamed
 from autology_mcp.knowledge.trust.requirements import dropped as requirements_dropped
 from autology_mcp.knowledge.trust.requirements import is_packaging
@@ -335,7 +337,15 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return f"{_stated(values)} gone from a constant it uses" if values else None
     translated = not about_translation(said.text)  # a linter's equivalent rewrites read one way (trust/equivalents.py)
     unnarrowed = not about_none(said.text)  # a type checker's None checks read away (trust/narrowing.py)
-    old, new = canonical(old, translated, unnarrowed), canonical(new, translated, unnarrowed)
+    slots = about_slots(said.text)  # a class's __slots__ read away, unless the node speaks of them
+    old, new = canonical(old, translated, unnarrowed, slots), canonical(new, translated, unnarrowed, slots)
+    if dump(old, False) == dump(new, False):
+        return None
+    # Python 2's support dropped (``text_type`` now ``str``, ``text_type.split(self)`` now ``super().split()``),
+    # and an import of the file's own package written relative (``from ._constants import``) for absolute
+    old, new = read_relative(old, path), read_relative(new, path)
+    old, new = read_as_python3(old, parse_python(old_text), symbol), read_as_python3(new, tree, symbol)
+    old, new = canonical(old, translated, unnarrowed, slots), canonical(new, translated, unnarrowed, slots)
     if dump(old, False) == dump(new, False):
         return None
     if unnarrowed and dump(aliases_read(old), False) == dump(aliases_read(new), False):  # `fut.failed` for `x.outcome.failed`
@@ -1002,7 +1012,7 @@ def _fix(old: ast.AST, before: str, now: str, symbol: str, said: Said) -> str | 
     tree = parse_python(now)
     new = find_symbol(tree, symbol, said.about_overloads) if tree is not None else None
     helpers = tuple(h.name for h in delegated(old, new, parse_python(before), tree)) if new is not None else ()
-    return fix_added(old, now, symbol, said, helpers)
+    return fix_added(old, now, symbol, said, helpers, parse_python(before))
 
 
 def _fixed_on_the_way(h: History, later: Later, old: ast.AST, before: str, now: str, symbol: str,
