@@ -281,7 +281,14 @@ from autology_mcp.knowledge.trust.deprecations import (
 )
 from autology_mcp.knowledge.trust.findings import LINES, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.fingerprints import node_bases, recorded_code, recorded_names
-from autology_mcp.knowledge.trust.folder_files import defined, grep_names, held_snippets, named_files
+from autology_mcp.knowledge.trust.folder_files import (
+    defined,
+    grep_names,
+    held_snippets,
+    named_files,
+    says_no_others,
+    sources_added,
+)
 from autology_mcp.knowledge.trust.git_history import Commit, History, history
 from autology_mcp.knowledge.trust.mentions import Said, holds, mentions
 from autology_mcp.knowledge.trust.modules import holds_path, imports_gone, in_code, modules_gone
@@ -528,6 +535,10 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
                 and (p in (held_then or ()) or h._git("cat-file", "-e", f"{base}:./{p}") is not None):
             return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
     changed = bool(text) and h.changed_since(base, path)
+    added = sources_added(h._git, base, path) if changed and says_no_others(text) else []
+    if added:  # "a single-module package", and a module added to it
+        return Finding(ref, True, f"{_shown(added)} {'is' if len(added) == 1 else 'are'} added to {path}/, which "
+                                  f"the node says holds no other module", later.text(explain))
     if changed:  # a module the node names by its path, renamed or removed
         modules = modules_gone(h._git, lambda f: (h.root / f).is_file(), text,
                                lambda ms: grep_names(h._git, ms, base, path), lambda ms: grep_names(h._git, ms, None, path))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections import Counter
 
 from autology_mcp.knowledge.trust.annotations import retyped
@@ -121,6 +122,8 @@ def judge_span(h: History, ref: str, path: str, later: Later, before: str, now: 
             return None
         if _others_added(*region, said):
             return region[1][0].start, max(u.end for u in region[1])
+        if _imports_added(*region, said):  # "imports only the standard library", and it imports another module now
+            return None
         if span_rewrite(*region, old, new, path, said) is not None:
             region = _moved_span(region[0], old, new, path, said)
             if region is None:
@@ -173,6 +176,38 @@ def _others_added(before: list[Unit], after: list[Unit], said: Said) -> bool:
         return False
     mentioned = {w.lower() for w in said.names | said.words}
     return not any(name.lower() in mentioned for name in names) and not _COUNTED.search(said.text)
+
+
+# a node that says what a span imports is all it imports, or that something is never imported there
+_ONLY_IMPORTS = re.compile(r"\bimports?\s+only\b|\bonly\s+imports?\b|\bnever\s+imported\b"
+                           r"|\bnothing\b[^.]{0,40}?\bis\s+imported\b", re.IGNORECASE)
+
+
+def _imports_added(before: list[Unit], after: list[Unit], said: Said) -> bool:
+    """A module-level import of a package outside the standard library, that the node does not name, put among
+    the statements of a span whose node says it imports only what it lists, or that something is never
+    imported: ``from dj_database_url import DBConfig`` added to an import block that "imports only
+    standard-library modules" and "never" an optional package. An import under ``try: ... except ImportError``
+    may fail and is not counted (nor one only a type checker reads: parsing leaves it out)."""
+    if not _ONLY_IMPORTS.search(said.text):
+        return False
+    kept = {plain(u) for u in before}
+    guarded = [lines_of(u.node) for u in after if isinstance(u.node, ast.Try) and _catches_import_error(u.node)]
+    mentioned = {w.lower() for w in said.names | said.words}
+    for u in after:
+        node = u.node
+        if plain(u) in kept or not isinstance(node, (ast.Import, ast.ImportFrom)) or getattr(node, "level", 0) \
+                or any(a <= u.start <= b for a, b in guarded):
+            continue
+        top = (node.module if isinstance(node, ast.ImportFrom) else node.names[0].name).split(".")[0]
+        if top not in sys.stdlib_module_names and top != "__future__" and top.lower() not in mentioned:
+            return True
+    return False
+
+
+def _catches_import_error(node: ast.Try) -> bool:
+    return any(n.id in ("ImportError", "ModuleNotFoundError") for h in node.handlers if h.type is not None
+               for n in ast.walk(h.type) if isinstance(n, ast.Name))
 
 
 def _moved_span(gone: list[Unit], old: str, new: str, path: str, said: Said) -> tuple[list[Unit], list[Unit]] | None:
@@ -385,7 +420,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     broke = parameters_kept(old, new, set(folded), private)
     if broke:
         return broke
-    qualified = _qualifying_parameter(old, new, said)
+    qualified = _qualifying_parameter(old, new, said) or _parameters_counted(old, new, said)
     if qualified:
         return qualified
     decorated = _decorators_named(old, new, said)
@@ -699,6 +734,25 @@ def _module_names(tree: ast.AST | None) -> set[str]:
         elif isinstance(s, (ast.Import, ast.ImportFrom)):
             found |= {(a.asname or a.name).split(".")[0] for a in s.names}
     return found
+
+
+# a node that counts a function's parameters, or says there are no others: "takes these two keyword-only options
+# and nothing else", "accepts three arguments", "no other parameters"
+_COUNTS_PARAMETERS = re.compile(
+    r"\b(?:takes|accepts|has)\b[^.]{0,60}?\b(?:one|two|three|four|five|six|\d+)\s+(?:[\w-]+\s+){0,2}"
+    r"(?:parameters?|arguments?|options?)\b|\b(?:parameters?|arguments?|options?)\b[^.]{0,40}?\band\s+nothing\s+else\b"
+    r"|\bno\s+other\s+(?:parameters?|arguments?|options?)\b", re.IGNORECASE)
+
+
+def _parameters_counted(old: ast.AST, new: ast.AST, said: Said) -> str | None:
+    """A parameter added to a function whose node counts its parameters or says it takes no others (an added
+    optional parameter is otherwise only an option: :func:`.code_compare.parameters_kept` lets it by)."""
+    if not _COUNTS_PARAMETERS.search(said.text):
+        return None
+    added = sorted(_parameter_names(new) - _parameter_names(old) - {"self", "cls"})
+    if not added:
+        return None
+    return f"it takes {_shown(added)} now, beside the parameters the node counts"
 
 
 def _qualifying_parameter(old: ast.AST, new: ast.AST, said: Said) -> str | None:
