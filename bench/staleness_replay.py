@@ -35,7 +35,7 @@ starlette, rich, marshmallow, structlog, uvicorn, tenacity, itsdangerous, yarl, 
 quart, more_itertools, doc2dash, multidict, tablib, tomlkit, filelock, markupsafe and environs (``--repo tuning``: all
 thirty-four have been read while the rule was worked on; all but flask and requests were each written as a fresh
 held-out replay for issue 38 and joined the tuning side once their flags had been read; markupsafe was run blind at
-stop 60's and stop 61's rules, environs at stop 62's before and after turn 14, then read), and pluggy (``--repo
+stop 60's and stop 61's rules, environs at stop 62's before and after turn 13, then read), and pluggy (``--repo
 pluggy``, the held-out one: a fresh replay of pytest-dev/pluggy whose labels, and a second labelling of them, were
 committed before any rule ran on it; run it once per rule change you report, not while tuning), and httpcore
 (``--repo httpcore``: a fresh replay of encode/httpcore whose labels were committed before any rule ran on them,
