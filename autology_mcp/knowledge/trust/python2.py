@@ -23,6 +23,7 @@ leave are read by :mod:`.equivalents`.
 from __future__ import annotations
 
 import ast
+import weakref
 
 from autology_mcp.knowledge.trust.code_compare import find_symbol
 
@@ -36,21 +37,31 @@ _KNOWN = frozenset(_NAMES) | frozenset(_TUPLES) | frozenset(_ITERATORS) | frozen
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+_read: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # module -> its six names (one walk per parse)
+
+
 def compat_names(tree: ast.AST | None) -> tuple[dict[str, str], bool]:
     """The six names ``tree`` (a module) imports, each under the name it binds, and whether it imports
     ``six`` itself (so that ``six.text_type`` is read)."""
+    if tree is None:
+        return {}, False
+    if tree not in _read:
+        _read[tree] = _compat_names(tree)
+    return _read[tree]
+
+
+def _compat_names(tree: ast.AST) -> tuple[dict[str, str], bool]:
     found: dict[str, str] = {}
+    bound: set[str] = set()
     whole = False
-    for node in ast.walk(tree) if tree is not None else ():
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                if alias.name in _KNOWN:
-                    found[alias.asname or alias.name] = alias.name
+            found.update((a.asname or a.name, a.name) for a in node.names if a.name in _KNOWN)
         elif isinstance(node, ast.Import):
             whole = whole or any(a.name == "six" and a.asname is None for a in node.names)
-    bound = {t.id for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-             for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)} \
-        if tree is not None else set()
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound.update(t.id for t in targets if isinstance(t, ast.Name))
     return {k: v for k, v in found.items() if k not in bound}, whole
 
 
