@@ -1,8 +1,7 @@
 """Staleness (issue 38): readings that came from the errors of the environs replay, once it joined the tuning side,
-each with real git and files on both sides (no flag, and a flag). A last ``return None`` left out; an INI key's
-value on its own line or after the key; a parameter added to a function whose node counts them; a module added to a
-folder the node says holds one; a third-party import added to an import block the node says imports only the
-standard library."""
+each with real git and files on both sides (no flag, and a flag). A last ``return None`` left out; a parameter added
+to a function whose node counts them; a module added to a folder the node says holds one; a third-party import added
+to an import block the node says imports only the standard library."""
 
 from __future__ import annotations
 
@@ -61,33 +60,6 @@ def test_a_parameter_added_where_the_node_counts_them_is_a_flag(tmp_path: Path) 
     finding = only(root, counted)
     assert finding.stale is True and "`prefix`" in finding.why and sha in finding.why
     assert "`prefix`" not in (only(root, plain).why or "")  # an optional parameter added is only an option
-
-
-TOX = '''[tox]
-envlist =
-    lint
-    py{39,310}-marshmallow3
-
-[testenv:lint]
-deps = pre-commit~=3.6
-skip_install = true
-commands =
-    pre-commit run --all-files
-'''
-
-LINT = "tox's `lint` environment runs `pre-commit run --all-files` without installing the package."
-
-
-def test_an_ini_value_moved_onto_its_keys_line_is_no_flag(tmp_path: Path) -> None:
-    root = one_file_repo(tmp_path / "r", "tox.ini", TOX, "tox")
-    node = capture(root, ["tox.ini"], LINT, "tox runs pre-commit for lint", type="convention")
-    commit(root, "record")
-    edit(root, "commands =\n    pre-commit run --all-files", "commands = pre-commit run --all-files", path="tox.ini")
-    commit(root, "one line")
-    assert only(root, node).stale is False
-    edit(root, "commands = pre-commit run --all-files", "commands = pre-commit run", path="tox.ini")
-    commit(root, "only the staged files")
-    assert only(root, node).stale is True
 
 
 FOLDER = ("src/env/ is the whole package: one module, `__init__.py`, plus the `py.typed` marker. There are no "

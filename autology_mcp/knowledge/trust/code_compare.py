@@ -1356,12 +1356,7 @@ class Literals:
 
     @cached_property
     def _whole(self) -> frozenset[str]:
-        """Its strings, and in other languages the value of a ``key = value`` line (``commands = pre-commit run``
-        holds the command whole, as its continuation line did)."""
-        whole = {s.rstrip(_STOPS) for s in self._unquoted}
-        if not self.python:
-            whole |= {m.group(1).rstrip(_STOPS) for s in self._unquoted if (m := _KEYED.match(s))}
-        return frozenset(whole)
+        return frozenset(s.rstrip(_STOPS) for s in self._unquoted)
 
     @cached_property
     def _quoted(self) -> bool:
@@ -1373,7 +1368,6 @@ class Literals:
 
 
 _QUOTE_MARKS = str.maketrans("", "", "'\"`")
-_KEYED = re.compile(r"[\w.-]+\s*[=:]\s*(\S.*)$")  # an INI, TOML or YAML key and its value
 _STOPS = ".!?:;, "
 
 
