@@ -65,6 +65,7 @@ def test_a_parameter_added_where_the_node_counts_them_is_a_flag(tmp_path: Path) 
 FOLDER = ("src/env/ is the whole package: one module, `__init__.py`, plus the `py.typed` marker. There are no "
           "submodules.")
 LAYOUT = "src/env/ holds the package: `__init__.py` and the `py.typed` marker."
+PER_FORMAT = "src/env/ is the package. There is one module per format: `__init__.py` reads the environment."
 
 
 def test_a_module_added_to_a_folder_the_node_says_holds_one_is_a_flag(tmp_path: Path) -> None:
@@ -73,6 +74,7 @@ def test_a_module_added_to_a_folder_the_node_says_holds_one_is_a_flag(tmp_path: 
     commit(root, "typed")
     single = capture(root, ["src/env/"], FOLDER, "src/env/: a single-module package", type="component")
     layout = capture(root, ["src/env/"], LAYOUT, "src/env/: the package", type="component")
+    per_format = capture(root, ["src/env/"], PER_FORMAT, "src/env/: a module per format", type="component")
     commit(root, "record")
     (root / "src/env/README.md").write_text("notes\n")
     commit(root, "a readme in the package")
@@ -82,6 +84,17 @@ def test_a_module_added_to_a_folder_the_node_says_holds_one_is_a_flag(tmp_path: 
     finding = only(root, single)
     assert finding.stale is True and "src/env/types.py" in finding.why
     assert only(root, layout).stale is False  # a node that does not say there is one module
+    assert only(root, per_format).stale is False  # "one module per format" counts no modules
+
+
+def test_a_module_renamed_in_a_single_module_folder_is_no_module_added(tmp_path: Path) -> None:
+    root = one_file_repo(tmp_path / "r", "src/env/core.py", ENV, "env")
+    single = capture(root, ["src/env/"], FOLDER.replace("`__init__.py`", "`core.py`"), "src/env/: one module",
+                     type="component")
+    commit(root, "record")
+    git(root, "mv", "src/env/core.py", "src/env/main.py")
+    commit(root, "core.py is main.py now")
+    assert "added to" not in (only(root, single).why or "")
 
 
 IMPORTS = '''import os
