@@ -32,15 +32,14 @@ needs no entry after that (its judgement carries).
 
 Repositories: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja, attrs,
 starlette, rich, marshmallow, structlog, uvicorn, tenacity, itsdangerous, yarl, gunicorn, loguru, httpie, humanize,
-quart, more_itertools, doc2dash, multidict, tablib, tomlkit and filelock (``--repo tuning``: all thirty-two have been
-read while the rule was worked on; all but flask and requests were each written as a fresh held-out replay for issue
-38 and joined the tuning side once their flags had been read; tablib, tomlkit and filelock were run blind at stop 60's
-final rule, then read), and markupsafe (``--repo markupsafe``, the held-out one: a fresh replay of pallets/markupsafe
-whose labels, and a second labelling of them, were committed before any rule ran on it; run it once per rule change
-you report, not while tuning), environs (``--repo environs``: a fresh replay of sloria/environs whose labels were
-committed before any rule ran on it, prepared for the stop after markupsafe's; ``--repo all`` leaves it out), and pluggy
-and httpcore (``--repo pluggy``, ``--repo httpcore``: fresh replays of pytest-dev/pluggy and encode/httpcore whose labels
-were committed before any rule ran on them, prepared for the stop after environs's; ``--repo all`` leaves them out).
+quart, more_itertools, doc2dash, multidict, tablib, tomlkit, filelock, markupsafe and environs (``--repo tuning``: all
+thirty-four have been read while the rule was worked on; all but flask and requests were each written as a fresh
+held-out replay for issue 38 and joined the tuning side once their flags had been read; markupsafe was run blind at
+stop 60's and stop 61's rules, environs at stop 62's before and after turn 13, then read), and pluggy (``--repo
+pluggy``, the held-out one: a fresh replay of pytest-dev/pluggy whose labels, and a second labelling of them, were
+committed before any rule ran on it; run it once per rule change you report, not while tuning), and httpcore
+(``--repo httpcore``: a fresh replay of encode/httpcore whose labels were committed before any rule ran on them,
+prepared for the stop after pluggy's; ``--repo all`` leaves it out).
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -69,7 +68,7 @@ FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl",
           "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash",
-          "multidict", "tablib", "tomlkit", "filelock")
+          "multidict", "tablib", "tomlkit", "filelock", "markupsafe", "environs")
 TAG = "replay-tag"
 
 

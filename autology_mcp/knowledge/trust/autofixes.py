@@ -23,7 +23,9 @@ raise (RSE) and import-order (I) families, which a ``pre-commit autoupdate`` or 
   holding only ``with b:`` is ``with a, b:`` (SIM117);
 - ``x = value`` right before ``return x``, ``x`` a variable of the function's own used nowhere else, is
   ``return value`` (RET504);
-- ``raise Error()`` is ``raise Error`` (RSE102: raising a class makes the instance with no arguments).
+- ``raise Error()`` is ``raise Error`` (RSE102: raising a class makes the instance with no arguments);
+- a function's last statement ``return None`` (or a bare ``return``) is its end: falling off it returns None
+  too (RET501, RET502's forms).
 
 Each is read only where the two forms do the same: a name rebound in the module (``open = ...``) is not
 looked for; the forms are those of the builtins and standard modules as the code calls them.
@@ -51,7 +53,16 @@ def read_fixed(node: ast.AST) -> ast.AST:
     for n in ast.walk(node):
         if isinstance(n, _FUNCTIONS):
             _returned_directly(n)
+            _none_at_the_end(n)
     return node
+
+
+def _none_at_the_end(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    """A last ``return None`` or bare ``return`` of the function's body left out (in place)."""
+    last = function.body[-1] if function.body else None
+    if isinstance(last, ast.Return) and (last.value is None or isinstance(last.value, ast.Constant)
+                                         and last.value.value is None):
+        function.body = function.body[:-1] or [ast.copy_location(ast.Pass(), last)]
 
 
 def _name(node: ast.AST) -> str | None:

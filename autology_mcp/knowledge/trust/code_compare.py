@@ -40,6 +40,8 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from autology_mcp.knowledge.trust.package_imports import imports_own_package, package_of, read_relative
+
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 _MARK = re.compile(r"@deprecated|\bdeprecated:|#\[deprecated|\[Obsolete|\bDEPRECATED\b", re.IGNORECASE)
 _CODE = frozenset("js jsx ts tsx mjs cjs go rs java kt kts scala rb php cs swift c h cc cpp hpp cxx m mm dart lua ex exs "
@@ -110,7 +112,7 @@ def held_strings(unit: Unit) -> tuple[str, ...]:
     return tuple(a or b for a, b in _QUOTED_VALUE.findall(unit.text))
 
 
-_cache: OrderedDict[tuple[str, str], list[Unit] | None] = OrderedDict()
+_cache: OrderedDict[tuple[str, str, tuple[str, ...]], list[Unit] | None] = OrderedDict()
 
 
 def _key(text: str, python: bool) -> tuple[str, str]:
@@ -297,12 +299,13 @@ class _TypingAside(ast.NodeTransformer):
 def units(text: str, path: str) -> list[Unit]:
     """The units of ``text`` (a file at ``path``): Python statements when it parses, else lines."""
     python = path.endswith(".py")
-    key = _key(text, python)
+    package = package_of(path) if python else ()
+    key = (*_key(text, python), package)
     if key in _cache:
         _cache.move_to_end(key)
         found = _cache[key]
     else:
-        found = _python_units(text) if python else None
+        found = _python_units(text, path) if python else None
         _cache[key] = found
         while len(_cache) > 256:
             _cache.popitem(last=False)
@@ -318,10 +321,14 @@ def _line_units(text: str) -> list[Unit]:
     return out
 
 
-def _python_units(text: str) -> list[Unit] | None:
+def _python_units(text: str, path: str = "") -> list[Unit] | None:
+    """The statements of a Python file, an import of its own package read as the relative one
+    (:mod:`.package_imports`)."""
     tree = parse_python(text)
     if tree is None:
         return None
+    if imports_own_package(tree, path):
+        tree = read_relative(copy.deepcopy(tree), path)
     out: list[Unit] = []
     _walk(tree.body, "body", 0, out, composed_strings(tree))
     return out
@@ -377,7 +384,7 @@ def _walk(statements: list[ast.AST], field: str, depth: int, out: list[Unit],
           composed: dict[ast.AST, str] | None = None) -> None:
     """Each statement as a unit, and those of its blocks after it; ``composed``: the strings some of them give
     (:func:`composed_strings`), counted among their string values."""
-    for node in statements:
+    for node in _per_name(statements):
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) if hasattr(node, "lineno") \
             else getattr(getattr(node, "pattern", None), "lineno", 0)
         blocks = _children(node)
@@ -391,6 +398,25 @@ def _walk(statements: list[ast.AST], field: str, depth: int, out: list[Unit],
         out.append(Unit(text, prefix + dump(node, True, True), start, max(start, end), tuple(strings), node))
         for name, block in blocks:
             _walk(block, name, depth + 1, out)
+
+
+def _per_name(statements: list[ast.AST]) -> list[ast.AST]:
+    """An import of several names as one import per name, each at the lines of the whole (``from x import a,
+    b`` is ``from x import a`` and ``from x import b``, as isort's force-single-line writes it), and ``a as
+    a`` as ``a`` (the explicit re-export a type checker asks for): the same names bound."""
+    out: list[ast.AST] = []
+    for node in statements:
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and (len(node.names) > 1 or
+                                                               any(a.asname == a.name for a in node.names)):
+            for alias in node.names:
+                one = ast.alias(alias.name, None if alias.asname == alias.name else alias.asname)
+                made = ast.ImportFrom(node.module, [one], node.level) if isinstance(node, ast.ImportFrom) \
+                    else ast.Import([one])
+                out.append(ast.copy_location(made, node))
+                made.end_lineno = node.end_lineno
+        else:
+            out.append(node)
+    return out
 
 
 def dump(node: object, mask: bool, header: bool = False, strings: list[str] | None = None) -> str:
@@ -572,11 +598,14 @@ def span_region(before: str, after: str, span: tuple[int, int], path: str) -> tu
     start = max((j for i, j in matched.items() if i < lo), default=-1) + 1
     end = min((j for i, j in matched.items() if i > hi), default=len(new)) - 1
     # the same statement, changed, right before or after the span: a nearer bound
-    then_before, then_after = _defined(old[lo - 1]) if lo > 0 else None, _defined(old[hi + 1]) if hi + 1 < len(old) else None
+    # (by the names it binds: ``__float__ = lambda s: ...`` made ``def __float__(self): ...``, whose body is its own)
+    then_before, then_after = _bound(old[lo - 1]) if lo > 0 else None, _bound(old[hi + 1]) if hi + 1 < len(old) else None
     for j in range(start, end + 1):
-        key = _defined(new[j])
+        key = _bound(new[j])
         if key is not None and key == then_before and j < end:
             start = j + 1
+            while start <= end and _depth(new[start]) > _depth(new[j]):
+                start += 1
         elif key is not None and key == then_after and j >= start:
             end = j - 1
             break
@@ -636,7 +665,7 @@ def _counterpart(unit: Unit, new: list[Unit], start: int, end: int, last: bool) 
 
 def _defined(unit: Unit) -> tuple[str, ...] | None:
     """What a top-level-like statement defines, by name: a ``def`` or a ``class`` by its name, an assignment by
-    its targets; None for anything else."""
+    its targets, an import of one name by the name it binds; None for anything else."""
     node = unit.node
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return ("def", node.name)
@@ -644,7 +673,16 @@ def _defined(unit: Unit) -> tuple[str, ...] | None:
         return ("=", *(t.id for t in node.targets))
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         return ("=", node.target.id)
+    if isinstance(node, (ast.Import, ast.ImportFrom)) and len(node.names) == 1 and node.names[0].name != "*":
+        alias = node.names[0]
+        return ("import", alias.asname or alias.name.split(".")[0])
     return None
+
+
+def _bound(unit: Unit) -> tuple[str, ...] | None:
+    """The names a statement binds (:func:`_defined` whatever the kind of statement), or None."""
+    found = _defined(unit)
+    return found[1:] if found is not None else None
 
 
 _NAME_ID = re.compile(r"Name\(id='([A-Za-z_][A-Za-z0-9_]*)'")

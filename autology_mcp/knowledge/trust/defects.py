@@ -35,6 +35,7 @@ from autology_mcp.knowledge.trust.code_compare import (
 from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
 from autology_mcp.knowledge.trust.findings import _shown
 from autology_mcp.knowledge.trust.mentions import _QUOTED, _TICKS, Said
+from autology_mcp.knowledge.trust.python2 import read_as_python3
 
 _LIMIT = re.compile(r"\b(?:cannot|can't|can\u2019t|no way|unable)\b", re.IGNORECASE)
 
@@ -49,15 +50,17 @@ def describes_defect(said: Said) -> bool:
     return _LIMIT.search(_QUOTED.sub(" ", _TICKS.sub(" ", title))) is not None
 
 
-def fix_added(old: ast.AST, new_text: str, symbol: str, said: Said, helpers: tuple[str, ...] = ()) -> str | None:
+def fix_added(old: ast.AST, new_text: str, symbol: str, said: Said, helpers: tuple[str, ...] = (),
+              old_tree: ast.AST | None = None) -> str | None:
     """Why the code of ``symbol`` (``""``: the whole module) may fix what a node that describes a defect
     says (:func:`describes_defect` is the caller's): it calls functions or methods it did not call and
     still calls all it did, or it tests conditions it did not test (its own variables aside) and still
     tests all it did, or it passes keyword arguments it did not pass and still passes all it did.
     Statements moved into a function it now calls in their place add nothing (:func:`extracted`). The
     functions of the module named in ``helpers`` (those it now hands its work to) count as its code for
-    what it calls and tests: ``cell_len`` that now calls a new ``_cell_len`` which tests for a joiner. None
-    when not so."""
+    what it calls and tests: ``cell_len`` that now calls a new ``_cell_len`` which tests for a joiner.
+    ``old_tree``, the module ``old`` was part of, lets the two be read as Python 3 (:mod:`.python2`: a call
+    through ``super()`` for one through the base is no new call). None when not so."""
     tree = parse_python(new_text)
     new = (find_symbol(tree, symbol, said.about_overloads) if symbol else tree) if tree is not None else None
     if new is None:
@@ -65,6 +68,10 @@ def fix_added(old: ast.AST, new_text: str, symbol: str, said: Said, helpers: tup
     handed_to = [h for name in helpers if (h := find_symbol(tree, name)) is not None]
     translated = not about_translation(said.text)
     old, new = canonical(old, translated), canonical(new, translated)
+    if dump(old, False) == dump(new, False):
+        return None
+    old = canonical(read_as_python3(old, old_tree if old_tree is not None else old, symbol), translated)
+    new = canonical(read_as_python3(new, tree, symbol), translated)
     if dump(old, False) == dump(new, False):
         return None
     # before the changed statements: one that only gained keyword arguments is not a changed statement
@@ -96,14 +103,35 @@ def span_fix_added(gone: list[Unit], came: list[Unit]) -> str | None:
     rewritten as ``came`` in a way that keeps every name and value the node gives (the caller's
     :func:`.symbol_rules.span_rewrite`): they call functions or methods they did not call and still call all
     they did (``Segment.apply_style(render(...))`` now applied to each line of
-    ``Segment.split_lines_terminator(render(...))``). None when not so."""
+    ``Segment.split_lines_terminator(render(...))``), or, in lines of another language, test conditions they did
+    not test and still test all they did (``if (s == NULL) { return NULL; }`` added in C). None when not so."""
     def called(units: list[Unit]) -> set[str]:
         return {c for u in units if u.node is not None for c in _called(u.node)}
 
     then, now = called(gone), called(came)
     if now - then and not then - now:
         return f"it now calls {_shown(sorted(now - then))}, which may fix what the node describes"
+    if any(u.node is None for u in gone + came):  # another language's lines: the conditions they test
+        tests_then, tests_now = _line_tests(gone), _line_tests(came)
+        if tests_now - tests_then and not tests_then - tests_now:
+            return "it tests a new condition, which may fix what the node describes"
     return None
+
+
+# a condition in another language's line: ``if (s == NULL) {``, ``} else if (n > 0) {``, ``while (p) {``,
+# ``if err != nil {`` (Go), ``elsif x`` (Ruby)
+_LINE_TEST = re.compile(r"(?:^|[\s}])(?:if|elif|elsif|while|unless)\b\s*(.+?)\s*(?:\{|:|\bthen)?\s*$")
+
+
+def _line_tests(units: list[Unit]) -> Counter[str]:
+    """The conditions lines of code test, each whitespace aside, counted (a line that is no Python statement:
+    C, Go, JavaScript...)."""
+    found: Counter[str] = Counter()
+    for u in units:
+        m = _LINE_TEST.search(u.text) if u.node is None else None
+        if m:
+            found["".join(m.group(1).split())] += 1
+    return found
 
 
 def _called(node: ast.AST) -> set[str]:

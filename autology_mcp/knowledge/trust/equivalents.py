@@ -19,7 +19,18 @@ versions of a symbol are compared, so that they are not read as changes to what 
 - a function that collects its results in a list and returns it, made a generator that yields them
   (:func:`_yielded`): ``out = []``, ``out = list(xs)``, ``out.extend(xs)``, ``out += xs`` and a last
   ``return out`` are ``yield from xs``; ``out.append(x)`` is ``yield x``. Only when the list is used in
-  no other way: the same values, in the same order, from the same code.
+  no other way: the same values, in the same order, from the same code;
+- statements after a ``return``, ``raise``, ``continue`` or ``break`` of their block never run: they are
+  left out (a ``def`` written after a method's ``return``, never defined);
+- a name bound to a lambda is the function it names (E731's fix): ``__getitem__ = lambda s, x: s.obj[x]``
+  is ``def __getitem__(s, x): return s.obj[x]``, and ``a = b = lambda ...`` is that ``def b`` and ``a = b``;
+  the parameters of a special method (``__getitem__``, ``__str__``: Python passes them by position) are read
+  by their place, not their names (``__init__``, ``__new__`` and ``__call__``, which callers may pass by
+  keyword, aside);
+- a class's ``__slots__`` that lists every attribute its methods set on ``self`` only saves memory: it is
+  left out (not for a node that speaks of ``__slots__``: :func:`about_slots`);
+- a loop over ``iter(x)`` is the loop over ``x``; ``isinstance(v, (str,))`` (and ``issubclass``) is
+  ``isinstance(v, str)``.
 
 :func:`canonical` returns a copy with these read the first way, and with the fixes a linter makes on its
 own read one way too (:mod:`.autofixes`), and, when asked, the checks a type checker asks for read away
@@ -41,29 +52,46 @@ _NEGATED = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: 
             ast.NotEq: ast.Eq}
 
 
+def about_slots(text: str) -> bool:
+    """Whether a node's text speaks of ``__slots__``: then a class gaining or losing them is a change."""
+    return "__slots__" in text
+
+
 def about_translation(text: str) -> bool:
     """Whether a node's text speaks of translating strings: then a string newly marked for translation
     is a change of what it says."""
     return _TRANSLATION.search(text) is not None
 
 
-def canonical(node: ast.AST, translated: bool = True, unnarrowed: bool = False) -> ast.AST:
+def canonical(node: ast.AST, translated: bool = True, unnarrowed: bool = False, slots: bool = False) -> ast.AST:
     """A copy of ``node`` with the equivalent rewrites of this module read one way; ``translated``:
     a string marked for translation reads as the string; ``unnarrowed``: the checks a type checker asks
     for read away (:mod:`.narrowing`). Read again until nothing moves (at most three
     times): one rewrite can bring another within reach (``z = g(x); return z`` made ``return g(x)`` puts a
     ``if x is None: x = {}`` among the first statements the default rule reads)."""
-    out = _once(copy.deepcopy(node), translated, unnarrowed)
+    out = _once(copy.deepcopy(node), translated, unnarrowed, slots)
     for _ in range(2):
-        again = _once(copy.deepcopy(out), translated, unnarrowed)
+        again = _once(copy.deepcopy(out), translated, unnarrowed, slots)
         if ast.dump(again) == ast.dump(out):
             break
         out = again
     return out
 
 
-def _once(node: ast.AST, translated: bool, unnarrowed: bool = False) -> ast.AST:
+def _once(node: ast.AST, translated: bool, unnarrowed: bool = False, slots: bool = False) -> ast.AST:
     out = _Canonical(translated).visit(node)
+    if not slots:
+        for n in ast.walk(out):
+            if isinstance(n, ast.ClassDef):
+                _slots_aside(n)
+    for n in list(ast.walk(out)):
+        for block in _BLOCK_FIELDS:
+            statements = getattr(n, block, None)
+            if isinstance(statements, list) and statements and isinstance(statements[0], ast.stmt):
+                setattr(n, block, _reachable(_lambdas_named(statements)))
+    for n in ast.walk(out):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and _special(n.name):
+            _by_place(n)
     for n in ast.walk(out):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _default_back(n)
@@ -110,7 +138,99 @@ class _Canonical(ast.NodeTransformer):
                 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
             return node.args[0]
         node.args = _exception_alone(node.args)
+        if name in ("isinstance", "issubclass") and isinstance(f, ast.Name) and len(node.args) == 2 \
+                and isinstance(node.args[1], ast.Tuple) and len(node.args[1].elts) == 1 \
+                and not isinstance(node.args[1].elts[0], ast.Starred):
+            node.args[1] = node.args[1].elts[0]
         return node
+
+    def visit_For(self, node: ast.For) -> ast.AST:
+        self.generic_visit(node)
+        node.iter = _iterated(node.iter)
+        return node
+
+    visit_AsyncFor = visit_For
+
+    def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
+        self.generic_visit(node)
+        node.iter = _iterated(node.iter)
+        return node
+
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody")
+_ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_KEYWORD_CALLED = frozenset({"__init__", "__new__", "__call__", "__init_subclass__"})
+
+
+def _reachable(statements: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements up to the first ``return``, ``raise``, ``continue`` or ``break``, which ends the block."""
+    for i, statement in enumerate(statements):
+        if isinstance(statement, _ENDS):
+            return statements[:i + 1]
+    return statements
+
+
+def _lambdas_named(statements: list[ast.stmt]) -> list[ast.stmt]:
+    """``name = lambda args: value`` as ``def name(args): return value`` (the last of several targets is the
+    ``def``, the others are bound to it after)."""
+    out: list[ast.stmt] = []
+    for s in statements:
+        if isinstance(s, ast.Assign) and isinstance(s.value, ast.Lambda) \
+                and all(isinstance(t, ast.Name) for t in s.targets):
+            *others, last = s.targets
+            body = [ast.copy_location(ast.Return(s.value.body), s)]
+            made = ast.FunctionDef(name=last.id, args=s.value.args, body=body, decorator_list=[], returns=None)
+            out.append(ast.copy_location(made, s))
+            out += [ast.copy_location(ast.Assign([t], ast.Name(last.id, ast.Load())), s) for t in others]
+        else:
+            out.append(s)
+    return out
+
+
+def _slots_aside(cls: ast.ClassDef) -> None:
+    """``__slots__`` left out of a class (in place) when it names, as strings, every attribute the class's
+    methods set on their first parameter."""
+    slots = [s for s in cls.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+             and isinstance(s.targets[0], ast.Name) and s.targets[0].id == "__slots__"]
+    if len(slots) != 1 or not isinstance(slots[0].value, (ast.Tuple, ast.List)):
+        return
+    named = {e.value for e in slots[0].value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    if len(named) != len(slots[0].value.elts):
+        return
+    set_ = set()
+    for method in cls.body:
+        params = method.args.posonlyargs + method.args.args if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+        if not params:
+            continue
+        for n in ast.walk(method):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
+            set_ |= {t.attr for t in targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                     and t.value.id == params[0].arg}
+    if set_ <= named:
+        cls.body = [s for s in cls.body if s is not slots[0]] or [ast.Pass()]
+
+
+def _special(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__") and name not in _KEYWORD_CALLED
+
+
+def _by_place(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    """The positional parameters of a special method renamed by their place (``_0``, ``_1``), in its
+    signature and its own body (in place); a name its body binds or a function in it reads is left as is."""
+    a = function.args
+    if a.vararg or a.kwarg or a.kwonlyargs:
+        return
+    own = _own(function)
+    inner = [n for n in own if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda))]
+    names = {p.arg: f"_{i}" for i, p in enumerate(a.posonlyargs + a.args)}
+    if any(_reads(n, name) for n in inner for name in names) \
+            or any(isinstance(n, ast.Name) and n.id in names.values() for n in own):
+        return
+    for p in a.posonlyargs + a.args:
+        p.arg = names[p.arg]
+    for n in own:
+        if isinstance(n, ast.Name) and n.id in names:
+            n.id = names[n.id]
 
 
 def _exception_alone(args: list[ast.expr]) -> list[ast.expr]:
@@ -125,6 +245,14 @@ def _exception_alone(args: list[ast.expr]) -> list[ast.expr]:
                 rest = rest[1:]
             return args[:i] + [value] + rest
     return args
+
+
+def _iterated(node: ast.expr) -> ast.expr:
+    """``x`` for ``iter(x)``: what a loop over it goes through."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "iter" \
+            and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred):
+        return node.args[0]
+    return node
 
 
 def _empty(node: ast.AST | None) -> bool:

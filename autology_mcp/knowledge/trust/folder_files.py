@@ -10,6 +10,9 @@ a web address or a dotted name that is no file of the folder was never held by i
 "gone" (the staleness rule asks only for the files the folder held at the node's base, or when its
 fingerprint was taken).
 
+A node that says the folder holds one module, or no other files ("a single-module package", "there are no
+submodules"), no longer holds when a source file is added to it (not a module renamed) (:func:`says_no_others`, :func:`sources_added`).
+
 The ``git`` argument of the grep helpers runs ``git`` with the given arguments in the work tree and
 returns its output, or None when git failed (:meth:`git_history.History._git`).
 """
@@ -25,6 +28,29 @@ _BARE_FILE = re.compile(r"`([\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7})`")
 _PROSE_FILE = re.compile(r"(?<![\w./-])([\w-]+\.(?:py|pyi|pyx|js|jsx|ts|tsx|mjs|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift))"
                          r"(?![\w/-]|\.\w)")
 _DEFINES = r"(def|class|func|fn|type|struct|interface|enum|trait|const|var|let|function|module)"  # POSIX ERE: no (?:
+
+
+_NO_OTHERS = re.compile(r"\bsingle[- ](?:module|file)\b|\bno\s+(?:other\s+)?(?:sub)?modules\b"
+                        r"|\bno\s+other\s+(?:source\s+)?files\b|\bonly\s+(?:one|two|three|four|five)\s+(?:source\s+)?"
+                        r"(?:modules|files)\b", re.IGNORECASE)
+_TEST = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_")
+_SOURCE = re.compile(r"\.(?:py|pyi|pyx|js|jsx|ts|tsx|mjs|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift)$")
+
+
+def says_no_others(text: str) -> bool:
+    """Whether the node says its folder holds one module, or no other files or modules."""
+    return _NO_OTHERS.search(text) is not None
+
+
+def sources_added(git: Git, base: str, folder: str) -> list[str]:
+    """The source files under ``folder`` now (tracked, or in the work tree and not ignored) that it did not
+    hold at ``base``, when it holds more of them than it did (a module renamed adds none); tests aside."""
+    def sources(listing: str) -> set[str]:
+        return {f for f in listing.splitlines() if _SOURCE.search(f) and not _TEST.search(f)}
+
+    then = sources(git("ls-tree", "-r", "--name-only", base, "--", folder) or "")
+    now = sources(git("ls-files", "--cached", "--others", "--exclude-standard", "--", folder) or "")
+    return sorted(now - then) if len(now) > len(then) else []
 
 
 def named_files(text: str, folder: str) -> set[str]:

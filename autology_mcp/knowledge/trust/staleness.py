@@ -174,7 +174,12 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   holding only another, a variable returned right after it is set, ``raise Error()``), and the checks a
   type checker asks for, unless the node speaks of None (:mod:`.narrowing`: ``if x is None: raise ...``,
   ``assert x is not None``, ``"<unknown>" if fn is None else name(fn)`` read as ``name(fn)``, a local
-  bound once to an attribute chain read as the chain). In other languages the name must still be there.
+  bound once to an attribute chain read as the chain), Python 2's support dropped (:mod:`.python2`: six's names
+  read as Python 3's, ``text_type.split(self)`` as ``super().split()``), an import of the file's own package
+  written relative (:mod:`.package_imports`), code after a ``return``, a lambda bound to a name made a ``def``,
+  ``__slots__`` listing the attributes the class sets, and a last ``return None``. A parameter added is a flag
+  when the node counts the parameters ("takes these two options and nothing else"). In other languages the name
+  must still be there.
 - ``path`` (a file) or a folder: stale when an import the node writes (``from pkg.plugins import
   plugin_manager``), of a module that is the file or is under the folder, names what the module bound at
   the base and binds no more (no module ``__getattr__`` or star import now: :func:`.modules.imports_gone`;
@@ -186,7 +191,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   it now (comments aside; a code snippet is code in backticks, a clause too: ``except OSError: pass``);
   for a folder, when a code snippet the node gives that a file under it held at the base is in none of
   them now (:func:`held_snippets`), when a file under it that the node names (by its path, or
-  by its bare name, ``main.py`` in backticks or a source file's name in prose: :mod:`folder_files`) and the folder held is deleted or renamed;
+  by its bare name, ``main.py`` in backticks or a source file's name in prose: :mod:`folder_files`) and the folder held is deleted or renamed,
+  or when a source file is added to it and the node says it holds one module ("a single-module package");
   or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
   block is kept) and no name it gives plainly is still in it, or when the node gives every line of a
   small file in backticks ("MANIFEST.in has two lines: `include LICENSE` and ...") and the file gained a
@@ -281,7 +287,14 @@ from autology_mcp.knowledge.trust.deprecations import (
 )
 from autology_mcp.knowledge.trust.findings import LINES, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.fingerprints import node_bases, recorded_code, recorded_names
-from autology_mcp.knowledge.trust.folder_files import defined, grep_names, held_snippets, named_files
+from autology_mcp.knowledge.trust.folder_files import (
+    defined,
+    grep_names,
+    held_snippets,
+    named_files,
+    says_no_others,
+    sources_added,
+)
 from autology_mcp.knowledge.trust.git_history import Commit, History, history
 from autology_mcp.knowledge.trust.mentions import Said, holds, mentions
 from autology_mcp.knowledge.trust.modules import holds_path, imports_gone, in_code, modules_gone
@@ -528,6 +541,10 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
                 and (p in (held_then or ()) or h._git("cat-file", "-e", f"{base}:./{p}") is not None):
             return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
     changed = bool(text) and h.changed_since(base, path)
+    added = sources_added(h._git, base, path) if changed and says_no_others(text) else []
+    if added:  # "a single-module package", and a module added to it
+        return Finding(ref, True, f"{_shown(added)} {'is' if len(added) == 1 else 'are'} added to {path}/, which "
+                                  f"the node says holds no other module", later.text(explain))
     if changed:  # a module the node names by its path, renamed or removed
         modules = modules_gone(h._git, lambda f: (h.root / f).is_file(), text,
                                lambda ms: grep_names(h._git, ms, base, path), lambda ms: grep_names(h._git, ms, None, path))

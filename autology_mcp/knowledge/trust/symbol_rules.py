@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections import Counter
 
 from autology_mcp.knowledge.trust.annotations import retyped
@@ -60,12 +61,14 @@ from autology_mcp.knowledge.trust.code_compare import (
 from autology_mcp.knowledge.trust.defects import _called, describes_defect, fix_added, span_fix_added
 from autology_mcp.knowledge.trust.denials import denied as names_denied
 from autology_mcp.knowledge.trust.denials import now_held, now_there
-from autology_mcp.knowledge.trust.equivalents import about_translation, canonical
+from autology_mcp.knowledge.trust.equivalents import about_slots, about_translation, canonical
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.git_history import History
 from autology_mcp.knowledge.trust.mentions import Said, holds, term
 from autology_mcp.knowledge.trust.narrowing import about_falsy, about_none, aliases_read, none_told_apart
+from autology_mcp.knowledge.trust.package_imports import read_relative
 from autology_mcp.knowledge.trust.protocols import operations
+from autology_mcp.knowledge.trust.python2 import read_as_python3
 from autology_mcp.knowledge.trust.renames import renamed
 from autology_mcp.knowledge.trust.requirements import dropped as requirements_dropped
 from autology_mcp.knowledge.trust.requirements import is_packaging
@@ -119,6 +122,8 @@ def judge_span(h: History, ref: str, path: str, later: Later, before: str, now: 
             return None
         if _others_added(*region, said):
             return region[1][0].start, max(u.end for u in region[1])
+        if _imports_added(*region, said):  # "imports only the standard library", and it imports another module now
+            return None
         if span_rewrite(*region, old, new, path, said) is not None:
             region = _moved_span(region[0], old, new, path, said)
             if region is None:
@@ -171,6 +176,38 @@ def _others_added(before: list[Unit], after: list[Unit], said: Said) -> bool:
         return False
     mentioned = {w.lower() for w in said.names | said.words}
     return not any(name.lower() in mentioned for name in names) and not _COUNTED.search(said.text)
+
+
+# a node that says what a span imports is all it imports, or that something is never imported there
+_ONLY_IMPORTS = re.compile(r"\bimports?\s+only\b|\bonly\s+imports?\b|\bnever\s+imported\b"
+                           r"|\bnothing\b[^.]{0,40}?\bis\s+imported\b", re.IGNORECASE)
+
+
+def _imports_added(before: list[Unit], after: list[Unit], said: Said) -> bool:
+    """A module-level import of a package outside the standard library, that the node does not name, put among
+    the statements of a span whose node says it imports only what it lists, or that something is never
+    imported: ``from dj_database_url import DBConfig`` added to an import block that "imports only
+    standard-library modules" and "never" an optional package. An import under ``try: ... except ImportError``
+    may fail and is not counted (nor one only a type checker reads: parsing leaves it out)."""
+    if not _ONLY_IMPORTS.search(said.text):
+        return False
+    kept = {plain(u) for u in before}
+    guarded = [lines_of(u.node) for u in after if isinstance(u.node, ast.Try) and _catches_import_error(u.node)]
+    mentioned = {w.lower() for w in said.names | said.words}
+    for u in after:
+        node = u.node
+        if plain(u) in kept or not isinstance(node, (ast.Import, ast.ImportFrom)) or getattr(node, "level", 0) \
+                or any(a <= u.start <= b for a, b in guarded):
+            continue
+        top = (node.module if isinstance(node, ast.ImportFrom) else node.names[0].name).split(".")[0]
+        if top not in sys.stdlib_module_names and top != "__future__" and top.lower() not in mentioned:
+            return True
+    return False
+
+
+def _catches_import_error(node: ast.Try) -> bool:
+    return any(n.id in ("ImportError", "ModuleNotFoundError") for h in node.handlers if h.type is not None
+               for n in ast.walk(h.type) if isinstance(n, ast.Name))
 
 
 def _moved_span(gone: list[Unit], old: str, new: str, path: str, said: Said) -> tuple[list[Unit], list[Unit]] | None:
@@ -335,7 +372,15 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         return f"{_stated(values)} gone from a constant it uses" if values else None
     translated = not about_translation(said.text)  # a linter's equivalent rewrites read one way (trust/equivalents.py)
     unnarrowed = not about_none(said.text)  # a type checker's None checks read away (trust/narrowing.py)
-    old, new = canonical(old, translated, unnarrowed), canonical(new, translated, unnarrowed)
+    slots = about_slots(said.text)  # a class's __slots__ read away, unless the node speaks of them
+    old, new = canonical(old, translated, unnarrowed, slots), canonical(new, translated, unnarrowed, slots)
+    if dump(old, False) == dump(new, False):
+        return None
+    # Python 2's support dropped (``text_type`` now ``str``, ``text_type.split(self)`` now ``super().split()``),
+    # and an import of the file's own package written relative (``from ._constants import``) for absolute
+    old, new = read_relative(old, path), read_relative(new, path)
+    old, new = read_as_python3(old, parse_python(old_text), symbol), read_as_python3(new, tree, symbol)
+    old, new = canonical(old, translated, unnarrowed, slots), canonical(new, translated, unnarrowed, slots)
     if dump(old, False) == dump(new, False):
         return None
     if unnarrowed and dump(aliases_read(old), False) == dump(aliases_read(new), False):  # `fut.failed` for `x.outcome.failed`
@@ -375,7 +420,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     broke = parameters_kept(old, new, set(folded), private)
     if broke:
         return broke
-    qualified = _qualifying_parameter(old, new, said)
+    qualified = _qualifying_parameter(old, new, said) or _parameters_counted(old, new, said)
     if qualified:
         return qualified
     decorated = _decorators_named(old, new, said)
@@ -691,6 +736,25 @@ def _module_names(tree: ast.AST | None) -> set[str]:
     return found
 
 
+# a node that counts a function's parameters, or says there are no others: "takes these two keyword-only options
+# and nothing else", "accepts three arguments", "no other parameters"
+_COUNTS_PARAMETERS = re.compile(
+    r"\b(?:takes|accepts|has)\b[^.]{0,60}?\b(?:one|two|three|four|five|six|\d+)\s+(?:[\w-]+\s+){0,2}"
+    r"(?:parameters?|arguments?|options?)\b|\b(?:parameters?|arguments?|options?)\b[^.]{0,40}?\band\s+nothing\s+else\b"
+    r"|\bno\s+other\s+(?:parameters?|arguments?|options?)\b", re.IGNORECASE)
+
+
+def _parameters_counted(old: ast.AST, new: ast.AST, said: Said) -> str | None:
+    """A parameter added to a function whose node counts its parameters or says it takes no others (an added
+    optional parameter is otherwise only an option: :func:`.code_compare.parameters_kept` lets it by)."""
+    if not _COUNTS_PARAMETERS.search(said.text):
+        return None
+    added = sorted(_parameter_names(new) - _parameter_names(old) - {"self", "cls"})
+    if not added:
+        return None
+    return f"it takes {_shown(added)} now, beside the parameters the node counts"
+
+
 def _qualifying_parameter(old: ast.AST, new: ast.AST, said: Said) -> str | None:
     """A parameter the symbol gained whose name holds, between underscores, one of its parameters that the
     node names (``force_kw_only`` beside the ``kw_only`` of "define(kw_only=True) makes every attribute
@@ -1002,7 +1066,7 @@ def _fix(old: ast.AST, before: str, now: str, symbol: str, said: Said) -> str | 
     tree = parse_python(now)
     new = find_symbol(tree, symbol, said.about_overloads) if tree is not None else None
     helpers = tuple(h.name for h in delegated(old, new, parse_python(before), tree)) if new is not None else ()
-    return fix_added(old, now, symbol, said, helpers)
+    return fix_added(old, now, symbol, said, helpers, parse_python(before))
 
 
 def _fixed_on_the_way(h: History, later: Later, old: ast.AST, before: str, now: str, symbol: str,
