@@ -202,12 +202,5 @@ class _Python3(ast.NodeTransformer):
         self.base, self.first = saved
         return node
 
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
-        saved = self.base, self.first
-        self.base, self.first = None, None
-        self.generic_visit(node)
-        self.base, self.first = saved
-        return node
+    visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
 
