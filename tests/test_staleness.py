@@ -2601,7 +2601,12 @@ def test_the_equivalent_rewrites_read_one_way_and_leave_the_tree_alone(body: lis
     assert dump(canonical(once, translated), False) == dump(once, False)
     compile(_ast.fix_missing_locations(_ast.Module([once], [])), "f.py", "exec")
     marked = "Call(func=Name(id='_', ctx=Load()), args=[Str('text')])"
-    ends = [i for i, s in enumerate(body) if s.startswith(("return", "raise", "assert False"))]
+    def top_lines(item: str) -> list[str]:  # an item's statements at the function's own level
+        first, *rest = item.split("\n")
+        return [first] + [line[4:] for line in rest if line.startswith("    ") and not line.startswith("     ")]
+
+    ends = [i for i, s in enumerate(body) if any(line.startswith(("return", "raise", "assert False"))
+                                                 for line in top_lines(s))]
     reached = body[:ends[0] + 1] if ends else body  # what comes after a return or a raise never runs: left out
     if "return _('text')" in reached:
         assert (marked in dump(once, False)) is not translated
