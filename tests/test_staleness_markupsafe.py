@@ -352,3 +352,17 @@ def test_a_c_defect_fixed_by_a_new_test_is_a_flag(tmp_path: Path) -> None:
     sha = git(root, "rev-parse", "--short=9", "HEAD").strip()
     finding = only(root, node)
     assert finding.stale is True and sha in finding.why
+
+
+def test_slots_are_read_away_only_when_they_list_every_attribute_the_class_sets() -> None:
+    """``__slots__`` naming each attribute the methods set (by their first parameter, tuple targets too) only saves
+    memory; one that leaves an attribute out changes what the class accepts, and stays."""
+    from autology_mcp.knowledge.trust.equivalents import canonical
+
+    def slotted(source: str) -> bool:
+        return "__slots__" in dump(canonical(ast.parse(source).body[0]), False)
+
+    assert not slotted('class H:\n    __slots__ = ("a", "b")\n\n    def __init__(me, a, b):\n        me.a, me.b = a, b\n')
+    assert slotted('class H:\n    __slots__ = ("a",)\n\n    def __init__(self, a, b):\n        self.a, self.b = a, b\n')
+    assert not slotted('class H:\n    __slots__ = ("a",)\n\n    def __init__(self, a):\n        self.a = a\n')
+    assert "__slots__" in dump(canonical(ast.parse('class H:\n    __slots__ = ()\n').body[0], slots=True), False)

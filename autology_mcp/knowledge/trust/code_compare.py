@@ -413,7 +413,6 @@ def _per_name(statements: list[ast.AST]) -> list[ast.AST]:
                 made = ast.ImportFrom(node.module, [one], node.level) if isinstance(node, ast.ImportFrom) \
                     else ast.Import([one])
                 out.append(ast.copy_location(made, node))
-                made.end_lineno = node.end_lineno
         else:
             out.append(node)
     return out
@@ -968,10 +967,11 @@ def decorator_names(node: ast.AST) -> set[str]:
     return found
 
 
-def self_attributes(node: ast.AST) -> set[str]:
-    """The attributes the code sets on ``self`` (``self.sleep = sleep``, ``self.count += 1``)."""
+def self_attributes(node: ast.AST, owner: str = "self") -> set[str]:
+    """The attributes the code sets on ``self`` (``self.sleep = sleep``, ``self.count += 1``), or on the
+    name ``owner`` (a method's first parameter, whatever it is called)."""
     return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
-            and isinstance(n.value, ast.Name) and n.value.id == "self"}
+            and isinstance(n.value, ast.Name) and n.value.id == owner}
 
 
 def declared_attributes(text: str) -> set[int]:

@@ -44,6 +44,7 @@ import copy
 import re
 
 from autology_mcp.knowledge.trust.autofixes import read_fixed
+from autology_mcp.knowledge.trust.code_compare import self_attributes
 from autology_mcp.knowledge.trust.narrowing import read_unnarrowed
 
 _TRANSLATORS = frozenset({"_", "gettext", "gettext_lazy", "ugettext", "ugettext_lazy", "N_", "gettext_noop"})
@@ -200,12 +201,8 @@ def _slots_aside(cls: ast.ClassDef) -> None:
     set_ = set()
     for method in cls.body:
         params = method.args.posonlyargs + method.args.args if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
-        if not params:
-            continue
-        for n in ast.walk(method):
-            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
-            set_ |= {t.attr for t in targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
-                     and t.value.id == params[0].arg}
+        if params:
+            set_ |= self_attributes(method, params[0].arg)
     if set_ <= named:
         cls.body = [s for s in cls.body if s is not slots[0]] or [ast.Pass()]
 

@@ -25,8 +25,8 @@ from collections.abc import Callable
 Git = Callable[..., str | None]
 
 _BARE_FILE = re.compile(r"`([\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7})`")
-_PROSE_FILE = re.compile(r"(?<![\w./-])([\w-]+\.(?:py|pyi|pyx|js|jsx|ts|tsx|mjs|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift))"
-                         r"(?![\w/-]|\.\w)")
+_SOURCE_EXTENSIONS = r"(?:py|pyi|pyx|js|jsx|ts|tsx|mjs|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift)"
+_PROSE_FILE = re.compile(rf"(?<![\w./-])([\w-]+\.{_SOURCE_EXTENSIONS})(?![\w/-]|\.\w)")
 _DEFINES = r"(def|class|func|fn|type|struct|interface|enum|trait|const|var|let|function|module)"  # POSIX ERE: no (?:
 
 
@@ -34,7 +34,7 @@ _NO_OTHERS = re.compile(r"\bsingle[- ](?:module|file)\b|\bno\s+(?:other\s+)?(?:s
                         r"|\bno\s+other\s+(?:source\s+)?files\b|\bonly\s+(?:one|two|three|four|five)\s+(?:source\s+)?"
                         r"(?:modules|files)\b", re.IGNORECASE)
 _TEST = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_")
-_SOURCE = re.compile(r"\.(?:py|pyi|pyx|js|jsx|ts|tsx|mjs|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|swift)$")
+_SOURCE = re.compile(rf"\.{_SOURCE_EXTENSIONS}$")
 
 
 def says_no_others(text: str) -> bool:
