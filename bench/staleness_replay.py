@@ -378,6 +378,9 @@ def main(argv: list[str] | None = None) -> int:
         workdir.mkdir(parents=True, exist_ok=True)
     try:
         for repo in repos:
+            if not (args.data / f"{repo}.json").exists():
+                print(f"{repo}: no {args.data / f'{repo}.json'} (a replay not written yet)")
+                continue
             data = json.loads((args.data / f"{repo}.json").read_text())
             if args.repo == "all" and data["role"].startswith(FUTURE_HELD_OUT):
                 print(f"{repo}: left out of --repo all ({data['role']}); run it with --repo {repo}")
