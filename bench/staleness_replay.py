@@ -37,7 +37,9 @@ tuning``: all thirty-five have been read while the rule was worked on; all but f
 a fresh held-out replay for issue 38 and joined the tuning side once their flags had been read; markupsafe was run
 blind at stop 60's and stop 61's rules, environs and pluggy at stop 62's before and after a turn, then read), and
 httpcore (``--repo httpcore``, the held-out one: a fresh replay of encode/httpcore whose labels, and a second labelling
-of them, were committed before any rule ran on it; run it once per rule change you report, not while tuning).
+of them, were committed before any rule ran on it; run it once per rule change you report, not while tuning), and
+arrow (``--repo arrow``: a fresh replay of arrow-py/arrow whose labels were committed before any rule ran on them,
+prepared for the stop after httpcore's; ``--repo all`` leaves it out).
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
