@@ -11,7 +11,9 @@ a web address or a dotted name that is no file of the folder was never held by i
 fingerprint was taken).
 
 A node that says the folder holds one module, or no other files ("a single-module package", "there are no
-submodules"), no longer holds when a source file is added to it (not a module renamed) (:func:`says_no_others`, :func:`sources_added`).
+submodules"), no longer holds when a source file is added to it (not a module renamed) (:func:`says_no_others`, :func:`sources_added`);
+nor does one that counts its modules ("made of five modules"), the count right at the node's base, when one
+is added (:func:`counts_sources`).
 
 The ``git`` argument of the grep helpers runs ``git`` with the given arguments in the work tree and
 returns its output, or None when git failed (:meth:`git_history.History._git`).
@@ -42,13 +44,26 @@ def says_no_others(text: str) -> bool:
     return _NO_OTHERS.search(text) is not None
 
 
-def sources_added(git: Git, base: str, folder: str) -> list[str]:
+_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_COUNTED = re.compile(rf"\b({'|'.join(_NUMBERS)}|\d{{1,2}})\s+(?:source\s+|python\s+)?(?:modules|files)\b", re.IGNORECASE)
+
+
+def counts_sources(text: str) -> set[int]:
+    """The numbers of modules or files the node says its folder holds ("made of five modules", "3 source files")."""
+    return {int(n) if n.isdigit() else _NUMBERS.index(n.lower()) + 1 for n in _COUNTED.findall(text)}
+
+
+def sources_added(git: Git, base: str, folder: str, counts: set[int] | None = None) -> list[str]:
     """The source files under ``folder`` now (tracked, or in the work tree and not ignored) that it did not
-    hold at ``base``, when it holds more of them than it did (a module renamed adds none); tests aside."""
+    hold at ``base``, when it holds more of them than it did (a module renamed adds none); tests aside.
+    With ``counts`` (:func:`counts_sources`), only when the folder held one of those numbers at ``base``: a
+    count the node gives that was right."""
     def sources(listing: str) -> set[str]:
         return {f for f in listing.splitlines() if _SOURCE.search(f) and not _TEST.search(f)}
 
     then = sources(git("ls-tree", "-r", "--name-only", base, "--", folder) or "")
+    if counts is not None and len(then) not in counts:
+        return []
     now = sources(git("ls-files", "--cached", "--others", "--exclude-standard", "--", folder) or "")
     return sorted(now - then) if len(now) > len(then) else []
 

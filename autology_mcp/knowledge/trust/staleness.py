@@ -288,6 +288,7 @@ from autology_mcp.knowledge.trust.deprecations import (
 from autology_mcp.knowledge.trust.findings import LINES, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.fingerprints import node_bases, recorded_code, recorded_names
 from autology_mcp.knowledge.trust.folder_files import (
+    counts_sources,
     defined,
     grep_names,
     held_snippets,
@@ -545,6 +546,11 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
     if added:  # "a single-module package", and a module added to it
         return Finding(ref, True, f"{_shown(added)} {'is' if len(added) == 1 else 'are'} added to {path}/, which "
                                   f"the node says holds no other module", later.text(explain))
+    counts = counts_sources(text) if changed else set()
+    added = sources_added(h._git, base, path, counts) if counts else []
+    if added:  # "made of five modules", five at the base, and a sixth added
+        return Finding(ref, True, f"{_shown(added)} {'is' if len(added) == 1 else 'are'} added to {path}/, which "
+                                  f"the node says holds {' or '.join(map(str, sorted(counts)))} modules", later.text(explain))
     if changed:  # a module the node names by its path, renamed or removed
         modules = modules_gone(h._git, lambda f: (h.root / f).is_file(), text,
                                lambda ms: grep_names(h._git, ms, base, path), lambda ms: grep_names(h._git, ms, None, path))
