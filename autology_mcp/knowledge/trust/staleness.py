@@ -154,13 +154,16 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   function it now calls in their place, a helper it defined inside it and now calls from the module
   (:func:`delegated`: an inner ``is_type_call`` moved out is still its code), a parameter the node names
   only as an argument of its call
-  of the symbol or a word only as a name's qualifier (``Preview.``) used by a new statement, and the
+  of the symbol (``_HookCaller._add_hookimpl(hookimpl)`` too) or a word only as a name's qualifier (``Preview.``)
+  used by a new statement, a name it writes only as ``*args`` or ``**kwargs`` (a catch-all parameter, not a
+  variable of that name), ``self`` where the changed statements only reach its attributes, and the
   same behaviour written another way: an
   import moved into the function or out of it, a string built another way with the same text (an
   f-string for ``"...{!r}".format(x)``, ``"{name!r}".format(name=a.name)`` or ``"%r" % x``), a name renamed
   throughout that the node neither gives nor titles (a variable of the symbol's own, or a function, class
   or constant the module defines the same way before and after: ``_init_converter_pat`` now
-  ``_INIT_CONVERTER_PAT``, :mod:`.renames`), a class turned into a dataclass declaring the
+  ``_INIT_CONVERTER_PAT``, :mod:`.renames`; or a module imported under another name, which a node that names the
+  module may name: ``metadata`` now ``importlib_metadata``, both ``importlib.metadata``), a class turned into a dataclass declaring the
   fields its ``__init__`` stored (or back), and a linter's equivalent rewrites (:mod:`equivalents`:
   ``assert False, m`` as ``raise AssertionError(m)``, ``not (a is b)`` as ``a is not b``, ``if not x: A
   else: B`` as ``if x: B else: A``, a mutable
@@ -178,8 +181,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   read as Python 3's, ``text_type.split(self)`` as ``super().split()``), an import of the file's own package
   written relative (:mod:`.package_imports`), code after a ``return``, a lambda bound to a name made a ``def``,
   ``__slots__`` listing the attributes the class sets, and a last ``return None``. A parameter added is a flag
-  when the node counts the parameters ("takes these two options and nothing else"). In other languages the name
-  must still be there.
+  when the node counts the parameters ("takes these two options and nothing else", "exactly these four options")
+  or says there is no option for something. A value of ``#L`` lines taken out into a new module constant
+  (``extras_require=EXTRAS_REQUIRE``) is still theirs. In other languages the name must still be there.
 - ``path`` (a file) or a folder: stale when an import the node writes (``from pkg.plugins import
   plugin_manager``), of a module that is the file or is under the folder, names what the module bound at
   the base and binds no more (no module ``__getattr__`` or star import now: :func:`.modules.imports_gone`;
@@ -192,7 +196,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   for a folder, when a code snippet the node gives that a file under it held at the base is in none of
   them now (:func:`held_snippets`), when a file under it that the node names (by its path, or
   by its bare name, ``main.py`` in backticks or a source file's name in prose: :mod:`folder_files`) and the folder held is deleted or renamed,
-  or when a source file is added to it and the node says it holds one module ("a single-module package");
+  or when a source file is added to it and the node says it holds one module ("a single-module package") or
+  gives the number of its modules, right at the base ("made of five modules");
   or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
   block is kept) and no name it gives plainly is still in it, or when the node gives every line of a
   small file in backticks ("MANIFEST.in has two lines: `include LICENSE` and ...") and the file gained a
