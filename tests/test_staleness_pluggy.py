@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_staleness import commit, edit, one_file_repo, only
+from test_staleness import commit, edit, one_file_repo, only, relate_and_commit
 from test_staleness_sympy import capture
 
 LOADER = '''import sys
@@ -216,6 +216,9 @@ def test_a_module_added_to_a_folder_whose_modules_the_node_counts_is_a_flag(tmp_
     finding = only(root, counted)
     assert finding.stale is True and "src/pkg/_result.py" in finding.why and "3 modules" in finding.why
     assert "added to" not in (only(root, wrong).why or "")  # a count that was not right at the base says nothing
+    relate_and_commit(root, counted, wrong)  # a relate committed now moves the node's base past the new module
+    finding = only(root, counted)
+    assert finding.stale is True and "src/pkg/_result.py" in finding.why  # the fingerprint recorded the three
 
 
 MARKER = '''class HookimplMarker:

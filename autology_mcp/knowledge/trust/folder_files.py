@@ -53,19 +53,31 @@ def counts_sources(text: str) -> set[int]:
     return {int(n) if n.isdigit() else _NUMBERS.index(n.lower()) + 1 for n in _COUNTED.findall(text)}
 
 
-def sources_added(git: Git, base: str, folder: str, counts: set[int] | None = None) -> list[str]:
-    """The source files under ``folder`` now (tracked, or in the work tree and not ignored) that it did not
-    hold at ``base``, when it holds more of them than it did (a module renamed adds none); tests aside.
-    With ``counts`` (:func:`counts_sources`), only when the folder held one of those numbers at ``base``: a
-    count the node gives that was right."""
-    def sources(listing: str) -> set[str]:
-        return {f for f in listing.splitlines() if _SOURCE.search(f) and not _TEST.search(f)}
+def counts_or_no_others(text: str) -> bool:
+    """Whether the node says how many modules its folder holds, or that it holds no others: what the source
+    files under it then are is worth recording with its fingerprint (:func:`sources_at`)."""
+    return says_no_others(text) or bool(counts_sources(text))
 
-    then = sources(git("ls-tree", "-r", "--name-only", base, "--", folder) or "")
-    if counts is not None and len(then) not in counts:
+
+def sources_at(git: Git, rev: str | None, folder: str) -> set[str]:
+    """The source files under ``folder`` at ``rev``, or now (None: tracked, or in the work tree and not
+    ignored); tests aside."""
+    listing = git("ls-tree", "-r", "--name-only", rev, "--", folder) if rev else \
+        git("ls-files", "--cached", "--others", "--exclude-standard", "--", folder)
+    return {f for f in (listing or "").splitlines() if _SOURCE.search(f) and not _TEST.search(f)}
+
+
+def sources_added(git: Git, base: str, folder: str, counts: set[int] | None = None,
+                  then: list[str] | None = None) -> list[str]:
+    """The source files under ``folder`` now that it did not hold at ``base`` (or, ``then``, when the node's
+    fingerprint was taken: a relate committed later moves the base), when it holds more of them than it did
+    (a module renamed adds none); tests aside. With ``counts`` (:func:`counts_sources`), only when the folder
+    held one of those numbers then: a count the node gives that was right."""
+    held = set(then) if then is not None else sources_at(git, base, folder)
+    if counts is not None and len(held) not in counts:
         return []
-    now = sources(git("ls-files", "--cached", "--others", "--exclude-standard", "--", folder) or "")
-    return sorted(now - then) if len(now) > len(then) else []
+    now = sources_at(git, None, folder)
+    return sorted(now - held) if len(now) > len(held) else []
 
 
 def named_files(text: str, folder: str) -> set[str]:

@@ -322,16 +322,19 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
     seen, held, said = recorded_code(node), recorded_names(node), Said(names, paths, text, str(node.type))
     values, elsewhere = recorded_names(node, "values"), recorded_names(node, "elsewhere")
     marked, imports = recorded_names(node, "deprecated"), recorded_names(node, "imports")
+    sources = recorded_names(node, "sources")
     return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)),
                    values_then=values.get(reference_path(ref)), elsewhere_then=elsewhere.get(reference_path(ref)),
-                   deprecated_then=marked.get(reference_path(ref)), imports_then=imports.get(reference_path(ref)))
+                   deprecated_then=marked.get(reference_path(ref)), imports_then=imports.get(reference_path(ref)),
+                   sources_then=sources.get(reference_path(ref)))
             for ref in refs]
 
 
 def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, recorded: str | None = None,
            moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None,
            values_then: list[str] | None = None, elsewhere_then: list[str] | None = None,
-           deprecated_then: list[str] | None = None, imports_then: list[str] | None = None) -> Finding:
+           deprecated_then: list[str] | None = None, imports_then: list[str] | None = None,
+           sources_then: list[str] | None = None) -> Finding:
     path = reference_path(ref)
     anchor = ref.split("#", 1)[1].strip() if "#" in ref else ""
     later = Later(h, base, path)
@@ -358,7 +361,7 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
     if moved is None and before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
                                               and h._git("ls-tree", "-d", base, "--", path)):
         return _judge_folder(h, base, ref, path, said.names, said.paths | named_files(said.text, path), later, explain,
-                             held_then, deprecated_then, said.snippets, said.text, imports_then)
+                             held_then, deprecated_then, said.snippets, said.text, imports_then, sources_then)
     if before is None:  # the file came after the node: nothing it said about it can have moved on
         return Finding(ref, False, None, later.text(explain))
     where = moved[0] if moved else path
@@ -532,14 +535,16 @@ def _values_lost(before: str, now: str, path: str, said: Said) -> list[str]:
 def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
                   later: Later, explain: bool, held_then: list[str] | None = None,
                   deprecated_then: list[str] | None = None, snippets: list[str] = (), text: str = "",
-                  imports_then: list[str] | None = None) -> Finding:
+                  imports_then: list[str] | None = None, sources_then: list[str] | None = None) -> Finding:
     """A folder: gone, the mentioned paths under it (bare file names too: :func:`named_files`) that existed
     at the base, or when the fingerprint was taken, and are gone now (deleted or renamed), then the code
     snippets the node gives that a file under it held at the base and none holds now
     (:func:`held_snippets`), then the mentioned names its files held at the base, or when the node's fingerprint was taken
     (``held_then``), and hold no more; then the mentioned names a file under it newly marks deprecated
     (:func:`folder_deprecated`), against what the fingerprint found deprecated (``deprecated_then``)
-    or, without one, what the base's files did."""
+    or, without one, what the base's files did. A source file added to a folder whose modules the node counts,
+    or says there are no others, is judged against the source files the fingerprint recorded (``sources_then``),
+    or the base's."""
     if not (h.root / path).exists():
         return Finding(ref, True, f"{path}/ is gone", later.text(explain))
     for p in sorted(paths):
@@ -547,12 +552,13 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
                 and (p in (held_then or ()) or h._git("cat-file", "-e", f"{base}:./{p}") is not None):
             return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
     changed = bool(text) and h.changed_since(base, path)
-    added = sources_added(h._git, base, path) if changed and says_no_others(text) else []
+    recount = changed or sources_then is not None  # (or since the fingerprint was taken: a relate committed later)
+    added = sources_added(h._git, base, path, then=sources_then) if recount and says_no_others(text) else []
     if added:  # "a single-module package", and a module added to it
         return Finding(ref, True, f"{_shown(added)} {'is' if len(added) == 1 else 'are'} added to {path}/, which "
                                   f"the node says holds no other module", later.text(explain))
-    counts = counts_sources(text) if changed else set()
-    added = sources_added(h._git, base, path, counts) if counts else []
+    counts = counts_sources(text) if recount else set()
+    added = sources_added(h._git, base, path, counts, sources_then) if counts else []
     if added:  # "made of five modules", five at the base, and a sixth added
         return Finding(ref, True, f"{_shown(added)} {'is' if len(added) == 1 else 'are'} added to {path}/, which "
                                   f"the node says holds {' or '.join(map(str, sorted(counts)))} modules", later.text(explain))
