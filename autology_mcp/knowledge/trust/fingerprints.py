@@ -15,7 +15,7 @@ from autology_mcp.knowledge.models import FINGERPRINT_KEY, KnowledgeNode
 from autology_mcp.knowledge.references import reference_path
 from autology_mcp.knowledge.trust.code_compare import code_words, file_literals
 from autology_mcp.knowledge.trust.deprecations import _elsewhere, folder_deprecated, watched
-from autology_mcp.knowledge.trust.folder_files import held_snippets, named_files
+from autology_mcp.knowledge.trust.folder_files import counts_or_no_others, held_snippets, named_files, sources_at
 from autology_mcp.knowledge.trust.git_history import GIT_TIMEOUT, History, history, read
 from autology_mcp.knowledge.trust.mentions import Said, holds, mentions
 from autology_mcp.knowledge.trust.modules import imports_bound
@@ -73,6 +73,12 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
         # what of them a file under it marked deprecated already ([] says none): a later deprecation is a flag
         seen.setdefault("deprecated", {})[folder] = sorted(folder_deprecated(history(Path(root)), rev, folder,
                                                                               set(kept)))[:20]
+    if counts_or_no_others(f"{title}\n{content}"):  # "made of five modules": which they were, for a relate committed later
+        git = lambda *a: history(Path(root))._git(*a)  # noqa: E731
+        for folder in folders:
+            sources = sorted(sources_at(git, rev, folder))
+            if len(sources) <= 40:  # (a folder of more is no folder a node counts the modules of)
+                seen.setdefault("sources", {})[folder] = sources
     held, values = {}, {}
     said = Said(set(names), set(), f"{title}\n{content}")
     for f, (_, text) in sorted(files.items()):  # the names and values it gives that each file held: judged by when the blob is gone (a squash)

@@ -11,7 +11,9 @@ a web address or a dotted name that is no file of the folder was never held by i
 fingerprint was taken).
 
 A node that says the folder holds one module, or no other files ("a single-module package", "there are no
-submodules"), no longer holds when a source file is added to it (not a module renamed) (:func:`says_no_others`, :func:`sources_added`).
+submodules"), no longer holds when a source file is added to it (not a module renamed) (:func:`says_no_others`, :func:`sources_added`);
+nor does one that counts its modules ("made of five modules"), the count right at the node's base, when one
+is added (:func:`counts_sources`).
 
 The ``git`` argument of the grep helpers runs ``git`` with the given arguments in the work tree and
 returns its output, or None when git failed (:meth:`git_history.History._git`).
@@ -42,15 +44,40 @@ def says_no_others(text: str) -> bool:
     return _NO_OTHERS.search(text) is not None
 
 
-def sources_added(git: Git, base: str, folder: str) -> list[str]:
-    """The source files under ``folder`` now (tracked, or in the work tree and not ignored) that it did not
-    hold at ``base``, when it holds more of them than it did (a module renamed adds none); tests aside."""
-    def sources(listing: str) -> set[str]:
-        return {f for f in listing.splitlines() if _SOURCE.search(f) and not _TEST.search(f)}
+_NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+_COUNTED = re.compile(rf"\b({'|'.join(_NUMBERS)}|\d{{1,2}})\s+(?:source\s+|python\s+)?(?:modules|files)\b", re.IGNORECASE)
 
-    then = sources(git("ls-tree", "-r", "--name-only", base, "--", folder) or "")
-    now = sources(git("ls-files", "--cached", "--others", "--exclude-standard", "--", folder) or "")
-    return sorted(now - then) if len(now) > len(then) else []
+
+def counts_sources(text: str) -> set[int]:
+    """The numbers of modules or files the node says its folder holds ("made of five modules", "3 source files")."""
+    return {int(n) if n.isdigit() else _NUMBERS.index(n.lower()) + 1 for n in _COUNTED.findall(text)}
+
+
+def counts_or_no_others(text: str) -> bool:
+    """Whether the node says how many modules its folder holds, or that it holds no others: what the source
+    files under it then are is worth recording with its fingerprint (:func:`sources_at`)."""
+    return says_no_others(text) or bool(counts_sources(text))
+
+
+def sources_at(git: Git, rev: str | None, folder: str) -> set[str]:
+    """The source files under ``folder`` at ``rev``, or now (None: tracked, or in the work tree and not
+    ignored); tests aside."""
+    listing = git("ls-tree", "-r", "--name-only", rev, "--", folder) if rev else \
+        git("ls-files", "--cached", "--others", "--exclude-standard", "--", folder)
+    return {f for f in (listing or "").splitlines() if _SOURCE.search(f) and not _TEST.search(f)}
+
+
+def sources_added(git: Git, base: str, folder: str, counts: set[int] | None = None,
+                  then: list[str] | None = None) -> list[str]:
+    """The source files under ``folder`` now that it did not hold at ``base`` (or, ``then``, when the node's
+    fingerprint was taken: a relate committed later moves the base), when it holds more of them than it did
+    (a module renamed adds none); tests aside. With ``counts`` (:func:`counts_sources`), only when the folder
+    held one of those numbers then: a count the node gives that was right."""
+    held = set(then) if then is not None else sources_at(git, base, folder)
+    if counts is not None and len(held) not in counts:
+        return []
+    now = sources_at(git, None, folder)
+    return sorted(now - held) if len(now) > len(held) else []
 
 
 def named_files(text: str, folder: str) -> set[str]:

@@ -34,6 +34,7 @@ _SNIPPET = re.compile(r"[()=\[\]{}]|\s(?:if|for|in|not|and|or|return|[-+*/%|&]|/
 # a call with its arguments in prose: self.get_connection(request.url, proxies), get_url_scheme(url)
 _PROSE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(([^()\n]{1,80})\)")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_STARRED = re.compile(r"(?<![\w*])\*\*?([A-Za-z_]\w*)")  # *args, **kwargs
 _PATHISH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
 # a string the node quotes: 'Perhaps you meant http://...?', "utf-8", “…”; not an apostrophe (the app's)
 _QUOTED = re.compile(r"""(?<![\w'"])(?:'([^'\n]{1,200})'|"([^"\n]{1,200})"|\u201c([^\u201d\n]{1,200})\u201d"""
@@ -151,6 +152,13 @@ class Said:
         return "overload" in self.text.lower()
 
     @cached_property
+    def starred(self) -> set[str]:
+        """The names the text writes only after ``*`` or ``**`` (``*args``, ``**kwargs`` "are ignored"): a function's
+        catch-all parameters, not a variable that happens to share the name."""
+        marked = set(_STARRED.findall(self.text))
+        return marked - set(_IDENT.findall(_STARRED.sub(" ", self.text)))
+
+    @cached_property
     def words(self) -> set[str]:
         """The words of five letters or more: a changed statement that uses one as a name touches what
         the node describes ("dataclasses are not serialised" and ``dataclasses.asdict(o)``). Not a word
@@ -235,9 +243,9 @@ class Said:
 
     def signature(self, symbol: str, parameters: set[str]) -> set[str]:
         """The parameters of ``symbol`` that the node names only as the arguments of its own call
-        (``normalize(node, parens_after)``): its signature as the node writes it, not what the node says
-        the code does with them; :meth:`used_now` reads them as words."""
-        call = re.compile(rf"(?<![\w.]){re.escape(symbol)}\([^()\n]*\)")
+        (``normalize(node, parens_after)``, ``_HookCaller._add_hookimpl(hookimpl)``): its signature as the node
+        writes it, not what the node says the code does with them; :meth:`used_now` reads them as words."""
+        call = re.compile(rf"(?<![\w.])(?:[A-Za-z_]\w*\.)*{re.escape(symbol)}\([^()\n]*\)")
         if not call.search(self.text):
             return set()
         return (self.names & parameters) - mentions(call.sub(symbol, self.text))[0]

@@ -7,9 +7,13 @@ The symbol does what it did when each new name stands for what the old one stood
 - or a function, class or constant of the module that the module defines before and after, with the same
   definition under the same renaming (a constant renamed and given another value is a change).
 
-A name defined elsewhere (an import, a builtin, a method of another object) renamed is another thing
-called, not a rename, and is not read here. Whether the node names the old name is the caller's to
-ask: a rename of a name the node gives is a change of what it says.
+- or a module the module imports under another name (``from importlib import metadata`` now ``... import
+  metadata as importlib_metadata``): the same modules, bound to the new name on every branch.
+
+A name defined elsewhere (an import of another module, a builtin, a method of another object) renamed is
+another thing called, not a rename, and is not read here. Whether the node names the old name is the
+caller's to ask: a rename of a name the node gives is a change of what it says, but for a module's alias
+(:func:`same_module`), where what the node names is the module.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import ast
 import copy
 import itertools
 
-from autology_mcp.knowledge.trust.code_compare import dump, parameters
+from autology_mcp.knowledge.trust.code_compare import branch_statements, dump, parameters
 
 _MOST = 3  # names renamed at once: more is a rewrite, not a rename
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -80,6 +84,8 @@ def _same_thing(a: str, b: str, mapping: dict[str, str], old: ast.AST, new: ast.
                 new_tree: ast.AST | None) -> bool:
     if _bound(old, a) and _bound(new, b) and a not in _parameters(old) and b not in _parameters(new):
         return True
+    if same_module(a, b, old_tree, new_tree):
+        return True
     then, now = _definition(old_tree, a), _definition(new_tree, b)
     if then is None or now is None or _definition(new_tree, a) is not None:
         return False
@@ -87,3 +93,24 @@ def _same_thing(a: str, b: str, mapping: dict[str, str], old: ast.AST, new: ast.
     if isinstance(then, _DEFS):
         then.name = mapping.get(then.name, then.name)
     return dump(then, False) == dump(now, False)
+
+
+def same_module(a: str, b: str, old_tree: ast.AST | None, new_tree: ast.AST | None) -> bool:
+    """Whether ``a`` of the old module and ``b`` of the new one are the same modules imported under two names
+    (``import importlib_metadata as metadata`` now ``import importlib_metadata``, each branch of a version
+    check), ``a`` imported no more."""
+    then = _modules_bound(old_tree, a)
+    return bool(then) and then == _modules_bound(new_tree, b) and not _modules_bound(new_tree, a)
+
+
+def _modules_bound(tree: ast.AST | None, name: str) -> frozenset[str]:
+    """The modules the module's imports bind to ``name`` (at its top level or under an ``if`` or ``try``):
+    ``import a.b as name``, ``from a import b as name`` (``a.b``: a module or a name of it, either way the
+    same thing before and after), ``import name``."""
+    found = set()
+    for node, _ in branch_statements(getattr(tree, "body", [])):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if (alias.asname or alias.name.split(".")[0]) == name}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found |= {f"{node.module}.{alias.name}" for alias in node.names if (alias.asname or alias.name) == name}
+    return frozenset(found)

@@ -154,13 +154,16 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   function it now calls in their place, a helper it defined inside it and now calls from the module
   (:func:`delegated`: an inner ``is_type_call`` moved out is still its code), a parameter the node names
   only as an argument of its call
-  of the symbol or a word only as a name's qualifier (``Preview.``) used by a new statement, and the
+  of the symbol (``_HookCaller._add_hookimpl(hookimpl)`` too) or a word only as a name's qualifier (``Preview.``)
+  used by a new statement, a name it writes only as ``*args`` or ``**kwargs`` (a catch-all parameter, not a
+  variable of that name), ``self`` where the changed statements only reach its attributes, and the
   same behaviour written another way: an
   import moved into the function or out of it, a string built another way with the same text (an
   f-string for ``"...{!r}".format(x)``, ``"{name!r}".format(name=a.name)`` or ``"%r" % x``), a name renamed
   throughout that the node neither gives nor titles (a variable of the symbol's own, or a function, class
   or constant the module defines the same way before and after: ``_init_converter_pat`` now
-  ``_INIT_CONVERTER_PAT``, :mod:`.renames`), a class turned into a dataclass declaring the
+  ``_INIT_CONVERTER_PAT``, :mod:`.renames`; or a module imported under another name, which a node that names the
+  module may name: ``metadata`` now ``importlib_metadata``, both ``importlib.metadata``), a class turned into a dataclass declaring the
   fields its ``__init__`` stored (or back), and a linter's equivalent rewrites (:mod:`equivalents`:
   ``assert False, m`` as ``raise AssertionError(m)``, ``not (a is b)`` as ``a is not b``, ``if not x: A
   else: B`` as ``if x: B else: A``, a mutable
@@ -178,8 +181,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   read as Python 3's, ``text_type.split(self)`` as ``super().split()``), an import of the file's own package
   written relative (:mod:`.package_imports`), code after a ``return``, a lambda bound to a name made a ``def``,
   ``__slots__`` listing the attributes the class sets, and a last ``return None``. A parameter added is a flag
-  when the node counts the parameters ("takes these two options and nothing else"). In other languages the name
-  must still be there.
+  when the node counts the parameters ("takes these two options and nothing else", "exactly these four options")
+  or says there is no option for something. A value of ``#L`` lines taken out into a new module constant
+  (``extras_require=EXTRAS_REQUIRE``) is still theirs. In other languages the name must still be there.
 - ``path`` (a file) or a folder: stale when an import the node writes (``from pkg.plugins import
   plugin_manager``), of a module that is the file or is under the folder, names what the module bound at
   the base and binds no more (no module ``__getattr__`` or star import now: :func:`.modules.imports_gone`;
@@ -192,7 +196,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   for a folder, when a code snippet the node gives that a file under it held at the base is in none of
   them now (:func:`held_snippets`), when a file under it that the node names (by its path, or
   by its bare name, ``main.py`` in backticks or a source file's name in prose: :mod:`folder_files`) and the folder held is deleted or renamed,
-  or when a source file is added to it and the node says it holds one module ("a single-module package");
+  or when a source file is added to it and the node says it holds one module ("a single-module package") or
+  gives the number of its modules, right at the base ("made of five modules");
   or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
   block is kept) and no name it gives plainly is still in it, or when the node gives every line of a
   small file in backticks ("MANIFEST.in has two lines: `include LICENSE` and ...") and the file gained a
@@ -288,6 +293,7 @@ from autology_mcp.knowledge.trust.deprecations import (
 from autology_mcp.knowledge.trust.findings import LINES, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.fingerprints import node_bases, recorded_code, recorded_names
 from autology_mcp.knowledge.trust.folder_files import (
+    counts_sources,
     defined,
     grep_names,
     held_snippets,
@@ -316,16 +322,19 @@ def check(h: History, node: KnowledgeNode, base: str | None, references: list[st
     seen, held, said = recorded_code(node), recorded_names(node), Said(names, paths, text, str(node.type))
     values, elsewhere = recorded_names(node, "values"), recorded_names(node, "elsewhere")
     marked, imports = recorded_names(node, "deprecated"), recorded_names(node, "imports")
+    sources = recorded_names(node, "sources")
     return [_judge(h, base, ref, said, explain, seen.get(reference_path(ref)), held_then=held.get(reference_path(ref)),
                    values_then=values.get(reference_path(ref)), elsewhere_then=elsewhere.get(reference_path(ref)),
-                   deprecated_then=marked.get(reference_path(ref)), imports_then=imports.get(reference_path(ref)))
+                   deprecated_then=marked.get(reference_path(ref)), imports_then=imports.get(reference_path(ref)),
+                   sources_then=sources.get(reference_path(ref)))
             for ref in refs]
 
 
 def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, recorded: str | None = None,
            moved: tuple[str, Commit] | None = None, held_then: list[str] | None = None,
            values_then: list[str] | None = None, elsewhere_then: list[str] | None = None,
-           deprecated_then: list[str] | None = None, imports_then: list[str] | None = None) -> Finding:
+           deprecated_then: list[str] | None = None, imports_then: list[str] | None = None,
+           sources_then: list[str] | None = None) -> Finding:
     path = reference_path(ref)
     anchor = ref.split("#", 1)[1].strip() if "#" in ref else ""
     later = Later(h, base, path)
@@ -352,7 +361,7 @@ def _judge(h: History, base: str, ref: str, said: Said, explain: bool = False, r
     if moved is None and before is None and ((h.root / path).is_dir() or not (h.root / path).is_file()
                                               and h._git("ls-tree", "-d", base, "--", path)):
         return _judge_folder(h, base, ref, path, said.names, said.paths | named_files(said.text, path), later, explain,
-                             held_then, deprecated_then, said.snippets, said.text, imports_then)
+                             held_then, deprecated_then, said.snippets, said.text, imports_then, sources_then)
     if before is None:  # the file came after the node: nothing it said about it can have moved on
         return Finding(ref, False, None, later.text(explain))
     where = moved[0] if moved else path
@@ -526,14 +535,16 @@ def _values_lost(before: str, now: str, path: str, said: Said) -> list[str]:
 def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], paths: set[str],
                   later: Later, explain: bool, held_then: list[str] | None = None,
                   deprecated_then: list[str] | None = None, snippets: list[str] = (), text: str = "",
-                  imports_then: list[str] | None = None) -> Finding:
+                  imports_then: list[str] | None = None, sources_then: list[str] | None = None) -> Finding:
     """A folder: gone, the mentioned paths under it (bare file names too: :func:`named_files`) that existed
     at the base, or when the fingerprint was taken, and are gone now (deleted or renamed), then the code
     snippets the node gives that a file under it held at the base and none holds now
     (:func:`held_snippets`), then the mentioned names its files held at the base, or when the node's fingerprint was taken
     (``held_then``), and hold no more; then the mentioned names a file under it newly marks deprecated
     (:func:`folder_deprecated`), against what the fingerprint found deprecated (``deprecated_then``)
-    or, without one, what the base's files did."""
+    or, without one, what the base's files did. A source file added to a folder whose modules the node counts,
+    or says there are no others, is judged against the source files the fingerprint recorded (``sources_then``),
+    or the base's."""
     if not (h.root / path).exists():
         return Finding(ref, True, f"{path}/ is gone", later.text(explain))
     for p in sorted(paths):
@@ -541,10 +552,16 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
                 and (p in (held_then or ()) or h._git("cat-file", "-e", f"{base}:./{p}") is not None):
             return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
     changed = bool(text) and h.changed_since(base, path)
-    added = sources_added(h._git, base, path) if changed and says_no_others(text) else []
+    recount = changed or sources_then is not None  # (or since the fingerprint was taken: a relate committed later)
+    added = sources_added(h._git, base, path, then=sources_then) if recount and says_no_others(text) else []
     if added:  # "a single-module package", and a module added to it
         return Finding(ref, True, f"{_shown(added)} {'is' if len(added) == 1 else 'are'} added to {path}/, which "
                                   f"the node says holds no other module", later.text(explain))
+    counts = counts_sources(text) if recount else set()
+    added = sources_added(h._git, base, path, counts, sources_then) if counts else []
+    if added:  # "made of five modules", five at the base, and a sixth added
+        return Finding(ref, True, f"{_shown(added)} {'is' if len(added) == 1 else 'are'} added to {path}/, which "
+                                  f"the node says holds {' or '.join(map(str, sorted(counts)))} modules", later.text(explain))
     if changed:  # a module the node names by its path, renamed or removed
         modules = modules_gone(h._git, lambda f: (h.root / f).is_file(), text,
                                lambda ms: grep_names(h._git, ms, base, path), lambda ms: grep_names(h._git, ms, None, path))

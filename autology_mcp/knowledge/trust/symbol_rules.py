@@ -69,7 +69,7 @@ from autology_mcp.knowledge.trust.narrowing import about_falsy, about_none, alia
 from autology_mcp.knowledge.trust.package_imports import read_relative
 from autology_mcp.knowledge.trust.protocols import operations
 from autology_mcp.knowledge.trust.python2 import read_as_python3
-from autology_mcp.knowledge.trust.renames import renamed
+from autology_mcp.knowledge.trust.renames import renamed, same_module
 from autology_mcp.knowledge.trust.requirements import dropped as requirements_dropped
 from autology_mcp.knowledge.trust.requirements import is_packaging
 from autology_mcp.knowledge.trust.settings import set_otherwise
@@ -253,10 +253,12 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
         declared_then, declared_now = declared_attributes(old_text), declared_attributes(new_text)
         gone_units = [u for u in gone_units if u.start not in declared_then or not isinstance(u.node, ast.AnnAssign)]
         came_units = [u for u in came_units if u.start not in declared_now or not isinstance(u.node, ast.AnnAssign)]
-    lost = _lost(code_words(_unit_lines(old_text, gone_units), path), code_words(_unit_lines(new_text, came_units), path),
-                 said)
+    # a value taken out of the span into a new constant of the module (``extras_require=EXTRAS_REQUIRE``) is still there
+    extracted = _constants_extracted(old_text, new_text, came_units) if path.endswith(".py") else []
+    now_code = "\n".join([_unit_lines(new_text, came_units), *(_unit_lines(new_text, [u]) for u in extracted)])
+    lost = _lost(code_words(_unit_lines(old_text, gone_units), path), code_words(now_code, path), said)
     lost += sorted(_defines(gone_units) - _defines(came_units))  # a function or class of the span renamed or gone
-    lost += requirements_dropped(gone_units, came_units, said.text) if is_packaging(path) else []
+    lost += requirements_dropped(gone_units, came_units + extracted, said.text) if is_packaging(path) else []
     if lost:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
     if said.states_values:
@@ -274,8 +276,11 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     used = sorted(used - _called_with_other_messages(used, gone, came, said))
     if used:
         return f"the use of {_shown(used)} changed"
-    before, after = Counter(s for u in gone for s in held_strings(u)), Counter(s for u in came for s in held_strings(u))
-    if said.quotes(changed_strings(before, after)):
+    before = Counter(s for u in gone for s in held_strings(u))
+    after = Counter(s for u in came + extracted for s in held_strings(u))
+    # strings only added (a ``"testing": ["pytest"]`` extra beside the ``dev`` one) are new values the node's prose
+    # may use as words ("pytest depends on pluggy"): one lower-case word counts only as code or between quotes
+    if said.quotes(changed_strings(before, after), held=not before - after):
         return "a string value the node quotes changed"
     if about_falsy(said.text):
         told = none_told_apart([u.node for u in gone if u.node], [u.node for u in came if u.node])
@@ -322,6 +327,33 @@ def _called_with_other_messages(names: set[str], gone: list[Unit], came: list[Un
 
 def _defines(found: list[Unit]) -> set[str]:
     return {u.node.name for u in found if isinstance(u.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def _receiver_only(name: str, units: list[Unit]) -> bool:
+    """Whether these statements use ``name`` only to reach an attribute (``self.multicall = _multicall``), never as
+    a value of its own (``return self``)."""
+    nodes = [n for u in units if u.node is not None for n in ast.walk(u.node)]
+    reached = sum(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name for n in nodes)
+    return reached == sum(isinstance(n, ast.Name) and n.id == name for n in nodes)
+
+
+def _constants_extracted(old_text: str, new_text: str, came: list[Unit]) -> list[Unit]:
+    """The module's constants that the statements ``came`` use and that the module did not define before
+    (``EXTRAS_REQUIRE = {"dev": [...]}`` for ``extras_require=EXTRAS_REQUIRE``): values taken out of them."""
+    tree = parse_python(new_text) if came else None
+    if tree is None:
+        return []
+    return [u for u in constants_used(tree, ast.Module(body=[u.node for u in came if u.node], type_ignores=[]))
+            if not _defined_in(old_text, u)]
+
+
+def _defined_in(text: str, unit: Unit) -> bool:
+    """Whether the module ``text`` assigns, at its top level, a name the assignment ``unit`` assigns."""
+    names = {t.id for t in (unit.node.targets if isinstance(unit.node, ast.Assign) else [getattr(unit.node, "target", None)])
+             if isinstance(t, ast.Name)}
+    tree = parse_python(text)
+    return any(isinstance(t, ast.Name) and t.id in names for s in getattr(tree, "body", [])
+               for t in (s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else []))
 
 
 def _unit_lines(text: str, found: list[Unit]) -> str:
@@ -389,9 +421,11 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         told = none_told_apart([old], [new])
         if told:
             return told
-    mapping = renamed(old, new, parse_python(old_text), tree)  # the same code, a name renamed throughout
-    if mapping is not None and not any(n in said.names or term(n) in said.title_terms for pair in mapping.items()
-                                       for n in pair):
+    # the same code, a name renamed throughout; the node naming a module (``importlib.metadata``) names it under
+    # any alias the code gives it
+    mapping = renamed(old, new, parse_python(old_text), tree)
+    if mapping is not None and not any(n in said.names or term(n) in said.title_terms for a, b in mapping.items()
+                                       if not same_module(a, b, parse_python(old_text), tree) for n in (a, b)):
         return None
     # what it handed to a function or class of the module it now calls in its place is still its code: the values
     # of a helper it extracted (``idna.decode(raw.encode('ascii'))`` now in a cached ``_idna_decode(raw)``) are held
@@ -502,8 +536,12 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     subclassed = {b for u in came for i in u.identifiers() for b in bases.get(i, ())}
     # a sentinel default renamed (``_marker`` now ``sentinel``) and tested as before is the same "no value given"
     sentinels = {n for _, p, _ in parameters(old) for n in (sentinel_renamed(old, new, p) or ())}
-    used = (differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit
+    # ``**kwargs`` in the node is a catch-all parameter: a variable of that name is another thing
+    catch_all = said.starred - {n for f in (old, new) for kind, n, _ in parameters(_function(f)) if kind in ("*", "**")}
+    used = (differ & said.used_now(body_units(old), body_units(new), gained, signature) - own - explicit - catch_all
             - said.words_kept(gone, came) - local - subclassed - sentinels - _forwarding_dropped(old, new, gone, came, said))
+    if "self" in used and _receiver_only("self", gone + came):  # ``self.multicall = ...`` is about ``multicall``
+        used.discard("self")
     used = sorted(used - _called_with_other_messages(used, gone, came, said))
     if used:
         return f"the use of {_shown(used)} changed"
@@ -739,14 +777,16 @@ def _module_names(tree: ast.AST | None) -> set[str]:
 # a node that counts a function's parameters, or says there are no others: "takes these two keyword-only options
 # and nothing else", "accepts three arguments", "no other parameters"
 _COUNTS_PARAMETERS = re.compile(
-    r"\b(?:takes|accepts|has)\b[^.]{0,60}?\b(?:one|two|three|four|five|six|\d+)\s+(?:[\w-]+\s+){0,2}"
+    r"\b(?:takes|accepts|has|exactly|only)\b[^.]{0,60}?\b(?:one|two|three|four|five|six|\d+)\s+(?:[\w-]+\s+){0,2}"
     r"(?:parameters?|arguments?|options?)\b|\b(?:parameters?|arguments?|options?)\b[^.]{0,40}?\band\s+nothing\s+else\b"
-    r"|\bno\s+other\s+(?:parameters?|arguments?|options?)\b", re.IGNORECASE)
+    r"|\bno\s+other\s+(?:parameters?|arguments?|options?)\b|\bno\s+(?:parameter|argument|option)\s+(?:for|to)\b",
+    re.IGNORECASE)
 
 
 def _parameters_counted(old: ast.AST, new: ast.AST, said: Said) -> str | None:
-    """A parameter added to a function whose node counts its parameters or says it takes no others (an added
-    optional parameter is otherwise only an option: :func:`.code_compare.parameters_kept` lets it by)."""
+    """A parameter added to a function whose node counts its parameters ("stores exactly these four options"),
+    says it takes no others, or that it has no option for something ("there is no option for the hook's name")
+    (an added optional parameter is otherwise only an option: :func:`.code_compare.parameters_kept` lets it by)."""
     if not _COUNTS_PARAMETERS.search(said.text):
         return None
     added = sorted(_parameter_names(new) - _parameter_names(old) - {"self", "cls"})
