@@ -182,7 +182,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   written relative (:mod:`.package_imports`), code after a ``return``, a lambda bound to a name made a ``def``,
   ``__slots__`` listing the attributes the class sets, and a last ``return None``. A parameter added is a flag
   when the node counts the parameters ("takes these two options and nothing else", "exactly these four options")
-  or says there is no option for something. A value of ``#L`` lines taken out into a new module constant
+  or says there is no option for something (also in a ``def`` header inside ``#L`` lines); a ``raise`` that gains
+  or loses its ``from`` is a flag when the node speaks of chaining (``__cause__``, ``__context__``). A value of ``#L`` lines taken out into a new module constant
   (``extras_require=EXTRAS_REQUIRE``) is still theirs. In other languages the name must still be there.
 - ``path`` (a file) or a folder: stale when an import the node writes (``from pkg.plugins import
   plugin_manager``), of a module that is the file or is under the folder, names what the module bound at

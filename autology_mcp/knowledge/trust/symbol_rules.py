@@ -258,6 +258,11 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     now_code = "\n".join([_unit_lines(new_text, came_units), *(_unit_lines(new_text, [u]) for u in extracted)])
     lost = _lost(code_words(_unit_lines(old_text, gone_units), path), code_words(now_code, path), said)
     lost += sorted(_defines(gone_units) - _defines(came_units))  # a function or class of the span renamed or gone
+    counted = next((c for g in gone_units for n in came_units if isinstance(g.node, _FUNCTIONS)  # a `def` header in it
+                    and isinstance(n.node, _FUNCTIONS) and g.node.name == n.node.name
+                    for c in [_parameters_counted(g.node, n.node, said)] if c), None)
+    if counted:
+        return counted
     lost += requirements_dropped(gone_units, came_units + extracted, said.text) if is_packaging(path) else []
     if lost:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
@@ -327,6 +332,29 @@ def _called_with_other_messages(names: set[str], gone: list[Unit], came: list[Un
 
 def _defines(found: list[Unit]) -> set[str]:
     return {u.node.name for u in found if isinstance(u.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+# a node that speaks of how an exception is chained: `raise ... from`, ``__cause__``, ``__context__``
+_ABOUT_CHAINING = re.compile(r"`from`|\braise\s+[\w.]+(?:\([^()\n]*\))?\s+from\b|\bwithout\s+`?from\b|__cause__"
+                             r"|__context__|\bexception\s+chaining\b|\bchained\s+exceptions?\b", re.IGNORECASE)
+
+
+def _chaining_changed(gone: list[Unit], came: list[Unit], said: Said) -> str | None:
+    """A ``raise`` of the changed statements that gained or lost its ``from`` (``raise to_exc(exc)`` now ``raise
+    to_exc(exc) from exc``), under a node that speaks of chaining: the names are the same, the traceback is not."""
+    if not _ABOUT_CHAINING.search(said.text):
+        return None
+
+    def causes(units: list[Unit]) -> Counter:
+        return Counter(n.cause is not None for u in units if u.node is not None for n in ast.walk(u.node)
+                       if isinstance(n, ast.Raise) and n.exc is not None)
+
+    then, now = causes(gone), causes(came)
+    if now[True] > then[True] and now[False] < then[False]:
+        return "a `raise` now chains its cause (`from`)"
+    if now[True] < then[True] and now[False] > then[False]:
+        return "a `raise` no longer chains its cause (`from`)"
+    return None
 
 
 def _receiver_only(name: str, units: list[Unit]) -> bool:
@@ -545,6 +573,9 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     used = sorted(used - _called_with_other_messages(used, gone, came, said))
     if used:
         return f"the use of {_shown(used)} changed"
+    chained = _chaining_changed(gone, came, said)
+    if chained:
+        return chained
     now_code = "\n".join(code_words(without_docstrings(new_text, n), path) for n in [new, *helpers])
     dropped = _snippets_dropped(code_words(without_docstrings(old_text, old), path), now_code, said)
     if dropped:
@@ -777,7 +808,8 @@ def _module_names(tree: ast.AST | None) -> set[str]:
 # a node that counts a function's parameters, or says there are no others: "takes these two keyword-only options
 # and nothing else", "accepts three arguments", "no other parameters"
 _COUNTS_PARAMETERS = re.compile(
-    r"\b(?:takes|accepts|has|exactly|only)\b[^.]{0,60}?\b(?:one|two|three|four|five|six|\d+)\s+(?:[\w-]+\s+){0,2}"
+    r"\b(?:takes|accepts|has|exactly|only)\b[^.]{0,60}?\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven"
+    r"|twelve|\d+)\s+(?:[\w-]+\s+){0,2}"
     r"(?:parameters?|arguments?|options?)\b|\b(?:parameters?|arguments?|options?)\b[^.]{0,40}?\band\s+nothing\s+else\b"
     r"|\bno\s+other\s+(?:parameters?|arguments?|options?)\b|\bno\s+(?:parameter|argument|option)\s+(?:for|to)\b",
     re.IGNORECASE)
