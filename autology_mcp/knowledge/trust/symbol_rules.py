@@ -258,9 +258,7 @@ def span_rewrite(gone_units: list[Unit], came_units: list[Unit], old_text: str, 
     now_code = "\n".join([_unit_lines(new_text, came_units), *(_unit_lines(new_text, [u]) for u in extracted)])
     lost = _lost(code_words(_unit_lines(old_text, gone_units), path), code_words(now_code, path), said)
     lost += sorted(_defines(gone_units) - _defines(came_units))  # a function or class of the span renamed or gone
-    counted = next((c for g in gone_units for n in came_units if isinstance(g.node, _FUNCTIONS)  # a `def` header in it
-                    and isinstance(n.node, _FUNCTIONS) and g.node.name == n.node.name
-                    for c in [_parameters_counted(g.node, n.node, said)] if c), None)
+    counted = _header_counted(gone_units, came_units, said)
     if counted:
         return counted
     lost += requirements_dropped(gone_units, came_units + extracted, said.text) if is_packaging(path) else []
@@ -354,6 +352,18 @@ def _chaining_changed(gone: list[Unit], came: list[Unit], said: Said) -> str | N
         return "a `raise` now chains its cause (`from`)"
     if now[True] < then[True] and now[False] > then[False]:
         return "a `raise` no longer chains its cause (`from`)"
+    return None
+
+
+def _header_counted(gone: list[Unit], came: list[Unit], said: Said) -> str | None:
+    """A parameter added to a ``def`` whose header is among a span's statements, where the node counts the
+    parameters (:func:`_parameters_counted`: "takes exactly ten keyword options")."""
+    before = {u.node.name: u.node for u in gone if isinstance(u.node, _FUNCTIONS)}
+    for u in came:
+        if isinstance(u.node, _FUNCTIONS) and u.node.name in before:
+            counted = _parameters_counted(before[u.node.name], u.node, said)
+            if counted:
+                return counted
     return None
 
 
