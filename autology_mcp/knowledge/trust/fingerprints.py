@@ -51,6 +51,7 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
         reader = lambda q: read(Path(root) / q)  # noqa: E731
     else:
         reader = lambda q: history(Path(root)).content(rev, q)  # noqa: E731
+    git = lambda *a: history(Path(root))._git(*a)  # noqa: E731
     seen = {"for": node_hash(title, content, references), "files": {f: i[:12] for f, (i, _) in sorted(files.items())}}
     names, named = (sorted(found) for found in mentions(f"{title}\n{content}"))
     for folder in folders if names else []:  # a folder has no blob: the names its files held are what it saw
@@ -63,7 +64,6 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
         kept = sorted({line.strip() for line in grep.stdout.splitlines()} & set(names))[:20]
         kept += sorted(p for p in set(named) | named_files(content, folder) if p.startswith(folder + "/") and (  # its files
             (Path(root) / p).exists() if rev is None else history(Path(root)).content(rev, p) is not None))[:20]
-        git = lambda *a: history(Path(root))._git(*a)  # noqa: E731
         kept += sorted(held_snippets(git, reader, Said(set(), set(), f"{title}\n{content}").snippets, rev, folder))[:10]
         if kept:
             seen.setdefault("names", {})[folder] = kept
@@ -74,7 +74,6 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
         seen.setdefault("deprecated", {})[folder] = sorted(folder_deprecated(history(Path(root)), rev, folder,
                                                                               set(kept)))[:20]
     if counts_or_no_others(f"{title}\n{content}"):  # "made of five modules": which they were, for a relate committed later
-        git = lambda *a: history(Path(root))._git(*a)  # noqa: E731
         for folder in folders:
             sources = sorted(sources_at(git, rev, folder))
             if len(sources) <= 40:  # (a folder of more is no folder a node counts the modules of)

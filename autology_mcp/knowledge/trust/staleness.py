@@ -554,15 +554,13 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
             return Finding(ref, True, f"{p} is gone from {path}", later.text(explain))
     changed = bool(text) and h.changed_since(base, path)
     recount = changed or sources_then is not None  # (or since the fingerprint was taken: a relate committed later)
-    added = sources_added(h._git, base, path, then=sources_then) if recount and says_no_others(text) else []
-    if added:  # "a single-module package", and a module added to it
+    # "a single-module package", or "made of five modules" (five at the base), and a module added to it
+    no_others, counts = (says_no_others(text), counts_sources(text)) if recount else (False, set())
+    added = sources_added(h._git, base, path, None if no_others else counts, sources_then) if no_others or counts else []
+    if added:
+        claim = "no other module" if no_others else f"{' or '.join(map(str, sorted(counts)))} modules"
         return Finding(ref, True, f"{_shown(added)} {'is' if len(added) == 1 else 'are'} added to {path}/, which "
-                                  f"the node says holds no other module", later.text(explain))
-    counts = counts_sources(text) if recount else set()
-    added = sources_added(h._git, base, path, counts, sources_then) if counts else []
-    if added:  # "made of five modules", five at the base, and a sixth added
-        return Finding(ref, True, f"{_shown(added)} {'is' if len(added) == 1 else 'are'} added to {path}/, which "
-                                  f"the node says holds {' or '.join(map(str, sorted(counts)))} modules", later.text(explain))
+                                  f"the node says holds {claim}", later.text(explain))
     if changed:  # a module the node names by its path, renamed or removed
         modules = modules_gone(h._git, lambda f: (h.root / f).is_file(), text,
                                lambda ms: grep_names(h._git, ms, base, path), lambda ms: grep_names(h._git, ms, None, path))
