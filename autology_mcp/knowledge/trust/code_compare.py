@@ -1585,7 +1585,7 @@ def _deprecated_python(text: str, names: set[str]) -> set[str] | None:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
-_REPLACEMENT_BEFORE = re.compile(r"(?:\buse|\busing|\bin\s+favou?r\s+of|\breplaced\s+(?:by|with)|\brenamed\s+(?:to|as)"
+_REPLACEMENT_BEFORE = re.compile(r"(?:\buse|\busing|\bcompatib\w*\s+with|\bin\s+favou?r\s+of|\breplaced\s+(?:by|with)|\brenamed\s+(?:to|as)"
                                  r"|\bmoved\s+to|\bswitch\s+to|\bprefer|\bcall|\bavailable\s+(?:in|from|as))"
                                  r"\s+(?:the\s+|an?\s+)?[`'\"]?\S*$", re.IGNORECASE)
 _REMOVAL = re.compile(r"\b(?:remov\w*|no\s+longer|going\s+away|obsolete|dropped)\b", re.IGNORECASE)
@@ -1601,7 +1601,10 @@ def named_deprecated(message: str, names: set[str]) -> set[str]:
     data is deprecated" deprecates no ``data``). A message that never says "deprecat" says it by the sentence
     that speaks of removal: "zip_equal will be removed in a future version of more-itertools. Use the builtin
     zip function with strict=True instead." deprecates ``zip_equal``, not ``zip``; and a word joined to the next
-    by a hyphen is part of a longer name (``more`` in "more-itertools", the package)."""
+    by a hyphen is part of a longer name (``more`` in "more-itertools", the package); one joined to the next by a
+    dot qualifies it, and what the code is made compatible with is no deprecated name: "For compatibility with
+    the datetime.timestamp() method this property will be replaced" deprecates neither ``datetime`` nor
+    ``timestamp`` (the property is deprecated by the warning in its body)."""
     sentences = _SENTENCE_END.split(message)
     saying = [s for s in sentences if "deprecat" in s.lower()] or \
         [s for s in sentences if _REMOVAL.search(s)] or sentences
@@ -1609,7 +1612,7 @@ def named_deprecated(message: str, names: set[str]) -> set[str]:
     for sentence in saying:
         quoted = [m.span(1) for m in _QUOTED_NAME.finditer(sentence)]
         for n in names:
-            for m in re.finditer(rf"(?<![\w]){re.escape(n)}(?![\w]|-[A-Za-z])", sentence):
+            for m in re.finditer(rf"(?<![\w]){re.escape(n)}(?![\w]|-[A-Za-z]|\.[A-Za-z_])", sentence):
                 if quoted and not any(a <= m.start() and m.end() <= b for a, b in quoted):
                     continue
                 if not _REPLACEMENT_BEFORE.search(sentence[:m.start()]) and \

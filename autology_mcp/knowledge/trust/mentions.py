@@ -137,6 +137,9 @@ def term(word: str) -> str:
     return _JOIN.sub("", word.lower())
 
 
+_FIELD = r"(?:\w+(?:-\w+)*|\{[\w.!:]*\}|%[sdrif])"  # a field of a built string, as a node writes it
+
+
 @dataclass(frozen=True)
 class Said:
     """What the node's text says, as the rule reads it."""
@@ -351,10 +354,12 @@ class Said:
     def quotes_built(self, pieces: tuple[str, ...]) -> bool:
         """Whether the text quotes a string built from these literal pieces (:func:`built_strings`) with a
         word in each of its fields: `(assert  (implies dN pred))` for ``f"(assert  (implies d{enc} {pred}))"``.
-        Its pieces hold six characters or more besides spaces: ``f"{a}.{b}"`` is not quoted by "x.y"."""
+        Its pieces hold six characters or more besides spaces: ``f"{a}.{b}"`` is not quoted by "x.y". A field
+        may also be written as the placeholder of another way to build it (``"Unsupported locale '{}'"`` of
+        ``.format``, ``%s``) or as a value with a hyphen ("Unsupported locale 'en-us'")."""
         if len("".join(pieces).replace(" ", "")) < 6:
             return False
-        pattern = r"\w+".join(re.escape(p) for p in pieces)
+        pattern = _FIELD.join(re.escape(p) for p in pieces)
         return re.search(rf"(?<![\w]){pattern}(?![\w])", " ".join(self.text.split())) is not None
 
     def gives_from(self, strings) -> bool:
