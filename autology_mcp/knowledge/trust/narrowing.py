@@ -12,7 +12,8 @@ node says of the code when the value is there:
   that chain wherever it is read (``fut.failed`` is ``retry_state.outcome.failed``), unless the function hands
   work to a new helper (:func:`aliases_read`).
 
-A node that speaks of ``None`` is about such a check, so for it they stay (:func:`about_none`).
+A node that speaks of ``None`` is about such a check, so for it they stay (:func:`about_none`); so does a guard
+whose exception the node names (:func:`guards_raise`: "an unknown name raises ValueError").
 
 The other way round, a value tested for its truth that is now tested against None (``sent and str(sent) or '-'``
 now ``sent is not None and ...``), or back, changes what happens to zero and empty values: for a node that speaks
@@ -122,6 +123,21 @@ def _compared_to_none(test: ast.AST, op: type | tuple[type, ...]) -> bool:
     """``x is None`` or ``x is not None`` (as ``op`` allows), whatever ``x`` is."""
     return (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], op)
             and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None)
+
+
+def guards_raise(node: ast.AST) -> set[str]:
+    """The exceptions the ``if x is None: raise ...`` guards of ``node`` raise (``ValueError`` of ``raise
+    ValueError(f"Unsupported locale '{name}'")``): a node that names one speaks of what the guard does, so the
+    guard is behaviour it describes, not a check for a type checker."""
+    found = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.If) and _guard(n):
+            for r in n.body:
+                error = r.exc.func if isinstance(r.exc, ast.Call) else r.exc
+                name = dotted(error) if error is not None else None
+                if name:
+                    found.add(name.rsplit(".", 1)[-1])
+    return found
 
 
 def _guard(statement: ast.stmt) -> bool:

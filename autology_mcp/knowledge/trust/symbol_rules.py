@@ -65,7 +65,7 @@ from autology_mcp.knowledge.trust.equivalents import about_slots, about_translat
 from autology_mcp.knowledge.trust.findings import WALK_MAX, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.git_history import History
 from autology_mcp.knowledge.trust.mentions import Said, holds, term
-from autology_mcp.knowledge.trust.narrowing import about_falsy, about_none, aliases_read, none_told_apart
+from autology_mcp.knowledge.trust.narrowing import about_falsy, about_none, aliases_read, guards_raise, none_told_apart
 from autology_mcp.knowledge.trust.package_imports import read_relative
 from autology_mcp.knowledge.trust.protocols import operations
 from autology_mcp.knowledge.trust.python2 import read_as_python3
@@ -441,7 +441,8 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
         values = _values_gone(old, old_text, new, tree, said)
         return f"{_stated(values)} gone from a constant it uses" if values else None
     translated = not about_translation(said.text)  # a linter's equivalent rewrites read one way (trust/equivalents.py)
-    unnarrowed = not about_none(said.text)  # a type checker's None checks read away (trust/narrowing.py)
+    # a type checker's None checks read away (trust/narrowing.py), unless the node names what one raises
+    unnarrowed = not about_none(said.text) and not guards_raise(old) & said.names
     slots = about_slots(said.text)  # a class's __slots__ read away, unless the node speaks of them
     old, new = canonical(old, translated, unnarrowed, slots), canonical(new, translated, unnarrowed, slots)
     if dump(old, False) == dump(new, False):
