@@ -32,13 +32,13 @@ needs no entry after that (its judgement carries).
 
 Repositories: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja, attrs,
 starlette, rich, marshmallow, structlog, uvicorn, tenacity, itsdangerous, yarl, gunicorn, loguru, httpie, humanize,
-quart, more_itertools, doc2dash, multidict, tablib, tomlkit, filelock, markupsafe, environs, pluggy and httpcore
-(``--repo tuning``: all thirty-six have been read while the rule was worked on; all but flask and requests were each
+quart, more_itertools, doc2dash, multidict, tablib, tomlkit, filelock, markupsafe, environs, pluggy, httpcore and arrow
+(``--repo tuning``: all thirty-seven have been read while the rule was worked on; all but flask and requests were each
 written as a fresh held-out replay for issue 38 and joined the tuning side once their flags had been read;
 markupsafe was run blind at stop 60's and stop 61's rules, environs and pluggy at stop 62's before and after a turn,
-httpcore at stop 63's, then read), and arrow (``--repo arrow``, the held-out one: a fresh replay of arrow-py/arrow
-whose labels, and a second labelling of them, were committed before any rule ran on it; run it once per rule change
-you report, not while tuning).
+httpcore at stop 63's, arrow after stop 63's turns 15 and 16, then read), and packaging (``--repo packaging``, the
+held-out one: a fresh replay of pypa/packaging whose labels, and a second labelling of them, were committed before any
+rule ran on it; run it once per rule change you report, not while tuning); jsonschema is prepared for the stop after.
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -68,7 +68,7 @@ FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl",
           "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash",
-          "multidict", "tablib", "tomlkit", "filelock", "markupsafe", "environs", "pluggy", "httpcore")
+          "multidict", "tablib", "tomlkit", "filelock", "markupsafe", "environs", "pluggy", "httpcore", "arrow")
 TAG = "replay-tag"
 
 
@@ -359,8 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--checkout", type=Path, default=Path(__file__).resolve().parent.parent,
                    help="the autology checkout whose CLI is measured (default: this one)")
     p.add_argument("--repo", choices=(*REPOS, "tuning", "all"), default="all",
-                   help="tuning: the thirty-six replays of TUNING (each was read after a run, so they tune now); "
-                        "arrow is the held-out one")
+                   help="tuning: the thirty-seven replays of TUNING (each was read after a run, so they tune now); "
+                        "packaging is the held-out one")
     p.add_argument("--json", type=Path, help="write every cell, finding and scenario here")
     p.add_argument("--workdir", type=Path, help="keep the replayed clones here (default: a temp dir, removed)")
     p.add_argument("--every-cell", action="store_true", help="list each false or missed cell, not runs of steps")
