@@ -175,7 +175,7 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   ``IOError``, ``open(p, "r")``, ``dict()``, ``set([a])``, ``list(x for x in y)``, ``sorted(list(x))``,
   ``str("")``, ``k in d.keys()``, ``not a == b``, an import's names reordered, an ``if`` or a ``with``
   holding only another, a variable returned right after it is set, ``raise Error()``), and the checks a
-  type checker asks for, unless the node speaks of None (:mod:`.narrowing`: ``if x is None: raise ...``,
+  type checker asks for, unless the node speaks of None or names what a guard raises (:mod:`.narrowing`: ``if x is None: raise ...``,
   ``assert x is not None``, ``"<unknown>" if fn is None else name(fn)`` read as ``name(fn)``, a local
   bound once to an attribute chain read as the chain), Python 2's support dropped (:mod:`.python2`: six's names
   read as Python 3's, ``text_type.split(self)`` as ``super().split()``), an import of the file's own package
@@ -229,8 +229,9 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   "deprecated" in its docstring unless each sentence saying it first names a parameter; a module
   ``__getattr__`` that warns when asked for an old name; a deprecation mark in other languages; a
   warning's message counts for what its sentence saying "deprecat" names (one that never says so: its
-  sentence saying "will be removed"), not for what to use instead nor for a hyphenated package name
-  ("more-itertools"), and when that sentence quotes names, for those alone: "The 'HTTP_STATUS_CODES' data is
+  sentence saying "will be removed"), not for what to use instead, what the code is made compatible with, a
+  hyphenated package name ("more-itertools") or a name that only qualifies the next (``datetime`` of
+  "datetime.timestamp()"), and when that sentence quotes names, for those alone: "The 'HTTP_STATUS_CODES' data is
   deprecated" deprecates no ``data``), in the file, in a file under a referenced folder, or, for a name it imports from another
   module of the project, there; when a parameter the node names (as a name,
   or in a list of the function's parameters) is newly deprecated: a warning raised only when it is
