@@ -58,6 +58,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     units_changed,
     without_docstrings,
 )
+from autology_mcp.knowledge.trust.defaults import read_at_defaults
 from autology_mcp.knowledge.trust.defects import _called, describes_defect, fix_added, span_fix_added
 from autology_mcp.knowledge.trust.denials import denied as names_denied
 from autology_mcp.knowledge.trust.denials import now_held, now_there
@@ -445,6 +446,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     unnarrowed = not about_none(said.text) and not guards_raise(old) & said.names
     slots = about_slots(said.text)  # a class's __slots__ read away, unless the node speaks of them
     old, new = canonical(old, translated, unnarrowed, slots), canonical(new, translated, unnarrowed, slots)
+    new = read_at_defaults(old, new, said.names)  # an option it gained, at its default (trust/defaults.py)
     if dump(old, False) == dump(new, False):
         return None
     # Python 2's support dropped (``text_type`` now ``str``, ``text_type.split(self)`` now ``super().split()``),
