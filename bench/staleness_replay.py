@@ -32,13 +32,14 @@ needs no entry after that (its judgement carries).
 
 Repositories: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja, attrs,
 starlette, rich, marshmallow, structlog, uvicorn, tenacity, itsdangerous, yarl, gunicorn, loguru, httpie, humanize,
-quart, more_itertools, doc2dash, multidict, tablib, tomlkit, filelock, markupsafe, environs, pluggy, httpcore and arrow
-(``--repo tuning``: all thirty-seven have been read while the rule was worked on; all but flask and requests were each
+quart, more_itertools, doc2dash, multidict, tablib, tomlkit, filelock, markupsafe, environs, pluggy, httpcore, arrow
+and packaging (``--repo tuning``: all thirty-eight have been read while the rule was worked on; all but flask and requests were each
 written as a fresh held-out replay for issue 38 and joined the tuning side once their flags had been read;
 markupsafe was run blind at stop 60's and stop 61's rules, environs and pluggy at stop 62's before and after a turn,
-httpcore at stop 63's, arrow after stop 63's turns 15 and 16, then read), and packaging (``--repo packaging``, the
-held-out one: a fresh replay of pypa/packaging whose labels, and a second labelling of them, were committed before any
-rule ran on it; run it once per rule change you report, not while tuning); jsonschema is prepared for the stop after.
+httpcore at stop 63's, arrow after stop 63's turns 15 and 16, packaging before and after stop 64's turn 17, then
+read), and jsonschema (``--repo jsonschema``, the held-out one: a fresh replay of python-jsonschema/jsonschema whose
+labels, and a second labelling of them, were committed before any rule ran on it; run it once per rule change you
+report, not while tuning).
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -68,7 +69,8 @@ FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl",
           "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash",
-          "multidict", "tablib", "tomlkit", "filelock", "markupsafe", "environs", "pluggy", "httpcore", "arrow")
+          "multidict", "tablib", "tomlkit", "filelock", "markupsafe", "environs", "pluggy", "httpcore", "arrow",
+          "packaging")
 TAG = "replay-tag"
 
 
@@ -359,8 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--checkout", type=Path, default=Path(__file__).resolve().parent.parent,
                    help="the autology checkout whose CLI is measured (default: this one)")
     p.add_argument("--repo", choices=(*REPOS, "tuning", "all"), default="all",
-                   help="tuning: the thirty-seven replays of TUNING (each was read after a run, so they tune now); "
-                        "packaging is the held-out one")
+                   help="tuning: the thirty-eight replays of TUNING (each was read after a run, so they tune now); "
+                        "jsonschema is the held-out one")
     p.add_argument("--json", type=Path, help="write every cell, finding and scenario here")
     p.add_argument("--workdir", type=Path, help="keep the replayed clones here (default: a temp dir, removed)")
     p.add_argument("--every-cell", action="store_true", help="list each false or missed cell, not runs of steps")
