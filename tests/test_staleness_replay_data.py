@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from autology_mcp.knowledge.adr import missing_adr_sections
+from autology_mcp.knowledge.models import validate_tags
 
 DATA = Path(__file__).resolve().parent.parent / "bench" / "data" / "staleness_replay"
 REPLAYS = sorted(DATA.glob("*.json"))
@@ -31,6 +32,7 @@ def test_a_replay_is_one_the_harness_can_run(path: Path) -> None:
         for node in window["nodes"]:
             assert node["type"] in TYPES and node["references"], node["key"]
             assert 1 <= len(node["title"]) <= 100, node["key"]
+            validate_tags(node.get("tags"))  # the CLI refuses a tag such as 'dynamicRef'
             if node["type"] == "decision":
                 assert missing_adr_sections(node["content"]) == [], f"{node['key']}: the CLI refuses this decision"
         steps = [s[:8] for s in window["steps"]]
