@@ -1,7 +1,8 @@
 """Staleness (issue 38): a reading that came from the errors of the packaging replay, once it joined the tuning side,
 with real git and files on both sides (no flag, and a flag). A function read at the defaults of the parameters it
 gained (trust/defaults.py): an option whose default keeps the code the node describes is information; one whose
-default changes that code, or that the node names, is not read away."""
+default changes that code, or that the node names, is not read away. A folder whose public modules the node counts
+gains one (trust/folder_files.py): a private helper added is not one."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-from test_staleness import commit, edit, one_file_repo, only
+from test_staleness import commit, edit, one_file_repo, only, relate_and_commit
 from test_staleness_sympy import capture
 
 from autology_mcp.knowledge.trust.defaults import read_at_defaults
@@ -114,3 +115,28 @@ def test_the_branch_kept_is_the_one_the_default_takes(default: str, test: str) -
         return
     taken = 1 if eval(test, {"p": p, "q": object()}) else 2
     assert ast.unparse(read).endswith(f"return {taken}")
+
+
+PUBLIC = ("pkg/: three public modules, private helpers. Its public modules are `version`, `specifiers` and `utils`; "
+          "`_structures.py` is a private helper.")
+
+
+def test_a_public_module_added_to_a_folder_whose_public_modules_the_node_counts_is_a_flag(tmp_path: Path) -> None:
+    root = one_file_repo(tmp_path / "r", "pkg/__init__.py", "", "pkg")
+    for name in ("version", "specifiers", "utils", "_structures"):
+        (root / f"pkg/{name}.py").write_text(f"NAME = {name!r}\n")
+    commit(root, "three public modules and a helper")
+    counted = capture(root, ["pkg/"], PUBLIC, "pkg/: three public modules", type="component")
+    other = capture(root, ["pkg/"], PUBLIC.replace("three public", "four public"), "pkg/, miscounted", type="component")
+    commit(root, "record")
+    (root / "pkg/_parser.py").write_text("def parse():\n    pass\n")
+    (root / "pkg/_tokenizer.py").write_text("def tokens():\n    pass\n")
+    commit(root, "a hand-written parser in two private modules")
+    assert only(root, counted).stale is False  # private helpers: still three public modules
+    (root / "pkg/metadata.py").write_text("class Metadata:\n    pass\n")
+    commit(root, "core metadata")
+    finding = only(root, counted)
+    assert finding.stale is True and "pkg/metadata.py" in finding.why and "3 public modules" in finding.why
+    assert "added to" not in (only(root, other).why or "")  # a count that was not right at the base says nothing
+    relate_and_commit(root, counted, other)  # the fingerprint recorded the public modules: a relate keeps the flag
+    assert only(root, counted).stale is True

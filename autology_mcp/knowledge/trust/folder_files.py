@@ -13,7 +13,8 @@ fingerprint was taken).
 A node that says the folder holds one module, or no other files ("a single-module package", "there are no
 submodules"), no longer holds when a source file is added to it (not a module renamed) (:func:`says_no_others`, :func:`sources_added`);
 nor does one that counts its modules ("made of five modules"), the count right at the node's base, when one
-is added (:func:`counts_sources`).
+is added (:func:`counts_sources`), or its public ones ("six public modules, private platform helpers"), when a
+public one is added (:func:`counts_public`).
 
 The ``git`` argument of the grep helpers runs ``git`` with the given arguments in the work tree and
 returns its output, or None when git failed (:meth:`git_history.History._git`).
@@ -45,18 +46,37 @@ def says_no_others(text: str) -> bool:
 
 
 _NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-_COUNTED = re.compile(rf"\b({'|'.join(_NUMBERS)}|\d{{1,2}})\s+(?:source\s+|python\s+)?(?:modules|files)\b", re.IGNORECASE)
+_COUNTED = re.compile(rf"\b({'|'.join(_NUMBERS)}|\d{{1,2}})\s+(public\s+)?(?:source\s+|python\s+)?(?:modules|files)\b",
+                      re.IGNORECASE)
+
+
+def _number(word: str) -> int:
+    return int(word) if word.isdigit() else _NUMBERS.index(word.lower()) + 1
 
 
 def counts_sources(text: str) -> set[int]:
     """The numbers of modules or files the node says its folder holds ("made of five modules", "3 source files")."""
-    return {int(n) if n.isdigit() else _NUMBERS.index(n.lower()) + 1 for n in _COUNTED.findall(text)}
+    return {_number(n) for n, public in _COUNTED.findall(text) if not public}
+
+
+def counts_public(text: str) -> set[int]:
+    """The numbers of public modules the node says its folder holds ("six public modules, private platform
+    helpers"): those whose path under the folder has no part that starts with ``_`` (:func:`public_only`)."""
+    return {_number(n) for n, public in _COUNTED.findall(text) if public}
+
+
+def public_only(files: set[str], folder: str) -> set[str]:
+    """The public modules among ``files`` under ``folder``: no part of the path below it starts with ``_``
+    (``__init__.py``, ``_manylinux.py`` and ``_vendor/x.py`` are not public)."""
+    folder = folder.rstrip("/")
+    below = {f: f[len(folder) + 1:] if folder and f.startswith(folder + "/") else f for f in files}
+    return {f for f, rest in below.items() if not any(part.startswith("_") for part in rest.split("/"))}
 
 
 def counts_or_no_others(text: str) -> bool:
-    """Whether the node says how many modules its folder holds, or that it holds no others: what the source
-    files under it then are is worth recording with its fingerprint (:func:`sources_at`)."""
-    return says_no_others(text) or bool(counts_sources(text))
+    """Whether the node says how many modules its folder holds (public ones too), or that it holds no others: what
+    the source files under it then are is worth recording with its fingerprint (:func:`sources_at`)."""
+    return says_no_others(text) or bool(counts_sources(text)) or bool(counts_public(text))
 
 
 def sources_at(git: Git, rev: str | None, folder: str) -> set[str]:
@@ -68,15 +88,18 @@ def sources_at(git: Git, rev: str | None, folder: str) -> set[str]:
 
 
 def sources_added(git: Git, base: str, folder: str, counts: set[int] | None = None,
-                  then: list[str] | None = None) -> list[str]:
+                  then: list[str] | None = None, public: bool = False) -> list[str]:
     """The source files under ``folder`` now that it did not hold at ``base`` (or, ``then``, when the node's
     fingerprint was taken: a relate committed later moves the base), when it holds more of them than it did
     (a module renamed adds none); tests aside. With ``counts`` (:func:`counts_sources`), only when the folder
-    held one of those numbers then: a count the node gives that was right."""
+    held one of those numbers then: a count the node gives that was right. ``public``: the public modules only
+    (:func:`public_only`), for a count of them (:func:`counts_public`)."""
     held = set(then) if then is not None else sources_at(git, base, folder)
+    now = sources_at(git, None, folder)
+    if public:
+        held, now = public_only(held, folder), public_only(now, folder)
     if counts is not None and len(held) not in counts:
         return []
-    now = sources_at(git, None, folder)
     return sorted(now - held) if len(now) > len(held) else []
 
 

@@ -295,6 +295,7 @@ from autology_mcp.knowledge.trust.deprecations import (
 from autology_mcp.knowledge.trust.findings import LINES, Finding, Later, _shown, _stated, first_without
 from autology_mcp.knowledge.trust.fingerprints import node_bases, recorded_code, recorded_names
 from autology_mcp.knowledge.trust.folder_files import (
+    counts_public,
     counts_sources,
     defined,
     grep_names,
@@ -558,8 +559,12 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
     # "a single-module package", or "made of five modules" (five at the base), and a module added to it
     no_others, counts = (says_no_others(text), counts_sources(text)) if recount else (False, set())
     added = sources_added(h._git, base, path, None if no_others else counts, sources_then) if no_others or counts else []
+    claim = "no other module" if no_others else f"{' or '.join(map(str, sorted(counts)))} modules"
+    public = counts_public(text) if recount and not added else set()  # "six public modules", and a seventh added
+    if public:
+        added = sources_added(h._git, base, path, public, sources_then, public=True)
+        claim = f"{' or '.join(map(str, sorted(public)))} public modules"
     if added:
-        claim = "no other module" if no_others else f"{' or '.join(map(str, sorted(counts)))} modules"
         return Finding(ref, True, f"{_shown(added)} {'is' if len(added) == 1 else 'are'} added to {path}/, which "
                                   f"the node says holds {claim}", later.text(explain))
     if changed:  # a module the node names by its path, renamed or removed
