@@ -136,7 +136,10 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   calls a function it did not call, or tests a condition it did not test, and still calls and tests all
   it did (:mod:`.defects`: the fix that adds a check, a call or a method, taking away nothing). An
   added parameter, an option passed through a call (a keyword argument added) and statements that
-  touch nothing the node says are information, and so is a name now imported from the module the code wrote it
+  touch nothing the node says are information; so is the code an added parameter the node does not name
+  guards, read at its default (:mod:`.defaults`: ``if strip_trailing_zero:`` around the stripping the node
+  describes, ``strip_trailing_zero=True``, is the stripping; ``if installed and ...`` with ``installed=None``
+  never runs), and so is a name now imported from the module the code wrote it
   with (``Font(bold=True)`` after ``from openpyxl.styles import Font``, for ``openpyxl.styles.Font(bold=True)``),
   and so are typing's renames: a sentinel default renamed and
   tested by identity as before (``default=_marker`` now ``default: ... = sentinel``), a base given type arguments
@@ -198,7 +201,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   them now (:func:`held_snippets`), when a file under it that the node names (by its path, or
   by its bare name, ``main.py`` in backticks or a source file's name in prose: :mod:`folder_files`) and the folder held is deleted or renamed,
   or when a source file is added to it and the node says it holds one module ("a single-module package") or
-  gives the number of its modules, right at the base ("made of five modules");
+  gives the number of its modules, or of its public modules, right at the base ("made of five modules", "six
+  public modules, private platform helpers": a private helper added is not one);
   or, for a file, when more than half of the code the node saw is gone (a statement moved into a new
   block is kept) and no name it gives plainly is still in it, or when the node gives every line of a
   small file in backticks ("MANIFEST.in has two lines: `include LICENSE` and ...") and the file gained a
