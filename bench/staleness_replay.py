@@ -39,7 +39,8 @@ markupsafe was run blind at stop 60's and stop 61's rules, environs and pluggy a
 httpcore at stop 63's, arrow after stop 63's turns 15 and 16, packaging before and after stop 64's turn 17, then
 read), and jsonschema (``--repo jsonschema``, the held-out one: a fresh replay of python-jsonschema/jsonschema whose
 labels, and a second labelling of them, were committed before any rule ran on it; run it once per rule change you
-report, not while tuning).
+report, not while tuning), and dateutil (``--repo dateutil``, prepared at stop 66 for the stop after jsonschema's: a
+fresh replay of dateutil/dateutil written from the diffs before any rule ran on it).
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -64,7 +65,7 @@ REPOS = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest
          "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous",
          "yarl", "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash", "tablib",
          "multidict", "tomlkit", "filelock", "markupsafe", "environs", "pluggy", "httpcore", "arrow", "packaging",
-         "jsonschema")
+         "jsonschema", "dateutil")
 FUTURE_HELD_OUT = "held-out (fresh, for the stop after"  # a role starting so is left out of --repo all
 TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytest", "mypy", "sympy", "werkzeug",
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl",
