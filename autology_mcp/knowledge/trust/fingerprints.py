@@ -22,6 +22,7 @@ from autology_mcp.knowledge.trust.modules import imports_bound
 
 
 FINGERPRINT = FINGERPRINT_KEY  # the frontmatter key
+FOLDER_NAMES = 40  # the names a folder's files held, recorded at most
 
 
 def node_hash(title: str, content: str, references) -> str:
@@ -61,7 +62,9 @@ def fingerprint(root: Path, title: str, content: str, references, rev: str | Non
             grep = subprocess.run(args, cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT, errors="replace")
         except (OSError, subprocess.SubprocessError, ValueError):
             continue
-        kept = sorted({line.strip() for line in grep.stdout.splitlines()} & set(names))[:20]
+        # the names its files held (a folder's overview names many: forty, so that the deprecations below are
+        # checked for what the node names, not only its first twenty in the order of the alphabet)
+        kept = sorted({line.strip() for line in grep.stdout.splitlines()} & set(names))[:FOLDER_NAMES]
         kept += sorted(p for p in set(named) | named_files(content, folder) if p.startswith(folder + "/") and (  # its files
             (Path(root) / p).exists() if rev is None else history(Path(root)).content(rev, p) is not None))[:20]
         kept += sorted(held_snippets(git, reader, Said(set(), set(), f"{title}\n{content}").snippets, rev, folder))[:10]

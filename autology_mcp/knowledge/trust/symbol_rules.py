@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+import textwrap
 from collections import Counter
 
 from autology_mcp.knowledge.trust.annotations import retyped
@@ -506,7 +507,7 @@ def symbol_change(old: ast.AST, old_text: str, new_text: str, symbol: str, path:
     # what it handed to a function or class of the module it now calls in its place is still its code (helpers)
     lost = _lost(code_words(without_docstrings(old_text, old), path),
                  "\n".join(code_words(without_docstrings(new_text, n), path) for n in [new, *helpers]), said)
-    lost = [n for n in lost if not _class_keeps(new, tree, n)]
+    lost = [n for n in lost if not _class_keeps(new, tree, n) and not _module_kept(n, old_code, new_code, tree)]
     if lost:
         return f"{_shown(lost)} {'is' if len(lost) == 1 else 'are'} gone from it"
     denied = now_held(said.text, old_code, new_code)  # "a `match` statement is not among them", and now it is
@@ -781,6 +782,14 @@ def _qualified(unit: Unit, imported: dict[str, tuple[str, ...]]) -> list[str]:
 def _unsubscripted(base: ast.AST) -> ast.AST:
     """A base class given type arguments (``MultiDict[_V]``, ``Generic[T]``) as the class itself."""
     return base.value if isinstance(base, ast.Subscript) else base
+
+
+def _module_kept(gone: str, old_code: str, new_code: str, tree: ast.AST | None) -> bool:
+    """Whether a module the node names is still what the code uses, through names the file now imports from
+    it: ``pprint.pformat(x)`` now ``pformat(x)`` under ``from pprint import pformat`` (each such name spelled
+    ``module.name`` before and held now)."""
+    taken = [name for name, module in imported_from(tree).items() if ".".join(module) == gone]
+    return any(holds(old_code, f"{gone}.{name}") and holds(new_code, name) for name in taken)
 
 
 def _class_keeps(new: ast.AST, tree: ast.AST | None, gone: str) -> bool:
@@ -1111,7 +1120,8 @@ def _lost(before_code: str, now_code: str, said: Said) -> list[str]:
         # a snippet the code held only as a ``def``'s header, and that a ``def`` still agrees with, is that
         # signature kept (annotations added, ``residue(expr, x, x0)`` now ``residue(expr: Expr, x, x0)``)
         gone += [s for s in said.snippets if squeezed(s) in old and squeezed(s) not in new
-                 and (_called_in(before_code, s) or not signature_kept(before_code, now_code, s))]
+                 and (_called_in(before_code, s) or not signature_kept(before_code, now_code, s))
+                 and not _held_as_formatted(s, now_code)]
         gone += [s for s in said.calls if _called_in(before_code, s) and not _called_in(now_code, s)]
         gone += [s for s in signatures_lost(before_code, now_code, said.calls + said.snippets) if s not in gone]
     return gone
@@ -1126,6 +1136,20 @@ def _called_in(code: str, call: str) -> bool:
         if not re.search(r"\bdef\s+$", code[max(0, m.start() - 12):m.start()]):
             return True
     return False
+
+
+def _held_as_formatted(snippet: str, code: str) -> bool:
+    """Whether the code holds the snippet once both are written as Python writes them back (``ast.unparse``):
+    a formatter's parentheses around a long value in place of a backslash continuation, or other quotes, are
+    the same code (jsonschema's ``non_prefixed_items = instance[len(schema["prefixItems"]):]``, then wrapped)."""
+    def unparsed(text: str) -> str | None:
+        try:
+            return squeezed(ast.unparse(ast.parse(textwrap.dedent(text))))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+
+    written, held = unparsed(snippet), unparsed(code)
+    return written is not None and held is not None and written in held
 
 
 def squeezed(code: str) -> str:
