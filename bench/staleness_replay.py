@@ -32,15 +32,14 @@ needs no entry after that (its judgement carries).
 
 Repositories: flask, requests, pip, httpx, click, black, typer, pytest, mypy, sympy, werkzeug, jinja, attrs,
 starlette, rich, marshmallow, structlog, uvicorn, tenacity, itsdangerous, yarl, gunicorn, loguru, httpie, humanize,
-quart, more_itertools, doc2dash, multidict, tablib, tomlkit, filelock, markupsafe, environs, pluggy, httpcore, arrow
-and packaging (``--repo tuning``: all thirty-eight have been read while the rule was worked on; all but flask and requests were each
-written as a fresh held-out replay for issue 38 and joined the tuning side once their flags had been read;
-markupsafe was run blind at stop 60's and stop 61's rules, environs and pluggy at stop 62's before and after a turn,
-httpcore at stop 63's, arrow after stop 63's turns 15 and 16, packaging before and after stop 64's turn 17, then
-read), and jsonschema (``--repo jsonschema``, the held-out one: a fresh replay of python-jsonschema/jsonschema whose
-labels, and a second labelling of them, were committed before any rule ran on it; run it once per rule change you
-report, not while tuning), and dateutil (``--repo dateutil``, prepared at stop 66 for the stop after jsonschema's: a
-fresh replay of dateutil/dateutil written from the diffs before any rule ran on it).
+quart, more_itertools, doc2dash, multidict, tablib, tomlkit, filelock, markupsafe, environs, pluggy, httpcore, arrow,
+packaging and jsonschema (``--repo tuning``: all thirty-nine have been read while the rule was worked on; all but flask
+and requests were each written as a fresh held-out replay for issue 38 and joined the tuning side once their flags had
+been read; markupsafe was run blind at stop 60's and stop 61's rules, environs and pluggy at stop 62's before and after
+a turn, httpcore at stop 63's, arrow after stop 63's turns 15 and 16, packaging before and after stop 64's turn 17,
+jsonschema before and after stop 66's turn 18, then read), and dateutil (``--repo dateutil``, the held-out one: a fresh
+replay of dateutil/dateutil whose labels, and a second labelling of them, were committed before any rule ran on it;
+run it once per rule change you report, not while tuning).
 ``--repo all`` leaves out a replay whose role is
 "held-out (fresh, for the stop after ...)", a replay prepared for a later stop, so that a run of all cannot
 spend it.
@@ -71,7 +70,7 @@ TUNING = ("flask", "requests", "pip", "httpx", "click", "black", "typer", "pytes
           "jinja", "attrs", "starlette", "rich", "marshmallow", "structlog", "uvicorn", "tenacity", "itsdangerous", "yarl",
           "gunicorn", "loguru", "httpie", "humanize", "quart", "more_itertools", "doc2dash",
           "multidict", "tablib", "tomlkit", "filelock", "markupsafe", "environs", "pluggy", "httpcore", "arrow",
-          "packaging")
+          "packaging", "jsonschema")
 TAG = "replay-tag"
 
 
