@@ -141,6 +141,8 @@ whitespace collapsed). Against the code now (the working tree: uncommitted edits
   describes, ``strip_trailing_zero=True``, is the stripping; ``if installed and ...`` with ``installed=None``
   never runs), and so is a name now imported from the module the code wrote it
   with (``Font(bold=True)`` after ``from openpyxl.styles import Font``, for ``openpyxl.styles.Font(bold=True)``),
+  and a module the node names, used now through the names imported from it (``pformat`` for ``pprint.pformat``),
+  and a snippet the node gives, held once both are written back by ``ast.unparse`` (a formatter's parentheses),
   and so are typing's renames: a sentinel default renamed and
   tested by identity as before (``default=_marker`` now ``default: ... = sentinel``), a base given type arguments
   (``CIMultiDict(MultiDict)`` now ``CIMultiDict(MultiDict[_V])``), a base the class no longer lists and inherits
