@@ -604,7 +604,7 @@ def _judge_folder(h: History, base: str, ref: str, path: str, names: set[str], p
         return Finding(ref, True, f"{shown} {verb} gone from {path}/", later.text(explain))
     marked = folder_deprecated(h, None, path, found_now)
     if marked:
-        # the fingerprint checked only the names it recorded (at most twenty): any other is asked of the base
+        # the fingerprint checked only the names it recorded (forty at most; twenty before): any other, the base
         unchecked = set(marked) - set(held_then or ()) if deprecated_then is not None else set(marked)
         then = set(deprecated_then or ()) | set(folder_deprecated(h, base, path, unchecked))
         newly = sorted(set(marked) - then)

@@ -47,6 +47,7 @@ from autology_mcp.knowledge.trust.code_compare import (
     names_read,
     parameters,
     parameters_kept,
+    parse_as_written,
     parse_python,
     plain,
     read_through,
@@ -1143,10 +1144,8 @@ def _held_as_formatted(snippet: str, code: str) -> bool:
     a formatter's parentheses around a long value in place of a backslash continuation, or other quotes, are
     the same code (jsonschema's ``non_prefixed_items = instance[len(schema["prefixItems"]):]``, then wrapped)."""
     def unparsed(text: str) -> str | None:
-        try:
-            return squeezed(ast.unparse(ast.parse(textwrap.dedent(text))))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return None
+        tree = parse_as_written(textwrap.dedent(text))  # kept for the last texts: the code is parsed once
+        return squeezed(ast.unparse(tree)) if tree is not None else None
 
     written, held = unparsed(snippet), unparsed(code)
     return written is not None and held is not None and written in held
